@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Cairn: an embedded append-only log store for Swift on Linux.
+///
+/// Modules, each depending only on those before it:
+/// `CLZ4` → `CairnLog` → `CairnCLI` (the `cairn` executable).
+/// `CCairnSupport` is a tiny C target (hardware CRC32C) used by `CairnLog` only.
+let package = Package(
+    name: "Cairn",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CairnLog", targets: ["CairnLog"]),
+        .executable(name: "cairn", targets: ["CairnCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
+        ),
+        .target(name: "CCairnSupport"),
+        .target(
+            name: "CairnLog",
+            dependencies: ["CLZ4", "CCairnSupport"]
+        ),
+        .executableTarget(
+            name: "CairnCLI",
+            dependencies: [
+                "CairnLog",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "CairnLogTests",
+            dependencies: ["CairnLog", "CairnCLI"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,14 @@
+#ifndef CAIRN_SUPPORT_H
+#define CAIRN_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Whether this CPU has the SSE4.2 `crc32` instruction (checked once, at run time).
+int cairn_crc32c_hardware_available(void);
+
+/// Extends `crc` (not inverted: pass 0 to start) over `length` bytes with the SSE4.2 `crc32`
+/// instruction. Call it only when `cairn_crc32c_hardware_available()` returns 1.
+uint32_t cairn_crc32c_hardware(uint32_t crc, const void *bytes, size_t length);
+
+#endif

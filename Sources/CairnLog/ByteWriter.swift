@@ -1,0 +1,44 @@
+/// Appends little-endian integers and raw bytes to a growing byte array.
+///
+/// Shared by every binary structure of the store (frame and segment headers, the manifest,
+/// dictionaries, and the upper layers' change records).
+package struct ByteWriter {
+    /// The bytes written so far.
+    package private(set) var bytes: [UInt8]
+
+    /// Starts an empty buffer with room for `capacity` bytes.
+    package init(capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The number of bytes written so far.
+    package var count: Int { bytes.count }
+
+    /// Appends an integer in little-endian order.
+    package mutating func write<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends raw bytes.
+    package mutating func write(bytes other: some Collection<UInt8>) {
+        bytes.append(contentsOf: other)
+    }
+
+    /// Appends `count` zero bytes (reserved fields).
+    package mutating func writeZeros(_ count: Int) {
+        bytes.append(contentsOf: repeatElement(0, count: count))
+    }
+
+    /// Overwrites an integer at an earlier position (for lengths and checksums known only later).
+    package mutating func patch<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        withUnsafeBytes(of: value.littleEndian) { source in
+            for (index, byte) in source.enumerated() { bytes[offset + index] = byte }
+        }
+    }
+
+    /// The masked CRC32C of the bytes in `range`.
+    package func maskedChecksum(of range: Range<Int>) -> UInt32 {
+        bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[range]))) }
+    }
+}

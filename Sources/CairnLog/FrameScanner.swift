@@ -1,0 +1,129 @@
+/// Walks the frames of one segment file in order, checking each one.
+///
+/// A frame is accepted only when its header checksum matches, its epoch is the segment's, its
+/// LSN is the next expected one, its lengths are within the maximum frame size and the file,
+/// and its frame checksum matches the payload. The first frame that fails stops the walk with
+/// a ``Problem`` naming the offset; the caller decides whether that is a torn tail or corruption
+/// (``hasValidFrame(after:)``).
+package struct FrameScanner {
+    /// A frame that passed every check. `frame` (header and payload) is valid until the next call.
+    package struct Frame {
+        package var header: FrameHeader
+        package var offset: UInt64
+        package var payload: UnsafeRawBufferPointer
+        package var size: Int { FrameHeader.size + payload.count }
+    }
+
+    /// Why the walk stopped before the end of the file.
+    package struct Problem: Error, Sendable, Equatable {
+        /// Where the refused frame starts.
+        package var offset: UInt64
+        /// What is wrong with it.
+        package var reason: String
+    }
+
+    /// One step of the walk.
+    package enum Step {
+        case frame(Frame)
+        case end
+        case invalid(Problem)
+    }
+
+    package let io: any FileIO
+    package let file: OpenFile
+    package let epoch: UInt32
+    package let maximumFrameSize: Int
+    /// The end of the bytes to read (the file's length, or the published end for a reader).
+    package let end: UInt64
+    /// The offset of the next frame.
+    package private(set) var offset: UInt64
+    /// The LSN the next frame must carry.
+    package private(set) var expectedLSN: LSN
+    private let buffer: ReadBuffer
+
+    package init(io: any FileIO, file: OpenFile, epoch: UInt32, firstLSN: LSN, end: UInt64,
+                 maximumFrameSize: Int, buffer: ReadBuffer) {
+        self.io = io
+        self.file = file
+        self.epoch = epoch
+        self.maximumFrameSize = maximumFrameSize
+        self.end = end
+        self.offset = UInt64(SegmentHeader.size)
+        self.expectedLSN = firstLSN
+        self.buffer = buffer
+        buffer.reset()
+    }
+
+    /// Reads and checks the next frame.
+    package mutating func next() throws -> Step {
+        guard offset < end else { return .end }
+        switch try check(at: offset, expecting: expectedLSN) {
+        case .success(let frame):
+            offset += UInt64(frame.size)
+            expectedLSN = frame.header.lsn.next
+            return .frame(frame)
+        case .failure(let problem):
+            return .invalid(problem)
+        }
+    }
+
+    /// Whether any frame that passes every check (with an LSN after `lsn`) starts after
+    /// `offset`. A damaged frame followed by a valid one is corruption, not a torn tail.
+    package func hasValidFrame(after offset: UInt64, laterThan lsn: LSN) throws -> Bool {
+        try findValidFrame(after: offset, laterThan: lsn) != nil
+    }
+
+    /// The first offset after `offset` where a valid frame with an LSN after `lsn` starts.
+    package func findValidFrame(after offset: UInt64, laterThan lsn: LSN) throws -> (offset: UInt64, lsn: LSN)? {
+        var position = offset + 1
+        while position + UInt64(FrameHeader.size) <= end {
+            let header = try buffer.bytes(io, file, at: position, length: FrameHeader.size, fileEnd: end)
+            let epochMatches = UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 16, as: UInt32.self)) == epoch
+            if epochMatches, case .success(let candidate) = FrameHeader.parse(header), candidate.lsn > lsn,
+               case .success(let frame) = try check(at: position, expecting: candidate.lsn) {
+                return (position, frame.header.lsn)
+            }
+            position += 1
+        }
+        return nil
+    }
+
+    /// Moves the walk to a frame found by ``findValidFrame(after:laterThan:)`` (salvage).
+    package mutating func resume(at offset: UInt64, lsn: LSN) {
+        self.offset = offset
+        self.expectedLSN = lsn
+    }
+
+    private func check(at offset: UInt64, expecting lsn: LSN) throws -> Result<Frame, Problem> {
+        func refuse(_ reason: String) -> Result<Frame, Problem> { .failure(Problem(offset: offset, reason: reason)) }
+        let available = end - offset
+        guard available >= UInt64(FrameHeader.size) else {
+            return refuse("incomplete frame header: \(available) of \(FrameHeader.size) bytes before the end")
+        }
+        let rawHeader = try buffer.bytes(io, file, at: offset, length: FrameHeader.size, fileEnd: end)
+        let header: FrameHeader
+        switch FrameHeader.parse(rawHeader) {
+        case .success(let parsed): header = parsed
+        case .failure(.headerChecksum):
+            return refuse(rawHeader.allSatisfy { $0 == 0 } ? "zero-filled bytes where a frame header should be" : "frame header checksum mismatch")
+        case .failure(.unknownCodec(let codec)): return refuse("unknown codec \(codec)")
+        case .failure(.flags(let flags)): return refuse("unknown flags \(flags)")
+        case .failure(.inconsistentLengths): return refuse("codec, lengths and dictionary id disagree")
+        }
+        guard header.epoch == epoch else { return refuse("frame epoch \(header.epoch) is not the segment's \(epoch)") }
+        guard header.lsn == lsn else { return refuse("frame LSN \(header.lsn), expected \(lsn)") }
+        guard Int(header.storedLength) <= maximumFrameSize, Int(header.rawLength) <= maximumFrameSize else {
+            return refuse("frame claims \(max(header.storedLength, header.rawLength)) bytes, more than the maximum frame size \(maximumFrameSize)")
+        }
+        let size = FrameHeader.size + Int(header.storedLength)
+        guard UInt64(size) <= available else {
+            return refuse("frame of \(size) bytes runs past the end (\(available) bytes left)")
+        }
+        let whole = try buffer.bytes(io, file, at: offset, length: size, fileEnd: end)
+        let payload = UnsafeRawBufferPointer(rebasing: whole[FrameHeader.size...])
+        guard FrameHeader.frameChecksumMatches(header: whole, payload: payload) else {
+            return refuse("frame checksum mismatch")
+        }
+        return .success(Frame(header: header, offset: offset, payload: payload))
+    }
+}

@@ -1,0 +1,28 @@
+/// A log sequence number: the position of one frame (one transaction) in a store's log.
+///
+/// LSNs are contiguous: the first frame of a new store is 1 and every append takes the next
+/// number. An LSN stays valid across reopening and compaction, so it can serve as a token for
+/// "everything after this point" (replay, history).
+public struct LSN: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The number itself.
+    public var rawValue: UInt64
+
+    /// Wraps a raw number.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// Wraps a raw number.
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// The LSN of the first frame a log ever holds.
+    public static let first = LSN(1)
+
+    /// The position before any frame: "nothing yet".
+    public static let zero = LSN(0)
+
+    /// The LSN that follows this one.
+    public var next: LSN { LSN(rawValue &+ 1) }
+
+    public static func < (lhs: LSN, rhs: LSN) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String { String(rawValue) }
+}

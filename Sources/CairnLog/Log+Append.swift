@@ -1,0 +1,277 @@
+/// Appending: LSN assignment, group commit, segment rolls, dictionary training, failures.
+///
+/// An append compresses its payload on the caller's task, takes the next LSN and queues the
+/// frame. If no one is writing, the appender becomes the writer: it takes the whole queue, writes
+/// it with one `pwrite` (one per segment when a roll falls inside), syncs once when the mode asks
+/// for it, acknowledges every frame written, and repeats while the queue is not empty. Appenders
+/// that arrive meanwhile just queue and wait; their frames go out in the next round. This is
+/// group commit: under load, one sync acknowledges many appends.
+extension Log {
+    /// Appends one payload as one frame and returns its LSN once the frame is as durable as
+    /// ``LogOptions/durability`` says.
+    ///
+    /// - Throws: ``LogError`` — ``LogError/Code/frameTooLarge`` for a payload over the maximum
+    ///   frame size; ``LogError/Code/io`` or ``LogError/Code/diskFull`` when writing or syncing
+    ///   failed (the log is then poisoned or read-only until reopened, and this frame is not in
+    ///   the log); ``LogError/Code/poisoned``, ``LogError/Code/readOnly`` or
+    ///   ``LogError/Code/closed`` when appends are refused.
+    @discardableResult
+    public func append(_ payload: [UInt8]) async throws -> LSN {
+        guard payload.count <= options.maximumFrameSize else {
+            throw LogError(.frameTooLarge, "payload of \(payload.count) bytes exceeds the maximum frame size \(options.maximumFrameSize)", path: directory)
+        }
+        let encoded = payload.withUnsafeBytes { codec.encode($0) }
+        let (lsn, leads) = try appendState.withLock { state -> (LSN, Bool) in
+            try state.checkAcceptingAppends(directory)
+            let lsn = state.nextLSN
+            state.nextLSN = lsn.next
+            state.pending.append(PendingFrame(lsn: lsn, payload: encoded))
+            if state.writing { return (lsn, false) }
+            state.writing = true
+            return (lsn, true)
+        }
+        if leads { drainQueue() }
+        try await waitFor(lsn)
+        if case .interval(let interval) = options.durability {
+            let lagging = appendState.withLock { state in
+                state.durableLSN < lsn && ContinuousClock.now - state.lastSync > interval * 2
+            }
+            if lagging { try syncWrittenFrames() }
+        }
+        return lsn
+    }
+
+    /// Syncs every frame written so far, whatever the durability mode.
+    public func sync() async throws {
+        try syncWrittenFrames()
+    }
+
+    /// Waits until `lsn` is acknowledged, or throws the failure that prevents it.
+    func waitFor(_ lsn: LSN) async throws {
+        let durability = options.durability
+        if let outcome = appendState.withLock({ $0.outcome(of: lsn, durability) }) { return try outcome.get() }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let outcome = appendState.withLock { state -> Result<Void, LogError>? in
+                if let outcome = state.outcome(of: lsn, durability) { return outcome }
+                state.waiters.append(Waiter(lsn: lsn, continuation: continuation))
+                return nil
+            }
+            if let outcome { continuation.resume(with: outcome.mapError { $0 as any Error }) }
+        }
+    }
+
+    /// Writes the queue until it is empty (the caller is the leader).
+    private func drainQueue() {
+        while true {
+            let batch = appendState.withLock { state -> [PendingFrame] in
+                guard !state.pending.isEmpty, state.failure == nil else {
+                    state.writing = false
+                    state.pending.removeAll()
+                    return []
+                }
+                defer { state.pending = [] }
+                return state.pending
+            }
+            if batch.isEmpty { return }
+            do {
+                try withWriter { try write(batch, &$0) }
+            } catch {
+                poison(with: error as? LogError ?? LogError(.io, "\(error)", path: directory))
+                return
+            }
+        }
+    }
+
+    /// Runs `body` with the writer state; throws when the log is closed.
+    func withWriter<R>(_ body: (inout WriterState) throws -> R) throws -> R {
+        try writer.withLock { slot in
+            guard var state = slot else { throw LogError(.closed, "the log is closed", path: directory) }
+            slot = nil
+            defer { slot = state }
+            return try body(&state)
+        }
+    }
+
+    /// Writes a batch, rolling to a new segment where the active one would pass its size.
+    private func write(_ batch: [PendingFrame], _ state: inout WriterState) throws {
+        let sync = options.durability == .always
+        var buffer = state.buffer
+        buffer.removeAll(keepingCapacity: true)
+        defer { state.buffer = buffer }
+        var chunkEnd = LSN.zero
+        var chunkFrames: UInt64 = 0
+        var epoch = state.manifest.segments[state.manifest.segments.count - 1].epoch
+        for frame in batch {
+            let size = FrameHeader.size + frame.payload.bytes.count
+            let used = state.length + UInt64(buffer.count)
+            if used + UInt64(size) > UInt64(options.segmentSize) && used > UInt64(SegmentHeader.size) {
+                try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, sync: true, &state)
+                chunkFrames = 0
+                try roll(&state, firstLSN: frame.lsn)
+                epoch = state.manifest.segments[state.manifest.segments.count - 1].epoch
+            }
+            appendFrame(frame, epoch: epoch, to: &buffer)
+            chunkEnd = frame.lsn
+            chunkFrames += 1
+        }
+        try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, sync: sync, &state)
+        if codec.currentDictionary == nil, let bytes = codec.trainIfReady() {
+            var manifest = state.manifest
+            if let dictionary = try addDictionary(bytes, to: &manifest) {
+                manifest.generation += 1
+                try manifestFile.write(manifest)
+                state.manifest = manifest
+                codec.install(dictionary)
+            }
+        }
+    }
+
+    private func appendFrame(_ frame: PendingFrame, epoch: UInt32, to buffer: inout [UInt8]) {
+        let payload = frame.payload
+        let header = FrameHeader(lsn: frame.lsn, epoch: epoch, storedLength: UInt32(payload.bytes.count),
+                                 rawLength: payload.rawLength, dictionaryID: payload.dictionaryID, codec: payload.codec)
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: FrameHeader.size))
+        buffer.withUnsafeMutableBytes { raw in
+            header.write(to: UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + FrameHeader.size)]),
+                         payloadChecksum: payload.checksum)
+        }
+        buffer.append(contentsOf: payload.bytes)
+    }
+
+    /// Writes the buffered `frames` (LSNs up to `last`) at the end of the active segment, syncs
+    /// when asked, and acknowledges them. On failure, cuts the segment back to where the chunk
+    /// began, so that no unacknowledged frame survives, and rethrows.
+    private func writeChunk(_ buffer: inout [UInt8], frames: UInt64, through last: LSN, sync: Bool, _ state: inout WriterState) throws {
+        guard !buffer.isEmpty else { return }
+        let start = state.length
+        do {
+            try buffer.withUnsafeBytes { try io.writeAll(state.file, $0, at: start) }
+            if sync { try io.sync(state.file) }
+        } catch {
+            try? io.truncate(state.file, to: start)
+            throw error
+        }
+        state.length = start + UInt64(buffer.count)
+        state.frameCount += frames
+        buffer.removeAll(keepingCapacity: true)
+        publish(through: last, end: state.length, synced: sync)
+    }
+
+    /// Records progress and resumes the appends it completes.
+    private func publish(through last: LSN, end: UInt64, synced: Bool) {
+        let durability = options.durability
+        let ready = appendState.withLock { state -> [Waiter] in
+            state.writtenLSN = max(state.writtenLSN, last)
+            if synced {
+                state.durableLSN = max(state.durableLSN, last)
+                state.lastSync = .now
+            }
+            let acknowledged = state.acknowledged(for: durability)
+            let index = state.extents.count - 1
+            if last <= acknowledged {
+                state.extents[index].end = max(state.extents[index].end, end)
+                state.extents[index].nextLSN = max(state.extents[index].nextLSN, last.next)
+            }
+            return state.takeSatisfiedWaiters(durability)
+        }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Seals the active segment (already synced) and starts the next one at `firstLSN`.
+    private func roll(_ state: inout WriterState, firstLSN: LSN) throws {
+        var manifest = state.manifest
+        let activeIndex = manifest.segments.count - 1
+        manifest.segments[activeIndex].isSealed = true
+        manifest.segments[activeIndex].length = state.length
+        manifest.segments[activeIndex].frameCount = state.frameCount
+        let sealed = manifest.segments[activeIndex]
+
+        let segment = Manifest.Segment(number: manifest.nextSegmentNumber, epoch: Self.newEpoch(), firstLSN: firstLSN,
+                                       isSealed: false, length: 0, frameCount: 0)
+        let file = try createSegmentFile(segment)
+        var installed: CompressionDictionary?
+        do {
+            if let bytes = codec.trainIfReady() { installed = try addDictionary(bytes, to: &manifest) }
+            manifest.segments.append(segment)
+            manifest.generation += 1
+            try manifestFile.write(manifest)
+        } catch {
+            io.close(file)
+            throw error
+        }
+        io.close(state.file)
+        state.manifest = manifest
+        state.file = file
+        state.length = UInt64(SegmentHeader.size)
+        state.frameCount = 0
+        if let installed { codec.install(installed) }
+        let path = layout.path(.segment, segment.number)
+        appendState.withLock { shared in
+            shared.extents[shared.extents.count - 1].segment = sealed
+            shared.extents.append(SegmentExtent(segment: segment, path: path, end: UInt64(SegmentHeader.size), nextLSN: firstLSN))
+        }
+    }
+
+    /// Creates a segment file with its header, synced, open for writing.
+    func createSegmentFile(_ segment: Manifest.Segment) throws -> OpenFile {
+        let path = layout.path(.segment, segment.number)
+        if io.exists(path) { try io.remove(path) }
+        let file = try io.open(path, mode: .createNew)
+        do {
+            let header = SegmentHeader(epoch: segment.epoch, number: segment.number, firstLSN: segment.firstLSN, storeID: storeID)
+            try header.encoded().withUnsafeBytes { try io.writeAll(file, $0, at: 0) }
+            try io.fullSync(file)
+        } catch {
+            io.close(file)
+            throw error
+        }
+        return file
+    }
+
+    /// Writes a dictionary file and lists it in `manifest` (which the caller writes). Returns
+    /// nil when every dictionary id is taken.
+    private func addDictionary(_ bytes: [UInt8], to manifest: inout Manifest) throws -> CompressionDictionary? {
+        let highest = manifest.dictionaries.map(\.id).max() ?? 0
+        guard highest < UInt16.max, !bytes.isEmpty else { return nil }
+        let dictionary = CompressionDictionary(id: highest + 1, bytes: bytes)
+        try io.replaceAtomically(layout.path(.dictionary, UInt64(dictionary.id)), directory: layout.directory,
+                                 with: dictionary.fileContents())
+        manifest.dictionaries.append(Manifest.Dictionary(id: dictionary.id, length: UInt32(dictionary.count),
+                                                         checksum: dictionary.checksum))
+        return dictionary
+    }
+
+    /// Syncs the active segment up to the last written frame and acknowledges what it covers.
+    func syncWrittenFrames() throws {
+        do {
+            try withWriter { state in
+                let target = appendState.withLock { $0.writtenLSN }
+                guard target > appendState.withLock({ $0.durableLSN }) else { return }
+                try io.sync(state.file)
+                publish(through: target, end: state.length, synced: true)
+            }
+        } catch let error as LogError where error.code == .closed {
+            return
+        } catch {
+            let failure = error as? LogError ?? LogError(.io, "\(error)", path: directory)
+            poison(with: failure)
+            throw failure
+        }
+    }
+
+    /// Refuses all further appends and fails every waiting one with `error`.
+    private func poison(with error: LogError) {
+        let waiting = appendState.withLock { state -> [Waiter] in
+            if state.failure == nil { state.failure = error }
+            state.writing = false
+            state.pending.removeAll()
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiting { waiter.continuation.resume(throwing: error) }
+    }
+
+    /// A random, non-zero segment epoch.
+    static func newEpoch() -> UInt32 { UInt32.random(in: 1...UInt32.max) }
+}

@@ -1,0 +1,109 @@
+import Glibc
+import Synchronization
+import struct Foundation.UUID
+
+/// A store's append-only log: numbered segment files of checksummed, optionally compressed
+/// frames, each holding one opaque payload (a transaction) under a contiguous LSN.
+///
+/// ```swift
+/// let log = try Log.open(at: "/var/lib/app/store")
+/// let lsn = try await log.append(Array("hello".utf8))
+/// for record in try log.records(from: .first) { … }   // see LogReader
+/// try await log.close()
+/// ```
+///
+/// Opening recovers the log (see ``RecoveryMode``); ``append(_:)`` returns once the frame is as
+/// durable as ``LogOptions/durability`` says, batching concurrent appends into one write and one
+/// sync. A failed write or sync poisons the log: that append and every later one throws until
+/// the store is reopened. One process at a time may open a store for writing (`flock` on `LOCK`).
+///
+/// `Log` is `Sendable`: append and read from any task or thread.
+public final class Log: Sendable {
+    /// The store's directory.
+    public let directory: String
+    /// The options the log was opened with.
+    public let options: LogOptions
+    /// What opening found and did.
+    public let recoveryReport: RecoveryReport
+
+    package let layout: StoreLayout
+    package let io: any FileIO
+    package let codec: PayloadCodec
+    let manifestFile: ManifestFile
+    let storeID: UUID
+    let lockFile: Mutex<OpenFile?>
+    let appendState: Mutex<AppendState>
+    /// The active segment and manifest; held by the one task that writes, syncs or rolls.
+    let writer: Mutex<WriterState?>
+    let syncTask = Mutex<Task<Void, Never>?>(nil)
+
+    init(layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
+         lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN) {
+        self.layout = layout
+        self.directory = layout.directory
+        self.options = options
+        self.recoveryReport = report
+        self.io = options.fileIO
+        self.codec = codec
+        self.storeID = storeID
+        self.manifestFile = ManifestFile(layout: layout, io: options.fileIO)
+        self.lockFile = Mutex(lockFile)
+        self.writer = Mutex(writer)
+        let last = LSN(nextLSN.rawValue - 1)
+        self.appendState = Mutex(AppendState(nextLSN: nextLSN, writtenLSN: last, durableLSN: last, extents: extents,
+                                             lastSync: .now, readOnly: writer == nil))
+    }
+
+    deinit {
+        syncTask.withLock { $0?.cancel() }
+        writer.withLock { state in
+            if let file = state?.file { io.close(file) }
+        }
+        lockFile.withLock { file in
+            if let file { io.close(file) }
+        }
+    }
+
+    /// The LSN of the last acknowledged frame (``LSN/zero`` for an empty log).
+    public var lastLSN: LSN {
+        appendState.withLock { state in
+            state.acknowledged(for: options.durability)
+        }
+    }
+
+    /// The LSN of the last frame known to be on disk.
+    public var durableLSN: LSN { appendState.withLock { $0.durableLSN } }
+
+    /// The LSN of the first frame the log still holds.
+    public var firstLSN: LSN { appendState.withLock { $0.extents.first?.segment.firstLSN ?? .first } }
+
+    /// Finishes pending appends, syncs, and releases the writer lock. Later appends throw
+    /// ``LogError/Code/closed``; readers made before keep working.
+    public func close() async throws {
+        let last = appendState.withLock { state -> LSN in
+            state.closed = true
+            return LSN(state.nextLSN.rawValue - 1)
+        }
+        syncTask.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+        // An append that failed has already reported its error; close only reports its own.
+        try? await waitFor(last)
+        let poisoned = appendState.withLock { $0.failure != nil }
+        var failure: (any Error)?
+        writer.withLock { state in
+            guard let file = state?.file else { return }
+            if !poisoned {
+                do { try io.sync(file) } catch { failure = error }
+            }
+            io.close(file)
+            state = nil
+        }
+        lockFile.withLock { file in
+            if let file { io.close(file) }
+            file = nil
+        }
+        if let failure { throw failure }
+    }
+}

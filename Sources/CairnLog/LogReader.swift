@@ -1,0 +1,95 @@
+/// Reads a log's records in LSN order, from a starting LSN up to the last frame acknowledged
+/// when the reader was made.
+///
+/// Every frame is checked again as it is read. A reader has its own file handles and buffer:
+/// use one reader from one task at a time, and make as many as needed.
+///
+/// ```swift
+/// let reader = try log.records(from: LSN(100))
+/// while let record = try reader.next() { apply(record.payload) }
+/// ```
+public final class LogReader {
+    private let io: any FileIO
+    private let codec: PayloadCodec
+    private let extents: [SegmentExtent]
+    private let maximumFrameSize: Int
+    private let salvage: Bool
+    private let start: LSN
+    private let buffer = ReadBuffer()
+    private var index: Int
+    private var file: OpenFile?
+    private var scanner: FrameScanner?
+
+    init(io: any FileIO, codec: PayloadCodec, extents: [SegmentExtent], maximumFrameSize: Int, salvage: Bool, from start: LSN) {
+        self.io = io
+        self.codec = codec
+        self.extents = extents
+        self.maximumFrameSize = maximumFrameSize
+        self.salvage = salvage
+        self.start = start
+        self.index = extents.lastIndex { $0.segment.firstLSN <= start } ?? 0
+    }
+
+    deinit {
+        if let file { io.close(file) }
+    }
+
+    /// The next record, or nil after the last one.
+    ///
+    /// - Throws: ``LogError/Code/corruption`` naming file and offset when a frame fails its
+    ///   checks (in salvage mode damaged frames are skipped instead), or an I/O error.
+    public func next() throws -> LogRecord? {
+        while true {
+            if scanner == nil {
+                guard index < extents.count else { return nil }
+                let extent = extents[index]
+                let opened = try io.open(extent.path, mode: .readOnly)
+                file = opened
+                scanner = FrameScanner(io: io, file: opened, epoch: extent.segment.epoch, firstLSN: extent.segment.firstLSN,
+                                       end: extent.end, maximumFrameSize: maximumFrameSize, buffer: buffer)
+            }
+            guard var current = scanner, let opened = file else { return nil }
+            let step = try current.next()
+            scanner = current
+            switch step {
+            case .frame(let frame):
+                guard frame.header.lsn >= start else { continue }
+                return try codec.record(from: frame, path: opened.path)
+            case .end:
+                finishSegment()
+            case .invalid(let problem):
+                let lastGood = LSN(current.expectedLSN.rawValue &- 1)
+                if salvage, let found = try current.findValidFrame(after: problem.offset, laterThan: lastGood) {
+                    current.resume(at: found.offset, lsn: found.lsn)
+                    scanner = current
+                } else if salvage {
+                    finishSegment()
+                } else {
+                    throw LogError.corruption(problem.reason, path: opened.path, offset: problem.offset, lsn: current.expectedLSN)
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with every remaining record.
+    public func forEach(_ body: (LogRecord) throws -> Void) throws {
+        while let record = try next() { try body(record) }
+    }
+
+    private func finishSegment() {
+        if let file { io.close(file) }
+        file = nil
+        scanner = nil
+        index += 1
+    }
+}
+
+extension Log {
+    /// A reader of the records from `start` (default: the first) up to the last frame
+    /// acknowledged now.
+    public func records(from start: LSN = .first) -> LogReader {
+        let extents = appendState.withLock { $0.extents }
+        return LogReader(io: io, codec: codec, extents: extents, maximumFrameSize: options.maximumFrameSize,
+                         salvage: options.recovery == .salvage, from: start)
+    }
+}

@@ -1,0 +1,82 @@
+/// Reads and replaces the MANIFEST file of a store, keeping the previous generation.
+///
+/// Replacing: write `MANIFEST.tmp` and fsync it; rename `MANIFEST` to `MANIFEST.prev`; rename
+/// `MANIFEST.tmp` to `MANIFEST`; fsync the directory. A crash between the two renames leaves no
+/// `MANIFEST` but a complete, synced `MANIFEST.tmp`, which the next open promotes.
+package struct ManifestFile: Sendable {
+    package let layout: StoreLayout
+    package let io: any FileIO
+
+    package init(layout: StoreLayout, io: any FileIO) {
+        self.layout = layout
+        self.io = io
+    }
+
+    private var temporary: String { layout.manifest + ".tmp" }
+
+    /// Writes a new generation.
+    package func write(_ manifest: Manifest) throws {
+        let bytes = manifest.encoded()
+        if io.exists(temporary) { try io.remove(temporary) }
+        let file = try io.open(temporary, mode: .createNew)
+        do {
+            try bytes.withUnsafeBytes { try io.writeAll(file, $0, at: 0) }
+            try io.fullSync(file)
+        } catch {
+            io.close(file)
+            try? io.remove(temporary)
+            throw error
+        }
+        io.close(file)
+        if io.exists(layout.manifest) { try io.rename(layout.manifest, to: layout.previousManifest) }
+        try io.rename(temporary, to: layout.manifest)
+        try io.syncDirectory(layout.directory)
+    }
+
+    /// What reading found.
+    package enum Outcome: Sendable {
+        /// No manifest of any generation: the directory holds no store.
+        case missing
+        /// The manifest, and a note when it did not come from `MANIFEST` itself.
+        case found(Manifest, note: String?)
+    }
+
+    /// Reads the current manifest, falling back as the format allows.
+    ///
+    /// - `MANIFEST` valid: used.
+    /// - `MANIFEST` absent and `MANIFEST.tmp` valid: a crash between the renames; the temporary
+    ///   file is the newest generation and is used (and promoted when `repair` is true).
+    /// - `MANIFEST` damaged or absent and `MANIFEST.prev` valid: used only when no segment newer
+    ///   than its last exists on disk, so that nothing acknowledged since is dropped.
+    /// - otherwise the error of `MANIFEST` is thrown (naming the file and offset).
+    package func read(existingSegments: Set<UInt64>, repair: Bool) throws -> Outcome {
+        var primaryError: LogError?
+        if io.exists(layout.manifest) {
+            do {
+                return .found(try load(layout.manifest), note: nil)
+            } catch let error as LogError {
+                if error.code == .unsupportedFormat { throw error }
+                primaryError = error
+            }
+        } else if io.exists(temporary), let manifest = try? load(temporary) {
+            if repair {
+                try io.rename(temporary, to: layout.manifest)
+                try io.syncDirectory(layout.directory)
+            }
+            return .found(manifest, note: "MANIFEST was missing; used the complete MANIFEST.tmp of an interrupted replacement")
+        }
+        if io.exists(layout.previousManifest), let previous = try? load(layout.previousManifest) {
+            let newest = previous.segments.last?.number ?? 0
+            if existingSegments.allSatisfy({ $0 <= newest }) {
+                let reason = primaryError.map { "MANIFEST is damaged (\($0)); used MANIFEST.prev" } ?? "MANIFEST was missing; used MANIFEST.prev"
+                return .found(previous, note: reason)
+            }
+        }
+        if let primaryError { throw primaryError }
+        return .missing
+    }
+
+    private func load(_ path: String) throws -> Manifest {
+        try Manifest(decoding: io.readWholeFile(path, limit: Manifest.maximumSize), path: path)
+    }
+}

@@ -1,0 +1,117 @@
+import Glibc
+
+
+
+
+/// The real file system, through POSIX calls.
+package struct PosixFileIO: FileIO {
+    package init() {}
+
+    package func open(_ path: String, mode: FileOpenMode) throws -> OpenFile {
+        let flags: Int32
+        switch mode {
+        case .readOnly: flags = O_RDONLY
+        case .readWrite: flags = O_RDWR
+        case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
+        case .createOrOpen: flags = O_RDWR | O_CREAT
+        }
+        let descriptor = retryingInterrupts { Glibc.open(path, flags | O_CLOEXEC, 0o600) }
+        guard descriptor >= 0 else { throw LogError.system("open", path: path, errno: errno) }
+        return OpenFile(descriptor: descriptor, path: path)
+    }
+
+    package func close(_ file: OpenFile) {
+        _ = Glibc.close(file.descriptor)
+    }
+
+    package func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
+        let count = retryingInterrupts { pwrite(file.descriptor, bytes.baseAddress, bytes.count, off_t(offset)) }
+        guard count >= 0 else { throw LogError.system("write", path: file.path, errno: errno, offset: offset) }
+        return count
+    }
+
+    package func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+        let count = retryingInterrupts { pread(file.descriptor, buffer.baseAddress, buffer.count, off_t(offset)) }
+        guard count >= 0 else { throw LogError.system("read", path: file.path, errno: errno, offset: offset) }
+        return count
+    }
+
+    package func sync(_ file: OpenFile) throws {
+        // Never retried after a failure: Linux may already have dropped the dirty pages.
+        guard fdatasync(file.descriptor) == 0 else { throw LogError.system("fdatasync", path: file.path, errno: errno) }
+    }
+
+    package func fullSync(_ file: OpenFile) throws {
+        guard fsync(file.descriptor) == 0 else { throw LogError.system("fsync", path: file.path, errno: errno) }
+    }
+
+    package func truncate(_ file: OpenFile, to length: UInt64) throws {
+        let result = retryingInterrupts { ftruncate(file.descriptor, off_t(length)) }
+        guard result == 0 else { throw LogError.system("ftruncate", path: file.path, errno: errno, offset: length) }
+    }
+
+    package func size(of file: OpenFile) throws -> UInt64 {
+        var info = stat()
+        guard fstat(file.descriptor, &info) == 0 else { throw LogError.system("fstat", path: file.path, errno: errno) }
+        return UInt64(info.st_size)
+    }
+
+    package func tryLock(_ file: OpenFile) throws -> Bool {
+        if retryingInterrupts({ flock(file.descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw LogError.system("flock", path: file.path, errno: errno)
+    }
+
+    package func rename(_ source: String, to destination: String) throws {
+        guard Glibc.rename(source, destination) == 0 else {
+            throw LogError.system("rename to \(destination)", path: source, errno: errno)
+        }
+    }
+
+    package func remove(_ path: String) throws {
+        guard unlink(path) == 0 else { throw LogError.system("unlink", path: path, errno: errno) }
+    }
+
+    package func syncDirectory(_ path: String) throws {
+        let descriptor = retryingInterrupts { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard descriptor >= 0 else { throw LogError.system("open directory", path: path, errno: errno) }
+        defer { _ = Glibc.close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw LogError.system("fsync directory", path: path, errno: errno) }
+    }
+
+    package func contentsOfDirectory(_ path: String) throws -> [String] {
+        guard let stream = opendir(path) else { throw LogError.system("opendir", path: path, errno: errno) }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    package func createDirectory(_ path: String) throws {
+        if mkdir(path, 0o700) == 0 { return }
+        if errno == EEXIST {
+            var info = stat()
+            if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return }
+            throw LogError(.invalidArgument, "a file that is not a directory is in the way", path: path)
+        }
+        throw LogError.system("mkdir", path: path, errno: errno)
+    }
+
+    package func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    private func retryingInterrupts<T: FixedWidthInteger>(_ call: () -> T) -> T {
+        while true {
+            let result = call()
+            if result == -1 && errno == EINTR { continue }
+            return result
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import struct Foundation.UUID
+
+/// The 64 bytes at the start of every segment file.
+///
+/// They identify the file (magic, format version), the store it belongs to, its number, its
+/// epoch (repeated in every frame) and the LSN of its first frame, under their own checksum.
+package struct SegmentHeader: Equatable, Sendable {
+    /// The size of the header; the first frame starts right after it.
+    package static let size = 64
+    /// The segment format version this code writes and reads.
+    package static let formatVersion: UInt16 = 1
+    private static let magic: [UInt8] = Array("CAIRNSEG".utf8)
+
+    package var epoch: UInt32
+    package var number: UInt64
+    package var firstLSN: LSN
+    package var storeID: UUID
+
+    package init(epoch: UInt32, number: UInt64, firstLSN: LSN, storeID: UUID) {
+        self.epoch = epoch
+        self.number = number
+        self.firstLSN = firstLSN
+        self.storeID = storeID
+    }
+
+    /// The header's bytes.
+    package func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: Self.size)
+        writer.write(bytes: Self.magic)
+        writer.write(Self.formatVersion)
+        writer.write(UInt16(Self.size))
+        writer.write(epoch)
+        writer.write(number)
+        writer.write(firstLSN.rawValue)
+        writer.write(bytes: withUnsafeBytes(of: storeID.uuid) { Array($0) })
+        writer.writeZeros(12)
+        writer.write(writer.maskedChecksum(of: 0..<60))
+        return writer.bytes
+    }
+
+    /// Parses a header and checks it against what the manifest says of the segment.
+    package init(decoding raw: UnsafeRawBufferPointer, expected: Manifest.Segment, storeID: UUID, path: String) throws {
+        guard raw.count >= Self.size else {
+            throw LogError.corruption("segment header is incomplete (\(raw.count) of \(Self.size) bytes)", path: path, offset: 0)
+        }
+        var reader = ByteReader(raw)
+        do {
+            guard Array(try reader.readBytes(8)) == Self.magic else { throw LogError.corruption("not a Cairn segment (bad magic)", path: path, offset: 0) }
+            let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 60, as: UInt32.self))
+            let actual = CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60])))
+            guard stored == actual else { throw LogError.corruption("segment header checksum mismatch", path: path, offset: 60) }
+            let version: UInt16 = try reader.read()
+            guard version == Self.formatVersion else {
+                throw LogError(.unsupportedFormat, "segment format version \(version); this build reads version \(Self.formatVersion)", path: path, offset: 8)
+            }
+            let headerSize: UInt16 = try reader.read()
+            guard headerSize == UInt16(Self.size) else { throw LogError.corruption("segment header size \(headerSize)", path: path, offset: 10) }
+            epoch = try reader.read()
+            number = try reader.read()
+            firstLSN = LSN(try reader.read(UInt64.self))
+            let idBytes = try reader.readBytes(16)
+            var uuid = UUID().uuid
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: idBytes) }
+            self.storeID = UUID(uuid: uuid)
+        } catch let overrun as ByteReader.Overrun {
+            throw LogError.corruption("segment header truncated", path: path, offset: UInt64(overrun.offset))
+        }
+        guard self.storeID == storeID else { throw LogError.corruption("segment belongs to another store (\(self.storeID))", path: path, offset: 32) }
+        guard number == expected.number else { throw LogError.corruption("segment header says number \(number), the manifest \(expected.number)", path: path, offset: 16) }
+        guard epoch == expected.epoch else { throw LogError.corruption("segment epoch \(epoch) differs from the manifest's \(expected.epoch)", path: path, offset: 12) }
+        guard firstLSN == expected.firstLSN else { throw LogError.corruption("segment starts at LSN \(firstLSN), the manifest says \(expected.firstLSN)", path: path, offset: 24) }
+    }
+}

@@ -1,0 +1,86 @@
+import struct Foundation.UUID
+
+/// The result of walking one segment file from its header to its end.
+package struct SegmentScan: Sendable {
+    /// The manifest's record of the segment.
+    package var segment: Manifest.Segment
+    /// The segment file's path.
+    package var path: String
+    /// The file's length on disk.
+    package var fileLength: UInt64 = 0
+    /// The end of the last valid frame (the header's end when there is none).
+    package var validEnd = UInt64(SegmentHeader.size)
+    /// Valid frames read.
+    package var frames: UInt64 = 0
+    /// The LSN after the last valid frame (the segment's first LSN when there is none).
+    package var nextLSN: LSN
+    /// Payload bytes as stored (after compression) and as appended (before).
+    package var storedBytes: UInt64 = 0
+    package var rawBytes: UInt64 = 0
+    /// The first frame refused, if any.
+    package var problem: FrameScanner.Problem?
+    /// Whether a valid frame follows the refused one (then it is corruption, not a torn tail).
+    package var validFrameFollows = false
+    /// In salvage mode: LSN ranges skipped over damage.
+    package var lostRanges: [ClosedRange<LSN>] = []
+
+    /// A damaged sealed segment, or damage followed by valid frames, as an error.
+    package var corruption: LogError? {
+        if let problem, segment.isSealed || validFrameFollows {
+            let detail = segment.isSealed ? "sealed segment" : "active segment, valid frames follow"
+            return LogError.corruption("\(problem.reason) (\(detail))", path: path, offset: problem.offset, lsn: nextLSN)
+        }
+        guard segment.isSealed else { return nil }
+        if fileLength != segment.length {
+            return LogError.corruption("sealed segment is \(fileLength) bytes; the manifest recorded \(segment.length)",
+                                       path: path, offset: min(fileLength, segment.length))
+        }
+        if frames != segment.frameCount {
+            return LogError.corruption("sealed segment holds \(frames) frames; the manifest recorded \(segment.frameCount)",
+                                       path: path, offset: validEnd)
+        }
+        return nil
+    }
+
+    /// Walks a segment. Throws for I/O failures and a bad segment header; frame problems are
+    /// recorded in ``problem`` (and skipped in salvage mode).
+    package static func scan(_ segment: Manifest.Segment, layout: StoreLayout, io: any FileIO, storeID: UUID,
+                             maximumFrameSize: Int, salvage: Bool, buffer: ReadBuffer,
+                             visit: ((FrameScanner.Frame) throws -> Void)? = nil) throws -> SegmentScan {
+        let path = layout.path(.segment, segment.number)
+        var result = SegmentScan(segment: segment, path: path, nextLSN: segment.firstLSN)
+        let file = try io.open(path, mode: .readOnly)
+        defer { io.close(file) }
+        result.fileLength = try io.size(of: file)
+        let headerBytes = try buffer.bytes(io, file, at: 0, length: min(SegmentHeader.size, Int(result.fileLength)),
+                                           fileEnd: result.fileLength)
+        _ = try SegmentHeader(decoding: headerBytes, expected: segment, storeID: storeID, path: path)
+
+        var scanner = FrameScanner(io: io, file: file, epoch: segment.epoch, firstLSN: segment.firstLSN,
+                                   end: result.fileLength, maximumFrameSize: maximumFrameSize, buffer: buffer)
+        walk: while true {
+            switch try scanner.next() {
+            case .end:
+                break walk
+            case .frame(let frame):
+                try visit?(frame)
+                result.frames += 1
+                result.storedBytes += UInt64(frame.header.storedLength)
+                result.rawBytes += UInt64(frame.header.rawLength)
+                result.validEnd = scanner.offset
+                result.nextLSN = scanner.expectedLSN
+            case .invalid(let problem):
+                if result.problem == nil { result.problem = problem }
+                let lastGood = LSN(scanner.expectedLSN.rawValue &- 1)
+                guard let found = try scanner.findValidFrame(after: problem.offset, laterThan: lastGood) else { break walk }
+                result.validFrameFollows = true
+                guard salvage else { break walk }
+                if found.lsn > scanner.expectedLSN {
+                    result.lostRanges.append(scanner.expectedLSN...LSN(found.lsn.rawValue - 1))
+                }
+                scanner.resume(at: found.offset, lsn: found.lsn)
+            }
+        }
+        return result
+    }
+}

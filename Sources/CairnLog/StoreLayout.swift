@@ -1,0 +1,61 @@
+/// The names of the files in a store directory.
+///
+/// ```
+/// LOCK                 writer lock (flock) holding the writer's pid
+/// MANIFEST             the current manifest
+/// MANIFEST.prev        the previous generation, kept as a fallback
+/// MANIFEST.tmp         a manifest being written (never read as current)
+/// 000000000001.seg     segments, numbered from 1
+/// 000000000001.dict    compression dictionaries, numbered from 1
+/// 000000000001.base    a compacted base snapshot (written by compaction)
+/// ```
+///
+/// Files of Cairn's own patterns that the manifest does not reference are left-overs of an
+/// interrupted roll, training or compaction, and are removed at open. Nothing else in the
+/// directory is touched.
+package struct StoreLayout: Sendable {
+    /// The store's directory.
+    package let directory: String
+
+    package init(directory: String) {
+        var trimmed = directory
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        self.directory = trimmed
+    }
+
+    /// The kinds of numbered files.
+    package enum Kind: String, Sendable, CaseIterable {
+        case segment = "seg"
+        case dictionary = "dict"
+        case base = "base"
+    }
+
+    package var lock: String { path("LOCK") }
+    package var manifest: String { path("MANIFEST") }
+    package var previousManifest: String { path("MANIFEST.prev") }
+
+    /// The path of a file in the directory.
+    package func path(_ name: String) -> String { directory + "/" + name }
+
+    /// The file name of a numbered file, such as `000000000007.seg`.
+    package static func name(_ kind: Kind, _ number: UInt64) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: max(0, 12 - digits.count)) + digits + "." + kind.rawValue
+    }
+
+    /// The path of a numbered file.
+    package func path(_ kind: Kind, _ number: UInt64) -> String { path(Self.name(kind, number)) }
+
+    /// Parses a numbered file name; nil for names that are not Cairn's.
+    package static func parse(_ name: String) -> (kind: Kind, number: UInt64)? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 12, parts[0].allSatisfy({ $0 >= "0" && $0 <= "9" }),
+              let kind = Kind(rawValue: String(parts[1])), let number = UInt64(parts[0]) else { return nil }
+        return (kind, number)
+    }
+
+    /// Whether a name is one of Cairn's temporary files.
+    package static func isTemporary(_ name: String) -> Bool {
+        name == "MANIFEST.tmp" || (parse(String(name.dropLast(4))) != nil && name.hasSuffix(".tmp"))
+    }
+}
