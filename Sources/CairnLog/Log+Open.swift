@@ -29,7 +29,7 @@ extension Log {
         }
     }
 
-    private static func acquireLock(_ layout: StoreLayout, _ io: any FileIO) throws -> OpenFile {
+    static func acquireLock(_ layout: StoreLayout, _ io: any FileIO) throws -> OpenFile {
         let file = try io.open(layout.lock, mode: .createOrOpen)
         do {
             guard try io.tryLock(file) else {

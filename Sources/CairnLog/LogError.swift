@@ -15,7 +15,7 @@ import Glibc
 ///     // free space, then reopen the store
 /// }
 /// ```
-public struct LogError: Error, Sendable, CustomStringConvertible {
+public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// A short, stable name for the code.

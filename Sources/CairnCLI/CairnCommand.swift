@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `cairn` command: operate on a Cairn store from the shell.
+@main
+struct CairnCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cairn",
+        abstract: "Inspect, check and exercise Cairn stores.",
+        subcommands: [DemoCommand.self, VerifyCommand.self, StatsCommand.self, CrashHelperCommand.self]
+    )
+}

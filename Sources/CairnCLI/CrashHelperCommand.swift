@@ -1,0 +1,82 @@
+import ArgumentParser
+import CairnLog
+import Glibc
+import Synchronization
+
+/// `cairn crash-helper STORE`: appends until killed, printing `ack LSN ID` for each
+/// acknowledged append. The crash tests kill it with SIGKILL at random moments and check that
+/// every acknowledged frame survives. Not shown in `cairn --help`.
+struct CrashHelperCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crash-helper",
+        abstract: "Append until killed, printing each acknowledged LSN (for crash tests).",
+        shouldDisplay: false
+    )
+
+    @Argument(help: "The store's directory.")
+    var store: String
+
+    @Option(help: "Concurrent appenders.")
+    var appenders = 4
+
+    @Option(help: "Segment size in bytes.")
+    var segmentSize = 64 << 10
+
+    @Option(help: "Stop after this many appends (0: open, print 'ready', and wait to be killed).")
+    var maxRecords = Int.max
+
+    func run() async throws {
+        var options = LogOptions()
+        options.segmentSize = segmentSize
+        let log = try Log.open(at: store, options: options)
+        emit("ready \(getpid()) \(log.lastLSN)")
+        guard maxRecords > 0 else {
+            while true { try await Task.sleep(for: .seconds(3600)) }
+        }
+        let counter = IDCounter()
+        let limit = maxRecords
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<appenders {
+                group.addTask {
+                    while true {
+                        let id = counter.next()
+                        guard id <= limit else { return }
+                        let lsn = try await log.append(CrashPayload.make(id: UInt64(id)))
+                        emit("ack \(lsn) \(id)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await log.close()
+        emit("done")
+    }
+}
+
+/// The payload for append number `id`: `id:<id>;` followed by filler to a length that
+/// depends on the id, so that a reader can tell a whole payload from a partial one.
+enum CrashPayload {
+    static func length(id: UInt64) -> Int { 40 + Int((id &* 7919) % 600) }
+
+    static func make(id: UInt64) -> [UInt8] {
+        var bytes = Array("id:\(id);".utf8)
+        var value = id
+        while bytes.count < length(id: id) {
+            value = value &* 6364136223846793005 &+ 1442695040888963407
+            bytes.append(UInt8(ascii: "a") + UInt8((value >> 59) % 26))
+        }
+        return bytes
+    }
+}
+
+/// Writes one line to standard output at once (a single `write`, so lines never interleave).
+private func emit(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    bytes.withUnsafeBytes { _ = write(1, $0.baseAddress, $0.count) }
+}
+
+/// Hands out append numbers 1, 2, 3… to concurrent appenders.
+private final class IDCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
+}

@@ -1,0 +1,137 @@
+/// What `cairn verify` and `cairn stats` report: every segment checked frame by frame, without
+/// changing anything.
+public struct LogInspection: Sendable {
+    /// The state of one segment.
+    public enum Status: Sendable, Equatable {
+        /// Every frame is valid and the length is as recorded.
+        case ok
+        /// The active segment ends in an incomplete frame at `offset` (a crash during a write);
+        /// opening cuts it, `cairn verify --repair` saves and cuts it.
+        case tornTail(offset: UInt64, reason: String)
+        /// Damage that is not a torn tail; opening fails.
+        case damaged(LogError)
+    }
+
+    /// One segment's summary.
+    public struct Segment: Sendable {
+        /// The segment's file name.
+        public var file: String
+        /// Whether it is sealed (else it is the active segment).
+        public var isSealed: Bool
+        /// Valid frames.
+        public var frames: UInt64
+        /// The LSNs of its valid frames; nil when it has none.
+        public var lsnRange: ClosedRange<LSN>?
+        /// The file's size.
+        public var bytesOnDisk: UInt64
+        /// Payload bytes as stored and as appended.
+        public var storedBytes: UInt64
+        public var rawBytes: UInt64
+        /// What the check found.
+        public var status: Status
+    }
+
+    /// The store's directory.
+    public var directory: String
+    /// The manifest's generation.
+    public var manifestGeneration: UInt64
+    /// Set when the manifest came from a fallback file, saying why.
+    public var manifestNote: String?
+    /// Compression dictionaries and their total size.
+    public var dictionaries: Int
+    public var dictionaryBytes: UInt64
+    /// The segments, in order.
+    public var segments: [Segment]
+    /// Problems outside segments (a damaged dictionary).
+    public var otherProblems: [LogError]
+
+    /// Whether nothing is damaged (a torn tail counts as damage for `verify`).
+    public var isHealthy: Bool {
+        otherProblems.isEmpty && segments.allSatisfy { $0.status == .ok }
+    }
+    /// Valid frames in all segments.
+    public var frames: UInt64 { segments.reduce(0) { $0 + $1.frames } }
+    /// The LSNs of all valid frames.
+    public var lsnRange: ClosedRange<LSN>? {
+        guard let first = segments.first(where: { $0.lsnRange != nil })?.lsnRange,
+              let last = segments.last(where: { $0.lsnRange != nil })?.lsnRange else { return nil }
+        return first.lowerBound...last.upperBound
+    }
+    /// Bytes of segments and dictionaries on disk.
+    public var bytesOnDisk: UInt64 { segments.reduce(dictionaryBytes) { $0 + $1.bytesOnDisk } }
+    /// Payload bytes as appended.
+    public var rawBytes: UInt64 { segments.reduce(0) { $0 + $1.rawBytes } }
+    /// Payload bytes as stored.
+    public var storedBytes: UInt64 { segments.reduce(0) { $0 + $1.storedBytes } }
+    /// Appended payload bytes per stored payload byte (1 when nothing is stored).
+    public var compressionRatio: Double { storedBytes == 0 ? 1 : Double(rawBytes) / Double(storedBytes) }
+}
+
+extension LogInspection {
+    /// Checks every frame of the store in `directory` (decompressing each payload) without
+    /// taking the writer lock or changing anything.
+    ///
+    /// - Throws: ``LogError`` when there is no store or its manifest cannot be read; damage in
+    ///   segments and dictionaries is reported in the result instead.
+    public static func inspect(directory: String, maximumFrameSize: Int = LogOptions().maximumFrameSize) throws -> LogInspection {
+        try inspect(directory: directory, maximumFrameSize: maximumFrameSize, io: PosixFileIO())
+    }
+
+    package static func inspect(directory: String, maximumFrameSize: Int, io: any FileIO) throws -> LogInspection {
+        let layout = StoreLayout(directory: directory)
+        let segmentNumbers = Set(try io.contentsOfDirectory(layout.directory).compactMap(StoreLayout.parse)
+            .filter { $0.kind == .segment }.map(\.number))
+        guard case .found(let manifest, let note) = try ManifestFile(layout: layout, io: io)
+            .read(existingSegments: segmentNumbers, repair: false) else {
+            throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
+        }
+        var problems: [LogError] = []
+        var dictionaries: [CompressionDictionary] = []
+        var dictionaryBytes: UInt64 = 0
+        for record in manifest.dictionaries {
+            let path = layout.path(.dictionary, UInt64(record.id))
+            do {
+                let bytes = try io.readWholeFile(path, limit: CompressionDictionary.maximumSize + 64)
+                dictionaryBytes += UInt64(bytes.count)
+                dictionaries.append(try CompressionDictionary(file: bytes, expected: record, path: path))
+            } catch let error as LogError {
+                problems.append(error)
+            }
+        }
+        let codec = PayloadCodec(policy: .none, dictionaries: dictionaries)
+        let buffer = ReadBuffer()
+        var segments: [Segment] = []
+        for record in manifest.segments {
+            let name = StoreLayout.name(.segment, record.number)
+            let path = layout.path(name)
+            var decodeError: LogError?
+            do {
+                let scan = try SegmentScan.scan(record, layout: layout, io: io, storeID: manifest.storeID,
+                                                maximumFrameSize: maximumFrameSize, salvage: false, buffer: buffer) { frame in
+                    guard decodeError == nil else { return }
+                    do { _ = try codec.record(from: frame, path: path) } catch let error as LogError { decodeError = error }
+                }
+                var status = Status.ok
+                if let error = decodeError ?? scan.corruption {
+                    status = .damaged(error)
+                } else if let problem = scan.problem {
+                    status = .tornTail(offset: problem.offset, reason: problem.reason)
+                }
+                segments.append(Segment(file: name, isSealed: record.isSealed, frames: scan.frames,
+                                        lsnRange: scan.frames == 0 ? nil : record.firstLSN...LSN(scan.nextLSN.rawValue - 1),
+                                        bytesOnDisk: scan.fileLength, storedBytes: scan.storedBytes, rawBytes: scan.rawBytes,
+                                        status: status))
+            } catch let error as LogError {
+                let size = (try? io.open(path, mode: .readOnly)).map { file -> UInt64 in
+                    defer { io.close(file) }
+                    return (try? io.size(of: file)) ?? 0
+                } ?? 0
+                segments.append(Segment(file: name, isSealed: record.isSealed, frames: 0, lsnRange: nil, bytesOnDisk: size,
+                                        storedBytes: 0, rawBytes: 0, status: .damaged(error)))
+            }
+        }
+        return LogInspection(directory: layout.directory, manifestGeneration: manifest.generation, manifestNote: note,
+                             dictionaries: manifest.dictionaries.count, dictionaryBytes: dictionaryBytes,
+                             segments: segments, otherProblems: problems)
+    }
+}
