@@ -35,6 +35,8 @@ struct AppendState: Sendable {
     var failure: LogError?
     /// Set by `close()`.
     var closed = false
+    /// The newest written frame, for the sync thread.
+    var syncTarget: SyncTarget?
 
     /// The last LSN an append in this durability mode may report as done.
     func acknowledged(for durability: Durability) -> LSN {
@@ -75,7 +77,7 @@ struct AppendState: Sendable {
 struct WriterState: Sendable {
     var manifest: Manifest
     /// The active segment, open for writing.
-    var file: OpenFile
+    var segment: SegmentHandle
     /// The active segment's length: the end of its last written frame.
     var length: UInt64
     /// Frames in the active segment.

@@ -1,11 +1,12 @@
 /// Appending: LSN assignment, group commit, segment rolls, dictionary training, failures.
 ///
 /// An append compresses its payload on the caller's task, takes the next LSN and queues the
-/// frame. If no one is writing, the appender becomes the writer: it takes the whole queue, writes
-/// it with one `pwrite` (one per segment when a roll falls inside), syncs once when the mode asks
-/// for it, acknowledges every frame written, and repeats while the queue is not empty. Appenders
-/// that arrive meanwhile just queue and wait; their frames go out in the next round. This is
-/// group commit: under load, one sync acknowledges many appends.
+/// frame. If no one is writing, the appender becomes the writer: it takes the whole queue and
+/// writes it with one `pwrite` (one per segment when a roll falls inside), and repeats while the
+/// queue is not empty. Appenders that arrive meanwhile just queue. Syncing is the sync thread's
+/// job (``SyncThread``): it `fdatasync`s everything written so far and acknowledges it, while
+/// new frames queue and are written for the next sync. This is group commit: under load, one
+/// write and one sync acknowledge many appends, and no cooperative thread waits on the disk.
 extension Log {
     /// Appends one payload as one frame and returns its LSN once the frame is as durable as
     /// ``LogOptions/durability`` says.
@@ -79,6 +80,7 @@ extension Log {
                 poison(with: error as? LogError ?? LogError(.io, "\(error)", path: directory))
                 return
             }
+            if options.durability == .always { syncThread.withLock { $0?.signal() } }
         }
     }
 
@@ -94,7 +96,6 @@ extension Log {
 
     /// Writes a batch, rolling to a new segment where the active one would pass its size.
     private func write(_ batch: [PendingFrame], _ state: inout WriterState) throws {
-        let sync = options.durability == .always
         var buffer = state.buffer
         buffer.removeAll(keepingCapacity: true)
         defer { state.buffer = buffer }
@@ -114,7 +115,7 @@ extension Log {
             chunkEnd = frame.lsn
             chunkFrames += 1
         }
-        try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, sync: sync, &state)
+        try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, sync: false, &state)
         if codec.currentDictionary == nil, let bytes = codec.trainIfReady() {
             var manifest = state.manifest
             if let dictionary = try addDictionary(bytes, to: &manifest) {
@@ -140,38 +141,40 @@ extension Log {
     }
 
     /// Writes the buffered `frames` (LSNs up to `last`) at the end of the active segment, syncs
-    /// when asked, and acknowledges them. On failure, cuts the segment back to where the chunk
-    /// began, so that no unacknowledged frame survives, and rethrows.
+    /// when asked (before a roll), and publishes them. On failure, cuts the segment back to where
+    /// the chunk began, so that no unacknowledged frame survives, and rethrows.
     private func writeChunk(_ buffer: inout [UInt8], frames: UInt64, through last: LSN, sync: Bool, _ state: inout WriterState) throws {
         guard !buffer.isEmpty else { return }
         let start = state.length
+        let file = state.segment.file
         do {
-            try buffer.withUnsafeBytes { try io.writeAll(state.file, $0, at: start) }
-            if sync { try io.sync(state.file) }
+            try buffer.withUnsafeBytes { try io.writeAll(file, $0, at: start) }
+            if sync { try io.sync(file) }
         } catch {
-            try? io.truncate(state.file, to: start)
+            try? io.truncate(file, to: start)
             throw error
         }
         state.length = start + UInt64(buffer.count)
         state.frameCount += frames
         buffer.removeAll(keepingCapacity: true)
-        publish(through: last, end: state.length, synced: sync)
+        let target = SyncTarget(segment: state.segment, lsn: last, end: state.length)
+        appendState.withLock { $0.syncTarget = target }
+        publish(target, synced: sync)
     }
 
     /// Records progress and resumes the appends it completes.
-    private func publish(through last: LSN, end: UInt64, synced: Bool) {
+    private func publish(_ target: SyncTarget, synced: Bool) {
         let durability = options.durability
         let ready = appendState.withLock { state -> [Waiter] in
-            state.writtenLSN = max(state.writtenLSN, last)
+            state.writtenLSN = max(state.writtenLSN, target.lsn)
             if synced {
-                state.durableLSN = max(state.durableLSN, last)
+                state.durableLSN = max(state.durableLSN, target.lsn)
                 state.lastSync = .now
             }
-            let acknowledged = state.acknowledged(for: durability)
-            let index = state.extents.count - 1
-            if last <= acknowledged {
-                state.extents[index].end = max(state.extents[index].end, end)
-                state.extents[index].nextLSN = max(state.extents[index].nextLSN, last.next)
+            if target.lsn <= state.acknowledged(for: durability),
+               let index = state.extents.lastIndex(where: { $0.segment.number == target.segment.number }) {
+                state.extents[index].end = max(state.extents[index].end, target.end)
+                state.extents[index].nextLSN = max(state.extents[index].nextLSN, target.lsn.next)
             }
             return state.takeSatisfiedWaiters(durability)
         }
@@ -189,20 +192,14 @@ extension Log {
 
         let segment = Manifest.Segment(number: manifest.nextSegmentNumber, epoch: Self.newEpoch(), firstLSN: firstLSN,
                                        isSealed: false, length: 0, frameCount: 0)
-        let file = try createSegmentFile(segment)
+        let handle = SegmentHandle(file: try createSegmentFile(segment), number: segment.number, io: io)
         var installed: CompressionDictionary?
-        do {
-            if let bytes = codec.trainIfReady() { installed = try addDictionary(bytes, to: &manifest) }
-            manifest.segments.append(segment)
-            manifest.generation += 1
-            try manifestFile.write(manifest)
-        } catch {
-            io.close(file)
-            throw error
-        }
-        io.close(state.file)
+        if let bytes = codec.trainIfReady() { installed = try addDictionary(bytes, to: &manifest) }
+        manifest.segments.append(segment)
+        manifest.generation += 1
+        try manifestFile.write(manifest)
         state.manifest = manifest
-        state.file = file
+        state.segment = handle
         state.length = UInt64(SegmentHeader.size)
         state.frameCount = 0
         if let installed { codec.install(installed) }
@@ -242,22 +239,30 @@ extension Log {
         return dictionary
     }
 
-    /// Syncs the active segment up to the last written frame and acknowledges what it covers.
+    /// Syncs the newest written frame's segment and acknowledges what the sync covers. On
+    /// failure the log is poisoned and the active segment cut back to its last acknowledged
+    /// frame (a failed `fdatasync` is never retried: Linux may have dropped the dirty pages).
     func syncWrittenFrames() throws {
+        let target = appendState.withLock { state -> SyncTarget? in
+            guard let target = state.syncTarget, target.lsn > state.durableLSN, state.failure == nil else { return nil }
+            return target
+        }
+        guard let target else { return }
         do {
-            try withWriter { state in
-                let target = appendState.withLock { $0.writtenLSN }
-                guard target > appendState.withLock({ $0.durableLSN }) else { return }
-                try io.sync(state.file)
-                publish(through: target, end: state.length, synced: true)
-            }
-        } catch let error as LogError where error.code == .closed {
-            return
+            try io.sync(target.segment.file)
         } catch {
-            let failure = error as? LogError ?? LogError(.io, "\(error)", path: directory)
+            let failure = error as? LogError ?? LogError(.io, "\(error)", path: target.segment.file.path)
             poison(with: failure)
+            try? withWriter { state in
+                guard state.segment.number == target.segment.number,
+                      let end = appendState.withLock({ $0.extents.last(where: { $0.segment.number == target.segment.number })?.end })
+                else { return }
+                try io.truncate(state.segment.file, to: end)
+                state.length = end
+            }
             throw failure
         }
+        publish(target, synced: true)
     }
 
     /// Refuses all further appends and fails every waiting one with `error`.

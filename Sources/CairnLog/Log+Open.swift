@@ -65,7 +65,13 @@ extension Log {
             manifest = found
             report.manifestNote = note
         case .missing:
-            guard segmentNumbers.isEmpty else {
+            // A creation interrupted before its first manifest leaves only a frameless segment.
+            let interruptedCreation = try segmentNumbers.allSatisfy { number in
+                let file = try io.open(layout.path(.segment, number), mode: .readOnly)
+                defer { io.close(file) }
+                return try io.size(of: file) <= UInt64(SegmentHeader.size)
+            }
+            guard interruptedCreation else {
                 throw LogError.corruption("segment files are present but no manifest is", path: layout.manifest)
             }
             guard writable && options.createIfMissing else {
@@ -139,11 +145,12 @@ extension Log {
         var writer: WriterState?
         if writable {
             let file = try io.open(active.path, mode: .readWrite)
-            writer = WriterState(manifest: manifest, file: file, length: active.validEnd, frameCount: active.frames)
+            writer = WriterState(manifest: manifest, segment: SegmentHandle(file: file, number: activeRecord.number, io: io),
+                                 length: active.validEnd, frameCount: active.frames)
         }
         let log = Log(layout: layout, options: options, report: report, codec: codec, storeID: manifest.storeID,
                       lockFile: lock, writer: writer, extents: extents, nextLSN: active.nextLSN)
-        log.startBackgroundSync()
+        log.startSyncThread()
         return log
     }
 
@@ -177,17 +184,21 @@ extension Log {
         return removed
     }
 
-    /// Starts the interval mode's background sync.
-    private func startBackgroundSync() {
-        guard case .interval(let interval) = options.durability, options.isWritable else { return }
-        let task = Task.detached { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard let self, !Task.isCancelled else { return }
-                try? self.syncWrittenFrames()
-            }
+    /// Starts the sync thread of the `.always` and `.interval` modes.
+    private func startSyncThread() {
+        guard options.isWritable else { return }
+        let interval: Duration?
+        switch options.durability {
+        case .none: return
+        case .always: interval = nil
+        case .interval(let every): interval = every
         }
-        syncTask.withLock { $0 = task }
+        let thread = SyncThread(interval: interval) { [weak self] in
+            guard let self else { return false }
+            try? self.syncWrittenFrames()
+            return true
+        }
+        syncThread.withLock { $0 = thread }
     }
 }
 

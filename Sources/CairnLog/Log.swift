@@ -35,7 +35,8 @@ public final class Log: Sendable {
     let appendState: Mutex<AppendState>
     /// The active segment and manifest; held by the one task that writes, syncs or rolls.
     let writer: Mutex<WriterState?>
-    let syncTask = Mutex<Task<Void, Never>?>(nil)
+    /// Syncs written frames off the cooperative pool (absent in `.none` mode and read-only).
+    let syncThread = Mutex<SyncThread?>(nil)
 
     init(layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
          lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN) {
@@ -55,10 +56,7 @@ public final class Log: Sendable {
     }
 
     deinit {
-        syncTask.withLock { $0?.cancel() }
-        writer.withLock { state in
-            if let file = state?.file { io.close(file) }
-        }
+        syncThread.withLock { $0?.stopSoon() }
         lockFile.withLock { file in
             if let file { io.close(file) }
         }
@@ -84,22 +82,19 @@ public final class Log: Sendable {
             state.closed = true
             return LSN(state.nextLSN.rawValue - 1)
         }
-        syncTask.withLock { task in
-            task?.cancel()
-            task = nil
-        }
         // An append that failed has already reported its error; close only reports its own.
         try? await waitFor(last)
-        let poisoned = appendState.withLock { $0.failure != nil }
-        var failure: (any Error)?
-        writer.withLock { state in
-            guard let file = state?.file else { return }
-            if !poisoned {
-                do { try io.sync(file) } catch { failure = error }
-            }
-            io.close(file)
-            state = nil
+        let thread = syncThread.withLock { thread in
+            defer { thread = nil }
+            return thread
         }
+        thread?.stop()
+        var failure: (any Error)?
+        if appendState.withLock({ $0.failure == nil && !$0.readOnly }) {
+            do { try syncWrittenFrames() } catch { failure = error }
+        }
+        writer.withLock { $0 = nil }
+        appendState.withLock { $0.syncTarget = nil }
         lockFile.withLock { file in
             if let file { io.close(file) }
             file = nil

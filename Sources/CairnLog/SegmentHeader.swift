@@ -48,7 +48,7 @@ package struct SegmentHeader: Equatable, Sendable {
             guard Array(try reader.readBytes(8)) == Self.magic else { throw LogError.corruption("not a Cairn segment (bad magic)", path: path, offset: 0) }
             let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 60, as: UInt32.self))
             let actual = CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60])))
-            guard stored == actual else { throw LogError.corruption("segment header checksum mismatch", path: path, offset: 60) }
+            guard stored == actual else { throw LogError.corruption("segment header checksum mismatch", path: path, offset: 0) }
             let version: UInt16 = try reader.read()
             guard version == Self.formatVersion else {
                 throw LogError(.unsupportedFormat, "segment format version \(version); this build reads version \(Self.formatVersion)", path: path, offset: 8)

@@ -71,6 +71,9 @@ package struct SegmentScan: Sendable {
                 result.nextLSN = scanner.expectedLSN
             case .invalid(let problem):
                 if result.problem == nil { result.problem = problem }
+                // In a sealed segment any bad frame is corruption; only the active segment
+                // needs the search that tells a torn tail from damage followed by valid frames.
+                guard !segment.isSealed || salvage else { break walk }
                 let lastGood = LSN(scanner.expectedLSN.rawValue &- 1)
                 guard let found = try scanner.findValidFrame(after: problem.offset, laterThan: lastGood) else { break walk }
                 result.validFrameFollows = true

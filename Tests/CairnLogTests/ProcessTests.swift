@@ -1,0 +1,141 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import CairnLog
+
+/// A `cairn crash-helper` child process whose output is collected as it comes.
+final class HelperProcess: Sendable {
+    let process: Process
+    private let output = OutputBuffer()
+
+    init(_ arguments: [String]) throws {
+        let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { [output] handle in
+            let data = handle.availableData
+            output.bytes.withLock { $0.append(contentsOf: data) }
+        }
+        try process.run()
+    }
+
+    /// The complete lines printed so far.
+    var lines: [String] {
+        let text = output.bytes.withLock { String(decoding: $0, as: UTF8.self) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.removeLast()      // an incomplete last line, or the empty string after the final newline
+        return lines
+    }
+
+    /// Waits until a line starting with `prefix` appears (or `timeout` passes).
+    func waitForLine(startingWith prefix: String, timeout: Duration = .seconds(20)) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
+            if !process.isRunning { return lines.first { $0.hasPrefix(prefix) } }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return nil
+    }
+
+    /// Kills the process with SIGKILL and waits for it.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        Thread.sleep(forTimeInterval: 0.01)     // let the reader drain the pipe
+    }
+}
+
+/// Bytes a child process printed, appended from the pipe's reading thread.
+final class OutputBuffer: Sendable {
+    let bytes = Mutex<[UInt8]>([])
+}
+
+@Suite(.serialized) struct ProcessTests {
+    /// Checks what the crash helper wrote: `id:<id>;` then filler to a length set by the id.
+    static func isWholeCrashPayload(_ bytes: [UInt8], id: UInt64) -> Bool {
+        let prefix = Array("id:\(id);".utf8)
+        return bytes.count == 40 + Int((id &* 7919) % 600) && bytes.starts(with: prefix)
+    }
+
+    static func crashPayloadID(_ bytes: [UInt8]) -> UInt64? {
+        guard bytes.starts(with: Array("id:".utf8)), let end = bytes.firstIndex(of: UInt8(ascii: ";")) else { return nil }
+        return UInt64(String(decoding: bytes[3..<end], as: UTF8.self))
+    }
+
+    @Test func crashLoopKeepsEveryAcknowledgedAppendAndNothingPartial() async throws {
+        let cycles = ProcessInfo.processInfo.environment["CAIRN_CRASH_CYCLES"].flatMap(Int.init) ?? 30
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        var acknowledged: [LSN: UInt64] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for cycle in 0..<cycles {
+            let helper = try HelperProcess(["crash-helper", store, "--appenders", "4", "--segment-size", "16384"])
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...250, using: &generator)))
+            helper.kill()
+            for line in helper.lines where line.hasPrefix("ack ") {
+                let parts = line.split(separator: " ")
+                guard parts.count == 3, let lsn = UInt64(parts[1]), let id = UInt64(parts[2]) else {
+                    Issue.record("malformed helper line: \(line)")
+                    continue
+                }
+                acknowledged[LSN(lsn)] = id
+            }
+
+            var records: [LSN: [UInt8]] = [:]
+            let log: Log
+            do {
+                log = try Log.open(at: store, options: smallSegments(16384))
+            } catch let error as LogError where error.code == .notFound {
+                #expect(acknowledged.isEmpty)
+                continue
+            }
+            try log.records().forEach { records[$0.lsn] = $0.payload }
+            #expect(records.count == Int(log.lastLSN.rawValue), "cycle \(cycle): LSNs are contiguous")
+            for (lsn, id) in acknowledged {
+                let bytes = try #require(records[lsn], "cycle \(cycle): acknowledged LSN \(lsn) is missing")
+                #expect(Self.isWholeCrashPayload(bytes, id: id), "cycle \(cycle): LSN \(lsn) holds another payload")
+            }
+            for (lsn, bytes) in records {
+                let id = try #require(Self.crashPayloadID(bytes), "cycle \(cycle): LSN \(lsn) is not a helper payload")
+                #expect(Self.isWholeCrashPayload(bytes, id: id), "cycle \(cycle): LSN \(lsn) is partial")
+            }
+            try await log.close()
+        }
+        #expect(acknowledged.count > 0, "the helper acknowledged appends before being killed")
+        #expect(try LogInspection.inspect(directory: store).isHealthy)
+    }
+
+    @Test func aSecondWriterProcessIsRefusedWithTheHoldersPid() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        let helper = try HelperProcess(["crash-helper", store, "--max-records", "0"])
+        defer { helper.kill() }
+        let ready = try #require(try await helper.waitForLine(startingWith: "ready"), "the helper opened the store")
+        let pid = String(ready.split(separator: " ")[1])
+        #expect { try Log.open(at: store) } throws: { error in
+            let error = try #require(error as? LogError)
+            return error.code == .locked && error.message.contains(pid)
+        }
+        var readOnly = LogOptions()
+        readOnly.readOnly = true
+        #expect(throws: Never.self) { try Log.open(at: store, options: readOnly) }
+        helper.kill()
+        let log = try Log.open(at: store)
+        try await log.close()
+    }
+
+    @Test func aSecondWriterInTheSameProcessIsRefusedUntilTheFirstCloses() async throws {
+        let directory = TemporaryDirectory()
+        let first = try Log.open(at: directory.store())
+        #expect { try Log.open(at: directory.store()) } throws: { ($0 as? LogError)?.code == .locked }
+        try await first.close()
+        let second = try Log.open(at: directory.store())
+        try await second.close()
+    }
+}

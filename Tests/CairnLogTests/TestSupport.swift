@@ -1,0 +1,198 @@
+import Foundation
+import Glibc
+import Synchronization
+@testable import CairnLog
+
+/// A fresh directory under the system's temporary folder, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init(_ name: String = "cairn-test") {
+        let template = NSTemporaryDirectory() + "/\(name)-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        let made = bytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+        path = made ?? template
+    }
+
+    /// The path of a store directory inside (not created).
+    func store(_ name: String = "store") -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Deterministic payloads: `payload(i)` is always the same bytes, of varying length.
+func payload(_ index: Int, size: Int? = nil) -> [UInt8] {
+    let length = size ?? (20 + (index &* 37) % 300)
+    var value = UInt64(truncatingIfNeeded: index) &+ 0x9E37_79B9_7F4A_7C15
+    var bytes = Array("record \(index) ".utf8)
+    while bytes.count < length {
+        value = value &* 6364136223846793005 &+ 1442695040888963407
+        bytes.append(UInt8(ascii: "a") + UInt8((value >> 59) % 8))
+    }
+    return Array(bytes.prefix(length))
+}
+
+/// Every record of the log at `directory`.
+func readAll(_ directory: String, options: LogOptions = LogOptions()) throws -> [LogRecord] {
+    var options = options
+    options.readOnly = true
+    let log = try Log.open(at: directory, options: options)
+    var records: [LogRecord] = []
+    try log.records().forEach { records.append($0) }
+    return records
+}
+
+/// Options with small segments so that tests roll often.
+func smallSegments(_ size: Int = 4096, durability: Durability = .always) -> LogOptions {
+    var options = LogOptions()
+    options.segmentSize = size
+    options.durability = durability
+    return options
+}
+
+/// The store's segment files, in order.
+func segmentFiles(_ directory: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".seg") }.sorted()
+        .map { directory + "/" + $0 }
+}
+
+/// Reads a whole file.
+func contents(_ path: String) throws -> [UInt8] {
+    Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+/// Writes a whole file.
+func write(_ bytes: [UInt8], to path: String) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// Truncates a file.
+func truncateFile(_ path: String, to length: Int) {
+    _ = Glibc.truncate(path, off_t(length))
+}
+
+/// Copies a directory (for trying many damages on one store).
+func copyDirectory(_ source: String, to destination: String) throws {
+    try? FileManager.default.removeItem(atPath: destination)
+    try FileManager.default.copyItem(atPath: source, toPath: destination)
+}
+
+/// Kinds of operations a ``FaultyFileIO`` can fail.
+enum FaultOperation: Sendable { case write, sync }
+
+/// The fault to inject.
+enum Fault: Sendable, Equatable {
+    /// The call fails with this errno.
+    case error(Int32)
+    /// The call writes half of its bytes; the next write call fails with this errno.
+    case shortThenError(Int32)
+    /// The call writes half of its bytes; the rest goes through normally.
+    case shortWrite
+}
+
+/// A file system that fails the n-th write or sync (counting from 1), and counts calls.
+final class FaultyFileIO: FileIO, Sendable {
+    private let base = PosixFileIO()
+    private struct State {
+        var writes = 0
+        var syncs = 0
+        var failWriteAt: Int?
+        var failSyncAt: Int?
+        var fault: Fault = .error(EIO)
+        var pendingError: Int32?
+    }
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// Arms a fault at the n-th call of `operation` from now on.
+    func inject(_ fault: Fault, at operation: FaultOperation, call: Int) {
+        state.withLock { state in
+            state.fault = fault
+            switch operation {
+            case .write: state.failWriteAt = state.writes + call
+            case .sync: state.failSyncAt = state.syncs + call
+            }
+        }
+    }
+
+    /// Disarms any fault.
+    func heal() { state.withLock { $0.failWriteAt = nil; $0.failSyncAt = nil; $0.pendingError = nil } }
+
+    var writeCount: Int { state.withLock { $0.writes } }
+    var syncCount: Int { state.withLock { $0.syncs } }
+
+    func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
+        enum Action { case pass, fail(Int32), short }
+        let action = state.withLock { state -> Action in
+            state.writes += 1
+            if let pending = state.pendingError {
+                state.pendingError = nil
+                return .fail(pending)
+            }
+            guard state.writes == state.failWriteAt else { return .pass }
+            switch state.fault {
+            case .error(let number): return .fail(number)
+            case .shortThenError(let number):
+                state.pendingError = number
+                return .short
+            case .shortWrite: return .short
+            }
+        }
+        switch action {
+        case .pass: return try base.write(file, bytes, at: offset)
+        case .fail(let number): throw LogError.system("write", path: file.path, errno: number, offset: offset)
+        case .short: return try base.write(file, UnsafeRawBufferPointer(rebasing: bytes[0..<max(1, bytes.count / 2)]), at: offset)
+        }
+    }
+
+    func sync(_ file: OpenFile) throws {
+        let failure = state.withLock { state -> Int32? in
+            state.syncs += 1
+            guard state.syncs == state.failSyncAt, case .error(let number) = state.fault else { return nil }
+            return number
+        }
+        if let failure { throw LogError.system("fdatasync", path: file.path, errno: failure) }
+        try base.sync(file)
+    }
+
+    func fullSync(_ file: OpenFile) throws {
+        let failure = state.withLock { state -> Int32? in
+            state.syncs += 1
+            guard state.syncs == state.failSyncAt, case .error(let number) = state.fault else { return nil }
+            return number
+        }
+        if let failure { throw LogError.system("fsync", path: file.path, errno: failure) }
+        try base.fullSync(file)
+    }
+
+    func open(_ path: String, mode: FileOpenMode) throws -> OpenFile { try base.open(path, mode: mode) }
+    func close(_ file: OpenFile) { base.close(file) }
+    func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+        try base.read(file, into: buffer, at: offset)
+    }
+    func truncate(_ file: OpenFile, to length: UInt64) throws { try base.truncate(file, to: length) }
+    func size(of file: OpenFile) throws -> UInt64 { try base.size(of: file) }
+    func tryLock(_ file: OpenFile) throws -> Bool { try base.tryLock(file) }
+    func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
+    func remove(_ path: String) throws { try base.remove(path) }
+    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
+    func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
+    func createDirectory(_ path: String) throws { try base.createDirectory(path) }
+    func exists(_ path: String) -> Bool { base.exists(path) }
+}
+
+/// The `cairn` executable built next to the test bundle.
+func cairnExecutable() -> String? {
+    var candidates: [String] = []
+    let argument0 = CommandLine.arguments.first ?? ""
+    var directory = (argument0 as NSString).deletingLastPathComponent
+    for _ in 0..<4 {
+        candidates.append(directory + "/cairn")
+        directory = (directory as NSString).deletingLastPathComponent
+    }
+    candidates.append(FileManager.default.currentDirectoryPath + "/.build/debug/cairn")
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
