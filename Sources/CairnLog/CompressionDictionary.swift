@@ -89,7 +89,7 @@ extension CompressionDictionary {
             var reader = ByteReader(raw)
             do {
                 guard Array(try reader.readBytes(8)) == Self.magic else { throw LogError.corruption("not a Cairn dictionary", path: path, offset: 0) }
-                guard try reader.read(UInt16.self) == 1 else { throw LogError(.unsupportedFormat, "unknown dictionary version", path: path, offset: 8) }
+                let version: UInt16 = try reader.read()
                 let id: UInt16 = try reader.read()
                 let length = Int(try reader.read(UInt32.self))
                 let body = Array(try reader.readBytes(length))
@@ -98,6 +98,7 @@ extension CompressionDictionary {
                 guard stored == CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<end]))), reader.isAtEnd else {
                     throw LogError.corruption("dictionary checksum mismatch", path: path, offset: UInt64(end))
                 }
+                guard version == 1 else { throw LogError(.unsupportedFormat, "dictionary format version \(version)", path: path, offset: 8) }
                 guard id == expected.id, length == Int(expected.length), length <= Self.maximumSize else {
                     throw LogError.corruption("dictionary \(id) of \(length) bytes does not match the manifest's \(expected.id) of \(expected.length)", path: path)
                 }

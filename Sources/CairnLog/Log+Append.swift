@@ -106,7 +106,7 @@ extension Log {
             let size = FrameHeader.size + frame.payload.bytes.count
             let used = state.length + UInt64(buffer.count)
             if used + UInt64(size) > UInt64(options.segmentSize) && used > UInt64(SegmentHeader.size) {
-                try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, sync: true, &state)
+                try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, &state)
                 chunkFrames = 0
                 try roll(&state, firstLSN: frame.lsn)
                 epoch = state.manifest.segments[state.manifest.segments.count - 1].epoch
@@ -115,7 +115,7 @@ extension Log {
             chunkEnd = frame.lsn
             chunkFrames += 1
         }
-        try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, sync: false, &state)
+        try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, &state)
         if codec.currentDictionary == nil, let bytes = codec.trainIfReady() {
             var manifest = state.manifest
             if let dictionary = try addDictionary(bytes, to: &manifest) {
@@ -140,16 +140,15 @@ extension Log {
         buffer.append(contentsOf: payload.bytes)
     }
 
-    /// Writes the buffered `frames` (LSNs up to `last`) at the end of the active segment, syncs
-    /// when asked (before a roll), and publishes them. On failure, cuts the segment back to where
-    /// the chunk began, so that no unacknowledged frame survives, and rethrows.
-    private func writeChunk(_ buffer: inout [UInt8], frames: UInt64, through last: LSN, sync: Bool, _ state: inout WriterState) throws {
+    /// Writes the buffered `frames` (LSNs up to `last`) at the end of the active segment and
+    /// publishes them as written. On failure, tries to cut the segment back to where the chunk
+    /// began (so that no unacknowledged frame survives; the next open cuts any torn rest).
+    private func writeChunk(_ buffer: inout [UInt8], frames: UInt64, through last: LSN, _ state: inout WriterState) throws {
         guard !buffer.isEmpty else { return }
         let start = state.length
         let file = state.segment.file
         do {
             try buffer.withUnsafeBytes { try io.writeAll(file, $0, at: start) }
-            if sync { try io.sync(file) }
         } catch {
             try? io.truncate(file, to: start)
             throw error
@@ -159,7 +158,7 @@ extension Log {
         buffer.removeAll(keepingCapacity: true)
         let target = SyncTarget(segment: state.segment, lsn: last, end: state.length)
         appendState.withLock { $0.syncTarget = target }
-        publish(target, synced: sync)
+        publish(target, synced: false)
     }
 
     /// Records progress and resumes the appends it completes.
@@ -181,8 +180,18 @@ extension Log {
         for waiter in ready { waiter.continuation.resume() }
     }
 
-    /// Seals the active segment (already synced) and starts the next one at `firstLSN`.
+    /// Syncs the active segment, seals it, and starts the next one at `firstLSN`.
     private func roll(_ state: inout WriterState, firstLSN: LSN) throws {
+        // The manifest is about to say the segment is sealed at this length: make it so on disk.
+        let written = SyncTarget(segment: state.segment, lsn: LSN(firstLSN.rawValue - 1), end: state.length)
+        do {
+            try io.sync(state.segment.file)
+        } catch {
+            cutBackToAcknowledged(&state)
+            throw error
+        }
+        publish(written, synced: true)
+
         var manifest = state.manifest
         let activeIndex = manifest.segments.count - 1
         manifest.segments[activeIndex].isSealed = true
@@ -254,15 +263,20 @@ extension Log {
             let failure = error as? LogError ?? LogError(.io, "\(error)", path: target.segment.file.path)
             poison(with: failure)
             try? withWriter { state in
-                guard state.segment.number == target.segment.number,
-                      let end = appendState.withLock({ $0.extents.last(where: { $0.segment.number == target.segment.number })?.end })
-                else { return }
-                try io.truncate(state.segment.file, to: end)
-                state.length = end
+                if state.segment.number == target.segment.number { cutBackToAcknowledged(&state) }
             }
             throw failure
         }
         publish(target, synced: true)
+    }
+
+    /// After a failed sync: cuts the active segment back to the end of its last acknowledged
+    /// frame, best effort (the frames after it were never acknowledged; the next open cuts any
+    /// torn rest).
+    private func cutBackToAcknowledged(_ state: inout WriterState) {
+        let number = state.segment.number
+        guard let end = appendState.withLock({ $0.extents.last(where: { $0.segment.number == number })?.end }) else { return }
+        if (try? io.truncate(state.segment.file, to: end)) != nil { state.length = end }
     }
 
     /// Refuses all further appends and fails every waiting one with `error`.

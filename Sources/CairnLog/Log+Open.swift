@@ -77,8 +77,16 @@ extension Log {
             guard writable && options.createIfMissing else {
                 throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
             }
-            manifest = try createStore(layout: layout, io: io)
+            manifest = try createStore(layout: layout, io: io, maximumFrameSize: options.maximumFrameSize)
         }
+
+        try manifest.checkSupported(path: layout.manifest)
+        if writable && UInt32(options.maximumFrameSize) > manifest.maximumFrameSize {
+            manifest.maximumFrameSize = UInt32(options.maximumFrameSize)
+            manifest.generation += 1
+            try ManifestFile(layout: layout, io: io).write(manifest)
+        }
+        let frameLimit = Int(manifest.maximumFrameSize)
 
         var dictionaries: [CompressionDictionary] = []
         for record in manifest.dictionaries {
@@ -96,7 +104,7 @@ extension Log {
             let scan: SegmentScan
             do {
                 scan = try SegmentScan.scan(segment, layout: layout, io: io, storeID: manifest.storeID,
-                                            maximumFrameSize: options.maximumFrameSize, salvage: salvage, buffer: buffer) { frame in
+                                            maximumFrameSize: frameLimit, salvage: salvage, buffer: buffer) { frame in
                     let record = try codec.record(from: frame, path: path, decode: replay != nil)
                     try replay?(record)
                 }
@@ -149,14 +157,15 @@ extension Log {
                                  length: active.validEnd, frameCount: active.frames)
         }
         let log = Log(layout: layout, options: options, report: report, codec: codec, storeID: manifest.storeID,
-                      lockFile: lock, writer: writer, extents: extents, nextLSN: active.nextLSN)
+                      frameLimit: frameLimit, lockFile: lock, writer: writer, extents: extents, nextLSN: active.nextLSN)
         log.startSyncThread()
         return log
     }
 
-    private static func createStore(layout: StoreLayout, io: any FileIO) throws -> Manifest {
+    private static func createStore(layout: StoreLayout, io: any FileIO, maximumFrameSize: Int) throws -> Manifest {
         let segment = Manifest.Segment(number: 1, epoch: newEpoch(), firstLSN: .first, isSealed: false, length: 0, frameCount: 0)
-        let manifest = Manifest(generation: 1, storeID: UUID(), segments: [segment], dictionaries: [], base: nil)
+        let manifest = Manifest(generation: 1, storeID: UUID(), segments: [segment], dictionaries: [], base: nil,
+                                maximumFrameSize: UInt32(maximumFrameSize))
         let path = layout.path(.segment, 1)
         if io.exists(path) { try io.remove(path) }
         let file = try io.open(path, mode: .createNew)

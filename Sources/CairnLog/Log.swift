@@ -31,6 +31,8 @@ public final class Log: Sendable {
     package let codec: PayloadCodec
     let manifestFile: ManifestFile
     let storeID: UUID
+    /// The largest frame readers accept: the manifest's maximum frame size.
+    let frameLimit: Int
     let lockFile: Mutex<OpenFile?>
     let appendState: Mutex<AppendState>
     /// The active segment and manifest; held by the one task that writes, syncs or rolls.
@@ -39,7 +41,7 @@ public final class Log: Sendable {
     let syncThread = Mutex<SyncThread?>(nil)
 
     init(layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
-         lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN) {
+         frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN) {
         self.layout = layout
         self.directory = layout.directory
         self.options = options
@@ -47,6 +49,7 @@ public final class Log: Sendable {
         self.io = options.fileIO
         self.codec = codec
         self.storeID = storeID
+        self.frameLimit = frameLimit
         self.manifestFile = ManifestFile(layout: layout, io: options.fileIO)
         self.lockFile = Mutex(lockFile)
         self.writer = Mutex(writer)

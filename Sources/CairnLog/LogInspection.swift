@@ -73,11 +73,11 @@ extension LogInspection {
     ///
     /// - Throws: ``LogError`` when there is no store or its manifest cannot be read; damage in
     ///   segments and dictionaries is reported in the result instead.
-    public static func inspect(directory: String, maximumFrameSize: Int = LogOptions().maximumFrameSize) throws -> LogInspection {
-        try inspect(directory: directory, maximumFrameSize: maximumFrameSize, io: PosixFileIO())
+    public static func inspect(directory: String) throws -> LogInspection {
+        try inspect(directory: directory, io: PosixFileIO())
     }
 
-    package static func inspect(directory: String, maximumFrameSize: Int, io: any FileIO) throws -> LogInspection {
+    package static func inspect(directory: String, io: any FileIO) throws -> LogInspection {
         let layout = StoreLayout(directory: directory)
         let segmentNumbers = Set(try io.contentsOfDirectory(layout.directory).compactMap(StoreLayout.parse)
             .filter { $0.kind == .segment }.map(\.number))
@@ -85,6 +85,8 @@ extension LogInspection {
             .read(existingSegments: segmentNumbers, repair: false) else {
             throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
         }
+        try manifest.checkSupported(path: layout.manifest)
+        let maximumFrameSize = Int(manifest.maximumFrameSize)
         var problems: [LogError] = []
         var dictionaries: [CompressionDictionary] = []
         var dictionaryBytes: UInt64 = 0

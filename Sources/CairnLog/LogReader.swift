@@ -89,7 +89,7 @@ extension Log {
     /// acknowledged now.
     public func records(from start: LSN = .first) -> LogReader {
         let extents = appendState.withLock { $0.extents }
-        return LogReader(io: io, codec: codec, extents: extents, maximumFrameSize: options.maximumFrameSize,
+        return LogReader(io: io, codec: codec, extents: extents, maximumFrameSize: frameLimit,
                          salvage: options.recovery == .salvage, from: start)
     }
 }

@@ -25,7 +25,7 @@ extension Log {
         let layout = StoreLayout(directory: directory)
         let lock = try acquireLock(layout, io)
         defer { io.close(lock) }
-        let inspection = try LogInspection.inspect(directory: directory, maximumFrameSize: LogOptions().maximumFrameSize, io: io)
+        let inspection = try LogInspection.inspect(directory: directory, io: io)
         for segment in inspection.segments {
             if case .damaged(let error) = segment.status { throw error }
         }

@@ -59,6 +59,9 @@ package struct Manifest: Equatable, Sendable {
     package var dictionaries: [Dictionary]
     /// The compacted base, when there is one.
     package var base: Base?
+    /// The largest frame payload the store may hold. Readers use it to bound lengths before
+    /// allocating, so it is recorded here rather than left to each opener's options.
+    package var maximumFrameSize: UInt32
 
     /// The active (last, unsealed) segment.
     package var activeSegment: Segment? { segments.last }
@@ -80,6 +83,7 @@ extension Manifest {
         let bodyStart = writer.count
         writer.write(generation)
         writer.write(bytes: withUnsafeBytes(of: storeID.uuid) { Array($0) })
+        writer.write(maximumFrameSize)
         writer.write(UInt32(segments.count))
         for segment in segments {
             writer.write(segment.number)
@@ -122,10 +126,7 @@ extension Manifest {
                     throw corrupt("not a Cairn manifest (bad magic or too short)", 0)
                 }
                 let version: UInt16 = try reader.read()
-                guard version == Self.formatVersion else {
-                    throw LogError(.unsupportedFormat, "manifest format version \(version); this build reads version \(Self.formatVersion)", path: path, offset: 8)
-                }
-                _ = try reader.read(UInt16.self)
+                let flags: UInt16 = try reader.read()
                 let bodyLength = Int(try reader.read(UInt32.self))
                 guard bodyLength <= raw.count - 20 else { throw corrupt("body length \(bodyLength) runs past the end of the file", 12) }
                 let checksumOffset = 16 + bodyLength
@@ -133,11 +134,17 @@ extension Manifest {
                 let stored: UInt32 = try tail.read()
                 let actual = CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<checksumOffset])))
                 guard stored == actual, tail.isAtEnd else { throw corrupt("checksum mismatch", checksumOffset) }
+                // Checked after the checksum, so that a damaged version field reads as damage.
+                guard version == Self.formatVersion else {
+                    throw LogError(.unsupportedFormat, "manifest format version \(version); this build reads version \(Self.formatVersion)", path: path, offset: 8)
+                }
+                guard flags == 0 else { throw LogError(.unsupportedFormat, "manifest flags \(flags) are unknown to this build", path: path, offset: 10) }
 
                 let generation: UInt64 = try reader.read()
                 let idBytes = try reader.readBytes(16)
                 var uuid = UUID().uuid
                 withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: idBytes) }
+                let maximumFrameSize: UInt32 = try reader.read()
                 let segmentCount = Int(try reader.read(UInt32.self))
                 guard segmentCount * 40 <= reader.remaining else { throw corrupt("segment count \(segmentCount) does not fit", reader.offset - 4) }
                 var segments: [Segment] = []
@@ -149,7 +156,9 @@ extension Manifest {
                     let frameCount: UInt64 = try reader.read()
                     let epoch: UInt32 = try reader.read()
                     let sealed: UInt8 = try reader.read()
-                    try reader.skip(3)
+                    guard sealed <= 1, Array(try reader.readBytes(3)) == [0, 0, 0] else {
+                        throw corrupt("segment record \(number) has an invalid state or reserved bytes", reader.offset - 4)
+                    }
                     segments.append(Segment(number: number, epoch: epoch, firstLSN: LSN(firstLSN),
                                             isSealed: sealed == 1, length: length, frameCount: frameCount))
                 }
@@ -164,17 +173,30 @@ extension Manifest {
                     dictionaries.append(Dictionary(id: UInt16(id), length: length, checksum: checksum))
                 }
                 var base: Base?
-                if try reader.read(UInt8.self) == 1 {
+                let hasBase: UInt8 = try reader.read()
+                guard hasBase <= 1 else { throw corrupt("invalid base flag \(hasBase)", reader.offset - 1) }
+                if hasBase == 1 {
                     base = Base(number: try reader.read(), lastLSN: LSN(try reader.read(UInt64.self)),
                                 length: try reader.read(), checksum: try reader.read())
                 }
+                guard reader.offset == checksumOffset else {
+                    throw corrupt("\(checksumOffset - reader.offset) unexpected bytes after the last record", reader.offset)
+                }
                 let manifest = Manifest(generation: generation, storeID: UUID(uuid: uuid), segments: segments,
-                                        dictionaries: dictionaries, base: base)
+                                        dictionaries: dictionaries, base: base, maximumFrameSize: maximumFrameSize)
                 try manifest.checkInvariants(path: path)
                 return manifest
             } catch let overrun as ByteReader.Overrun {
                 throw corrupt("truncated record (\(overrun.wanted) bytes wanted)", overrun.offset)
             }
+        }
+    }
+
+    /// Throws ``LogError/Code/unsupportedFormat`` for what this build cannot read yet: a
+    /// compacted base snapshot (the compaction issue adds it; ignoring it would lose data).
+    package func checkSupported(path: String) throws {
+        if base != nil {
+            throw LogError(.unsupportedFormat, "the store has a compacted base snapshot, which this build cannot read", path: path)
         }
     }
 
@@ -194,5 +216,6 @@ extension Manifest {
             expectedLSN = LSN(segment.firstLSN.rawValue &+ segment.frameCount)
         }
         if Set(dictionaries.map(\.id)).count != dictionaries.count { throw fail("duplicate dictionary ids") }
+        if maximumFrameSize == 0 || maximumFrameSize > UInt32.max - UInt32(FrameHeader.size) { throw fail("maximum frame size \(maximumFrameSize) out of range") }
     }
 }

@@ -77,7 +77,6 @@ package final class PayloadCodec: Sendable {
         }
         let dictionary = policy == .lz4Dictionary ? currentDictionary : nil
         let bound = Int(LZ4_compressBound(Int32(payload.count)))
-        let worthwhile = payload.count - payload.count / 20     // must save at least 5%
         let compressed = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
             let destination = UnsafeMutableRawBufferPointer(buffer)
             if let dictionary {
@@ -91,7 +90,7 @@ package final class PayloadCodec: Sendable {
                     Int32(payload.count), Int32(bound)))
             }
         }
-        guard !compressed.isEmpty, compressed.count <= worthwhile else { return raw() }
+        guard !compressed.isEmpty, compressed.count * 20 <= payload.count * 19 else { return raw() }   // saves at least 5%
         return EncodedPayload(codec: dictionary == nil ? .lz4 : .lz4Dictionary, dictionaryID: dictionary?.id ?? 0,
                               rawLength: UInt32(payload.count), bytes: compressed,
                               checksum: CRC32C.checksum(compressed))

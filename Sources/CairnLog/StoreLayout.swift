@@ -54,8 +54,12 @@ package struct StoreLayout: Sendable {
         return (kind, number)
     }
 
-    /// Whether a name is one of Cairn's temporary files.
+    /// Whether a name is one of Cairn's temporary files: `MANIFEST.tmp`, or a `.tmp` file named
+    /// after a numbered file (a dictionary being written, a side file of `verify --repair`).
     package static func isTemporary(_ name: String) -> Bool {
-        name == "MANIFEST.tmp" || (parse(String(name.dropLast(4))) != nil && name.hasSuffix(".tmp"))
+        guard name.hasSuffix(".tmp") else { return false }
+        if name == "MANIFEST.tmp" { return true }
+        let parts = name.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
+        return parts.count >= 2 && parse(parts[0] + "." + parts[1]) != nil
     }
 }

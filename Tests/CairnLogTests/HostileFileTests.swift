@@ -95,7 +95,7 @@ import Testing
         }
         // A manifest claiming four billion segments, with a valid checksum.
         var huge = original
-        huge.replaceSubrange(40..<44, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        huge.replaceSubrange(44..<48, with: [0xFF, 0xFF, 0xFF, 0xFF])
         let checksum = huge.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(huge.count - 4)]))) }
         withUnsafeBytes(of: checksum.littleEndian) { huge.replaceSubrange((huge.count - 4)..., with: $0) }
         try write(huge, to: manifest)

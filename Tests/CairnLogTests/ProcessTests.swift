@@ -7,7 +7,7 @@ import Testing
 /// A `cairn crash-helper` child process whose output is collected as it comes.
 final class HelperProcess: Sendable {
     let process: Process
-    private let output = OutputBuffer()
+    private let output = Locked<[UInt8]>([])
 
     init(_ arguments: [String]) throws {
         let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
@@ -19,14 +19,14 @@ final class HelperProcess: Sendable {
         process.standardError = FileHandle.nullDevice
         pipe.fileHandleForReading.readabilityHandler = { [output] handle in
             let data = handle.availableData
-            output.bytes.withLock { $0.append(contentsOf: data) }
+            output.withLock { $0.append(contentsOf: data) }
         }
         try process.run()
     }
 
     /// The complete lines printed so far.
     var lines: [String] {
-        let text = output.bytes.withLock { String(decoding: $0, as: UTF8.self) }
+        let text = output.withLock { String(decoding: $0, as: UTF8.self) }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         lines.removeLast()      // an incomplete last line, or the empty string after the final newline
         return lines
@@ -49,11 +49,6 @@ final class HelperProcess: Sendable {
         process.waitUntilExit()
         Thread.sleep(forTimeInterval: 0.01)     // let the reader drain the pipe
     }
-}
-
-/// Bytes a child process printed, appended from the pipe's reading thread.
-final class OutputBuffer: Sendable {
-    let bytes = Mutex<[UInt8]>([])
 }
 
 @Suite(.serialized) struct ProcessTests {

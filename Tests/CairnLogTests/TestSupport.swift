@@ -196,3 +196,11 @@ func cairnExecutable() -> String? {
     candidates.append(FileManager.default.currentDirectoryPath + "/.build/debug/cairn")
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
+
+/// A value shared between tasks and threads in a test, behind a lock.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R: Sendable>(_ body: (inout sending Value) throws -> sending R) rethrows -> R { try mutex.withLock(body) }
+    var value: Value { mutex.withLock { $0 } }
+}
