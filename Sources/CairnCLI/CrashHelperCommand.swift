@@ -1,7 +1,6 @@
 import ArgumentParser
 import CairnLog
 import Glibc
-import Synchronization
 
 /// `cairn crash-helper STORE`: appends until killed, printing `ack LSN ID` for each
 /// acknowledged append. The crash tests kill it with SIGKILL at random moments and check that
@@ -77,6 +76,11 @@ private func emit(_ line: String) {
 
 /// Hands out append numbers 1, 2, 3… to concurrent appenders.
 private final class IDCounter: Sendable {
-    private let value = Atomic<Int>(0)
-    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
+    private let value = Protected(0)
+    func next() -> Int {
+        value.withLock { value in
+            value += 1
+            return value
+        }
+    }
 }

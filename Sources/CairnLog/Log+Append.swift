@@ -203,7 +203,11 @@ extension Log {
                                        isSealed: false, length: 0, frameCount: 0)
         let handle = SegmentHandle(file: try createSegmentFile(segment), number: segment.number, io: io)
         var installed: CompressionDictionary?
-        if let bytes = codec.trainIfReady() { installed = try addDictionary(bytes, to: &manifest) }
+        // Retrain at rolls of segments large enough that a new dictionary file (up to 64 KiB)
+        // is a small cost beside them.
+        if state.length >= UInt64(Self.retrainingSegmentSize), let bytes = codec.trainIfReady() {
+            installed = try addDictionary(bytes, to: &manifest)
+        }
         manifest.segments.append(segment)
         manifest.generation += 1
         try manifestFile.write(manifest)
@@ -290,6 +294,9 @@ extension Log {
         }
         for waiter in waiting { waiter.continuation.resume(throwing: error) }
     }
+
+    /// A dictionary is retrained only at the roll of a segment at least this large.
+    static let retrainingSegmentSize = 1 << 20
 
     /// A random, non-zero segment epoch.
     static func newEpoch() -> UInt32 { UInt32.random(in: 1...UInt32.max) }

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import struct Foundation.UUID
 
 /// A store's append-only log: numbered segment files of checksummed, optionally compressed
@@ -33,12 +32,12 @@ public final class Log: Sendable {
     let storeID: UUID
     /// The largest frame readers accept: the manifest's maximum frame size.
     let frameLimit: Int
-    let lockFile: Mutex<OpenFile?>
-    let appendState: Mutex<AppendState>
+    let lockFile: Protected<OpenFile?>
+    let appendState: Protected<AppendState>
     /// The active segment and manifest; held by the one task that writes, syncs or rolls.
-    let writer: Mutex<WriterState?>
+    let writer: Protected<WriterState?>
     /// Syncs written frames off the cooperative pool (absent in `.none` mode and read-only).
-    let syncThread = Mutex<SyncThread?>(nil)
+    let syncThread = Protected<SyncThread?>(nil)
 
     init(layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
          frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN) {
@@ -51,10 +50,10 @@ public final class Log: Sendable {
         self.storeID = storeID
         self.frameLimit = frameLimit
         self.manifestFile = ManifestFile(layout: layout, io: options.fileIO)
-        self.lockFile = Mutex(lockFile)
-        self.writer = Mutex(writer)
+        self.lockFile = Protected(lockFile)
+        self.writer = Protected(writer)
         let last = LSN(nextLSN.rawValue - 1)
-        self.appendState = Mutex(AppendState(nextLSN: nextLSN, writtenLSN: last, durableLSN: last, extents: extents,
+        self.appendState = Protected(AppendState(nextLSN: nextLSN, writtenLSN: last, durableLSN: last, extents: extents,
                                              lastSync: .now, readOnly: writer == nil))
     }
 

@@ -1,5 +1,4 @@
 import CLZ4
-import Synchronization
 
 /// How the log compresses payloads.
 public enum CompressionPolicy: Sendable, Equatable {
@@ -30,16 +29,16 @@ package final class PayloadCodec: Sendable {
     package static let smallestCompressed = 16
 
     private let policy: CompressionPolicy
-    private let dictionaries: Mutex<[UInt16: CompressionDictionary]>
-    private let current: Mutex<CompressionDictionary?>
-    private let trainer: Mutex<DictionaryTrainer>
-    private let scratch = Mutex<[StreamBox]>([])
+    private let dictionaries: Protected<[UInt16: CompressionDictionary]>
+    private let current: Protected<CompressionDictionary?>
+    private let trainer: Protected<DictionaryTrainer>
+    private let scratch = Protected<[StreamBox]>([])
 
     package init(policy: CompressionPolicy, dictionaries: [CompressionDictionary]) {
         self.policy = policy
-        self.dictionaries = Mutex(Dictionary(uniqueKeysWithValues: dictionaries.map { ($0.id, $0) }))
-        self.current = Mutex(policy == .lz4Dictionary ? dictionaries.max { $0.id < $1.id } : nil)
-        self.trainer = Mutex(DictionaryTrainer())
+        self.dictionaries = Protected(Dictionary(uniqueKeysWithValues: dictionaries.map { ($0.id, $0) }))
+        self.current = Protected(policy == .lz4Dictionary ? dictionaries.max { $0.id < $1.id } : nil)
+        self.trainer = Protected(DictionaryTrainer())
     }
 
     deinit {

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A dedicated thread that syncs written frames, so that the `fdatasync` of a group commit never
 /// blocks a thread of Swift's cooperative pool, and appenders keep queueing frames for the next
@@ -10,21 +9,21 @@ import Synchronization
 /// ``Durability/interval(_:)`` mode it also wakes on its own every interval.
 final class SyncThread: Sendable {
     private let wake = DispatchSemaphore(value: 0)
-    private let stopped = Atomic<Bool>(false)
+    private let stopped = Protected(false)
     private let exited = DispatchSemaphore(value: 0)
 
     /// Starts the thread. `work` runs after each wake-up; returning false ends the thread.
     init(interval: Duration?, work: @escaping @Sendable () -> Bool) {
         let thread = Thread { [self] in
             defer { exited.signal() }
-            while !stopped.load(ordering: .acquiring) {
+            while !stopped.current {
                 if let interval {
                     let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
                     _ = wake.wait(timeout: .now() + .nanoseconds(Int(max(1, nanoseconds))))
                 } else {
                     wake.wait()
                 }
-                if stopped.load(ordering: .acquiring) || !work() { return }
+                if stopped.current || !work() { return }
             }
         }
         thread.name = "cairn-sync"
@@ -36,14 +35,22 @@ final class SyncThread: Sendable {
 
     /// Ends the thread and waits until it has (its current sync, if any, completes first).
     func stop() {
-        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard markStopped() else { return }
         wake.signal()
         exited.wait()
     }
 
     /// Ends the thread without waiting (from `deinit`, which may run on the thread itself).
     func stopSoon() {
-        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard markStopped() else { return }
         wake.signal()
+    }
+
+    /// Sets the stop flag; false when it was already set.
+    private func markStopped() -> Bool {
+        stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
     }
 }

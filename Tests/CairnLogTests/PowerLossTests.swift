@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import CairnLog
 
@@ -7,7 +6,7 @@ import Testing
 /// the copy a power cut would leave: every segment cut to its synced length.
 final class SyncTrackingFileIO: FileIO, Sendable {
     private let base = PosixFileIO()
-    private let synced = Mutex<[String: UInt64]>([:])
+    private let synced = Protected<[String: UInt64]>([:])
 
     /// The synced length of every file synced so far.
     var syncedLengths: [String: UInt64] { synced.withLock { $0 } }
@@ -60,7 +59,7 @@ final class SyncTrackingFileIO: FileIO, Sendable {
         var options = smallSegments(8192)
         options.fileIO = io
         let log = try Log.open(at: store, options: options)
-        let acknowledged = Locked<[LSN: Int]>([:])
+        let acknowledged = Protected<[LSN: Int]>([:])
         let appenders = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for appender in 0..<8 {
@@ -78,7 +77,7 @@ final class SyncTrackingFileIO: FileIO, Sendable {
         var cuts = 0
         while cuts < 40 {
             try await Task.sleep(for: .milliseconds(5))
-            let before = acknowledged.value
+            let before = acknowledged.current
             let copy = directory.store("cut-\(cuts)")
             try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
             // Copying races with the manifest's renames: copy again until a MANIFEST came along.

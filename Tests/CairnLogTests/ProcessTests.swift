@@ -1,13 +1,12 @@
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 @testable import CairnLog
 
 /// A `cairn crash-helper` child process whose output is collected as it comes.
 final class HelperProcess: Sendable {
     let process: Process
-    private let output = Locked<[UInt8]>([])
+    private let output = Protected<[UInt8]>([])
 
     init(_ arguments: [String]) throws {
         let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")

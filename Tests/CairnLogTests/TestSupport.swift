@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 @testable import CairnLog
 
 /// A fresh directory under the system's temporary folder, removed when the value is released.
@@ -103,7 +102,7 @@ final class FaultyFileIO: FileIO, Sendable {
         var fault: Fault = .error(EIO)
         var pendingError: Int32?
     }
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     init() {}
 
@@ -195,12 +194,4 @@ func cairnExecutable() -> String? {
     }
     candidates.append(FileManager.default.currentDirectoryPath + "/.build/debug/cairn")
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
-/// A value shared between tasks and threads in a test, behind a lock.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R: Sendable>(_ body: (inout sending Value) throws -> sending R) rethrows -> R { try mutex.withLock(body) }
-    var value: Value { mutex.withLock { $0 } }
 }
