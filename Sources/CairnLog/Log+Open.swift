@@ -202,7 +202,9 @@ extension Log {
         case .always: interval = nil
         case .interval(let every): interval = every
         }
-        let thread = SyncThread(interval: interval) { [weak self] in
+        let thread = SyncThread(interval: interval, hasWork: { [weak self] in
+            self?.appendState.withLock { state in (state.syncTarget?.lsn ?? .zero) > state.durableLSN } ?? false
+        }) { [weak self] in
             guard let self else { return false }
             try? self.syncWrittenFrames()
             return true

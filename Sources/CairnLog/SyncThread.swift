@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Foundation
 
 /// A dedicated thread that syncs written frames, so that the `fdatasync` of a group commit never
@@ -13,15 +14,24 @@ final class SyncThread: Sendable {
     private let exited = DispatchSemaphore(value: 0)
 
     /// Starts the thread. `work` runs after each wake-up; returning false ends the thread.
-    init(interval: Duration?, work: @escaping @Sendable () -> Bool) {
+    /// Without an interval, the thread first polls `hasWork` for a moment after each sync, so
+    /// that a writer appending again right away is served without a sleep and a wake-up.
+    init(interval: Duration?, hasWork: @escaping @Sendable () -> Bool, work: @escaping @Sendable () -> Bool) {
         let thread = Thread { [self] in
             defer { exited.signal() }
+            let clock = ContinuousClock()
             while !stopped.current {
                 if let interval {
                     let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
                     _ = wake.wait(timeout: .now() + .nanoseconds(Int(max(1, nanoseconds))))
                 } else {
-                    wake.wait()
+                    let deadline = clock.now + Self.pollingTime
+                    var found = hasWork()
+                    while !found && clock.now < deadline {
+                        sched_yield()
+                        found = hasWork()
+                    }
+                    if !found { wake.wait() }
                 }
                 if stopped.current || !work() { return }
             }
@@ -29,6 +39,9 @@ final class SyncThread: Sendable {
         thread.name = "cairn-sync"
         thread.start()
     }
+
+    /// How long the thread polls for more work before it sleeps.
+    static let pollingTime = Duration.microseconds(200)
 
     /// Asks for a sync soon.
     func signal() { wake.signal() }

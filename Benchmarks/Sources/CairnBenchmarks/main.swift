@@ -44,8 +44,18 @@ for size in [200, 4096] {
         }
     }
 }
-report.target("single durable appender ≥ 0.8× raw fdatasync loop (200 B)", met: single200 >= 0.8 * raw200,
-              figure: "\(fixed(single200 / raw200, 2))× (\(Int(single200)) vs \(Int(raw200)) ops/s)")
+// The disk's speed drifts between runs, so the single-appender comparison alternates short runs
+// of the raw loop and of the log, and compares the medians.
+var rawRuns: [Double] = [], logRuns: [Double] = []
+for _ in 0..<(quick ? 3 : 7) {
+    rawRuns.append(try rawSyncLoop(directory: root, size: 200, count: 500))
+    logRuns.append(try await appendRate(directory: root, durability: .always, size: 200, appenders: 1, count: 500))
+}
+let rawMedian = rawRuns.sorted()[rawRuns.count / 2], logMedian = logRuns.sorted()[logRuns.count / 2]
+report.row("alternating runs, raw loop vs 1 durable appender (200 B), medians", "\(Int(rawMedian)) vs \(Int(logMedian)) ops/s",
+           note: "\(rawRuns.count) runs of 500 each")
+report.target("single durable appender ≥ 0.8× raw fdatasync loop (200 B)", met: logMedian >= 0.8 * rawMedian,
+              figure: "\(fixed(logMedian / rawMedian, 2))× (medians of alternating runs; one long run: \(fixed(single200 / raw200, 2))×)")
 report.target("≥ 20k durable appends/s with 64 appenders (200 B)", met: durable64 >= 20_000, figure: "\(Int(durable64)) appends/s")
 report.target("≥ 300k appends/s with .none", met: bestNone >= 300_000, figure: "\(Int(bestNone)) appends/s")
 
