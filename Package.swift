@@ -4,17 +4,19 @@ import PackageDescription
 /// Cairn: an embedded append-only log store for Swift on Linux.
 ///
 /// Modules, each depending only on those before it:
-/// `CLZ4` → `CairnLog` → `CairnCLI` (the `cairn` executable).
+/// `CLZ4` → `CairnLog` → `Cairn` → `CairnCLI` (the `cairn` executable).
 /// `CCairnSupport` is a tiny C target (hardware CRC32C) used by `CairnLog` only.
 let package = Package(
     name: "Cairn",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "CairnLog", targets: ["CairnLog"]),
+        .library(name: "Cairn", targets: ["Cairn"]),
         .executable(name: "cairn", targets: ["CairnCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -27,6 +29,10 @@ let package = Package(
             name: "CairnLog",
             dependencies: ["CLZ4", "CCairnSupport"]
         ),
+        .target(
+            name: "Cairn",
+            dependencies: ["CairnLog", .product(name: "HashTreeCollections", package: "swift-collections")]
+        ),
         .executableTarget(
             name: "CairnCLI",
             dependencies: [
@@ -37,6 +43,10 @@ let package = Package(
         .testTarget(
             name: "CairnLogTests",
             dependencies: ["CairnLog", "CairnCLI"]
+        ),
+        .testTarget(
+            name: "CairnTests",
+            dependencies: ["Cairn"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -50,3 +50,38 @@ package struct ByteReader {
         _ = try readBytes(count)
     }
 }
+
+extension ByteReader {
+    /// Reads an unsigned LEB128 integer (at most 10 bytes).
+    package mutating func readVarint() throws(Overrun) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        let start = offset
+        while true {
+            let byte: UInt8 = try read()
+            guard shift < 64, shift < 63 || byte <= 1 else { throw Overrun(offset: start, wanted: 10) }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    /// Reads a zigzag varint.
+    package mutating func readSignedVarint() throws(Overrun) -> Int64 {
+        let raw = try readVarint()
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    /// Reads a varint that must fit in `Int` and be at most `limit` (for lengths and counts).
+    package mutating func readCount(limit: Int) throws(Overrun) -> Int {
+        let start = offset
+        let value = try readVarint()
+        guard value <= UInt64(limit) else { throw Overrun(offset: start, wanted: Int(clamping: value)) }
+        return Int(value)
+    }
+
+    /// Reads a length-prefixed byte string.
+    package mutating func readLengthPrefixed() throws(Overrun) -> UnsafeRawBufferPointer {
+        try readBytes(try readCount(limit: remaining))
+    }
+}

@@ -42,3 +42,26 @@ package struct ByteWriter {
         bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[range]))) }
     }
 }
+
+extension ByteWriter {
+    /// Appends an unsigned integer in LEB128 form (7 bits a byte, low bits first).
+    package mutating func writeVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            write(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        write(UInt8(value))
+    }
+
+    /// Appends a signed integer as a zigzag varint (small magnitudes take few bytes).
+    package mutating func writeSignedVarint(_ value: Int64) {
+        writeVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    /// Appends a length-prefixed byte string.
+    package mutating func writeLengthPrefixed(_ bytes: some Collection<UInt8>) {
+        writeVarint(UInt64(bytes.count))
+        write(bytes: bytes)
+    }
+}

@@ -18,6 +18,16 @@ extension Log {
     ///   ``LogError/Code/closed`` when appends are refused.
     @discardableResult
     public func append(_ payload: [UInt8]) async throws -> LSN {
+        let lsn = try submit(payload)
+        try await waitUntilAcknowledged(lsn)
+        return lsn
+    }
+
+    /// Queues a payload as the next frame and returns its LSN at once, without waiting for it
+    /// to be acknowledged: a caller that must order its frames (the object graph's saves) takes
+    /// the LSN under its own lock, then waits with ``waitUntilAcknowledged(_:)`` outside it.
+    /// The frame may already be written when this returns (the caller then wrote the queue).
+    public func submit(_ payload: [UInt8]) throws -> LSN {
         guard payload.count <= options.maximumFrameSize else {
             throw LogError(.frameTooLarge, "payload of \(payload.count) bytes exceeds the maximum frame size \(options.maximumFrameSize)", path: directory)
         }
@@ -32,6 +42,13 @@ extension Log {
             return (lsn, true)
         }
         if leads { drainQueue() }
+        return lsn
+    }
+
+    /// Waits until the frame at `lsn` is as durable as ``LogOptions/durability`` says.
+    ///
+    /// - Throws: the failure that prevented it (the log is then poisoned or read-only).
+    public func waitUntilAcknowledged(_ lsn: LSN) async throws {
         try await waitFor(lsn)
         if case .interval(let interval) = options.durability {
             let lagging = appendState.withLock { state in
@@ -39,7 +56,6 @@ extension Log {
             }
             if lagging { try syncWrittenFrames() }
         }
-        return lsn
     }
 
     /// Syncs every frame written so far, whatever the durability mode.

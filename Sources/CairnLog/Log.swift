@@ -29,7 +29,8 @@ public final class Log: Sendable {
     package let io: any FileIO
     package let codec: PayloadCodec
     let manifestFile: ManifestFile
-    let storeID: UUID
+    /// The store's random identity, fixed when it was created (it is in every segment header).
+    public let storeID: UUID
     /// The largest frame readers accept: the manifest's maximum frame size.
     let frameLimit: Int
     let lockFile: Protected<OpenFile?>
@@ -86,6 +87,25 @@ public final class Log: Sendable {
         }
         // An append that failed has already reported its error; close only reports its own.
         try? await waitFor(last)
+        try finishClosing()
+    }
+
+    /// Closes at once, from synchronous code that has no append in flight (opening code).
+    package func closeNow() throws {
+        appendState.withLock { $0.closed = true }
+        try finishClosing()
+    }
+
+    /// Appends and syncs from synchronous code that has no other append in flight: the caller
+    /// writes its own frame and syncs it on its thread.
+    package func appendNow(_ payload: [UInt8]) throws -> LSN {
+        let lsn = try submit(payload)
+        try syncWrittenFrames()
+        if let failure = appendState.withLock({ $0.outcome(of: lsn, .always) }), case .failure(let error) = failure { throw error }
+        return lsn
+    }
+
+    private func finishClosing() throws {
         let thread = syncThread.withLock { thread in
             defer { thread = nil }
             return thread

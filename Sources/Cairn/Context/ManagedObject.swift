@@ -1,0 +1,178 @@
+import Foundation
+
+/// An object of a context: read and change its attributes and relationships by name.
+///
+/// One instance per object ID in a context (the identity map). Values are read live from the
+/// context, so an object of the view context shows every save as soon as it is made.
+///
+/// ```swift
+/// let book = try context.insert("Book")
+/// try book.setValue("Dune", forKey: "title")
+/// try book.setObject(author, forKey: "author")      // author's "books" now holds the book
+/// let title = try book.value(forKey: "title")        // .string("Dune")
+/// ```
+public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
+    /// The object's permanent identity.
+    public let objectID: ObjectID
+    /// Its entity.
+    public let entity: EntityDescription
+    /// The context it belongs to (nil once that context is gone).
+    public weak let context: ObjectContext?
+
+    init(id: ObjectID, entity: EntityDescription, context: ObjectContext) {
+        self.objectID = id
+        self.entity = entity
+        self.context = context
+    }
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    public var description: String { "\(entity.name)(\(objectID))" }
+
+    private func liveContext() throws -> ObjectContext {
+        guard let context else {
+            throw StoreError(.invalidObject, "the context of \(entity.name) \(objectID) is gone", entity: entity.name, objects: [objectID])
+        }
+        return context
+    }
+
+    private func currentValues() throws -> (ObjectContext, [PropertyValue]) {
+        let context = try liveContext()
+        guard let values = context.values(of: objectID) else {
+            throw StoreError(.invalidObject, "\(entity.name) \(objectID) was deleted or does not exist in \(context.name)",
+                             entity: entity.name, objects: [objectID])
+        }
+        return (context, values)
+    }
+
+    private func attributePosition(_ key: String) throws -> Int {
+        guard let position = entity.attributePosition(key) else {
+            let hint = entity.relationshipPosition(key) != nil ? " (it is a relationship)" : ""
+            throw StoreError(.unknownName, "\(entity.name) has no attribute \(key)\(hint)", entity: entity.name, property: key)
+        }
+        return position
+    }
+
+    private func relationshipIndex(_ key: String, toMany: Bool) throws -> Int {
+        guard let index = entity.relationshipPosition(key) else {
+            throw StoreError(.unknownName, "\(entity.name) has no relationship \(key)", entity: entity.name, property: key)
+        }
+        guard entity.relationships[index].isToMany == toMany else {
+            throw StoreError(.typeMismatch, "\(entity.name).\(key) is \(toMany ? "to-one" : "to-many")", entity: entity.name, property: key)
+        }
+        return index
+    }
+
+    // MARK: Attributes
+
+    /// The value of an attribute.
+    ///
+    /// - Throws: ``StoreError/Code/unknownName`` for a name the entity lacks,
+    ///   ``StoreError/Code/invalidObject`` when the object was deleted.
+    public func value(forKey key: String) throws -> Value {
+        let position = try attributePosition(key)
+        guard case .attribute(let value) = try currentValues().1[position] else { return .null }
+        return value
+    }
+
+    /// Sets an attribute.
+    ///
+    /// - Throws: ``StoreError/Code/typeMismatch`` naming entity, property, expected and given
+    ///   type when the value does not fit.
+    public func setValue(_ value: Value, forKey key: String) throws {
+        let position = try attributePosition(key)
+        let attribute = entity.attributes[position]
+        guard value.fits(attribute.type) else {
+            throw StoreError(.typeMismatch, "\(entity.name).\(key) takes \(attribute.type), not \(value.typeName) \(value)",
+                             entity: entity.name, property: key)
+        }
+        let context = try liveContext()
+        try context.setRaw(objectID, position, .attribute(value))
+    }
+
+    /// An attribute's value, or nil when it is nil, unknown, or the object is gone.
+    public subscript(key: String) -> Value? {
+        guard let value = try? value(forKey: key), value != .null else { return nil }
+        return value
+    }
+
+    // MARK: Relationships
+
+    /// The object a to-one relationship points to.
+    public func object(forKey key: String) throws -> ManagedObject? {
+        let index = try relationshipIndex(key, toMany: false)
+        let (context, values) = try currentValues()
+        guard case .toOne(let id?) = values[entity.attributes.count + index] else { return nil }
+        return context.registeredObject(id)
+    }
+
+    /// Points a to-one relationship at `object` (nil clears it); the inverse follows.
+    public func setObject(_ object: ManagedObject?, forKey key: String) throws {
+        let index = try relationshipIndex(key, toMany: false)
+        let context = try liveContext()
+        if let object { try context.checkOwnership(object) }
+        try context.setRelationship(objectID, index, to: object.map { [$0.objectID] } ?? [])
+    }
+
+    /// The objects of a to-many relationship (in order for an ordered one).
+    public func objects(forKey key: String) throws -> [ManagedObject] {
+        let index = try relationshipIndex(key, toMany: true)
+        let (context, values) = try currentValues()
+        return values[entity.attributes.count + index].targets.map(context.registeredObject)
+    }
+
+    /// Replaces the objects of a to-many relationship; inverses follow.
+    public func setObjects(_ objects: [ManagedObject], forKey key: String) throws {
+        let index = try relationshipIndex(key, toMany: true)
+        let context = try liveContext()
+        for object in objects { try context.checkOwnership(object) }
+        try context.setRelationship(objectID, index, to: objects.map(\.objectID))
+    }
+
+    /// Adds an object to a to-many relationship (at the end of an ordered one).
+    public func addObject(_ object: ManagedObject, forKey key: String) throws {
+        try setObjects(try objects(forKey: key) + [object], forKey: key)
+    }
+
+    /// Removes an object from a to-many relationship.
+    public func removeObject(_ object: ManagedObject, forKey key: String) throws {
+        try setObjects(try objects(forKey: key).filter { $0 !== object }, forKey: key)
+    }
+
+    // MARK: State
+
+    /// Whether the object was inserted since its context's last save.
+    public var isInserted: Bool { context?.isInserted(objectID) ?? false }
+    /// Whether it has unsaved changes to existing values.
+    public var isUpdated: Bool { context?.isUpdated(objectID) ?? false }
+    /// Whether it was deleted since the last save.
+    public var isDeleted: Bool { context?.isDeleted(objectID) ?? false }
+    /// Whether it has unsaved changes of any kind.
+    public var hasChanges: Bool { isInserted || isUpdated || isDeleted }
+
+    /// The unsaved values, by property name.
+    public var changedValues: [String: PropertyValue] {
+        guard let context else { return [:] }
+        var result: [String: PropertyValue] = [:]
+        for (position, value) in context.changes(of: objectID) {
+            let name = position < entity.attributes.count
+                ? entity.attributes[position].name : entity.relationships[position - entity.attributes.count].name
+            result[name] = value
+        }
+        return result
+    }
+
+    /// Deletes the object from its context (applying delete rules).
+    public func delete() throws {
+        try liveContext().delete(self)
+    }
+
+    /// Discards the object's unsaved changes to existing values.
+    public func refresh() {
+        context?.state.withLock { state in
+            state.updated[objectID] = nil
+            state.originals[objectID] = nil
+        }
+    }
+}

@@ -1,0 +1,79 @@
+extension ObjectContext {
+    /// The objects that match a request, unsaved changes included (inserted objects that match
+    /// are in, deleted ones out), as Core Data does.
+    ///
+    /// - Throws: ``StoreError`` for an unknown entity or attribute, or a comparison of an
+    ///   attribute with a value of another type.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        try matchingIDs(request).map(registeredObject)
+    }
+
+    /// The first object that matches, in the request's order.
+    public func fetchFirst(_ request: FetchRequest) throws -> ManagedObject? {
+        var request = request
+        request.fetchLimit = 1
+        return try fetch(request).first
+    }
+
+    /// How many objects match (offset and limit applied).
+    public func count(_ request: FetchRequest) throws -> Int {
+        try matchingIDs(request).count
+    }
+
+    /// Whether any object matches.
+    public func exists(_ request: FetchRequest) throws -> Bool {
+        try fetchFirst(request) != nil
+    }
+
+    /// Deletes every object that matches (delete rules apply); returns how many.
+    @discardableResult
+    public func deleteAll(_ request: FetchRequest) throws -> Int {
+        let ids = try matchingIDs(request)
+        for id in ids { try delete(id) }
+        return ids.count
+    }
+
+    /// The IDs of the objects of these entities visible in this context.
+    func visibleIDs(_ entities: Set<Int>) -> Set<ObjectID> {
+        var ids: Set<ObjectID>
+        if let parent {
+            ids = parent.visibleIDs(entities)
+        } else {
+            let snapshot = rootSnapshot
+            ids = Set(entities.flatMap { snapshot.ids(entity: $0, includingSubentities: false) })
+        }
+        state.withLock { state in
+            ids.formUnion(state.inserted.keys.filter { entities.contains($0.entity) })
+            ids.subtract(state.deleted)
+        }
+        return ids
+    }
+
+    private func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        let entity = try model.require(request.entityName)
+        let entities = Set(request.includesSubentities ? [entity.index] + entity.descendants : [entity.index])
+        let predicate = try request.predicate?.compile(for: entity)
+        let sortPositions = try request.sortDescriptors.map { descriptor -> (Int, Bool) in
+            guard let position = entity.attributePosition(descriptor.key) else {
+                throw StoreError(.unknownName, "sort: \(entity.name) has no attribute \(descriptor.key)", entity: entity.name, property: descriptor.key)
+            }
+            return (position, descriptor.ascending)
+        }
+        var rows: [(ObjectID, [PropertyValue])] = []
+        for id in visibleIDs(entities) {
+            guard let values = values(of: id), predicate?.evaluate(values) ?? true else { continue }
+            rows.append((id, values))
+        }
+        rows.sort { lhs, rhs in
+            for (position, ascending) in sortPositions {
+                guard case .attribute(let a) = lhs.1[position], case .attribute(let b) = rhs.1[position] else { continue }
+                let order = Value.order(a, b) ?? .orderedSame
+                if order != .orderedSame { return ascending ? order == .orderedAscending : order == .orderedDescending }
+            }
+            return lhs.0 < rhs.0
+        }
+        let start = min(max(0, request.fetchOffset), rows.count)
+        let end = request.fetchLimit.map { min(rows.count, start + max(0, $0)) } ?? rows.count
+        return rows[start..<end].map(\.0)
+    }
+}

@@ -1,0 +1,109 @@
+import CairnLog
+
+extension ObjectContext {
+    /// Saves the context's changes.
+    ///
+    /// A root context's save validates (required values, relationship counts, `deny` delete
+    /// rules, uniqueness), resolves conflicts with saves made since its snapshot by its
+    /// ``mergePolicy``, appends one change record to the log, waits for the store's durability
+    /// mode, publishes the new state (the view context sees it before `save` returns) and
+    /// notifies the store's observers. A child context's save moves its changes into its parent
+    /// without touching the disk. A save with no changes does nothing.
+    ///
+    /// - Throws: ``StoreError`` (``StoreError/Code/missingValue``,
+    ///   ``StoreError/Code/uniquenessViolation``, ``StoreError/Code/mergeConflict``, …) or a
+    ///   ``LogError``; the changes then stay in the context.
+    public func save() async throws {
+        let (changes, policy) = state.withLock { ($0.takeChanges(), $0.mergePolicy) }
+        guard !changes.isEmpty else { return }
+        do {
+            try validate(changes)
+            if let parent {
+                parent.absorb(changes)
+            } else {
+                _ = try await store.commit(changes, policy: policy)
+                state.withLock { state in
+                    if state.snapshot != nil { state.snapshot = store.snapshot }
+                }
+            }
+        } catch {
+            state.withLock { $0.restore(changes) }
+            throw error
+        }
+    }
+
+    /// The values an object will have once `changes` are saved.
+    private func finalValues(_ id: ObjectID, _ changes: PendingChanges) -> [PropertyValue]? {
+        if let values = changes.inserted[id] { return values }
+        let base = parent.map { $0.values(of: id) } ?? rootSnapshot.record(id)?.values
+        guard var values = base else { return nil }
+        for (position, value) in changes.updated[id] ?? [:] { values[position] = value }
+        return values
+    }
+
+    /// Required values, relationship counts and `deny` rules.
+    private func validate(_ changes: PendingChanges) throws {
+        for id in Set(changes.inserted.keys).union(changes.updated.keys).subtracting(changes.deleted).sorted() {
+            guard let values = finalValues(id, changes) else { continue }
+            let entity = model.descriptions[id.entity]
+            for (position, attribute) in entity.attributes.enumerated()
+            where !attribute.isOptional && !attribute.isTransient && values[position] == .attribute(.null) {
+                throw StoreError(.missingValue, "\(entity.name).\(attribute.name) is required", entity: entity.name,
+                                 property: attribute.name, objects: [id])
+            }
+            for (index, relationship) in entity.relationships.enumerated() {
+                let count = values[entity.attributes.count + index].targets.count
+                if count == 0 && !relationship.isOptional {
+                    throw StoreError(.missingValue, "\(entity.name).\(relationship.name) is required", entity: entity.name,
+                                     property: relationship.name, objects: [id])
+                }
+                guard relationship.isToMany, count > 0 || !relationship.isOptional else { continue }
+                let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
+                guard (minimum...maximum).contains(count) else {
+                    throw StoreError(.countViolation, "\(entity.name).\(relationship.name) holds \(count) objects; it takes \(minimum) to \(maximum == Int.max ? "any number" : String(maximum))",
+                                     entity: entity.name, property: relationship.name, objects: [id])
+                }
+            }
+        }
+        for id in changes.deleted.sorted() {
+            guard let values = finalValues(id, changes) else { continue }
+            let entity = model.descriptions[id.entity]
+            for (index, relationship) in entity.relationships.enumerated() where relationship.deleteRule == .deny {
+                let remaining = values[entity.attributes.count + index].targets.filter { !changes.deleted.contains($0) }
+                if !remaining.isEmpty {
+                    throw StoreError(.deleteDenied, "\(entity.name) \(id) cannot be deleted while \(relationship.name) holds \(remaining.count) object(s)",
+                                     entity: entity.name, property: relationship.name, objects: [id] + remaining)
+                }
+            }
+        }
+    }
+
+    /// Takes a child's saved changes as this context's own unsaved ones.
+    func absorb(_ changes: PendingChanges) {
+        var originals: [ObjectID: ObjectRecord] = [:]
+        if parent == nil {
+            for id in Set(changes.updated.keys).union(changes.deleted) {
+                if let record = baseRecord(id) { originals[id] = record }
+            }
+        }
+        state.withLock { state in
+            for (id, values) in changes.inserted { state.inserted[id] = values }
+            for (id, properties) in changes.updated {
+                if state.inserted[id] != nil {
+                    for (position, value) in properties { state.inserted[id]?[position] = value }
+                } else {
+                    state.updated[id, default: [:]].merge(properties) { _, newer in newer }
+                    if state.originals[id] == nil, let original = originals[id] { state.originals[id] = original }
+                }
+            }
+            for id in changes.deleted {
+                if state.inserted.removeValue(forKey: id) != nil {
+                    state.discarded.insert(id)
+                } else {
+                    state.deleted.insert(id)
+                    if state.originals[id] == nil, let original = originals[id] { state.originals[id] = original }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+import CairnLog
+
+/// A scratch pad of objects over a store, as Core Data's managed object context.
+///
+/// - The store's ``Store/viewContext`` reads the latest committed state and follows every save.
+/// - A background context (``Store/newBackgroundContext(name:)``) reads the snapshot of the
+///   moment it was made, plus its own changes, until it saves or ``refresh()`` is called.
+/// - A child context (``newChildContext(name:)``) reads through to its parent, unsaved changes
+///   included; its ``save()`` pushes its changes into the parent without touching the disk.
+///
+/// Concurrency: a context is `Sendable` and each call is atomic, but a context is a unit of work:
+/// use it from one task at a time (where Core Data uses `perform`), and give concurrent work
+/// contexts of its own. The store and different contexts may be used from any task at once.
+public final class ObjectContext: Sendable, CustomStringConvertible {
+    /// The store the context reads and saves to.
+    public let store: Store
+    /// The context a child context saves into; nil for a root context.
+    public let parent: ObjectContext?
+    /// A name for messages and debugging.
+    public let name: String
+    /// Whether the context reads the store's latest state (the view context).
+    let followsStore: Bool
+    let state: Protected<ContextState>
+
+    init(store: Store, parent: ObjectContext?, name: String, followsStore: Bool) {
+        self.store = store
+        self.parent = parent
+        self.name = name
+        self.followsStore = followsStore
+        var initial = ContextState()
+        if parent == nil && !followsStore { initial.snapshot = store.snapshot }
+        self.state = Protected(initial)
+    }
+
+    public var description: String { "ObjectContext(\(name))" }
+
+    /// The model of the store.
+    public var model: Model { store.model }
+
+    /// How saves resolve conflicts. Default ``MergePolicy/error``.
+    public var mergePolicy: MergePolicy {
+        get { state.withLock { $0.mergePolicy } }
+        set { state.withLock { $0.mergePolicy = newValue } }
+    }
+
+    /// A child context: it sees this context's unsaved changes; its saves go into this context.
+    public func newChildContext(name: String = "child") -> ObjectContext {
+        ObjectContext(store: store, parent: self, name: name, followsStore: false)
+    }
+
+    /// Whether the context has unsaved changes.
+    public var hasChanges: Bool { state.withLock { $0.hasChanges } }
+
+    /// The objects inserted, updated and deleted since the last save.
+    public var insertedObjects: Set<ManagedObject> { objects(state.withLock { Set($0.inserted.keys) }) }
+    public var updatedObjects: Set<ManagedObject> {
+        objects(state.withLock { state in Set(state.updated.keys).subtracting(state.deleted).subtracting(state.inserted.keys) })
+    }
+    public var deletedObjects: Set<ManagedObject> { objects(state.withLock { $0.deleted }) }
+
+    private func objects(_ ids: Set<ObjectID>) -> Set<ManagedObject> { Set(ids.map(registeredObject)) }
+
+    // MARK: Reading
+
+    /// The snapshot a root context reads.
+    var rootSnapshot: StoreSnapshot { state.withLock { $0.snapshot } ?? store.snapshot }
+
+    /// The committed record an object had in this root context's snapshot.
+    func baseRecord(_ id: ObjectID) -> ObjectRecord? {
+        parent?.baseRecord(id) ?? rootSnapshot.record(id)
+    }
+
+    /// The values of an object as this context sees them; nil when it does not exist here.
+    func values(of id: ObjectID) -> [PropertyValue]? {
+        enum Local { case gone, new([PropertyValue]), changed([Int: PropertyValue]?) }
+        let local = state.withLock { state -> Local in
+            if state.deleted.contains(id) || state.discarded.contains(id) { return .gone }
+            if let values = state.inserted[id] { return .new(values) }
+            return .changed(state.updated[id])
+        }
+        switch local {
+        case .gone: return nil
+        case .new(let values): return values
+        case .changed(let changes):
+            let base = parent.map { $0.values(of: id) } ?? rootSnapshot.record(id)?.values
+            guard var values = base else { return nil }
+            for (position, value) in changes ?? [:] { values[position] = value }
+            return values
+        }
+    }
+
+    /// The one object instance of an ID in this context.
+    func registeredObject(_ id: ObjectID) -> ManagedObject {
+        state.withLock { state in
+            if let object = state.registered[id] { return object }
+            let object = ManagedObject(id: id, entity: store.model.descriptions[id.entity], context: self)
+            state.registered[id] = object
+            return object
+        }
+    }
+
+    /// The object with this ID, if it exists in this context.
+    public func object(with id: ObjectID) -> ManagedObject? {
+        guard id.entity >= 0, id.entity < model.descriptions.count, values(of: id) != nil else { return nil }
+        return registeredObject(id)
+    }
+
+    /// Whether the object was inserted, or deleted, in this context since its last save.
+    func isInserted(_ id: ObjectID) -> Bool { state.withLock { $0.inserted[id] != nil } }
+    func isDeleted(_ id: ObjectID) -> Bool { state.withLock { $0.deleted.contains(id) || $0.discarded.contains(id) } }
+    func isUpdated(_ id: ObjectID) -> Bool { state.withLock { $0.updated[id] != nil && !$0.deleted.contains(id) } }
+    func changes(of id: ObjectID) -> [Int: PropertyValue] {
+        state.withLock { $0.inserted[id].map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0, $1) }) } ?? $0.updated[id] ?? [:] }
+    }
+
+    // MARK: Changing
+
+    /// Inserts a new object of an entity, with the attributes' default values.
+    ///
+    /// - Throws: ``StoreError`` for an unknown or abstract entity.
+    @discardableResult
+    public func insert(_ entityName: String) throws -> ManagedObject {
+        let entity = try model.require(entityName)
+        guard !entity.isAbstract else {
+            throw StoreError(.abstractEntity, "\(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
+        }
+        let id = ObjectID(entity: entity.index, key: store.reserveKey())
+        let values = entity.attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
+            + entity.relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
+        state.withLock { $0.inserted[id] = values }
+        return registeredObject(id)
+    }
+
+    /// Sets one property's raw value, recording the change (no inverse maintenance).
+    func setRaw(_ id: ObjectID, _ position: Int, _ value: PropertyValue) throws {
+        let original = parent == nil ? baseRecord(id) : nil
+        let exists = values(of: id) != nil
+        try state.withLock { state in
+            if state.inserted[id] != nil {
+                state.inserted[id]?[position] = value
+                return
+            }
+            guard exists else {
+                throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
+            }
+            if state.originals[id] == nil, let original { state.originals[id] = original }
+            state.updated[id, default: [:]][position] = value
+        }
+    }
+
+    /// Sets a relationship to `targets`, keeping the inverse relationship in step.
+    func setRelationship(_ id: ObjectID, _ relationshipIndex: Int, to targets: [ObjectID]) throws {
+        let entity = model.descriptions[id.entity]
+        let relationship = entity.relationships[relationshipIndex]
+        let position = entity.attributes.count + relationshipIndex
+        guard let current = values(of: id) else {
+            throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
+        }
+        let destination = model.descriptions[entity.destinations[relationshipIndex]]
+        var unique: [ObjectID] = []
+        for target in targets where !unique.contains(target) {
+            guard target.entity == destination.index || destination.descendants.contains(target.entity) else {
+                throw StoreError(.typeMismatch, "\(entity.name).\(relationship.name) takes \(destination.name) objects, not \(model.descriptions[target.entity].name)",
+                                 entity: entity.name, property: relationship.name, objects: [target])
+            }
+            guard values(of: target) != nil else {
+                throw StoreError(.invalidObject, "object \(target) was deleted or does not exist in \(name)",
+                                 entity: entity.name, property: relationship.name, objects: [target])
+            }
+            unique.append(target)
+        }
+        guard relationship.isToMany || unique.count <= 1 else {
+            throw StoreError(.typeMismatch, "\(entity.name).\(relationship.name) is to-one", entity: entity.name, property: relationship.name)
+        }
+        let old = current[position].targets
+        let value: PropertyValue = relationship.isToMany ? .toMany(relationship.isOrdered ? unique : unique.sorted()) : .toOne(unique.first)
+        try setRaw(id, position, value)
+        guard let inverseIndex = entity.inverses[relationshipIndex] else { return }
+        for target in old where !unique.contains(target) { try unlink(target, inverseIndex, from: id) }
+        for target in unique where !old.contains(target) { try link(target, inverseIndex, to: id) }
+    }
+
+    /// Adds `object` to `target`'s relationship at `relationshipIndex` (an inverse), taking
+    /// `target` away from a previous holder of a to-one inverse.
+    private func link(_ target: ObjectID, _ relationshipIndex: Int, to object: ObjectID) throws {
+        let entity = model.descriptions[target.entity]
+        let position = entity.attributes.count + relationshipIndex
+        guard let values = values(of: target) else { return }
+        switch values[position] {
+        case .toMany(let ids):
+            if !ids.contains(object) {
+                try setRaw(target, position, .toMany(entity.relationships[relationshipIndex].isOrdered ? ids + [object] : (ids + [object]).sorted()))
+            }
+        case .toOne(let previous):
+            guard previous != object else { return }
+            if let previous, let back = entity.inverses[relationshipIndex] {
+                try unlink(previous, back, from: target)
+            }
+            try setRaw(target, position, .toOne(object))
+        case .attribute:
+            return
+        }
+    }
+
+    /// Removes `object` from `target`'s relationship at `relationshipIndex` (an inverse).
+    private func unlink(_ target: ObjectID, _ relationshipIndex: Int, from object: ObjectID) throws {
+        let entity = model.descriptions[target.entity]
+        let position = entity.attributes.count + relationshipIndex
+        guard let values = values(of: target) else { return }
+        switch values[position] {
+        case .toMany(let ids) where ids.contains(object): try setRaw(target, position, .toMany(ids.filter { $0 != object }))
+        case .toOne(object): try setRaw(target, position, .toOne(nil))
+        default: return
+        }
+    }
+
+    /// Deletes an object, applying its relationships' delete rules (nullify, cascade; deny is
+    /// checked when saving).
+    public func delete(_ object: ManagedObject) throws {
+        try checkOwnership(object)
+        try delete(object.objectID)
+    }
+
+    func delete(_ id: ObjectID) throws {
+        guard let values = values(of: id) else { return }
+        let entity = model.descriptions[id.entity]
+        let original = parent == nil ? baseRecord(id) : nil
+        state.withLock { state in
+            if state.inserted.removeValue(forKey: id) != nil {
+                state.discarded.insert(id)
+            } else {
+                state.deleted.insert(id)
+                if state.originals[id] == nil, let original { state.originals[id] = original }
+            }
+        }
+        for (index, relationship) in entity.relationships.enumerated() {
+            let targets = values[entity.attributes.count + index].targets
+            guard !targets.isEmpty else { continue }
+            switch relationship.deleteRule {
+            case .nullify:
+                if let inverse = entity.inverses[index] { for target in targets { try unlink(target, inverse, from: id) } }
+            case .cascade:
+                if let inverse = entity.inverses[index] { for target in targets { try unlink(target, inverse, from: id) } }
+                for target in targets { try delete(target) }
+            case .deny, .noAction:
+                continue
+            }
+        }
+    }
+
+    /// Throws unless `object` belongs to this context.
+    func checkOwnership(_ object: ManagedObject) throws {
+        guard object.context === self else {
+            throw StoreError(.invalidObject, "object \(object.objectID) belongs to another context", objects: [object.objectID])
+        }
+    }
+
+    /// Discards every unsaved change.
+    public func rollback() {
+        state.withLock { state in _ = state.takeChanges() }
+    }
+
+    /// Discards unsaved changes and forgets every object handed out, and moves a root context
+    /// to the store's latest state.
+    public func reset() {
+        state.withLock { state in
+            _ = state.takeChanges()
+            state.registered = [:]
+            if state.snapshot != nil { state.snapshot = store.snapshot }
+        }
+    }
+
+    /// Moves a root background context to the store's latest state, keeping unsaved changes.
+    public func refresh() {
+        state.withLock { state in
+            if state.snapshot != nil { state.snapshot = store.snapshot }
+        }
+    }
+}

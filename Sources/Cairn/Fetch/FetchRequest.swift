@@ -1,0 +1,47 @@
+/// An order on an attribute.
+public struct SortDescriptor: Sendable, Hashable {
+    /// The attribute's name.
+    public var key: String
+    /// Ascending (nil first) or descending.
+    public var ascending: Bool
+
+    /// Sorts by `key`.
+    public init(_ key: String, ascending: Bool = true) {
+        self.key = key
+        self.ascending = ascending
+    }
+}
+
+/// What to fetch: objects of an entity that match a predicate, in an order, a page of them.
+///
+/// ```swift
+/// var request = FetchRequest("Book", predicate: .compare("year", .greater, 1990))
+/// request.sortDescriptors = [SortDescriptor("year", ascending: false), SortDescriptor("title")]
+/// request.fetchLimit = 20
+/// let books = try context.fetch(request)
+/// ```
+public struct FetchRequest: Sendable, Hashable {
+    /// The entity's name.
+    public var entityName: String
+    /// Which objects (nil: all).
+    public var predicate: Predicate?
+    /// Their order (ties keep a stable order by object ID).
+    public var sortDescriptors: [SortDescriptor]
+    /// How many matching objects to skip.
+    public var fetchOffset: Int
+    /// How many to return at most (nil: all).
+    public var fetchLimit: Int?
+    /// Whether objects of sub-entities count (default true, as in Core Data).
+    public var includesSubentities: Bool
+
+    /// A request for objects of an entity.
+    public init(_ entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+                fetchOffset: Int = 0, fetchLimit: Int? = nil, includesSubentities: Bool = true) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchOffset = fetchOffset
+        self.fetchLimit = fetchLimit
+        self.includesSubentities = includesSubentities
+    }
+}

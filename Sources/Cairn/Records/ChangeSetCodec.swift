@@ -1,0 +1,194 @@
+import CairnLog
+import Foundation
+
+/// The binary form of a ``ChangeSet`` (docs/FORMAT.md, "Change records").
+///
+/// All integers are LEB128 varints unless said otherwise; a value is a tag byte and its bytes.
+/// Decoding checks every entity index, property position and value kind against the model, so
+/// a damaged or foreign record is refused with the LSN rather than applied.
+enum ChangeSetCodec {
+    struct Problem: Error {
+        var message: String
+    }
+
+    enum Tag: UInt8 {
+        case null = 0, string, integer, double, float, decimal, falseValue, trueValue, date, binary, uuid, uri
+        case noObject, object, objects
+    }
+
+    static func encode(_ changes: ChangeSet, into writer: inout ByteWriter) {
+        writer.writeVarint(UInt64(changes.inserts.count))
+        for insert in changes.inserts {
+            write(insert.id, &writer)
+            for value in insert.values { write(value, &writer) }
+        }
+        writer.writeVarint(UInt64(changes.updates.count))
+        for update in changes.updates {
+            write(update.id, &writer)
+            writer.writeVarint(UInt64(update.changes.count))
+            for change in update.changes {
+                writer.writeVarint(UInt64(change.position))
+                write(change.value, &writer)
+            }
+        }
+        writer.writeVarint(UInt64(changes.deletes.count))
+        for id in changes.deletes { write(id, &writer) }
+    }
+
+    static func decode(_ reader: inout ByteReader, model: Model) throws -> ChangeSet {
+        var changes = ChangeSet()
+        let insertCount = try reader.readCount(limit: reader.remaining)
+        for _ in 0..<insertCount {
+            let id = try readID(&reader, model: model)
+            let entity = model.descriptions[id.entity]
+            guard !entity.isAbstract else { throw Problem(message: "insert of abstract entity \(entity.name)") }
+            var values: [PropertyValue] = []
+            values.reserveCapacity(entity.propertyCount)
+            for position in 0..<entity.propertyCount {
+                values.append(try readValue(&reader, model: model, entity: entity, position: position))
+            }
+            changes.inserts.append(.init(id: id, values: values))
+        }
+        let updateCount = try reader.readCount(limit: reader.remaining)
+        for _ in 0..<updateCount {
+            let id = try readID(&reader, model: model)
+            let entity = model.descriptions[id.entity]
+            let count = try reader.readCount(limit: entity.propertyCount)
+            var updates: [PropertyChange] = []
+            for _ in 0..<count {
+                let position = try reader.readCount(limit: entity.propertyCount - 1)
+                updates.append(PropertyChange(position: position, value: try readValue(&reader, model: model, entity: entity, position: position)))
+            }
+            changes.updates.append(.init(id: id, changes: updates))
+        }
+        let deleteCount = try reader.readCount(limit: reader.remaining)
+        for _ in 0..<deleteCount { changes.deletes.append(try readID(&reader, model: model)) }
+        return changes
+    }
+
+    private static func write(_ id: ObjectID, _ writer: inout ByteWriter) {
+        writer.writeVarint(UInt64(id.entity))
+        writer.writeVarint(id.key)
+    }
+
+    private static func readID(_ reader: inout ByteReader, model: Model) throws -> ObjectID {
+        let entity = try reader.readVarint()
+        guard entity < UInt64(model.descriptions.count) else { throw Problem(message: "entity index \(entity) is not in the model") }
+        return ObjectID(entity: Int(entity), key: try reader.readVarint())
+    }
+
+    private static func write(_ value: PropertyValue, _ writer: inout ByteWriter) {
+        switch value {
+        case .attribute(let attribute): write(attribute, &writer)
+        case .toOne(nil): writer.write(Tag.noObject.rawValue)
+        case .toOne(let id?):
+            writer.write(Tag.object.rawValue)
+            write(id, &writer)
+        case .toMany(let ids):
+            writer.write(Tag.objects.rawValue)
+            writer.writeVarint(UInt64(ids.count))
+            for id in ids { write(id, &writer) }
+        }
+    }
+
+    private static func write(_ value: Value, _ writer: inout ByteWriter) {
+        switch value {
+        case .null: writer.write(Tag.null.rawValue)
+        case .string(let text):
+            writer.write(Tag.string.rawValue)
+            writer.writeLengthPrefixed(Array(text.utf8))
+        case .integer(let number):
+            writer.write(Tag.integer.rawValue)
+            writer.writeSignedVarint(number)
+        case .double(let number):
+            writer.write(Tag.double.rawValue)
+            writer.write(number.bitPattern)
+        case .float(let number):
+            writer.write(Tag.float.rawValue)
+            writer.write(number.bitPattern)
+        case .decimal(let number):
+            writer.write(Tag.decimal.rawValue)
+            writer.writeLengthPrefixed(Array(number.description.utf8))
+        case .bool(let flag): writer.write((flag ? Tag.trueValue : Tag.falseValue).rawValue)
+        case .date(let date):
+            writer.write(Tag.date.rawValue)
+            writer.write(date.timeIntervalSince1970.bitPattern)
+        case .binary(let bytes):
+            writer.write(Tag.binary.rawValue)
+            writer.writeLengthPrefixed(bytes)
+        case .uuid(let id):
+            writer.write(Tag.uuid.rawValue)
+            writer.write(bytes: withUnsafeBytes(of: id.uuid) { Array($0) })
+        case .uri(let text):
+            writer.write(Tag.uri.rawValue)
+            writer.writeLengthPrefixed(Array(text.utf8))
+        }
+    }
+
+    private static func readValue(_ reader: inout ByteReader, model: Model, entity: EntityDescription, position: Int) throws -> PropertyValue {
+        let tagByte: UInt8 = try reader.read()
+        guard let tag = Tag(rawValue: tagByte) else { throw Problem(message: "unknown value tag \(tagByte)") }
+        if position < entity.attributes.count {
+            let attribute = entity.attributes[position]
+            let value = try readAttribute(tag, &reader)
+            guard value.fits(attribute.type) else {
+                throw Problem(message: "\(entity.name).\(attribute.name) holds a \(value.typeName), not a \(attribute.type)")
+            }
+            return .attribute(value)
+        }
+        let index = position - entity.attributes.count
+        let relationship = entity.relationships[index]
+        let destination = model.descriptions[entity.destinations[index]]
+        func target() throws -> ObjectID {
+            let id = try readID(&reader, model: model)
+            guard id.entity == destination.index || destination.descendants.contains(id.entity) else {
+                throw Problem(message: "\(entity.name).\(relationship.name) points to a \(model.descriptions[id.entity].name)")
+            }
+            return id
+        }
+        switch (tag, relationship.isToMany) {
+        case (.noObject, false): return .toOne(nil)
+        case (.object, false): return .toOne(try target())
+        case (.objects, true):
+            let count = try reader.readCount(limit: reader.remaining)
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(count)
+            for _ in 0..<count { ids.append(try target()) }
+            return .toMany(ids)
+        default:
+            throw Problem(message: "\(entity.name).\(relationship.name) holds a value of the wrong kind (tag \(tagByte))")
+        }
+    }
+
+    private static func readAttribute(_ tag: Tag, _ reader: inout ByteReader) throws -> Value {
+        func text() throws -> String {
+            let bytes = try reader.readLengthPrefixed()
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw Problem(message: "invalid UTF-8 in a string") }
+            return text
+        }
+        switch tag {
+        case .null: return .null
+        case .string: return .string(try text())
+        case .integer: return .integer(try reader.readSignedVarint())
+        case .double: return .double(Double(bitPattern: try reader.read()))
+        case .float: return .float(Float(bitPattern: try reader.read()))
+        case .decimal:
+            let description = try text()
+            guard let number = Decimal(string: description, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw Problem(message: "invalid decimal \(description)")
+            }
+            return .decimal(number)
+        case .falseValue: return .bool(false)
+        case .trueValue: return .bool(true)
+        case .date: return .date(Date(timeIntervalSince1970: Double(bitPattern: try reader.read())))
+        case .binary: return .binary(Array(try reader.readLengthPrefixed()))
+        case .uuid:
+            let bytes = try reader.readBytes(16)
+            var uuid = UUID().uuid
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
+            return .uuid(UUID(uuid: uuid))
+        case .uri: return .uri(try text())
+        case .noObject, .object, .objects: throw Problem(message: "a relationship value where an attribute value belongs")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import CairnLog
+import Foundation
+
+/// What one log frame of a Cairn store holds: the model, or one save's changes.
+///
+/// ```
+/// model record:   0x01, version (u8, 1), the model in Cairn's JSON model format
+/// change record:  0x02, version (u8, 1), inserts, updates, deletes (docs/FORMAT.md)
+/// ```
+enum StoreRecord: Sendable, Equatable {
+    case model(Model)
+    case changes(ChangeSet)
+
+    static let modelKind: UInt8 = 1
+    static let changesKind: UInt8 = 2
+    static let version: UInt8 = 1
+
+    /// The record's bytes.
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: 256)
+        switch self {
+        case .model(let model):
+            writer.write(Self.modelKind)
+            writer.write(Self.version)
+            writer.write(bytes: model.jsonData(pretty: false))
+        case .changes(let changes):
+            writer.write(Self.changesKind)
+            writer.write(Self.version)
+            ChangeSetCodec.encode(changes, into: &writer)
+        }
+        return writer.bytes
+    }
+
+    /// Parses a record of the frame at `lsn`, checking a change record against `model`.
+    static func decode(_ bytes: [UInt8], lsn: LSN, model: Model?) throws -> StoreRecord {
+        func damaged(_ message: String) -> StoreError {
+            StoreError(.corruptRecord, "record at LSN \(lsn): \(message)", lsn: lsn)
+        }
+        guard bytes.count >= 2 else { throw damaged("too short") }
+        guard bytes[1] == version else {
+            throw StoreError(.unsupportedFormat, "record at LSN \(lsn) has version \(bytes[1]); this build reads \(version)", lsn: lsn)
+        }
+        switch bytes[0] {
+        case modelKind:
+            do {
+                return .model(try Model(jsonData: Data(bytes[2...])))
+            } catch {
+                throw damaged("the stored model does not load: \(error)")
+            }
+        case changesKind:
+            guard let model else { throw damaged("a change record comes before any model record") }
+            return .changes(try bytes.withUnsafeBytes { raw in
+                var reader = ByteReader(raw, offset: 2)
+                do {
+                    let changes = try ChangeSetCodec.decode(&reader, model: model)
+                    guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the last change") }
+                    return changes
+                } catch let overrun as ByteReader.Overrun {
+                    throw damaged("truncated at byte \(overrun.offset)")
+                } catch let problem as ChangeSetCodec.Problem {
+                    throw damaged(problem.message)
+                }
+            })
+        default:
+            throw damaged("unknown record kind \(bytes[0])")
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/// An entity as a model resolved it: inherited properties included, relationships linked to
+/// their destinations and inverses, positions fixed for encoding.
+public final class EntityDescription: Sendable, CustomStringConvertible {
+    /// The position of the entity in ``Model/entities`` (sorted by name).
+    public let index: Int
+    /// The entity as declared.
+    public let entity: Entity
+    /// All attributes, inherited ones first (the parent's order, then this entity's).
+    public let attributes: [Attribute]
+    /// All relationships, inherited ones first.
+    public let relationships: [Relationship]
+    /// The parent's index.
+    public let parentIndex: Int?
+    /// Every entity below this one, at any depth.
+    public let descendants: [Int]
+    /// Uniqueness constraints that apply to this entity (its own and its ancestors'), as
+    /// attribute positions, each named by the entity that declared it.
+    public let uniqueness: [UniquenessConstraint]
+    /// For each relationship, the destination entity's index and the inverse's position there.
+    let destinations: [Int]
+    let inverses: [Int?]
+    let attributePositions: [String: Int]
+    let relationshipPositions: [String: Int]
+
+    init(index: Int, entity: Entity, attributes: [Attribute], relationships: [Relationship], parentIndex: Int?,
+         descendants: [Int], uniqueness: [UniquenessConstraint], destinations: [Int], inverses: [Int?]) {
+        self.index = index
+        self.entity = entity
+        self.attributes = attributes
+        self.relationships = relationships
+        self.parentIndex = parentIndex
+        self.descendants = descendants
+        self.uniqueness = uniqueness
+        self.destinations = destinations
+        self.inverses = inverses
+        attributePositions = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        relationshipPositions = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The entity's name.
+    public var name: String { entity.name }
+    /// Whether objects of exactly this entity can exist.
+    public var isAbstract: Bool { entity.isAbstract }
+    /// The number of properties (attributes then relationships) a record of this entity holds.
+    public var propertyCount: Int { attributes.count + relationships.count }
+
+    /// The position of an attribute.
+    public func attributePosition(_ name: String) -> Int? { attributePositions[name] }
+    /// The position of a relationship.
+    public func relationshipPosition(_ name: String) -> Int? { relationshipPositions[name] }
+
+    public var description: String { name }
+}
+
+/// A set of attributes whose values no two objects of an entity hierarchy may share.
+public struct UniquenessConstraint: Sendable, Hashable {
+    /// The entity that declared it (objects of it and of its descendants are checked together).
+    public var owner: Int
+    /// Its number among the owner's constraints.
+    public var number: Int
+    /// The attributes' positions (the same in the owner and all its descendants).
+    public var positions: [Int]
+    /// The attributes' names.
+    public var names: [String]
+}

@@ -1,0 +1,61 @@
+/// A schema: the entities of a store, checked and resolved.
+///
+/// ```swift
+/// let model = try Model {
+///     Entity("Author") {
+///         Attribute("name", .string, optional: false)
+///         Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)
+///         Unique("name")
+///     }
+///     Entity("Book") {
+///         Attribute("title", .string, optional: false)
+///         Relationship("author", to: "Author", inverse: "books")
+///     }
+/// }
+/// ```
+///
+/// Building a model checks it: unknown destinations, inverses that do not point back, duplicate
+/// names, constraints on unknown attributes and defaults of the wrong type throw a
+/// ``ModelError`` naming the entity and property.
+public struct Model: Sendable, Hashable, CustomStringConvertible {
+    /// The entities, sorted by name. An entity's position here is its index.
+    public let entities: [Entity]
+    /// The resolved entities, in the same order.
+    public let descriptions: [EntityDescription]
+    private let positions: [String: Int]
+
+    /// Builds and checks a model.
+    public init(_ entities: [Entity]) throws(ModelError) {
+        let sorted = entities.sorted { $0.name < $1.name }
+        self.entities = sorted
+        var positions: [String: Int] = [:]
+        for (index, entity) in sorted.enumerated() {
+            guard Self.isValidName(entity.name) else { throw ModelError(.invalidName, "entity name \"\(entity.name)\" is not valid", entity: entity.name) }
+            guard positions.updateValue(index, forKey: entity.name) == nil else {
+                throw ModelError(.duplicateName, "two entities are named \(entity.name)", entity: entity.name)
+            }
+        }
+        self.positions = positions
+        self.descriptions = try ModelResolver(entities: sorted, positions: positions).resolve()
+    }
+
+    /// Builds and checks a model written with the result-builder syntax.
+    public init(@ModelBuilder _ content: () -> [Entity]) throws(ModelError) {
+        try self.init(content())
+    }
+
+    /// The resolved entity with this name.
+    public func entity(named name: String) -> EntityDescription? {
+        positions[name].map { descriptions[$0] }
+    }
+
+    public static func == (lhs: Model, rhs: Model) -> Bool { lhs.entities == rhs.entities }
+    public func hash(into hasher: inout Hasher) { hasher.combine(entities) }
+
+    public var description: String { "Model(" + entities.map(\.name).joined(separator: ", ") + ")" }
+
+    static func isValidName(_ name: String) -> Bool {
+        guard let first = name.first, first.isLetter || first == "_" else { return false }
+        return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+    }
+}

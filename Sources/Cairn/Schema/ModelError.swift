@@ -1,0 +1,43 @@
+/// A model that cannot work: names the entity and property at fault.
+public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of mistake.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let duplicateName = Code(rawValue: "duplicate name")
+        public static let invalidName = Code(rawValue: "invalid name")
+        public static let unknownParent = Code(rawValue: "unknown parent entity")
+        public static let inheritanceCycle = Code(rawValue: "inheritance cycle")
+        public static let unknownDestination = Code(rawValue: "unknown destination entity")
+        public static let invalidInverse = Code(rawValue: "invalid inverse")
+        public static let unknownConstraintAttribute = Code(rawValue: "unknown attribute in uniqueness constraint")
+        public static let invalidDefault = Code(rawValue: "invalid default value")
+        public static let invalidCount = Code(rawValue: "invalid count")
+        public static let invalidFormat = Code(rawValue: "invalid model file")
+        public var description: String { rawValue }
+        /// Lets `catch ModelError.Code.invalidInverse` match.
+        public static func ~= (code: Code, error: any Error) -> Bool { (error as? ModelError)?.code == code }
+    }
+
+    /// The kind of mistake.
+    public var code: Code
+    /// What is wrong, in words.
+    public var message: String
+    /// The entity concerned.
+    public var entity: String?
+    /// The attribute or relationship concerned.
+    public var property: String?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, entity: String? = nil, property: String? = nil) {
+        self.code = code
+        self.message = message
+        self.entity = entity
+        self.property = property
+    }
+
+    public var description: String {
+        let place = [entity, property].compactMap { $0 }.joined(separator: ".")
+        return "\(code): \(message)" + (place.isEmpty ? "" : " (\(place))")
+    }
+}

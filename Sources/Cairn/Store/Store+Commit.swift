@@ -1,0 +1,144 @@
+import CairnLog
+
+extension Store {
+    /// Commits a root context's changes: resolves conflicts, checks uniqueness, appends the
+    /// change record, waits for durability, publishes the new snapshot and notifies observers.
+    ///
+    /// Saves are accepted one at a time, in LSN order, against every save accepted before
+    /// (durable or not yet); their syncs are shared by the log's group commit.
+    func commit(_ pending: PendingChanges, policy: MergePolicy) async throws -> SaveNotification? {
+        let accepted = try commits.withLock { state -> (LSN, ChangeSet)? in
+            if state.closed { throw StoreError(.closed, "the store is closed") }
+            if let failure = state.failure { throw failure }
+            let changes = try resolve(pending, policy: policy, against: state.accepted)
+            guard !changes.isEmpty else { return nil }
+            try checkUniqueness(changes, against: state.accepted)
+            let lsn: LSN
+            if let log {
+                if options.readOnly { throw StoreError(.closed, "the store was opened read-only") }
+                lsn = try log.submit(StoreRecord.changes(changes).encoded())
+            } else {
+                lsn = state.accepted.lsn.next
+            }
+            var next = state.accepted
+            try next.apply(changes, at: lsn)
+            state.accepted = next
+            state.inFlight.append((lsn, next))
+            return (lsn, changes)
+        }
+        guard let (lsn, changes) = accepted else { return nil }
+        do {
+            try await log?.waitUntilAcknowledged(lsn)
+        } catch {
+            commits.withLock { $0.failure = error }
+            throw error
+        }
+        let ready = commits.withLock { state -> StoreSnapshot? in
+            let done = state.inFlight.filter { $0.lsn <= lsn }
+            state.inFlight.removeAll { $0.lsn <= lsn }
+            return done.last?.snapshot
+        }
+        if let ready {
+            published.withLock { current in if ready.lsn > current.lsn { current = ready } }
+        }
+        let note = SaveNotification(lsn: lsn, inserted: Set(changes.inserts.map(\.id)),
+                                    updated: Set(changes.updates.map(\.id)), deleted: Set(changes.deletes))
+        for observer in observers.withLock({ Array($0.values) }) { observer(note) }
+        return note
+    }
+
+    /// Turns pending changes into a change set, resolving conflicts by `policy`.
+    private func resolve(_ pending: PendingChanges, policy: MergePolicy, against accepted: StoreSnapshot) throws -> ChangeSet {
+        var changes = ChangeSet()
+        var conflicts: [ObjectID] = []
+        func conflicted(_ id: ObjectID, _ latest: ObjectRecord) -> Bool {
+            guard let original = pending.originals[id] else { return false }
+            return latest.version != original.version
+        }
+        for id in pending.inserted.keys.sorted() {
+            guard let values = pending.inserted[id] else { continue }
+            changes.inserts.append(.init(id: id, values: storable(values, entity: id.entity)))
+        }
+        for id in pending.updated.keys.sorted() where !pending.deleted.contains(id) && pending.inserted[id] == nil {
+            guard var properties = pending.updated[id] else { continue }
+            guard let latest = accepted.record(id) else {
+                if policy == .error { conflicts.append(id) }      // deleted by another save
+                continue
+            }
+            if conflicted(id, latest), let original = pending.originals[id] {
+                switch policy {
+                case .error: conflicts.append(id); continue
+                case .mergeByPropertyObjectTrump: break
+                case .mergeByPropertyStoreTrump: properties = properties.filter { latest.values[$0.key] == original.values[$0.key] }
+                case .overwrite:
+                    for position in latest.values.indices where properties[position] == nil && latest.values[position] != original.values[position] {
+                        properties[position] = original.values[position]
+                    }
+                case .rollback: continue
+                }
+            }
+            let entity = model.descriptions[id.entity]
+            let updates = properties.keys.sorted().compactMap { position -> PropertyChange? in
+                guard let value = properties[position], latest.values[position] != value else { return nil }
+                if position < entity.attributes.count && entity.attributes[position].isTransient { return nil }
+                return PropertyChange(position: position, value: value)
+            }
+            if !updates.isEmpty { changes.updates.append(.init(id: id, changes: updates)) }
+        }
+        for id in pending.deleted.sorted() {
+            guard let latest = accepted.record(id) else { continue }
+            if conflicted(id, latest) {
+                switch policy {
+                case .error: conflicts.append(id); continue
+                case .mergeByPropertyStoreTrump, .rollback: continue
+                case .mergeByPropertyObjectTrump, .overwrite: break
+                }
+            }
+            changes.deletes.append(id)
+        }
+        if !conflicts.isEmpty {
+            throw StoreError(.mergeConflict, "\(conflicts.count) object(s) were changed or deleted by another save since this context read them",
+                             objects: conflicts)
+        }
+        return changes
+    }
+
+    /// Values as stored: transient attributes are never saved.
+    private func storable(_ values: [PropertyValue], entity index: Int) -> [PropertyValue] {
+        let entity = model.descriptions[index]
+        var values = values
+        for (position, attribute) in entity.attributes.enumerated() where attribute.isTransient { values[position] = .attribute(.null) }
+        return values
+    }
+
+    /// Refuses changes that would give two objects the same values of a uniqueness constraint.
+    private func checkUniqueness(_ changes: ChangeSet, against accepted: StoreSnapshot) throws {
+        var released = Set<UniqueKey>()
+        var claimed: [UniqueKey: ObjectID] = [:]
+        var final: [(ObjectID, [PropertyValue])] = changes.inserts.map { ($0.id, $0.values) }
+        for update in changes.updates {
+            guard let record = accepted.record(update.id) else { continue }
+            var values = record.values
+            for change in update.changes { values[change.position] = change.value }
+            released.formUnion(accepted.uniqueKeys(entity: update.id.entity, values: record.values))
+            final.append((update.id, values))
+        }
+        for id in changes.deletes {
+            if let record = accepted.record(id) { released.formUnion(accepted.uniqueKeys(entity: id.entity, values: record.values)) }
+        }
+        for (id, values) in final {
+            for key in accepted.uniqueKeys(entity: id.entity, values: values) {
+                let holder = claimed[key] ?? accepted.holder(of: key).flatMap { $0 == id || released.contains(key) ? nil : $0 }
+                if let holder, holder != id {
+                    let constraint = model.descriptions[key.owner].uniqueness.first { $0.number == key.number && $0.owner == key.owner }
+                    let names = constraint?.names ?? []
+                    let shown = zip(names, key.values).map { "\($0) = \($1)" }.joined(separator: ", ")
+                    throw StoreError(.uniquenessViolation, "another \(model.descriptions[key.owner].name) already has \(shown)",
+                                     entity: model.descriptions[key.owner].name, property: names.joined(separator: ","),
+                                     objects: [id, holder])
+                }
+                claimed[key] = id
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import CairnLog
+import Foundation
+
+/// A Cairn store: a model, the committed objects, and the contexts that read and change them.
+///
+/// ```swift
+/// let store = try Store(at: "/var/lib/app/library.store", model: model)
+/// let author = try store.viewContext.insert("Author")
+/// try author.setValue("Ada Lovelace", forKey: "name")
+/// try await store.viewContext.save()
+/// ```
+///
+/// Every save appends one change record to the store's log; opening replays the log into an
+/// immutable snapshot. Readers never block on a save and never see half of one. `Store` is
+/// `Sendable`; contexts are too, and guard their state with a lock (see ``ObjectContext``).
+public final class Store: Sendable {
+    /// The app's model.
+    public let model: Model
+    /// The store's directory; nil for an in-memory store.
+    public let directory: String?
+    /// The options it was opened with.
+    public let options: StoreOptions
+    let log: Log?
+    /// The published (durable, visible) snapshot and the failure, if any.
+    let published: Protected<StoreSnapshot>
+    /// Serializes the accept-and-submit step of saves; holds the state saves are checked against.
+    let commits: Protected<CommitState>
+    let observers = Protected<[UUID: @Sendable (SaveNotification) -> Void]>([:])
+    private let mainContext = Protected<ObjectContext?>(nil)
+    let memoryIdentifier = UUID()
+
+    /// Opens (or creates) the store in `directory`.
+    ///
+    /// - Throws: ``StoreError`` (``StoreError/Code/modelMismatch`` with the differences when the
+    ///   stored model is not `model` and the policy is `.fail`), or a ``LogError`` from the log.
+    public convenience init(at directory: String, model: Model, options: StoreOptions = StoreOptions()) throws {
+        let (log, snapshot) = try Self.openLog(directory: directory, model: model, options: options)
+        self.init(model: model, directory: directory, options: options, log: log, snapshot: snapshot)
+    }
+
+    /// An empty store that lives in memory only.
+    public convenience init(inMemory model: Model) {
+        self.init(model: model, directory: nil, options: StoreOptions(), log: nil, snapshot: StoreSnapshot(model: model))
+    }
+
+    private init(model: Model, directory: String?, options: StoreOptions, log: Log?, snapshot: StoreSnapshot) {
+        self.model = model
+        self.directory = directory
+        self.options = options
+        self.log = log
+        self.published = Protected(snapshot)
+        self.commits = Protected(CommitState(accepted: snapshot))
+    }
+
+    /// The main context: reads the latest committed state and follows every save.
+    public var viewContext: ObjectContext {
+        mainContext.withLock { context in
+            if let context { return context }
+            let created = ObjectContext(store: self, parent: nil, name: "view", followsStore: true)
+            context = created
+            return created
+        }
+    }
+
+    /// A new context for work in the background, on the snapshot of now.
+    public func newBackgroundContext(name: String = "background") -> ObjectContext {
+        ObjectContext(store: self, parent: nil, name: name, followsStore: false)
+    }
+
+    /// Runs `body` with a new background context (Core Data's `performBackgroundTask`).
+    public func performBackgroundTask<T: Sendable>(_ body: @Sendable (ObjectContext) async throws -> T) async rethrows -> T {
+        try await body(newBackgroundContext())
+    }
+
+    /// The LSN of the last save visible to readers.
+    public var lastSaveLSN: LSN { published.withLock { $0.lsn } }
+
+    /// The number of committed objects of an entity (its sub-entities included).
+    public func count(of entityName: String) throws -> Int {
+        let entity = try model.require(entityName)
+        return published.withLock { $0.count(entity: entity.index) }
+    }
+
+    /// Calls `handler` after every save, on the saving task.
+    public func observeSaves(_ handler: @escaping @Sendable (SaveNotification) -> Void) -> SaveObservation {
+        let token = UUID()
+        observers.withLock { $0[token] = handler }
+        return SaveObservation { [weak self] in _ = self?.observers.withLock { $0.removeValue(forKey: token) } }
+    }
+
+    /// Finishes pending saves and closes the log, releasing the store's lock. Later saves throw.
+    public func close() async throws {
+        commits.withLock { $0.closed = true }
+        try await log?.close()
+    }
+
+    /// The current published snapshot.
+    var snapshot: StoreSnapshot { published.withLock { $0 } }
+
+    /// Reserves keys for new objects.
+    func reserveKey() -> UInt64 {
+        commits.withLock { $0.nextKey() }
+    }
+}
+
+/// The state saves are checked and applied against, ahead of what readers see.
+struct CommitState: Sendable {
+    /// Every accepted save applied, durable or not yet.
+    var accepted: StoreSnapshot
+    /// Accepted saves not yet durable, in LSN order, with the snapshot each produces.
+    var inFlight: [(lsn: LSN, snapshot: StoreSnapshot)] = []
+    /// The failure that stops all later saves.
+    var failure: (any Error)?
+    var closed = false
+    private var keys: UInt64 = 0
+
+    init(accepted: StoreSnapshot) {
+        self.accepted = accepted
+        keys = accepted.nextKey
+    }
+
+    mutating func nextKey() -> UInt64 {
+        keys = max(keys, accepted.nextKey)
+        defer { keys += 1 }
+        return keys
+    }
+}
+
+extension Model {
+    /// The entity named `name`, or an error naming it.
+    func require(_ name: String) throws -> EntityDescription {
+        guard let entity = entity(named: name) else {
+            throw StoreError(.unknownName, "the model has no entity \(name)", entity: name)
+        }
+        return entity
+    }
+}

@@ -1,0 +1,76 @@
+import CairnLog
+
+/// An error of the object-graph layer: what went wrong and the object, entity, property or LSN
+/// concerned. Match codes in `catch` with `~=`:
+///
+/// ```swift
+/// do { try await context.save() } catch StoreError.Code.mergeConflict { … }
+/// ```
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The store's stored model differs from the app's and the policy is `.fail`.
+        public static let modelMismatch = Code(rawValue: "model mismatch")
+        /// A frame of the log does not hold a valid record.
+        public static let corruptRecord = Code(rawValue: "corrupt record")
+        /// The store was written by a newer format.
+        public static let unsupportedFormat = Code(rawValue: "unsupported format")
+        /// A value of the wrong type for an attribute.
+        public static let typeMismatch = Code(rawValue: "type mismatch")
+        /// An entity or property name the model does not have.
+        public static let unknownName = Code(rawValue: "unknown name")
+        /// A required value is missing.
+        public static let missingValue = Code(rawValue: "missing value")
+        /// Two objects share the values of a uniqueness constraint.
+        public static let uniquenessViolation = Code(rawValue: "uniqueness violation")
+        /// A to-many relationship holds too few or too many objects.
+        public static let countViolation = Code(rawValue: "count violation")
+        /// A delete refused by a `deny` delete rule.
+        public static let deleteDenied = Code(rawValue: "delete denied")
+        /// A save conflicts with saves made since its context's snapshot.
+        public static let mergeConflict = Code(rawValue: "merge conflict")
+        /// The object was deleted, or belongs to another context.
+        public static let invalidObject = Code(rawValue: "invalid object")
+        /// An abstract entity cannot have objects of its own.
+        public static let abstractEntity = Code(rawValue: "abstract entity")
+        /// The store is closed.
+        public static let closed = Code(rawValue: "closed")
+        public var description: String { rawValue }
+        /// Lets `catch StoreError.Code.mergeConflict` match.
+        public static func ~= (code: Code, error: any Error) -> Bool { (error as? StoreError)?.code == code }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What happened, in words.
+    public var message: String
+    /// The entity concerned.
+    public var entity: String?
+    /// The property concerned.
+    public var property: String?
+    /// The objects concerned (a conflict, a uniqueness violation).
+    public var objects: [ObjectID]
+    /// The log position concerned.
+    public var lsn: LSN?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
+                objects: [ObjectID] = [], lsn: LSN? = nil) {
+        self.code = code
+        self.message = message
+        self.entity = entity
+        self.property = property
+        self.objects = objects
+        self.lsn = lsn
+    }
+
+    public var description: String {
+        var text = "\(code): \(message)"
+        let place = [entity, property].compactMap { $0 }.joined(separator: ".")
+        if !place.isEmpty { text += " (\(place))" }
+        if let lsn { text += " (LSN \(lsn))" }
+        return text
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// One attribute value, as the store keeps it.
+public enum Value: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case string(String)
+    case integer(Int64)
+    case double(Double)
+    case float(Float)
+    case decimal(Decimal)
+    case bool(Bool)
+    case date(Date)
+    case binary([UInt8])
+    case uuid(UUID)
+    case uri(String)
+
+    /// The name of the value's kind, for error messages.
+    public var typeName: String {
+        switch self {
+        case .null: "nil"
+        case .string: "string"
+        case .integer: "integer"
+        case .double: "double"
+        case .float: "float"
+        case .decimal: "decimal"
+        case .bool: "boolean"
+        case .date: "date"
+        case .binary: "binary"
+        case .uuid: "uuid"
+        case .uri: "uri"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "nil"
+        case .string(let text): "\"\(text)\""
+        case .integer(let number): String(number)
+        case .double(let number): String(number)
+        case .float(let number): String(number)
+        case .decimal(let number): number.description
+        case .bool(let flag): String(flag)
+        case .date(let date): date.formatted(.iso8601)
+        case .binary(let bytes): "<\(bytes.count) bytes>"
+        case .uuid(let id): id.uuidString
+        case .uri(let text): text
+        }
+    }
+
+    /// Whether the value is `.null`.
+    public var isNull: Bool { self == .null }
+
+    /// Whether this value may be stored in an attribute of `type`.
+    func fits(_ type: AttributeType) -> Bool {
+        switch (self, type) {
+        case (.null, _): true
+        case (.string, .string), (.double, .double), (.float, .float), (.decimal, .decimal), (.bool, .boolean),
+             (.date, .date), (.binary, .binary), (.binary, .transformable), (.uuid, .uuid), (.uri, .uri):
+            true
+        case (.integer(let number), _):
+            type.integerRange?.contains(number) ?? false
+        default:
+            false
+        }
+    }
+
+    /// Orders two values of the same kind; nil when they cannot be ordered (different kinds).
+    /// `.null` sorts before everything.
+    static func order(_ lhs: Value, _ rhs: Value) -> ComparisonResult? {
+        func compare<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult { a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame }
+        switch (lhs, rhs) {
+        case (.null, .null): return .orderedSame
+        case (.null, _): return .orderedAscending
+        case (_, .null): return .orderedDescending
+        case (.string(let a), .string(let b)): return compare(a, b)
+        case (.integer(let a), .integer(let b)): return compare(a, b)
+        case (.double(let a), .double(let b)): return compare(a, b)
+        case (.float(let a), .float(let b)): return compare(a, b)
+        case (.decimal(let a), .decimal(let b)): return compare(a, b)
+        case (.bool(let a), .bool(let b)): return compare(a ? 1 : 0, b ? 1 : 0)
+        case (.date(let a), .date(let b)): return compare(a, b)
+        case (.uuid(let a), .uuid(let b)): return compare(a.uuidString, b.uuidString)
+        case (.uri(let a), .uri(let b)): return compare(a, b)
+        case (.binary(let a), .binary(let b)): return a.lexicographicallyPrecedes(b) ? .orderedAscending : a == b ? .orderedSame : .orderedDescending
+        case (.integer(let a), .double(let b)): return compare(Double(a), b)
+        case (.double(let a), .integer(let b)): return compare(a, Double(b))
+        default: return nil
+        }
+    }
+}
+
+extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+                 ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(nilLiteral: ()) { self = .null }
+}

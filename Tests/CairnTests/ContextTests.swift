@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+@testable import Cairn
+
+@Suite struct ContextTests {
+    @Test func aParentDoesNotSeeItsChildsUnsavedChanges() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let parent = store.newBackgroundContext()
+        let child = parent.newChildContext()
+        try child.make("Author", ["name": "Child's"])
+        #expect(try parent.count(FetchRequest("Author")) == 0)
+        #expect(try child.count(FetchRequest("Author")) == 1)
+        try await child.save()
+        #expect(try parent.count(FetchRequest("Author")) == 1, "a child's save reaches its parent")
+        #expect(try store.count(of: "Author") == 0, "and not the disk")
+        try await parent.save()
+        #expect(try store.count(of: "Author") == 1)
+    }
+
+    @Test func aNewChildSeesItsParentsUnsavedChanges() throws {
+        let store = Store(inMemory: try libraryModel())
+        let parent = store.viewContext
+        let author = try parent.make("Author", ["name": "Parent's"])
+        let child = parent.newChildContext()
+        let seen = try #require(child.object(with: author.objectID))
+        #expect(seen.string("name") == "Parent's")
+        #expect(seen !== author, "each context has its own instance")
+    }
+
+    @Test func aGrandchildsSaveReachesDiskThroughTheChain() async throws {
+        let folder = TemporaryFolder()
+        let model = try libraryModel()
+        let store = try Store(at: folder.store(), model: model)
+        let child = store.viewContext.newChildContext()
+        let grandchild = child.newChildContext()
+        let author = try grandchild.make("Author", ["name": "Deep"])
+        try await grandchild.save()
+        try await child.save()
+        #expect(try store.count(of: "Author") == 0)
+        try await store.viewContext.save()
+        try await store.close()
+        let reopened = try Store(at: folder.store(), model: model)
+        #expect(reopened.viewContext.object(with: author.objectID)?.string("name") == "Deep")
+        try await reopened.close()
+    }
+
+    @Test func siblingsSeeEachOthersSavesOnlyAfterSaving() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let first = store.newBackgroundContext(name: "first")
+        let second = store.newBackgroundContext(name: "second")
+        let author = try first.make("Author", ["name": "Sibling"])
+        #expect(second.object(with: author.objectID) == nil)
+        #expect(store.viewContext.object(with: author.objectID) == nil)
+        try await first.save()
+        #expect(store.viewContext.object(with: author.objectID)?.string("name") == "Sibling", "the view context follows saves")
+        #expect(second.object(with: author.objectID) == nil, "a background context keeps its snapshot")
+        second.refresh()
+        #expect(second.object(with: author.objectID)?.string("name") == "Sibling")
+    }
+
+    @Test func saveCompletesAfterTheViewContextHasTheChanges() async throws {
+        let folder = TemporaryFolder()
+        let store = try Store(at: folder.store(), model: try libraryModel())
+        let view = store.viewContext
+        let author = try view.make("Author", ["name": "Before"])
+        try await view.save()
+        try await store.performBackgroundTask { context in
+            let mine = try #require(context.object(with: author.objectID))
+            try mine.setValue("After", forKey: "name")
+            try await context.save()
+        }
+        #expect(author.string("name") == "After")
+        try await store.close()
+    }
+
+    @Test func oneInstancePerObjectInAContext() throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        let author = try context.make("Author", ["name": "Same"])
+        #expect(context.object(with: author.objectID) === author)
+        #expect(try context.fetch(FetchRequest("Author")).first === author)
+    }
+
+    @Test func flagsChangedValuesRefreshAndRollback() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        let author = try context.make("Author", ["name": "Flags"])
+        #expect(author.isInserted && !author.isUpdated && !author.isDeleted)
+        try await context.save()
+        #expect(!author.hasChanges)
+        try author.setValue(1950, forKey: "born")
+        #expect(author.isUpdated && author.changedValues["born"] == .attribute(.integer(1950)))
+        author.refresh()
+        #expect(!author.hasChanges && author["born"] == nil)
+        try author.delete()
+        #expect(author.isDeleted)
+        context.rollback()
+        #expect(!author.isDeleted && author.string("name") == "Flags")
+    }
+
+    @Test func inversesFollowEverySide() throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        let author1 = try context.make("Author", ["name": "One"])
+        let author2 = try context.make("Author", ["name": "Two"])
+        let book = try context.make("Book", ["code": "B", "title": "T"])
+        try book.setObject(author1, forKey: "author")
+        #expect(try author1.objects(forKey: "books") == [book])
+        try author2.addObject(book, forKey: "books")
+        #expect(try book.object(forKey: "author") === author2, "adding to the to-many side moves the to-one side")
+        #expect(try author1.objects(forKey: "books").isEmpty, "and takes it from the previous holder")
+        try author2.removeObject(book, forKey: "books")
+        #expect(try book.object(forKey: "author") == nil)
+        // One-to-one: setting a card's member takes the card from the member's previous card.
+        let member = try context.make("Member", ["email": "m@example.org"])
+        let card1 = try context.insert("Card"), card2 = try context.insert("Card")
+        try member.setObject(card1, forKey: "card")
+        try card2.setObject(member, forKey: "member")
+        #expect(try member.object(forKey: "card") === card2)
+        #expect(try card1.object(forKey: "member") == nil)
+        // Ordered to-many keeps order.
+        let loans = try (0..<3).map { _ in try context.insert("Loan") }
+        try book.setObjects(loans.reversed(), forKey: "loans")
+        #expect(try book.objects(forKey: "loans") == loans.reversed())
+        #expect(try loans.allSatisfy { try $0.object(forKey: "book") === book })
+    }
+
+    @Test func deleteRulesCascadeNullifyDenyAndNoAction() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        let author = try context.make("Author", ["name": "Rules"])
+        let book = try context.make("Book", ["code": "R1", "title": "Rules"])
+        try book.setObject(author, forKey: "author")
+        let member = try context.make("Member", ["email": "r@example.org"])
+        let loan = try context.insert("Loan")
+        try loan.setObject(book, forKey: "book")
+        try loan.setObject(member, forKey: "member")
+        let card = try context.insert("Card")
+        try card.setObject(member, forKey: "member")
+        try await context.save()
+
+        // deny: a book with loans cannot go (cascade from its author reaches it).
+        try author.delete()
+        #expect(book.isDeleted, "cascade reached the book")
+        await #expect { try await context.save() } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .deleteDenied && error.entity == "Book" && error.property == "loans"
+        }
+        context.rollback()
+        // nullify: deleting the loan empties the book's loans.
+        try loan.delete()
+        #expect(try book.objects(forKey: "loans").isEmpty)
+        #expect(try member.objects(forKey: "loans").isEmpty)
+        // cascade: deleting the author now deletes the book.
+        try author.delete()
+        try await context.save()
+        #expect(try store.count(of: "Book") == 0 && store.count(of: "Loan") == 0)
+        // noAction: the card's member link is left alone when the card goes; cascade from member takes the card.
+        try member.delete()
+        #expect(card.isDeleted)
+        try await context.save()
+        #expect(try store.count(of: "Card") == 0)
+    }
+
+    @Test func fetchIncludesUnsavedChangesSortsAndPages() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        for (index, year) in [1990, 1965, 2001, 1965, 1980].enumerated() {
+            try context.make("Book", ["code": .string("F\(index)"), "title": .string("T\(index)"), "year": .integer(Int64(year))])
+        }
+        try context.make("Magazine", ["code": "M1"])
+        try await context.save()
+        let unsaved = try context.make("Book", ["code": "F9", "title": "New", "year": 1970])
+        let gone = try #require(try context.fetchFirst(FetchRequest("Book", predicate: .equal("code", "F2"))))
+        try gone.delete()
+
+        var request = FetchRequest("Book", predicate: .compare("year", .less, 2000),
+                                   sortDescriptors: [SortDescriptor("year"), SortDescriptor("code", ascending: false)])
+        #expect(try context.fetch(request).compactMap { $0.string("code") } == ["F3", "F1", "F9", "F4", "F0"])
+        request.fetchOffset = 1
+        request.fetchLimit = 2
+        #expect(try context.fetch(request).compactMap { $0.string("code") } == ["F1", "F9"])
+        #expect(try context.count(FetchRequest("Item")) == 6, "sub-entities are included")
+        #expect(try context.count(FetchRequest("Item", includesSubentities: false)) == 0)
+        #expect(try context.exists(FetchRequest("Book", predicate: .and([.equal("year", 1970), .not(.equal("title", "Old"))]))))
+        #expect(try context.fetch(FetchRequest("Book", predicate: .or([.equal("code", "F9"), .equal("code", "F0")]))).count == 2)
+        #expect(unsaved.isInserted)
+        #expect { try context.fetch(FetchRequest("Book", predicate: .equal("nope", 1))) } throws: { ($0 as? StoreError)?.property == "nope" }
+        #expect { try context.fetch(FetchRequest("Book", predicate: .equal("title", 1))) } throws: { ($0 as? StoreError)?.code == .typeMismatch }
+        #expect(try context.deleteAll(FetchRequest("Book", predicate: .compare("year", .less, 1970))) == 2)
+        try await context.save()
+        #expect(try store.count(of: "Book") == 3)
+    }
+}

@@ -1,0 +1,147 @@
+import CairnLog
+import Foundation
+import Testing
+@testable import Cairn
+
+@Suite struct StoreTests {
+    @Test func savedObjectsSurviveReopeningWithStableIDs() async throws {
+        let folder = TemporaryFolder()
+        let model = try libraryModel()
+        var ids: [String: ObjectID] = [:]
+        var uris: [String: String] = [:]
+        do {
+            let store = try Store(at: folder.store(), model: model)
+            let context = store.viewContext
+            let author = try context.make("Author", ["name": "Ursula K. Le Guin", "born": 1929])
+            for (code, title) in [("B1", "A Wizard of Earthsea"), ("B2", "The Dispossessed")] {
+                let book = try context.make("Book", ["code": .string(code), "title": .string(title), "year": 1968])
+                try book.setObject(author, forKey: "author")
+            }
+            try await context.save()
+            ids["author"] = author.objectID
+            uris["author"] = store.uri(for: author.objectID)
+            try await store.close()
+        }
+        let store = try Store(at: folder.store(), model: model)
+        let context = store.viewContext
+        let authorID = try #require(ids["author"])
+        let author = try #require(context.object(with: authorID))
+        #expect(author.string("name") == "Ursula K. Le Guin")
+        #expect(try author.value(forKey: "born") == .integer(1929))
+        #expect(try author.value(forKey: "rating") == .double(0), "defaults are applied")
+        #expect(Set(try author.objects(forKey: "books").compactMap { $0.string("title") }) == ["A Wizard of Earthsea", "The Dispossessed"])
+        #expect(store.objectID(forURI: try #require(uris["author"])) == authorID)
+        for malformed in ["", "cairn://", "cairn://\(store.identifier)/Author", "cairn://\(store.identifier)/Nope/p1",
+                          "cairn://\(UUID())/Author/p1", "cairn://\(store.identifier)/Author/p", "cairn://\(store.identifier)/Author/px",
+                          "http://\(store.identifier)/Author/p1"] {
+            #expect(store.objectID(forURI: malformed) == nil, "\(malformed)")
+        }
+        #expect(try store.count(of: "Item") == 2)
+        try await store.close()
+    }
+
+    @Test func aSaveWithNoChangesAppendsNothing() async throws {
+        let folder = TemporaryFolder()
+        let store = try Store(at: folder.store(), model: try libraryModel())
+        let before = store.lastSaveLSN
+        try await store.viewContext.save()
+        let background = store.newBackgroundContext()
+        try await background.save()
+        #expect(store.lastSaveLSN == before)
+        try await store.close()
+    }
+
+    @Test func wrongTypesThrowNamingEntityPropertyAndTypes() throws {
+        let store = Store(inMemory: try libraryModel())
+        let author = try store.viewContext.insert("Author")
+        #expect { try author.setValue(.string("1929"), forKey: "born") } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .typeMismatch && error.entity == "Author" && error.property == "born"
+                && error.message.contains("integer32") && error.message.contains("string")
+        }
+        #expect { try author.setValue(.integer(Int64(Int32.max) + 1), forKey: "born") } throws: { ($0 as? StoreError)?.code == .typeMismatch }
+        #expect { try author.setValue("x", forKey: "nope") } throws: { ($0 as? StoreError)?.code == .unknownName }
+        #expect { try author.objects(forKey: "name") } throws: { ($0 as? StoreError)?.code == .unknownName }
+        #expect { try store.viewContext.insert("Item") } throws: { ($0 as? StoreError)?.code == .abstractEntity }
+    }
+
+    @Test func requiredValuesAreCheckedAtSave() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        try context.insert("Author")
+        await #expect { try await context.save() } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .missingValue && error.entity == "Author" && error.property == "name"
+        }
+        #expect(context.hasChanges, "a failed save keeps the changes")
+    }
+
+    @Test func uniquenessViolationsNameTheConstraint() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        try context.make("Author", ["name": "Octavia Butler"])
+        try await context.save()
+        let other = store.newBackgroundContext()
+        try other.make("Author", ["name": "Octavia Butler"])
+        await #expect { try await other.save() } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .uniquenessViolation && error.entity == "Author" && error.property == "name" && error.objects.count == 2
+        }
+        // Across sub-entities of the constraint's owner, and within one save.
+        let items = store.newBackgroundContext()
+        try items.make("Book", ["code": "X1", "title": "One"])
+        try items.make("Magazine", ["code": "X1"])
+        await #expect { try await items.save() } throws: { ($0 as? StoreError)?.code == .uniquenessViolation }
+        // Swapping values between two objects in one save is fine.
+        let swap = store.newBackgroundContext()
+        let a = try swap.make("Book", ["code": "S1", "title": "a"])
+        let b = try swap.make("Book", ["code": "S2", "title": "b"])
+        try await swap.save()
+        try a.setValue("S2", forKey: "code")
+        try b.setValue("S1", forKey: "code")
+        try await swap.save()
+    }
+
+    @Test func modelMismatchFailsWithTheDifferencesOrWipes() async throws {
+        let folder = TemporaryFolder()
+        let store = try Store(at: folder.store(), model: try libraryModel())
+        try store.viewContext.make("Author", ["name": "Ada"])
+        try await store.viewContext.save()
+        try await store.close()
+
+        let changed = try Model { Entity("Author") { Attribute("name", .string); Attribute("email", .string) } }
+        #expect { try Store(at: folder.store(), model: changed) } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .modelMismatch && error.message.contains("+ attribute Author.email") && error.message.contains("- entity Book")
+        }
+        var options = StoreOptions()
+        options.modelMismatch = .wipe
+        let wiped = try Store(at: folder.store(), model: changed, options: options)
+        #expect(try wiped.count(of: "Author") == 0)
+        try wiped.viewContext.make("Author", ["email": "a@example.org"])
+        try await wiped.viewContext.save()
+        try await wiped.close()
+        let reopened = try Store(at: folder.store(), model: changed)
+        #expect(try reopened.count(of: "Author") == 1)
+        try await reopened.close()
+    }
+
+    @Test func saveNotificationsListWhatChanged() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let notes = Protected<[SaveNotification]>([])
+        let observation = store.observeSaves { note in notes.withLock { $0.append(note) } }
+        let context = store.viewContext
+        let author = try context.make("Author", ["name": "N. K. Jemisin"])
+        try await context.save()
+        try author.setValue(1972, forKey: "born")
+        try await context.save()
+        try author.delete()
+        try await context.save()
+        observation.cancel()
+        let seen = notes.current
+        #expect(seen.count == 3)
+        #expect(seen.map(\.inserted) == [[author.objectID], [], []])
+        #expect(seen.map(\.updated) == [[], [author.objectID], []])
+        #expect(seen.map(\.deleted) == [[], [], [author.objectID]])
+    }
+}
