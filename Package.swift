@@ -37,16 +37,22 @@ let package = Package(
             name: "CairnCLI",
             dependencies: [
                 "CairnLog",
+                "Cairn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(
+            name: "CairnTestSupport",
+            dependencies: ["CairnLog"],
+            path: "Tests/CairnTestSupport"
+        ),
         .testTarget(
             name: "CairnLogTests",
-            dependencies: ["CairnLog", "CairnCLI"]
+            dependencies: ["CairnLog", "CairnCLI", "CairnTestSupport"]
         ),
         .testTarget(
             name: "CairnTests",
-            dependencies: ["Cairn"]
+            dependencies: ["Cairn", "CairnCLI", "CairnTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

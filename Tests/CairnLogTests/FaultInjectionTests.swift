@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Glibc
 import Testing
 @testable import CairnLog

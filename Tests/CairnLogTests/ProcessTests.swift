@@ -1,54 +1,8 @@
+import CairnTestSupport
 import Foundation
 import Glibc
 import Testing
 @testable import CairnLog
-
-/// A `cairn crash-helper` child process whose output is collected as it comes.
-final class HelperProcess: Sendable {
-    let process: Process
-    private let output = Protected<[UInt8]>([])
-
-    init(_ arguments: [String]) throws {
-        let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.withLock { $0.append(contentsOf: data) }
-        }
-        try process.run()
-    }
-
-    /// The complete lines printed so far.
-    var lines: [String] {
-        let text = output.withLock { String(decoding: $0, as: UTF8.self) }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        lines.removeLast()      // an incomplete last line, or the empty string after the final newline
-        return lines
-    }
-
-    /// Waits until a line starting with `prefix` appears (or `timeout` passes).
-    func waitForLine(startingWith prefix: String, timeout: Duration = .seconds(20)) async throws -> String? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
-            if !process.isRunning { return lines.first { $0.hasPrefix(prefix) } }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        return nil
-    }
-
-    /// Kills the process with SIGKILL and waits for it.
-    func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.01)     // let the reader drain the pipe
-    }
-}
 
 @Suite(.serialized) struct ProcessTests {
     /// Checks what the crash helper wrote: `id:<id>;` then filler to a length set by the id.

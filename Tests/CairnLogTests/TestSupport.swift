@@ -1,25 +1,7 @@
+import CairnTestSupport
 import Foundation
 import Glibc
 @testable import CairnLog
-
-/// A fresh directory under the system's temporary folder, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init(_ name: String = "cairn-test") {
-        let template = NSTemporaryDirectory() + "/\(name)-XXXXXX"
-        var bytes = Array(template.utf8CString)
-        let made = bytes.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
-        }
-        path = made ?? template
-    }
-
-    /// The path of a store directory inside (not created).
-    func store(_ name: String = "store") -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// Deterministic payloads: `payload(i)` is always the same bytes, of varying length.
 func payload(_ index: Int, size: Int? = nil) -> [UInt8] {
@@ -181,17 +163,4 @@ final class FaultyFileIO: FileIO, Sendable {
     func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
     func createDirectory(_ path: String) throws { try base.createDirectory(path) }
     func exists(_ path: String) -> Bool { base.exists(path) }
-}
-
-/// The `cairn` executable built next to the test bundle.
-func cairnExecutable() -> String? {
-    var candidates: [String] = []
-    let argument0 = CommandLine.arguments.first ?? ""
-    var directory = (argument0 as NSString).deletingLastPathComponent
-    for _ in 0..<4 {
-        candidates.append(directory + "/cairn")
-        directory = (directory as NSString).deletingLastPathComponent
-    }
-    candidates.append(FileManager.default.currentDirectoryPath + "/.build/debug/cairn")
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
 }

@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Foundation
 import Testing
 @testable import Cairn
@@ -28,7 +29,7 @@ import Testing
     }
 
     @Test func aGrandchildsSaveReachesDiskThroughTheChain() async throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryDirectory()
         let model = try libraryModel()
         let store = try Store(at: folder.store(), model: model)
         let child = store.viewContext.newChildContext()
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test func saveCompletesAfterTheViewContextHasTheChanges() async throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryDirectory()
         let store = try Store(at: folder.store(), model: try libraryModel())
         let view = store.viewContext
         let author = try view.make("Author", ["name": "Before"])

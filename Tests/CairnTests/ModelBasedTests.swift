@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Foundation
 import Testing
 @testable import Cairn
@@ -54,7 +55,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 4, 5])
     func randomOperationsMatchTheReference(seed: UInt64) async throws {
         var random = SeededRandom(seed: seed)
-        let folder = TemporaryFolder()
+        let folder = TemporaryDirectory()
         var store = try Store(at: folder.store(), model: Self.model)
         var contexts = [store.viewContext, store.newBackgroundContext(name: "b1"), store.newBackgroundContext(name: "b2")]
         for context in contexts { context.mergePolicy = .mergeByPropertyObjectTrump }

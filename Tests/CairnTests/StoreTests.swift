@@ -1,3 +1,4 @@
+import CairnTestSupport
 import CairnLog
 import Foundation
 import Testing
@@ -5,7 +6,7 @@ import Testing
 
 @Suite struct StoreTests {
     @Test func savedObjectsSurviveReopeningWithStableIDs() async throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryDirectory()
         let model = try libraryModel()
         var ids: [String: ObjectID] = [:]
         var uris: [String: String] = [:]
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func aSaveWithNoChangesAppendsNothing() async throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryDirectory()
         let store = try Store(at: folder.store(), model: try libraryModel())
         let before = store.lastSaveLSN
         try await store.viewContext.save()
@@ -103,7 +104,7 @@ import Testing
     }
 
     @Test func modelMismatchFailsWithTheDifferencesOrWipes() async throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryDirectory()
         let store = try Store(at: folder.store(), model: try libraryModel())
         try store.viewContext.make("Author", ["name": "Ada"])
         try await store.viewContext.save()

@@ -1,16 +1,6 @@
+import CairnTestSupport
 import Foundation
 @testable import Cairn
-
-/// A fresh directory, removed when released.
-final class TemporaryFolder: Sendable {
-    let path: String
-    init() {
-        path = NSTemporaryDirectory() + "/cairn-graph-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    func store(_ name: String = "store") -> String { path + "/" + name }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// A lending library: authors, books (with an abstract parent), members, loans.
 func libraryModel() throws -> Model {

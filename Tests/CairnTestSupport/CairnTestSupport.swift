@@ -1,0 +1,93 @@
+import CairnLog
+import Foundation
+import Glibc
+
+/// A fresh directory under the system's temporary folder, removed when the value is released.
+public final class TemporaryDirectory: Sendable {
+    /// The directory's path.
+    public let path: String
+
+    /// Makes the directory.
+    public init(_ name: String = "cairn-test") {
+        let template = NSTemporaryDirectory() + "/\(name)-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        let made = bytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+        path = made ?? template
+    }
+
+    /// The path of a store directory inside (not created).
+    public func store(_ name: String = "store") -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+
+/// A `cairn crash-helper` child process whose output is collected as it comes.
+public final class HelperProcess: Sendable {
+    /// The child process.
+    public let process: Process
+    private let output = Protected<[UInt8]>([])
+
+    /// Starts `cairn` with `arguments`.
+    public init(_ arguments: [String]) throws {
+        guard let executable = cairnExecutable() else { throw HelperError(message: "the cairn executable is not built next to the tests") }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { [output] handle in
+            let data = handle.availableData
+            output.withLock { $0.append(contentsOf: data) }
+        }
+        try process.run()
+    }
+
+    /// The complete lines printed so far.
+    public var lines: [String] {
+        let text = output.withLock { String(decoding: $0, as: UTF8.self) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.removeLast()      // an incomplete last line, or the empty string after the final newline
+        return lines
+    }
+
+    /// Waits until a line starting with `prefix` appears (or `timeout` passes).
+    public func waitForLine(startingWith prefix: String, timeout: Duration = .seconds(20)) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
+            if !process.isRunning { return lines.first { $0.hasPrefix(prefix) } }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return nil
+    }
+
+    /// Kills the process with SIGKILL and waits for it.
+    public func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        Thread.sleep(forTimeInterval: 0.01)     // let the reader drain the pipe
+    }
+}
+
+/// The `cairn` executable built next to the test bundle.
+public func cairnExecutable() -> String? {
+    var candidates: [String] = []
+    let argument0 = CommandLine.arguments.first ?? ""
+    var directory = (argument0 as NSString).deletingLastPathComponent
+    for _ in 0..<4 {
+        candidates.append(directory + "/cairn")
+        directory = (directory as NSString).deletingLastPathComponent
+    }
+    candidates.append(FileManager.default.currentDirectoryPath + "/.build/debug/cairn")
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// Thrown when a helper process cannot be started.
+public struct HelperError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
