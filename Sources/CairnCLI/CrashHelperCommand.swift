@@ -24,7 +24,14 @@ struct CrashHelperCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many appends (0: open, print 'ready', and wait to be killed).")
     var maxRecords = Int.max
 
+    @Flag(help: "Save object-graph batches from concurrent contexts instead of appending raw frames.")
+    var graph = false
+
     func run() async throws {
+        if graph {
+            try await GraphCrashHelper.run(store: store, writers: appenders, segmentSize: segmentSize, emit: emit)
+            return
+        }
         var options = LogOptions()
         options.segmentSize = segmentSize
         let log = try Log.open(at: store, options: options)
@@ -69,7 +76,7 @@ enum CrashPayload {
 }
 
 /// Writes one line to standard output at once (a single `write`, so lines never interleave).
-private func emit(_ line: String) {
+@Sendable func emit(_ line: String) {
     let bytes = Array((line + "\n").utf8)
     bytes.withUnsafeBytes { _ = write(1, $0.baseAddress, $0.count) }
 }

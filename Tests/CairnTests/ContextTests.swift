@@ -176,7 +176,7 @@ import Testing
         try gone.delete()
 
         var request = FetchRequest("Book", predicate: .compare("year", .less, 2000),
-                                   sortDescriptors: [SortDescriptor("year"), SortDescriptor("code", ascending: false)])
+                                   sortKeys: [SortKey("year"), SortKey("code", ascending: false)])
         #expect(try context.fetch(request).compactMap { $0.string("code") } == ["F3", "F1", "F9", "F4", "F0"])
         request.fetchOffset = 1
         request.fetchLimit = 2

@@ -53,7 +53,7 @@ extension ObjectContext {
 
     /// All objects of an entity, sorted by an attribute.
     func all(_ entity: String, by key: String? = nil) throws -> [ManagedObject] {
-        try fetch(FetchRequest(entity, sortDescriptors: key.map { [SortDescriptor($0)] } ?? []))
+        try fetch(FetchRequest(entity, sortKeys: key.map { [SortKey($0)] } ?? []))
     }
 }
 

@@ -53,7 +53,7 @@ extension ObjectContext {
         let entity = try model.require(request.entityName)
         let entities = Set(request.includesSubentities ? [entity.index] + entity.descendants : [entity.index])
         let predicate = try request.predicate?.compile(for: entity)
-        let sortPositions = try request.sortDescriptors.map { descriptor -> (Int, Bool) in
+        let sortPositions = try request.sortKeys.map { descriptor -> (Int, Bool) in
             guard let position = entity.attributePosition(descriptor.key) else {
                 throw StoreError(.unknownName, "sort: \(entity.name) has no attribute \(descriptor.key)", entity: entity.name, property: descriptor.key)
             }

@@ -1,5 +1,5 @@
 /// An order on an attribute.
-public struct SortDescriptor: Sendable, Hashable {
+public struct SortKey: Sendable, Hashable {
     /// The attribute's name.
     public var key: String
     /// Ascending (nil first) or descending.
@@ -16,7 +16,7 @@ public struct SortDescriptor: Sendable, Hashable {
 ///
 /// ```swift
 /// var request = FetchRequest("Book", predicate: .compare("year", .greater, 1990))
-/// request.sortDescriptors = [SortDescriptor("year", ascending: false), SortDescriptor("title")]
+/// request.sortKeys = [SortKey("year", ascending: false), SortKey("title")]
 /// request.fetchLimit = 20
 /// let books = try context.fetch(request)
 /// ```
@@ -24,9 +24,9 @@ public struct FetchRequest: Sendable, Hashable {
     /// The entity's name.
     public var entityName: String
     /// Which objects (nil: all).
-    public var predicate: Predicate?
+    public var predicate: FetchPredicate?
     /// Their order (ties keep a stable order by object ID).
-    public var sortDescriptors: [SortDescriptor]
+    public var sortKeys: [SortKey]
     /// How many matching objects to skip.
     public var fetchOffset: Int
     /// How many to return at most (nil: all).
@@ -35,11 +35,11 @@ public struct FetchRequest: Sendable, Hashable {
     public var includesSubentities: Bool
 
     /// A request for objects of an entity.
-    public init(_ entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+    public init(_ entityName: String, predicate: FetchPredicate? = nil, sortKeys: [SortKey] = [],
                 fetchOffset: Int = 0, fetchLimit: Int? = nil, includesSubentities: Bool = true) {
         self.entityName = entityName
         self.predicate = predicate
-        self.sortDescriptors = sortDescriptors
+        self.sortKeys = sortKeys
         self.fetchOffset = fetchOffset
         self.fetchLimit = fetchLimit
         self.includesSubentities = includesSubentities

@@ -13,26 +13,26 @@ public enum ComparisonOperator: String, Sendable, Hashable {
 /// A condition on objects: comparisons of attributes combined with and, or and not.
 ///
 /// ```swift
-/// let adults: Predicate = .and([.compare("age", .greaterOrEqual, 18), .equal("city", "Lyon")])
+/// let adults: FetchPredicate = .and([.compare("age", .greaterOrEqual, 18), .equal("city", "Lyon")])
 /// ```
 ///
 /// The query issue adds a parser for NSPredicate format strings that produces these values.
-public indirect enum Predicate: Sendable, Hashable {
+public indirect enum FetchPredicate: Sendable, Hashable {
     /// `key op value`. Comparing with `.null` is true only for `==` (both nil) and `!=`.
     case comparison(key: String, ComparisonOperator, Value)
-    case and([Predicate])
-    case or([Predicate])
-    case not(Predicate)
+    case and([FetchPredicate])
+    case or([FetchPredicate])
+    case not(FetchPredicate)
     /// Always true or always false.
     case constant(Bool)
 
     /// `key == value`.
-    public static func equal(_ key: String, _ value: Value) -> Predicate { .comparison(key: key, .equal, value) }
+    public static func equal(_ key: String, _ value: Value) -> FetchPredicate { .comparison(key: key, .equal, value) }
     /// `key op value`.
-    public static func compare(_ key: String, _ op: ComparisonOperator, _ value: Value) -> Predicate { .comparison(key: key, op, value) }
+    public static func compare(_ key: String, _ op: ComparisonOperator, _ value: Value) -> FetchPredicate { .comparison(key: key, op, value) }
 
     /// Resolves attribute names against an entity once, for evaluating many objects.
-    func compile(for entity: EntityDescription) throws -> CompiledPredicate {
+    func compile(for entity: EntityDescription) throws -> CompiledFetchPredicate {
         switch self {
         case .comparison(let key, let op, let value):
             guard let position = entity.attributePosition(key) else {
@@ -55,11 +55,11 @@ public indirect enum Predicate: Sendable, Hashable {
 }
 
 /// A predicate with attribute positions resolved.
-indirect enum CompiledPredicate: Sendable {
+indirect enum CompiledFetchPredicate: Sendable {
     case comparison(Int, ComparisonOperator, Value)
-    case and([CompiledPredicate])
-    case or([CompiledPredicate])
-    case not(CompiledPredicate)
+    case and([CompiledFetchPredicate])
+    case or([CompiledFetchPredicate])
+    case not(CompiledFetchPredicate)
     case constant(Bool)
 
     func evaluate(_ values: [PropertyValue]) -> Bool {

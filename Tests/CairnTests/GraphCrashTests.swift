@@ -1,0 +1,59 @@
+import CairnTestSupport
+import Foundation
+import Testing
+@testable import Cairn
+
+/// A helper process saves batches from concurrent contexts; it is killed with SIGKILL at random
+/// moments; reopening must show exactly the acknowledged saves (or later ones), never part of
+/// one. `CAIRN_CRASH_CYCLES` sets the number of cycles (default 20).
+@Suite(.serialized) struct GraphCrashTests {
+    static func batchSize(_ sequence: Int64) -> Int { 1 + Int(sequence % 7) }
+    static func payload(writer: Int64, sequence: Int64, index: Int64) -> String {
+        "w\(writer)-s\(sequence)-i\(index)-" + String(repeating: "x", count: Int((sequence * 31 + index) % 90))
+    }
+
+    @Test func killedWritersLoseNoAcknowledgedSaveAndLeaveNoPartialOne() async throws {
+        let cycles = ProcessInfo.processInfo.environment["CAIRN_CRASH_CYCLES"].flatMap(Int.init) ?? 20
+        let folder = TemporaryDirectory()
+        let store = folder.store()
+        var acknowledged: [Int64: Int64] = [:]      // writer → highest acknowledged sequence
+        var generator = SystemRandomNumberGenerator()
+        for cycle in 0..<cycles {
+            let helper = try HelperProcess(["crash-helper", store, "--graph", "--appenders", "3", "--segment-size", "32768"])
+            try await Task.sleep(for: .milliseconds(Int.random(in: 30...300, using: &generator)))
+            helper.kill()
+            for line in helper.lines where line.hasPrefix("saved ") {
+                let parts = line.split(separator: " ").compactMap { Int64($0) }
+                guard parts.count == 3 else { Issue.record("malformed line \(line)"); continue }
+                acknowledged[parts[0]] = max(acknowledged[parts[0]] ?? 0, parts[1])
+            }
+            guard let model = try? Store.storedModel(at: store) else {
+                #expect(acknowledged.isEmpty, "cycle \(cycle): no store, yet saves were acknowledged")
+                continue
+            }
+            let reopened = try Store(at: store, model: model)
+            let context = reopened.newBackgroundContext()
+            var batches: [[Int64]: Int] = [:]
+            for entry in try context.fetch(FetchRequest("Entry")) {
+                guard case .integer(let writer) = try entry.value(forKey: "writer"), case .integer(let sequence) = try entry.value(forKey: "sequence"),
+                      case .integer(let index) = try entry.value(forKey: "index") else { Issue.record("entry without values"); continue }
+                #expect(entry.string("payload") == Self.payload(writer: writer, sequence: sequence, index: index))
+                batches[[writer, sequence], default: 0] += 1
+            }
+            for (key, count) in batches {
+                #expect(count == Self.batchSize(key[1]), "cycle \(cycle): batch \(key) holds \(count) of \(Self.batchSize(key[1])) entries")
+            }
+            for counter in try context.fetch(FetchRequest("Counter")) {
+                guard case .integer(let writer) = try counter.value(forKey: "writer"), case .integer(let value) = try counter.value(forKey: "value") else { continue }
+                let highest = batches.keys.filter { $0[0] == writer }.map { $0[1] }.max() ?? 0
+                #expect(value == highest, "cycle \(cycle): counter of writer \(writer) is \(value), its last batch \(highest)")
+                #expect(value >= acknowledged[writer] ?? 0, "cycle \(cycle): writer \(writer) lost acknowledged saves")
+                for sequence in 1...max(1, value) where value > 0 {
+                    #expect(batches[[writer, sequence]] != nil, "cycle \(cycle): batch \(sequence) of writer \(writer) is missing")
+                }
+            }
+            try await reopened.close()
+        }
+        #expect(!acknowledged.isEmpty, "the helper acknowledged saves before being killed")
+    }
+}
