@@ -1,67 +1,149 @@
 import ArgumentParser
+import Cairn
 import CairnLog
 
-/// `cairn demo [--dir PATH]`: the main job until the object graph lands — append realistic
-/// records, reopen, verify, print statistics, and leave the store for the other commands.
+/// `cairn demo [--dir PATH]`: the main job — a lending library kept in a Cairn store: a model,
+/// imports from concurrent background contexts, edits in a child context, fetches in the view
+/// context, a reopen, and a check of every frame. The store stays in PATH for the other commands.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Append realistic records to a store, reopen it, verify it and print its statistics."
+        abstract: "Run a small lending library on a Cairn store: import, edit, fetch, reopen, verify."
     )
 
-    @Option(help: "The store's directory (created when missing; appended to when it exists).")
+    @Option(help: "The store's directory (created when missing; added to when it exists).")
     var dir = "cairn-demo.store"
 
-    @Option(help: "How many records to append.")
-    var records = 5000
+    @Option(help: "How many books to import.")
+    var books = 2000
 
-    @Option(help: "How many tasks append at once (their appends share syncs: group commit).")
-    var appenders = 8
+    @Option(help: "How many background contexts import at once.")
+    var importers = 4
+
+    static func model() throws -> Model {
+        try Model {
+            Entity("Author") {
+                Attribute("name", .string, optional: false)
+                Attribute("born", .integer32)
+                Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)
+                Unique("name")
+            }
+            Entity("Book") {
+                Attribute("isbn", .string, optional: false)
+                Attribute("title", .string, optional: false)
+                Attribute("year", .integer16)
+                Attribute("available", .boolean, default: true)
+                Relationship("author", to: "Author", inverse: "books")
+                Relationship("loans", to: "Loan", inverse: "book", .toMany(ordered: false), deleteRule: .deny)
+                Unique("isbn")
+            }
+            Entity("Member") {
+                Attribute("email", .string, optional: false)
+                Attribute("name", .string)
+                Relationship("loans", to: "Loan", inverse: "member", .toMany(ordered: true), deleteRule: .cascade)
+                Unique("email")
+            }
+            Entity("Loan") {
+                Attribute("due", .date, optional: false)
+                Relationship("book", to: "Book", inverse: "loans", optional: false)
+                Relationship("member", to: "Member", inverse: "loans", optional: false)
+            }
+        }
+    }
 
     func run() async throws {
-        guard records > 0, appenders > 0 else { throw ValidationError("--records and --appenders must be positive") }
-        print("Cairn log demo: \(records) change records of a lending-library app, \(appenders) concurrent appenders, durable appends")
-        let log = try Log.open(at: dir)
-        if !log.recoveryReport.isClean { print("recovery at open: \(log.recoveryReport)") }
-        let before = log.lastLSN
+        guard books > 0, importers > 0 else { throw ValidationError("--books and --importers must be positive") }
+        let model = try Self.model()
         let clock = ContinuousClock()
+        print("Cairn demo: a lending library in \(dir)")
+        let store = try Store(at: dir, model: model)
+        let before = try store.count(of: "Book")
+        print("1. opened the store (model: \(model.entities.map(\.name).joined(separator: ", "))); it holds \(before) books")
+
+        // 2. Import from concurrent background contexts; each owns its own authors.
         let started = clock.now
-        let perAppender = (records + appenders - 1) / appenders
+        let round = UInt64(before)
+        let perImporter = (books + importers - 1) / importers
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for appender in 0..<appenders {
-                let count = min(perAppender, records - appender * perAppender)
+            for importer in 0..<importers {
+                let count = min(perImporter, books - importer * perImporter)
                 guard count > 0 else { continue }
                 group.addTask {
-                    var generator = DemoRecords(seed: before.rawValue &* 131 &+ UInt64(appender))
-                    for _ in 0..<count { try await log.append(generator.next()) }
+                    var catalog = DemoCatalog(seed: round &* 7919 &+ UInt64(importer), prefix: "\(round)-\(importer)")
+                    let context = store.newBackgroundContext(name: "importer \(importer)")
+                    var authors: [String: ManagedObject] = [:]
+                    for index in 0..<count {
+                        let entry = catalog.nextBook()
+                        let author: ManagedObject
+                        if let known = authors[entry.author] {
+                            author = known
+                        } else {
+                            author = try context.insert("Author")
+                            try author.setValue(.string(entry.author), forKey: "name")
+                            try author.setValue(.integer(entry.born), forKey: "born")
+                            authors[entry.author] = author
+                        }
+                        let book = try context.insert("Book")
+                        try book.setValue(.string(entry.isbn), forKey: "isbn")
+                        try book.setValue(.string(entry.title), forKey: "title")
+                        try book.setValue(.integer(entry.year), forKey: "year")
+                        try book.setObject(author, forKey: "author")
+                        if index % 250 == 249 || index == count - 1 { try await context.save() }
+                    }
                 }
             }
             try await group.waitForAll()
         }
-        let elapsed = clock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("appended LSN \(before.next)...\(log.lastLSN) in \(Formatting.fixed(seconds * 1000, 1)) ms "
-              + "(\(Int(Double(records) / max(seconds, 1e-9))) durable appends/s)")
-        try await log.close()
+        let seconds = (clock.now - started) / .seconds(1)
+        print("2. \(importers) background contexts imported \(books) books in \(Int(seconds * 1000)) ms (saves of 250, durable)")
 
-        let reopened = try Log.open(at: dir)
-        var count = 0
-        var rawBytes = 0
-        try reopened.records(from: before.next).forEach { record in
-            guard record.payload.first == UInt8(ascii: "{") else {
-                throw ValidationError("record \(record.lsn) does not hold the JSON that was appended")
-            }
-            count += 1
-            rawBytes += record.payload.count
+        // 3. A child context of the view context borrows three books; its save reaches the view
+        //    context, whose save reaches the disk.
+        let view = store.viewContext
+        let child = view.newChildContext(name: "checkout")
+        let member = try child.insert("Member")
+        try member.setValue(.string("reader\(before)@example.org"), forKey: "email")
+        try member.setValue("Ada Reader", forKey: "name")
+        var recent = FetchRequest("Book", predicate: .equal("available", true), sortKeys: [SortKey("year", ascending: false), SortKey("title")])
+        recent.fetchLimit = 3
+        for book in try child.fetch(recent) {
+            let loan = try child.insert("Loan")
+            try loan.setValue(.date(.now.addingTimeInterval(14 * 86_400)), forKey: "due")
+            try loan.setObject(book, forKey: "book")
+            try loan.setObject(member, forKey: "member")
+            try book.setValue(false, forKey: "available")
         }
-        try await reopened.close()
-        guard count == records else { throw ValidationError("reopened log holds \(count) new records, expected \(records)") }
-        print("reopened: read back all \(count) records (\(Formatting.bytes(UInt64(rawBytes))))")
+        try await child.save()
+        print("3. a child context lent \(try member.objects(forKey: "loans").count) books; the view context sees them unsaved: \(view.hasChanges)")
+        try await view.save()
 
+        // 4. Fetch in the view context.
+        let old = try view.count(FetchRequest("Book", predicate: .compare("year", .less, 1970)))
+        let lent = try view.fetch(FetchRequest("Book", predicate: .equal("available", false), sortKeys: [SortKey("title")]))
+        print("4. the view context finds \(old) books from before 1970 and \(lent.count) lent books, among them:")
+        for book in lent.prefix(3) {
+            print("   \(book.string("title") ?? "?") by \(try book.object(forKey: "author")?.string("name") ?? "?") (\(book["year"]?.description ?? "?"))")
+        }
+        try await store.close()
+
+        // 5. Reopen and check.
+        let reopened = try Store(at: dir, model: model)
+        let counts = try model.entities.map { "\($0.name) \(try reopened.count(of: $0.name))" }
+        try await reopened.close()
+        print("5. reopened: " + counts.joined(separator: ", "))
         let inspection = try LogInspection.inspect(directory: dir)
-        print(inspection.isHealthy ? "verify: every frame checks out" : "verify: DAMAGED")
-        print(StoreStatistics(inspection).table)
-        print("\nThe store stays in \(dir). Try:  cairn verify \(dir)   cairn stats \(dir) --json")
+        print(inspection.isHealthy ? "6. verify: every frame checks out" : "6. verify: DAMAGED")
+        var stats = StoreStatistics(inspection)
+        stats.entities = try StoreStatistics.entityCounts(dir)
+        print(stats.table)
+        print("\nThe store stays in \(dir). Try:  cairn dump \(dir) --entity Member   cairn model \(dir)   cairn stats \(dir) --json")
         if !inspection.isHealthy { throw ExitCode(1) }
+    }
+}
+
+extension ManagedObject {
+    fileprivate func string(_ key: String) -> String? {
+        if case .string(let text)? = self[key] { return text }
+        return nil
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Cairn
 import CairnLog
 import Foundation
 
@@ -17,7 +18,8 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         let inspection = try LogInspection.inspect(directory: store)
-        let stats = StoreStatistics(inspection)
+        var stats = StoreStatistics(inspection)
+        stats.entities = try? StoreStatistics.entityCounts(store)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -53,6 +55,22 @@ struct StoreStatistics: Codable {
     var compressionRatio: Double
     var dictionaries: Int
     var healthy: Bool
+    /// Live objects per entity (objects of exactly that entity), when the store has a model.
+    var entities: [String: Int]?
+
+    /// Counts the live objects of each entity, opening the store read-only.
+    static func entityCounts(_ path: String) throws -> [String: Int]? {
+        guard let model = try Store.storedModel(at: path) else { return nil }
+        var options = StoreOptions()
+        options.readOnly = true
+        let store = try Store(at: path, model: model, options: options)
+        let context = store.newBackgroundContext(name: "stats")
+        var counts: [String: Int] = [:]
+        for entity in model.entities {
+            counts[entity.name] = try context.count(FetchRequest(entity.name, includesSubentities: false))
+        }
+        return counts
+    }
 
     init(_ inspection: LogInspection) {
         store = inspection.directory
@@ -93,6 +111,9 @@ struct StoreStatistics: Codable {
         lines.append("segments: \(segments.count)   frames: \(frames)   LSNs: \(range)   dictionaries: \(dictionaries)")
         lines.append("bytes on disk: \(Formatting.bytes(bytesOnDisk))   payload stored: \(Formatting.bytes(storedPayloadBytes))   "
                      + "payload raw: \(Formatting.bytes(rawPayloadBytes))   compression ratio: \(Formatting.fixed(compressionRatio, 2))")
+        if let entities {
+            lines.append("objects: " + entities.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
         lines.append(healthy ? "healthy" : "DAMAGED (run cairn verify)")
         return lines.joined(separator: "\n")
     }

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Cairn
+import CairnLog
+import Foundation
+
+/// `cairn create STORE --model MODEL.json`: a new, empty store with a model.
+struct CreateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a store with a model.")
+
+    @Argument(help: "The store's directory.")
+    var store: String
+
+    @Option(help: "The model, in Cairn's JSON model format (docs/MODEL-FORMAT.md).")
+    var model: String
+
+    func run() async throws {
+        let loaded = try Model(jsonData: try Data(contentsOf: URL(fileURLWithPath: model)))
+        let opened = try Store(at: store, model: loaded)
+        try await opened.close()
+        print("created \(store) with entities \(loaded.entities.map(\.name).joined(separator: ", "))")
+    }
+}
+
+/// `cairn model STORE`: prints the model the store was written with.
+struct ModelCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "model", abstract: "Print a store's model (Cairn's JSON model format).")
+
+    @Argument(help: "The store's directory.")
+    var store: String
+
+    func run() throws {
+        guard let model = try Store.storedModel(at: store) else { throw ValidationError("\(store) holds no model yet") }
+        print(String(decoding: model.jsonData(), as: UTF8.self))
+    }
+}
+
+/// `cairn dump STORE [--entity NAME]`: every object as one JSON line.
+struct DumpCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dump",
+        abstract: "Print every object as one JSON line: entity, object ID, attribute values, relationship targets."
+    )
+
+    @Argument(help: "The store's directory.")
+    var store: String
+
+    @Option(help: "Only objects of this entity (and its sub-entities).")
+    var entity: String?
+
+    func run() async throws {
+        guard let model = try Store.storedModel(at: store) else { throw ValidationError("\(store) holds no model yet") }
+        var options = StoreOptions()
+        options.readOnly = true
+        let opened = try Store(at: store, model: model, options: options)
+        let context = opened.newBackgroundContext(name: "dump")
+        let names = try entity.map { name -> [String] in
+            guard let found = model.entity(named: name) else { throw ValidationError("the model has no entity \(name)") }
+            return [found.name] + found.descendants.map { model.descriptions[$0].name }
+        } ?? model.entities.map(\.name)
+        var output = ""
+        for name in names {
+            for object in try context.fetch(FetchRequest(name, includesSubentities: false)) {
+                var values: [(String, String)] = []
+                for attribute in object.entity.attributes where !attribute.isTransient {
+                    values.append((attribute.name, JSONText.value(try object.value(forKey: attribute.name))))
+                }
+                var links: [(String, String)] = []
+                for relationship in object.entity.relationships {
+                    let targets = relationship.isToMany
+                        ? try object.objects(forKey: relationship.name) : try object.object(forKey: relationship.name).map { [$0] } ?? []
+                    let uris = targets.map { JSONText.string(opened.uri(for: $0.objectID)) }
+                    links.append((relationship.name, relationship.isToMany ? "[" + uris.joined(separator: ",") + "]" : uris.first ?? "null"))
+                }
+                output += JSONText.object([("entity", JSONText.string(name)), ("id", JSONText.string(opened.uri(for: object.objectID))),
+                                           ("values", JSONText.object(values)), ("relationships", JSONText.object(links))]) + "\n"
+                if output.utf8.count > 1 << 16 {
+                    print(output, terminator: "")
+                    output = ""
+                }
+            }
+        }
+        print(output, terminator: "")
+        try await opened.close()
+    }
+}
