@@ -1,0 +1,128 @@
+import Foundation
+
+/// Encodes a `StoredModel` into attribute values by property name.
+struct AttributeEncoder {
+    static func encode<T: Encodable>(_ value: T, entity: EntityDescription) throws -> [String: Value] {
+        let storage = Storage()
+        try value.encode(to: TopEncoder(storage: storage, entity: entity.name))
+        for name in storage.values.keys where entity.attributePosition(name) == nil {
+            throw StoreError(.unknownName, "\(T.self) has property \(name), which \(entity.name) has no attribute for",
+                             entity: entity.name, property: name)
+        }
+        return storage.values
+    }
+
+    /// Converts the leaf types the store knows; nil for others (encoded through their own
+    /// `encode(to:)`, which must produce a single value).
+    static func leaf(_ value: Any) -> Value? {
+        switch value {
+        case let text as String: .string(text)
+        case let flag as Bool: .bool(flag)
+        case let number as Int: .integer(Int64(number))
+        case let number as Int8: .integer(Int64(number))
+        case let number as Int16: .integer(Int64(number))
+        case let number as Int32: .integer(Int64(number))
+        case let number as Int64: .integer(number)
+        case let number as UInt8: .integer(Int64(number))
+        case let number as UInt16: .integer(Int64(number))
+        case let number as UInt32: .integer(Int64(number))
+        case let number as Double: .double(number)
+        case let number as Float: .float(number)
+        case let number as Decimal: .decimal(number)
+        case let date as Date: .date(date)
+        case let data as Data: .binary(Array(data))
+        case let bytes as [UInt8]: .binary(bytes)
+        case let id as UUID: .uuid(id)
+        case let url as URL: .uri(url.absoluteString)
+        default: nil
+        }
+    }
+
+    final class Storage {
+        var values: [String: Value] = [:]
+    }
+
+    struct TopEncoder: Encoder {
+        let storage: Storage
+        let entity: String
+        var codingPath: [any CodingKey] = []
+        var userInfo: [CodingUserInfoKey: Any] = [:]
+
+        func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+            KeyedEncodingContainer(Keyed<Key>(storage: storage, entity: entity))
+        }
+        func unkeyedContainer() -> any UnkeyedEncodingContainer { Refusing(entity: entity, codingPath: codingPath) }
+        func singleValueContainer() -> any SingleValueEncodingContainer { Single(entity: entity, codingPath: codingPath) { _ in } }
+    }
+
+    struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let storage: Storage
+        let entity: String
+        var codingPath: [any CodingKey] = []
+
+        mutating func encodeNil(forKey key: Key) throws { storage.values[key.stringValue] = .null }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            if let leaf = AttributeEncoder.leaf(value) {
+                storage.values[key.stringValue] = leaf
+                return
+            }
+            var captured: Value?
+            try value.encode(to: Single(entity: entity, codingPath: codingPath + [key]) { captured = $0 })
+            guard let captured else {
+                throw StoreError(.typeMismatch, "\(T.self) does not encode as a single attribute value", entity: entity, property: key.stringValue)
+            }
+            storage.values[key.stringValue] = captured
+        }
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+        }
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+            KeyedEncodingContainer(Keyed<NestedKey>(storage: Storage(), entity: entity, codingPath: codingPath + [key]))
+        }
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            Refusing(entity: entity, codingPath: codingPath + [key])
+        }
+        mutating func superEncoder() -> any Encoder { TopEncoder(storage: storage, entity: entity) }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { TopEncoder(storage: storage, entity: entity) }
+    }
+
+    /// Captures the one value a type such as a raw-value enum encodes.
+    struct Single: SingleValueEncodingContainer, Encoder {
+        let entity: String
+        var codingPath: [any CodingKey]
+        var userInfo: [CodingUserInfoKey: Any] = [:]
+        let capture: (Value) -> Void
+
+        init(entity: String, codingPath: [any CodingKey], capture: @escaping (Value) -> Void) {
+            self.entity = entity
+            self.codingPath = codingPath
+            self.capture = capture
+        }
+
+        func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+            KeyedEncodingContainer(Keyed<Key>(storage: Storage(), entity: entity, codingPath: codingPath))
+        }
+        func unkeyedContainer() -> any UnkeyedEncodingContainer { Refusing(entity: entity, codingPath: codingPath) }
+        func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+        mutating func encodeNil() throws { capture(.null) }
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            if let leaf = AttributeEncoder.leaf(value) { capture(leaf) } else { try value.encode(to: self) }
+        }
+    }
+
+    /// Collections are not attributes: stores nothing (the keyed container then reports the
+    /// property as not a single value).
+    struct Refusing: UnkeyedEncodingContainer {
+        let entity: String
+        var codingPath: [any CodingKey]
+        var count = 0
+        mutating func encodeNil() throws {}
+        mutating func encode<T: Encodable>(_ value: T) throws {}
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+            KeyedEncodingContainer(Keyed<NestedKey>(storage: Storage(), entity: entity, codingPath: codingPath))
+        }
+        mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+        mutating func superEncoder() -> any Encoder { TopEncoder(storage: Storage(), entity: entity) }
+    }
+}

@@ -1,0 +1,117 @@
+import CairnTestSupport
+import Foundation
+import Testing
+@testable import Cairn
+
+@Suite struct StoredModelTests {
+    struct Author: StoredModel, Equatable {
+        var name: String
+        var born: Int?
+        var rating: Double
+    }
+
+    enum Genre: String, Codable, Sendable { case fiction, poetry }
+
+    struct Catalogued: StoredModel, Equatable {
+        static let entityName = "Record"
+        var code: String
+        var genre: Genre
+        var added: Date
+        var id: UUID
+        var price: Decimal
+        var cover: Data?
+        var site: URL?
+        var pages: Int16
+    }
+
+    struct Renamed: StoredModel, Equatable {
+        static let entityName = "Author"
+        var fullName: String
+        var rating: Double
+        enum CodingKeys: String, CodingKey {
+            case fullName = "name"
+            case rating
+        }
+    }
+
+    static func model() throws -> Model {
+        try Model {
+            Entity("Author") {
+                Attribute("name", .string, optional: false)
+                Attribute("born", .integer32)
+                Attribute("rating", .double, default: 0.0)
+                Unique("name")
+            }
+            Entity("Record") {
+                Attribute("code", .string, optional: false)
+                Attribute("genre", .string)
+                Attribute("added", .date)
+                Attribute("id", .uuid)
+                Attribute("price", .decimal)
+                Attribute("cover", .binary)
+                Attribute("site", .uri)
+                Attribute("pages", .integer16)
+                Unique("code")
+            }
+        }
+    }
+
+    @Test func upsertInsertsThenUpdatesByTheUniquenessConstraint() async throws {
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: try Self.model())
+        let context = store.viewContext
+        try context.upsert(Author(name: "Le Guin", born: 1929, rating: 4.5))
+        try context.upsert(Author(name: "Butler", born: nil, rating: 4.8))
+        try await context.save()
+        try context.upsert(Author(name: "Le Guin", born: 1929, rating: 5.0))
+        try await context.save()
+        #expect(try store.count(of: "Author") == 2)
+        let authors = try context.fetch(Author.self, sortKeys: [SortKey("name")])
+        #expect(authors == [Author(name: "Butler", born: nil, rating: 4.8), Author(name: "Le Guin", born: 1929, rating: 5.0)])
+        #expect(try context.fetch(Renamed.self, predicate: .equal("name", "Butler")) == [Renamed(fullName: "Butler", rating: 4.8)])
+        try await store.close()
+    }
+
+    @Test func everySupportedTypeRoundTripsThroughTheStore() async throws {
+        let folder = TemporaryDirectory()
+        let model = try Self.model()
+        let value = Catalogued(code: "R1", genre: .poetry, added: Date(timeIntervalSince1970: 1_700_000_000.25),
+                               id: UUID(), price: Decimal(string: "19.99")!, cover: Data([1, 2, 3]),
+                               site: URL(string: "https://example.org/r1"), pages: 320)
+        do {
+            let store = try Store(at: folder.store(), model: model)
+            try store.viewContext.upsert(value)
+            try await store.viewContext.save()
+            try await store.close()
+        }
+        let store = try Store(at: folder.store(), model: model)
+        #expect(try store.viewContext.fetch(Catalogued.self) == [value])
+        try await store.close()
+    }
+
+    @Test func mismatchesAreClearErrors() throws {
+        struct Stray: StoredModel {
+            static let entityName = "Author"
+            var name: String
+            var nickname: String
+        }
+        struct WrongType: StoredModel {
+            static let entityName = "Author"
+            var name: Int
+        }
+        struct Nested: StoredModel {
+            static let entityName = "Author"
+            var name: String
+            var tags: [String]
+        }
+        let store = Store(inMemory: try Self.model())
+        let context = store.viewContext
+        #expect { try context.upsert(Stray(name: "x", nickname: "y")) } throws: { ($0 as? StoreError)?.property == "nickname" }
+        #expect { try context.upsert(Nested(name: "x", tags: ["a"])) } throws: { ($0 as? StoreError)?.property == "tags" }
+        try context.upsert(Author(name: "Typed", born: nil, rating: 1))
+        #expect { try context.fetch(WrongType.self) } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .typeMismatch && error.property == "name"
+        }
+    }
+}
