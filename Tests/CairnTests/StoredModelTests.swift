@@ -115,3 +115,41 @@ import Testing
         }
     }
 }
+
+@Suite struct TransformerTests {
+    struct RGB: Sendable, Equatable { var r, g, b: UInt8 }
+    struct BadColor: Error {}
+    struct RGBTransformer: AttributeTransformer {
+        func bytes(from value: RGB) throws -> [UInt8] { [value.r, value.g, value.b] }
+        func value(from bytes: [UInt8]) throws -> RGB {
+            guard bytes.count == 3 else { throw BadColor() }
+            return RGB(r: bytes[0], g: bytes[1], b: bytes[2])
+        }
+    }
+
+    @Test func transformableAttributesGoThroughTheirRegisteredTransformer() async throws {
+        AttributeTransformers.register(RGBTransformer(), name: "TestRGB")
+        let model = try Model {
+            Entity("Shelf") {
+                Attribute("color", .transformable(transformer: "TestRGB"))
+                Attribute("shade", .transformable(transformer: "Unregistered"))
+                Attribute("label", .string)
+            }
+        }
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: model)
+        let shelf = try store.viewContext.insert("Shelf")
+        try shelf.setTransformedValue(RGB(r: 1, g: 2, b: 3), forKey: "color")
+        try await store.viewContext.save()
+        try await store.close()
+        let reopened = try Store(at: folder.store(), model: model)
+        let again = try #require(try reopened.viewContext.fetchFirst(FetchRequest("Shelf")))
+        #expect(try again.transformedValue(forKey: "color", as: RGB.self) == RGB(r: 1, g: 2, b: 3))
+        #expect { try again.setTransformedValue("red", forKey: "color") } throws: { ($0 as? StoreError)?.code == .typeMismatch }
+        #expect { try again.setTransformedValue(RGB(r: 0, g: 0, b: 0), forKey: "shade") } throws: { ($0 as? StoreError)?.code == .unknownName }
+        #expect { try again.setTransformedValue(RGB(r: 0, g: 0, b: 0), forKey: "label") } throws: { ($0 as? StoreError)?.code == .typeMismatch }
+        try again.setValue(.binary([9]), forKey: "color")
+        #expect(throws: BadColor.self) { try again.transformedValue(forKey: "color", as: RGB.self) }
+        try await reopened.close()
+    }
+}
