@@ -4,7 +4,7 @@ import PackageDescription
 /// Benchmarks for Cairn, kept out of the main package so that users of Cairn never resolve
 /// benchmark-only dependencies. Run from the repository root:
 ///
-///     swift run -c release --package-path Benchmarks cairn-benchmarks log
+///     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph] [--quick]
 let package = Package(
     name: "CairnBenchmarks",
     platforms: [.macOS(.v15)],
@@ -13,11 +13,16 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Cairn", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .executableTarget(
             name: "CairnBenchmarks",
-            dependencies: [.product(name: "CairnLog", package: "Cairn")],
+            dependencies: [
+                .product(name: "CairnLog", package: "Cairn"),
+                .product(name: "Cairn", package: "Cairn"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Sources/CairnBenchmarks"
         ),
     ],

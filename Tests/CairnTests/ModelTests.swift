@@ -104,3 +104,37 @@ import Testing
         #expect(new.differences(from: old) == ["~ attribute A.x: string → integer64", "- attribute A.y", "+ attribute A.z (string)", "+ entity B"])
     }
 }
+
+@Suite struct ModelEdgeTests {
+    @Test func anInverseNamedFromOneSideKeepsBothEndsInStep() throws {
+        let model = try Model {
+            Entity("Owner") { Relationship("pets", to: "Pet", inverse: "owner", .toMany(ordered: false)) }
+            Entity("Pet") { Relationship("owner", to: "Owner") }
+        }
+        let context = Store(inMemory: model).viewContext
+        let owner = try context.insert("Owner"), pet = try context.insert("Pet")
+        try pet.setObject(owner, forKey: "owner")
+        #expect(try owner.objects(forKey: "pets") == [pet], "changing the side without an inverse updates the other")
+    }
+
+    @Test func defaultsThatCannotBeStoredAreRefusedOrNormalized() throws {
+        #expect { try Model { Entity("A") { Attribute("x", .double, default: .double(.nan)) } } } throws: { ($0 as? ModelError)?.code == .invalidDefault }
+        let model = try Model { Entity("A") { Attribute("x", .string, default: .null); Attribute("t", .transformable(transformer: "T"), default: .binary([1, 2])) } }
+        #expect(model.entities[0].attributes[0].defaultValue == nil)
+        #expect(try Model(jsonData: model.jsonData()) == model)
+    }
+
+    @Test func datesRoundTripExactly() async throws {
+        let model = try Model { Entity("E") { Attribute("when", .date, default: .date(Date(timeIntervalSince1970: 1_234_567_890.123_456_7))) } }
+        #expect(try Model(jsonData: model.jsonData()) == model)
+        let folder = TemporaryDirectory()
+        let date = Date(timeIntervalSinceReferenceDate: 789_012_345.678_901_2)
+        let store = try Store(at: folder.store(), model: model)
+        try store.viewContext.insert("E").setValue(.date(date), forKey: "when")
+        try await store.viewContext.save()
+        try await store.close()
+        let reopened = try Store(at: folder.store(), model: model)
+        #expect(try reopened.viewContext.fetchFirst(FetchRequest("E"))?.value(forKey: "when") == .date(date))
+        try await reopened.close()
+    }
+}

@@ -49,6 +49,46 @@ extension ObjectContext {
         return ids
     }
 
+    /// The snapshot at the root of this context's chain.
+    var baseSnapshot: StoreSnapshot { parent?.baseSnapshot ?? rootSnapshot }
+
+    /// Objects with unsaved changes in this context or its ancestors, of these entities.
+    func pendingIDs(_ entities: Set<Int>) -> Set<ObjectID> {
+        var ids = parent?.pendingIDs(entities) ?? []
+        state.withLock { state in
+            ids.formUnion(state.inserted.keys.filter { entities.contains($0.entity) })
+            ids.formUnion(state.updated.keys.filter { entities.contains($0.entity) })
+        }
+        return ids
+    }
+
+    /// When the predicate pins every attribute of a uniqueness constraint with `==`, the few
+    /// objects that can match: the holder in the snapshot's uniqueness index, and the objects
+    /// with unsaved changes. Nil when the predicate does not allow it (then all are scanned).
+    private func uniqueCandidates(_ predicate: FetchPredicate, entity: EntityDescription, entities: Set<Int>) -> Set<ObjectID>? {
+        var pinned: [String: Value] = [:]
+        func collect(_ predicate: FetchPredicate) {
+            switch predicate {
+            case .comparison(let key, .equal, let value): pinned[key] = value
+            case .and(let parts): parts.forEach(collect)
+            default: break
+            }
+        }
+        collect(predicate)
+        for constraint in entity.uniqueness {
+            let values = constraint.names.compactMap { pinned[$0] }
+            guard values.count == constraint.names.count, !values.contains(.null),
+                  zip(constraint.positions, values).allSatisfy({ position, value in value.fits(entity.attributes[position].type) }) else { continue }
+            var ids = pendingIDs(entities)
+            if let holder = baseSnapshot.holder(of: UniqueKey(owner: constraint.owner, number: constraint.number, values: values)),
+               entities.contains(holder.entity) {
+                ids.insert(holder)
+            }
+            return ids
+        }
+        return nil
+    }
+
     private func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
         let entity = try model.require(request.entityName)
         let entities = Set(request.includesSubentities ? [entity.index] + entity.descendants : [entity.index])
@@ -60,7 +100,8 @@ extension ObjectContext {
             return (position, descriptor.ascending)
         }
         var rows: [(ObjectID, [PropertyValue])] = []
-        for id in visibleIDs(entities) {
+        let candidates = request.predicate.flatMap { uniqueCandidates($0, entity: entity, entities: entities) } ?? visibleIDs(entities)
+        for id in candidates {
             guard let values = values(of: id), predicate?.evaluate(values) ?? true else { continue }
             rows.append((id, values))
         }

@@ -133,6 +133,13 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
 
     /// Sets one property's raw value, recording the change (no inverse maintenance).
     func setRaw(_ id: ObjectID, _ position: Int, _ value: PropertyValue) throws {
+        // The common case first: a new object only changes its own values.
+        let setOnInsert = state.withLock { state -> Bool in
+            guard state.inserted[id] != nil else { return false }
+            state.inserted[id]?[position] = value
+            return true
+        }
+        if setOnInsert { return }
         let original = parent == nil ? baseRecord(id) : nil
         let exists = values(of: id) != nil
         try state.withLock { state in

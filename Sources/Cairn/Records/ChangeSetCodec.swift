@@ -112,7 +112,7 @@ enum ChangeSetCodec {
         case .bool(let flag): writer.write((flag ? Tag.trueValue : Tag.falseValue).rawValue)
         case .date(let date):
             writer.write(Tag.date.rawValue)
-            writer.write(date.timeIntervalSince1970.bitPattern)
+            writer.write(date.timeIntervalSinceReferenceDate.bitPattern)   // Date's own representation: exact
         case .binary(let bytes):
             writer.write(Tag.binary.rawValue)
             writer.writeLengthPrefixed(bytes)
@@ -180,7 +180,7 @@ enum ChangeSetCodec {
             return .decimal(number)
         case .falseValue: return .bool(false)
         case .trueValue: return .bool(true)
-        case .date: return .date(Date(timeIntervalSince1970: Double(bitPattern: try reader.read())))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.read())))
         case .binary: return .binary(Array(try reader.readLengthPrefixed()))
         case .uuid:
             let bytes = try reader.readBytes(16)

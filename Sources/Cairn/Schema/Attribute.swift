@@ -21,7 +21,7 @@ public struct Attribute: Sendable, Hashable {
         self.name = name
         self.type = type
         self.isOptional = optional
-        self.defaultValue = defaultValue
+        self.defaultValue = defaultValue == .null ? nil : defaultValue
         self.isIndexed = indexed
         self.isTransient = transient
         self.userInfo = userInfo

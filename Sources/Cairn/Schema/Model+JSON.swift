@@ -174,7 +174,7 @@ private struct ModelFile: Codable {
             case .float(let number): self = .number(Double(number))
             case .decimal(let number): self = .text(number.description)
             case .bool(let flag): self = .flag(flag)
-            case .date(let date): self = .number(date.timeIntervalSince1970)
+            case .date(let date): self = .number(date.timeIntervalSinceReferenceDate)
             case .binary(let bytes): self = .text(Data(bytes).base64EncodedString())
             case .uuid(let id): self = .text(id.uuidString)
             }
@@ -213,9 +213,9 @@ private struct ModelFile: Codable {
                 guard let number = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw wrong }
                 return .decimal(number)
             case (.boolean, .flag(let flag)): return .bool(flag)
-            case (.date, .number(let seconds)): return .date(Date(timeIntervalSince1970: seconds))
-            case (.date, .integer(let seconds)): return .date(Date(timeIntervalSince1970: Double(seconds)))
-            case (.binary, .text(let text)):
+            case (.date, .number(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            case (.date, .integer(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+            case (.binary, .text(let text)), (.transformable, .text(let text)):
                 guard let data = Data(base64Encoded: text) else { throw wrong }
                 return .binary(Array(data))
             case (.uuid, .text(let text)):

@@ -81,6 +81,27 @@ struct ModelResolver {
             destinations.append(entityDestinations)
             inverses.append(entityInverses)
         }
+        // A relationship named as an inverse from one side only gets the back link, so that
+        // changes made from either end keep both ends in step.
+        for index in entities.indices {
+            for (relationship, inverse) in inverses[index].enumerated() {
+                guard let inverse else { continue }
+                let destination = destinations[index][relationship]
+                guard destinations[destination][inverse] == index else { continue }
+                for holder in entities.indices where chain(holder).contains(destination) {
+                    switch inverses[holder][inverse] {
+                    case nil:
+                        inverses[holder][inverse] = relationship
+                    case relationship?:
+                        continue
+                    default:
+                        let name = relationships[holder][inverse].name
+                        throw ModelError(.invalidInverse, "\(entities[destination].name).\(name) is the inverse of more than one relationship",
+                                         entity: entities[index].name, property: relationships[index][relationship].name)
+                    }
+                }
+            }
+        }
         // Uniqueness constraints, checked where declared, applied to descendants.
         var declared: [[UniquenessConstraint]] = []
         for (index, entity) in entities.enumerated() {
@@ -118,6 +139,12 @@ struct ModelResolver {
     }
 
     private func checkDefault(_ attribute: Attribute, entity: String) throws(ModelError) {
+        var finite = true
+        if case .double(let number)? = attribute.defaultValue { finite = number.isFinite }
+        if case .float(let number)? = attribute.defaultValue { finite = number.isFinite }
+        guard finite else {
+            throw ModelError(.invalidDefault, "default \(attribute.defaultValue?.description ?? "") is not a finite number", entity: entity, property: attribute.name)
+        }
         guard let value = attribute.defaultValue, !value.fits(attribute.type) else { return }
         throw ModelError(.invalidDefault, "default \(value) (\(value.typeName)) does not fit type \(attribute.type)",
                          entity: entity, property: attribute.name)

@@ -1,0 +1,209 @@
+import Cairn
+import CairnLog
+import Foundation
+import GRDB
+
+/// The object graph against GRDB on the same data in the same run: inserts in durable saves of
+/// 10k, reopening to a full view, memory per object, lookups by unique key, updating 10%.
+func graphBenchmarks(_ report: inout Report, root: String, quick: Bool) async throws {
+    let count = quick ? 100_000 : 1_000_000
+    let batch = 10_000
+    let people = (0..<count).map(Person.init(number:))
+    let dataBytes = people.reduce(0) { $0 + $1.dataSize }
+    report.row("graph data set", "\(count) Person objects", note: "10 attributes, unique key; \(fixed(Double(dataBytes) / 1_048_576, 1)) MiB of attribute data")
+
+    // Cairn
+    let cairnPath = freshStore(root, "graph-cairn")
+    let model = try Person.model()
+    let clock = ContinuousClock()
+    var start = clock.now
+    do {
+        let store = try Store(at: cairnPath, model: model)
+        for offset in stride(from: 0, to: count, by: batch) {
+            let context = store.newBackgroundContext()
+            for person in people[offset..<min(count, offset + batch)] { try person.insert(into: context) }
+            try await context.save()
+        }
+        try await store.close()
+    }
+    let cairnInsert = Double(count) / seconds(clock.now - start)
+
+    let rssBefore = residentBytes()
+    start = clock.now
+    let store = try Store(at: cairnPath, model: model)
+    let cairnReopen = Double(count) / seconds(clock.now - start)
+    let rssAfter = residentBytes()
+    let memoryPerObject = Double(rssAfter - rssBefore) / Double(count)
+
+    let lookups = quick ? 20_000 : 100_000
+    let view = store.viewContext
+    var found = 0
+    start = clock.now
+    for index in 0..<lookups {
+        let key = Person.key(index &* 7919 % count)
+        if try view.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(key)))) != nil { found += 1 }
+    }
+    let cairnLookup = Double(lookups) / seconds(clock.now - start)
+    precondition(found == lookups)
+
+    start = clock.now
+    let updater = store.newBackgroundContext()
+    for index in stride(from: 0, to: count, by: 10) {
+        try updater.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(index)))))?.setValue(.integer(Int64(index % 1000)), forKey: "visits")
+    }
+    try await updater.save()
+    let cairnUpdate = Double(count / 10) / seconds(clock.now - start)
+    try await store.close()
+
+    // GRDB, with a unique index, synchronous = FULL, prepared statements.
+    let grdbPath = root + "/graph-grdb.sqlite"
+    try? FileManager.default.removeItem(atPath: grdbPath)
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+    start = clock.now
+    do {
+        let pool = try DatabasePool(path: grdbPath, configuration: configuration)
+        try await pool.write { db in try Person.createTable(db) }
+        for offset in stride(from: 0, to: count, by: batch) {
+            let slice = Array(people[offset..<min(count, offset + batch)])
+            try await pool.write { db in
+                let statement = try db.cachedStatement(sql: Person.insertSQL)
+                for person in slice { try statement.execute(arguments: person.arguments) }
+            }
+        }
+        try pool.close()
+    }
+    let grdbInsert = Double(count) / seconds(clock.now - start)
+
+    start = clock.now
+    let pool = try DatabasePool(path: grdbPath, configuration: configuration)
+    let loaded = try await pool.read { db in try Person.fetchAll(db, sql: "SELECT * FROM person") }
+    let grdbReopen = Double(loaded.count) / seconds(clock.now - start)
+    precondition(loaded.count == count)
+
+    start = clock.now
+    let grdbFound = try await pool.read { db -> Int in
+        var found = 0
+        let statement = try db.cachedStatement(sql: "SELECT * FROM person WHERE key = ?")
+        for index in 0..<lookups {
+            if try Person.fetchOne(statement, arguments: [Person.key(index &* 7919 % count)]) != nil { found += 1 }
+        }
+        return found
+    }
+    let grdbLookup = Double(lookups) / seconds(clock.now - start)
+    precondition(grdbFound == lookups)
+
+    start = clock.now
+    try await pool.write { db in
+        let statement = try db.cachedStatement(sql: "UPDATE person SET visits = ? WHERE key = ?")
+        for index in stride(from: 0, to: count, by: 10) { try statement.execute(arguments: [index % 1000, Person.key(index)]) }
+    }
+    let grdbUpdate = Double(count / 10) / seconds(clock.now - start)
+    try pool.close()
+
+    report.row("insert, durable saves of 10k", "Cairn \(Int(cairnInsert)) objects/s, GRDB \(Int(grdbInsert)) rows/s", note: "\(fixed(cairnInsert / grdbInsert, 2))×")
+    report.row("reopen to a full view", "Cairn \(Int(cairnReopen)) objects/s, GRDB \(Int(grdbReopen)) rows/s", note: "GRDB: open + fetch all rows into structs; \(fixed(cairnReopen / grdbReopen, 2))×")
+    report.row("resident memory after reopening", "\(Int(memoryPerObject)) bytes per object", note: "attribute data: \(dataBytes / count) bytes per object; \(fixed(memoryPerObject * Double(count) / Double(dataBytes), 2))× the data")
+    report.row("lookup by unique key", "Cairn \(Int(cairnLookup))/s, GRDB \(Int(grdbLookup))/s", note: "\(fixed(cairnLookup / grdbLookup, 1))× (Cairn: fetchFirst in the view context)")
+    report.row("update 10% and save", "Cairn \(Int(cairnUpdate)) objects/s, GRDB \(Int(grdbUpdate)) rows/s", note: "one save / one transaction; \(fixed(cairnUpdate / grdbUpdate, 2))×")
+    report.target("reopen to a full view ≥ 3× GRDB and ≥ 2M objects/s", met: cairnReopen >= 3 * grdbReopen && cairnReopen >= 2_000_000,
+                  figure: "\(fixed(cairnReopen / grdbReopen, 2))×, \(Int(cairnReopen)) objects/s")
+    report.target("insert ≥ 3× GRDB", met: cairnInsert >= 3 * grdbInsert, figure: "\(fixed(cairnInsert / grdbInsert, 2))×")
+    report.target("unique-key lookup ≥ 50× GRDB", met: cairnLookup >= 50 * grdbLookup, figure: "\(fixed(cairnLookup / grdbLookup, 1))×")
+    report.target("resident memory ≤ 2× the uncompressed data", met: memoryPerObject * Double(count) <= 2 * Double(dataBytes),
+                  figure: "\(fixed(memoryPerObject * Double(count) / Double(dataBytes), 2))×")
+}
+
+/// The resident set size of this process.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+          let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// A realistic entity: a person with ten attributes, one of them a unique key.
+struct Person: FetchableRecord {
+    var key: String
+    var givenName: String
+    var familyName: String
+    var email: String
+    var city: String
+    var born: Date
+    var score: Double
+    var active: Bool
+    var visits: Int64
+    var created: Date
+
+    static let given = ["Amelia", "Olivia", "Noah", "Liam", "Mia", "Lucas", "Emma", "Hugo", "Lea", "Jonas", "Sofia", "Mateo"]
+    static let family = ["Martin", "Bernard", "Dubois", "Garcia", "Müller", "Schmidt", "Rossi", "Novak", "Jensen", "Silva"]
+    static let cities = ["Lyon", "Berlin", "Milano", "Madrid", "London", "København", "Porto", "Kraków"]
+
+    static func key(_ number: Int) -> String { "P-\(1_000_000 + number)" }
+
+    init(number: Int) {
+        key = Self.key(number)
+        givenName = Self.given[number % Self.given.count]
+        familyName = Self.family[(number / 7) % Self.family.count]
+        email = "\(givenName.lowercased()).\(familyName.lowercased())\(number)@example.com"
+        city = Self.cities[(number / 3) % Self.cities.count]
+        born = Date(timeIntervalSince1970: Double(-600_000_000 + number * 997 % 1_200_000_000))
+        score = Double(number % 10_000) / 100
+        active = number % 3 != 0
+        visits = Int64(number % 500)
+        created = Date(timeIntervalSince1970: 1_700_000_000 + Double(number))
+    }
+
+    init(row: Row) {
+        key = row["key"]; givenName = row["givenName"]; familyName = row["familyName"]; email = row["email"]
+        city = row["city"]; born = row["born"]; score = row["score"]; active = row["active"]; visits = row["visits"]
+        created = row["created"]
+    }
+
+    /// Bytes of attribute data: strings in UTF-8, numbers and dates 8 bytes, booleans 1.
+    var dataSize: Int { key.utf8.count + givenName.utf8.count + familyName.utf8.count + email.utf8.count + city.utf8.count + 8 * 5 + 1 }
+
+    static func model() throws -> Model {
+        try Model {
+            Entity("Person") {
+                Attribute("key", .string, optional: false)
+                Attribute("givenName", .string)
+                Attribute("familyName", .string)
+                Attribute("email", .string)
+                Attribute("city", .string)
+                Attribute("born", .date)
+                Attribute("score", .double)
+                Attribute("active", .boolean)
+                Attribute("visits", .integer64)
+                Attribute("created", .date)
+                Unique("key")
+            }
+        }
+    }
+
+    func insert(into context: ObjectContext) throws {
+        let object = try context.insert("Person")
+        try object.setValue(.string(key), forKey: "key")
+        try object.setValue(.string(givenName), forKey: "givenName")
+        try object.setValue(.string(familyName), forKey: "familyName")
+        try object.setValue(.string(email), forKey: "email")
+        try object.setValue(.string(city), forKey: "city")
+        try object.setValue(.date(born), forKey: "born")
+        try object.setValue(.double(score), forKey: "score")
+        try object.setValue(.bool(active), forKey: "active")
+        try object.setValue(.integer(visits), forKey: "visits")
+        try object.setValue(.date(created), forKey: "created")
+    }
+
+    static func createTable(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE person (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, givenName TEXT, familyName TEXT, email TEXT,
+                                 city TEXT, born DATETIME, score DOUBLE, active BOOLEAN, visits INTEGER, created DATETIME)
+            """)
+    }
+
+    static let insertSQL = "INSERT INTO person (key, givenName, familyName, email, city, born, score, active, visits, created) VALUES (?,?,?,?,?,?,?,?,?,?)"
+
+    var arguments: StatementArguments {
+        [key, givenName, familyName, email, city, born, score, active, visits, created]
+    }
+}
