@@ -13,6 +13,14 @@ import Testing
         try await log.close()
     }
 
+    /// A manifest's bytes with its trailing checksum recomputed (so that only the edit is wrong).
+    func resealed(_ manifest: [UInt8]) -> [UInt8] {
+        var bytes = manifest
+        let checksum = bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(bytes.count - 4)]))) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange((bytes.count - 4)..., with: $0) }
+        return bytes
+    }
+
     func openError(_ store: String, options: LogOptions = LogOptions()) -> LogError? {
         do {
             _ = try Log.open(at: store, options: options)
@@ -97,9 +105,7 @@ import Testing
         // A manifest claiming four billion segments, with a valid checksum.
         var huge = original
         huge.replaceSubrange(44..<48, with: [0xFF, 0xFF, 0xFF, 0xFF])
-        let checksum = huge.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(huge.count - 4)]))) }
-        withUnsafeBytes(of: checksum.littleEndian) { huge.replaceSubrange((huge.count - 4)..., with: $0) }
-        try write(huge, to: manifest)
+        try write(resealed(huge), to: manifest)
         #expect(openError(store)?.code == .corruption)
 
         try write(original, to: manifest)
@@ -155,9 +161,7 @@ import Testing
         let manifest = store + "/MANIFEST"
         var bytes = try contents(manifest)
         bytes[8] = 9
-        let checksum = bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(bytes.count - 4)]))) }
-        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange((bytes.count - 4)..., with: $0) }
-        try write(bytes, to: manifest)
+        try write(resealed(bytes), to: manifest)
         #expect(openError(store)?.code == .unsupportedFormat)
     }
 

@@ -129,23 +129,22 @@ final class FaultyFileIO: FileIO, Sendable {
         }
     }
 
-    func sync(_ file: OpenFile) throws {
-        let failure = state.withLock { state -> Int32? in
+    /// Counts a sync and returns the errno to fail it with, if this is the armed one.
+    private func nextSyncFault() -> Int32? {
+        state.withLock { state -> Int32? in
             state.syncs += 1
             guard state.syncs == state.failSyncAt, case .error(let number) = state.fault else { return nil }
             return number
         }
-        if let failure { throw LogError.system("fdatasync", path: file.path, errno: failure) }
+    }
+
+    func sync(_ file: OpenFile) throws {
+        if let failure = nextSyncFault() { throw LogError.system("fdatasync", path: file.path, errno: failure) }
         try base.sync(file)
     }
 
     func fullSync(_ file: OpenFile) throws {
-        let failure = state.withLock { state -> Int32? in
-            state.syncs += 1
-            guard state.syncs == state.failSyncAt, case .error(let number) = state.fault else { return nil }
-            return number
-        }
-        if let failure { throw LogError.system("fsync", path: file.path, errno: failure) }
+        if let failure = nextSyncFault() { throw LogError.system("fsync", path: file.path, errno: failure) }
         try base.fullSync(file)
     }
 

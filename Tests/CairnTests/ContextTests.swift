@@ -193,3 +193,35 @@ import Testing
         #expect(try store.count(of: "Book") == 3)
     }
 }
+
+@Suite struct UniqueLookupTests {
+    func lookup(_ context: ObjectContext, _ name: String) throws -> ManagedObject? {
+        try context.fetchFirst(FetchRequest("Author", predicate: .equal("name", .string(name))))
+    }
+
+    @Test func lookupsByUniqueKeySeeUnsavedChanges() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        let saved = try context.make("Author", ["name": "Saved"])
+        try await context.save()
+        #expect(try lookup(context, "Saved") === saved)
+
+        let fresh = try context.make("Author", ["name": "Fresh"])
+        #expect(try lookup(context, "Fresh") === fresh, "an inserted object")
+        try saved.setValue("Renamed", forKey: "name")
+        #expect(try lookup(context, "Saved") == nil, "the old key is gone")
+        #expect(try lookup(context, "Renamed") === saved, "the new key is found")
+
+        let child = context.newChildContext()
+        #expect(try lookup(child, "Renamed")?.objectID == saved.objectID, "a child sees its parent's pending keys")
+        #expect(try lookup(child, "Saved") == nil)
+        try fresh.delete()
+        #expect(try lookup(context, "Fresh") == nil, "a deleted object")
+
+        // A failed save puts the changes back, and their keys.
+        try context.make("Author", [:])
+        await #expect(throws: StoreError.self) { try await context.save() }
+        #expect(try lookup(context, "Renamed") === saved)
+        #expect(try context.count(FetchRequest("Author", predicate: .equal("name", "Renamed"))) == 1)
+    }
+}

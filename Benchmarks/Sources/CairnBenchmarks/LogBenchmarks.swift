@@ -3,7 +3,8 @@ import Foundation
 
 /// The log's benchmarks: appends per durability mode and concurrency beside a raw fdatasync loop,
 /// compression of small records, replay of a large log.
-func logBenchmarks(_ report: inout Report, root: String, quick: Bool) async throws {
+func logBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
+    var report = initial
     // MARK: Appends, with the raw write + fdatasync loop of the same disk beside them.
 
     let raw200 = try rawSyncLoop(directory: root, size: 200, count: quick ? 500 : 3000)
@@ -61,4 +62,5 @@ func logBenchmarks(_ report: inout Report, root: String, quick: Bool) async thro
     report.row("open: validate every frame (checksums, no decompression)", "\(fixed(replay.validateGBps, 2)) GB/s", note: "\(Int(replay.validateFramesPerSecond)) frames/s")
     report.row("open + replay: validate and decompress every payload", "\(fixed(replay.replayGBps, 2)) GB/s on disk", note: "\(Int(replay.replayFramesPerSecond)) frames/s, \(fixed(replay.replayRawGBps, 2)) GB/s of payload")
     report.target("replay validation ≥ 1 GB/s", met: replay.validateGBps >= 1, figure: "\(fixed(replay.validateGBps, 2)) GB/s")
+    return report
 }

@@ -25,7 +25,7 @@ print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) core
 
 let suites = ["log", "graph", "all"].filter { arguments.contains($0) }
 let suite = suites.first ?? "log"
-if suite == "log" || suite == "all" { try await logBenchmarks(&report, root: root, quick: quick) }
-if suite == "graph" || suite == "all" { try await graphBenchmarks(&report, root: root, quick: quick) }
+if suite == "log" || suite == "all" { report = try await logBenchmarks(report, root: root, quick: quick) }
+if suite == "graph" || suite == "all" { report = try await graphBenchmarks(report, root: root, quick: quick) }
 
 print(report.markdown)

@@ -18,6 +18,20 @@ struct ContextState {
     var registered: [ObjectID: ManagedObject] = [:]
     /// How saves resolve conflicts.
     var mergePolicy: MergePolicy = .error
+    /// Uniqueness keys of objects with unsaved changes (inserted, or with a constrained attribute
+    /// changed), so that a lookup by unique key need not scan every pending object.
+    var pendingKeys: [UniqueKey: Set<ObjectID>] = [:]
+    var keysOfObject: [ObjectID: [UniqueKey]] = [:]
+
+    /// Records the current uniqueness keys of an object with unsaved changes.
+    mutating func setPendingKeys(_ keys: [UniqueKey], for id: ObjectID) {
+        for key in keysOfObject[id] ?? [] {
+            pendingKeys[key]?.remove(id)
+            if pendingKeys[key]?.isEmpty == true { pendingKeys[key] = nil }
+        }
+        keysOfObject[id] = keys.isEmpty ? nil : keys
+        for key in keys { pendingKeys[key, default: []].insert(id) }
+    }
 
     var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
 
@@ -29,6 +43,8 @@ struct ContextState {
             deleted = []
             discarded = []
             originals = [:]
+            pendingKeys = [:]
+            keysOfObject = [:]
         }
         return PendingChanges(inserted: inserted, updated: updated, deleted: deleted, originals: originals)
     }

@@ -52,19 +52,10 @@ extension ObjectContext {
     /// The snapshot at the root of this context's chain.
     var baseSnapshot: StoreSnapshot { parent?.baseSnapshot ?? rootSnapshot }
 
-    /// Objects with unsaved changes in this context or its ancestors, of these entities.
-    func pendingIDs(_ entities: Set<Int>) -> Set<ObjectID> {
-        var ids = parent?.pendingIDs(entities) ?? []
-        state.withLock { state in
-            ids.formUnion(state.inserted.keys.filter { entities.contains($0.entity) })
-            ids.formUnion(state.updated.keys.filter { entities.contains($0.entity) })
-        }
-        return ids
-    }
-
     /// When the predicate pins every attribute of a uniqueness constraint with `==`, the few
     /// objects that can match: the holder in the snapshot's uniqueness index, and the objects
-    /// with unsaved changes. Nil when the predicate does not allow it (then all are scanned).
+    /// whose unsaved changes give them that key. Nil when the predicate does not allow it (then
+    /// all are scanned).
     private func uniqueCandidates(_ predicate: FetchPredicate, entity: EntityDescription, entities: Set<Int>) -> Set<ObjectID>? {
         var pinned: [String: Value] = [:]
         func collect(_ predicate: FetchPredicate) {
@@ -79,11 +70,9 @@ extension ObjectContext {
             let values = constraint.names.compactMap { pinned[$0] }
             guard values.count == constraint.names.count, !values.contains(.null),
                   zip(constraint.positions, values).allSatisfy({ position, value in value.fits(entity.attributes[position].type) }) else { continue }
-            var ids = pendingIDs(entities)
-            if let holder = baseSnapshot.holder(of: UniqueKey(owner: constraint.owner, number: constraint.number, values: values)),
-               entities.contains(holder.entity) {
-                ids.insert(holder)
-            }
+            let key = UniqueKey(owner: constraint.owner, number: constraint.number, values: values)
+            var ids = pendingHolders(of: key).filter { entities.contains($0.entity) }
+            if let holder = baseSnapshot.holder(of: key), entities.contains(holder.entity) { ids.insert(holder) }
             return ids
         }
         return nil

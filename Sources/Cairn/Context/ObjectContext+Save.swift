@@ -28,6 +28,7 @@ extension ObjectContext {
             }
         } catch {
             state.withLock { $0.restore(changes) }
+            refreshPendingKeys(of: Set(changes.inserted.keys).union(changes.updated.keys))
             throw error
         }
     }
@@ -80,6 +81,13 @@ extension ObjectContext {
 
     /// Takes a child's saved changes as this context's own unsaved ones.
     func absorb(_ changes: PendingChanges) {
+        defer {
+            let touched = changes.inserted.keys.filter { !model.descriptions[$0.entity].uniqueness.isEmpty }
+                + changes.updated.compactMap { id, properties in
+                    properties.keys.contains(where: model.descriptions[id.entity].uniquePositions.contains) ? id : nil
+                }
+            refreshPendingKeys(of: touched)
+        }
         var originals: [ObjectID: ObjectRecord] = [:]
         if parent == nil {
             for id in Set(changes.updated.keys).union(changes.deleted) {

@@ -127,19 +127,28 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         let id = ObjectID(entity: entity.index, key: store.reserveKey())
         let values = entity.attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
             + entity.relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
-        state.withLock { $0.inserted[id] = values }
+        let keys = model.uniqueKeys(entity: entity.index, values: values)
+        state.withLock { state in
+            state.inserted[id] = values
+            if !keys.isEmpty { state.setPendingKeys(keys, for: id) }
+        }
         return registeredObject(id)
     }
 
     /// Sets one property's raw value, recording the change (no inverse maintenance).
     func setRaw(_ id: ObjectID, _ position: Int, _ value: PropertyValue) throws {
         // The common case first: a new object only changes its own values.
+        let constrained = model.descriptions[id.entity].uniquePositions.contains(position)
         let setOnInsert = state.withLock { state -> Bool in
             guard state.inserted[id] != nil else { return false }
             state.inserted[id]?[position] = value
+            if constrained, let values = state.inserted[id] {
+                state.setPendingKeys(model.uniqueKeys(entity: id.entity, values: values), for: id)
+            }
             return true
         }
         if setOnInsert { return }
+        defer { if constrained { refreshPendingKeys(of: [id]) } }
         let original = parent == nil ? baseRecord(id) : nil
         let exists = values(of: id) != nil
         try state.withLock { state in
@@ -153,6 +162,23 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
             if state.originals[id] == nil, let original { state.originals[id] = original }
             state.updated[id, default: [:]][position] = value
         }
+    }
+
+    /// Recomputes the pending uniqueness keys of objects from their current values.
+    func refreshPendingKeys(of ids: some Sequence<ObjectID>) {
+        let keys = ids.map { id in (id, values(of: id).map { model.uniqueKeys(entity: id.entity, values: $0) } ?? []) }
+        state.withLock { state in
+            for (id, objectKeys) in keys { state.setPendingKeys(objectKeys, for: id) }
+        }
+    }
+
+    /// The objects with unsaved changes that have this uniqueness key, here and in ancestors.
+    func pendingHolders(of key: UniqueKey) -> Set<ObjectID> {
+        var ids = parent?.pendingHolders(of: key) ?? []
+        state.withLock { state in
+            if let holders = state.pendingKeys[key] { ids.formUnion(holders) }
+        }
+        return ids
     }
 
     /// Sets a relationship to `targets`, keeping the inverse relationship in step.

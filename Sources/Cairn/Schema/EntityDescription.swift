@@ -20,6 +20,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let destinations: [Int]
     let inverses: [Int?]
     let attributePositions: [String: Int]
+    /// Positions of attributes that belong to a uniqueness constraint.
+    let uniquePositions: Set<Int>
     let relationshipPositions: [String: Int]
 
     init(index: Int, entity: Entity, attributes: [Attribute], relationships: [Relationship], parentIndex: Int?,
@@ -33,6 +35,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.uniqueness = uniqueness
         self.destinations = destinations
         self.inverses = inverses
+        uniquePositions = Set(uniqueness.flatMap(\.positions))
         attributePositions = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         relationshipPositions = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }

@@ -49,14 +49,7 @@ struct StoreSnapshot: Sendable {
 
     /// The uniqueness keys of a record (constraints whose values are all non-nil).
     func uniqueKeys(entity: Int, values: [PropertyValue]) -> [UniqueKey] {
-        model.descriptions[entity].uniqueness.compactMap { constraint in
-            var key: [Value] = []
-            for position in constraint.positions {
-                guard case .attribute(let value) = values[position], value != .null else { return nil }
-                key.append(value)
-            }
-            return UniqueKey(owner: constraint.owner, number: constraint.number, values: key)
-        }
+        model.uniqueKeys(entity: entity, values: values)
     }
 
     /// Reserves `count` new object keys and returns the first.
