@@ -12,7 +12,7 @@ package struct ByteReader {
         package var wanted: Int
     }
 
-    private let buffer: UnsafeRawBufferPointer
+    package let buffer: UnsafeRawBufferPointer
     /// The position of the next read.
     package private(set) var offset: Int
 
@@ -83,5 +83,12 @@ extension ByteReader {
     /// Reads a length-prefixed byte string.
     package mutating func readLengthPrefixed() throws(Overrun) -> UnsafeRawBufferPointer {
         try readBytes(try readCount(limit: remaining))
+    }
+}
+
+extension ByteReader {
+    /// The bytes from `start` to the current position.
+    package func bytes(from start: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: buffer[start..<offset])
     }
 }

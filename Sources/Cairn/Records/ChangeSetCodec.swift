@@ -77,7 +77,7 @@ enum ChangeSetCodec {
         return ObjectID(entity: Int(entity), key: try reader.readVarint())
     }
 
-    private static func write(_ value: PropertyValue, _ writer: inout ByteWriter) {
+    static func write(_ value: PropertyValue, _ writer: inout ByteWriter) {
         switch value {
         case .attribute(let attribute): write(attribute, &writer)
         case .toOne(nil): writer.write(Tag.noObject.rawValue)
@@ -91,7 +91,7 @@ enum ChangeSetCodec {
         }
     }
 
-    private static func write(_ value: Value, _ writer: inout ByteWriter) {
+    static func write(_ value: Value, _ writer: inout ByteWriter) {
         switch value {
         case .null: writer.write(Tag.null.rawValue)
         case .string(let text):
@@ -160,12 +160,10 @@ enum ChangeSetCodec {
         }
     }
 
-    private static func readAttribute(_ tag: Tag, _ reader: inout ByteReader) throws -> Value {
-        func text() throws -> String {
-            let bytes = try reader.readLengthPrefixed()
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw Problem(message: "invalid UTF-8 in a string") }
-            return text
-        }
+    static func readAttribute(_ tag: Tag, _ reader: inout ByteReader) throws -> Value {
+        // Strings are decoded leniently (invalid UTF-8 becomes U+FFFD): the frame checksum
+        // already vouches for the bytes, and this never fails on a forged record.
+        func text() throws -> String { String(decoding: try reader.readLengthPrefixed(), as: UTF8.self) }
         switch tag {
         case .null: return .null
         case .string: return .string(try text())
@@ -191,4 +189,147 @@ enum ChangeSetCodec {
         case .noObject, .object, .objects: throw Problem(message: "a relationship value where an attribute value belongs")
         }
     }
+
+    /// Decodes one stored value of a row (checked when the row was built); a value that does not
+    /// decode reads as nil rather than trapping.
+    static func decodeStored(_ bytes: UnsafeRawBufferPointer) -> PropertyValue {
+        var reader = ByteReader(bytes)
+        do {
+            let tagByte: UInt8 = try reader.read()
+            guard let tag = Tag(rawValue: tagByte) else { return .attribute(.null) }
+            switch tag {
+            case .noObject: return .toOne(nil)
+            case .object: return .toOne(ObjectID(entity: Int(try reader.readVarint()), key: try reader.readVarint()))
+            case .objects:
+                let count = try reader.readCount(limit: reader.remaining)
+                var ids: [ObjectID] = []
+                ids.reserveCapacity(count)
+                for _ in 0..<count { ids.append(ObjectID(entity: Int(try reader.readVarint()), key: try reader.readVarint())) }
+                return .toMany(ids)
+            default:
+                return .attribute(try readAttribute(tag, &reader))
+            }
+        } catch {
+            return .attribute(.null)
+        }
+    }
+
+    /// The encoded bytes of one value.
+    static func encoded(_ value: Value) -> [UInt8] {
+        var writer = ByteWriter(capacity: 16)
+        write(value, &writer)
+        return writer.bytes
+    }
+
+    // MARK: Rows, for replay
+
+    /// Reads a change record's body into rows: every value is checked against the model (kind,
+    /// type, integer range, relationship destination) but strings are not decoded, so replay
+    /// allocates one row per object and little else.
+    static func decodeRows(_ reader: inout ByteReader, model: Model) throws -> RowChangeSet {
+        var changes = RowChangeSet()
+        let insertCount = try reader.readCount(limit: reader.remaining)
+        changes.inserts.reserveCapacity(insertCount)
+        var offsets: [Int] = []
+        for _ in 0..<insertCount {
+            let id = try readID(&reader, model: model)
+            let entity = model.descriptions[id.entity]
+            guard !entity.isAbstract else { throw Problem(message: "insert of abstract entity \(entity.name)") }
+            let start = reader.offset
+            offsets.removeAll(keepingCapacity: true)
+            offsets.append(0)
+            for position in 0..<entity.propertyCount {
+                try skipValue(&reader, model: model, entity: entity, position: position)
+                offsets.append(reader.offset - start)
+            }
+            let bytes = reader.bytes(from: start)
+            changes.inserts.append(.init(id: id, row: Row.make(count: entity.propertyCount, bytes: bytes, offsets: offsets)))
+        }
+        let updateCount = try reader.readCount(limit: reader.remaining)
+        for _ in 0..<updateCount {
+            let id = try readID(&reader, model: model)
+            let entity = model.descriptions[id.entity]
+            let count = try reader.readCount(limit: entity.propertyCount)
+            var positions: [Int] = []
+            var pieces: [UnsafeRawBufferPointer] = []
+            for _ in 0..<count {
+                let position = try reader.readCount(limit: entity.propertyCount - 1)
+                guard positions.last.map({ $0 < position }) ?? true else {
+                    throw Problem(message: "update of \(id) lists positions out of order")
+                }
+                let start = reader.offset
+                try skipValue(&reader, model: model, entity: entity, position: position)
+                positions.append(position)
+                pieces.append(reader.bytes(from: start))
+            }
+            changes.updates.append(.init(id: id, positions: positions, patch: Row.make(pieces: pieces)))
+        }
+        let deleteCount = try reader.readCount(limit: reader.remaining)
+        for _ in 0..<deleteCount { changes.deletes.append(try readID(&reader, model: model)) }
+        return changes
+    }
+
+    /// Checks one value and moves past it.
+    private static func skipValue(_ reader: inout ByteReader, model: Model, entity: EntityDescription, position: Int) throws {
+        let tagByte: UInt8 = try reader.read()
+        guard let tag = Tag(rawValue: tagByte) else { throw Problem(message: "unknown value tag \(tagByte)") }
+        if position < entity.attributes.count {
+            let attribute = entity.attributes[position]
+            func wrong() -> Problem { Problem(message: "\(entity.name).\(attribute.name) holds a value of tag \(tagByte), not a \(attribute.type)") }
+            switch (tag, attribute.type) {
+            case (.null, _): return
+            case (.string, .string), (.uri, .uri), (.binary, .binary), (.binary, .transformable):
+                _ = try reader.readLengthPrefixed()
+            case (.integer, _):
+                let number = try reader.readSignedVarint()
+                guard attribute.type.integerRange?.contains(number) ?? false else { throw wrong() }
+            case (.double, .double): try reader.skip(8)
+            case (.float, .float): try reader.skip(4)
+            case (.decimal, .decimal):
+                guard case .decimal = try readAttribute(tag, &reader) else { throw wrong() }
+            case (.falseValue, .boolean), (.trueValue, .boolean): return
+            case (.date, .date): try reader.skip(8)
+            case (.uuid, .uuid): try reader.skip(16)
+            default: throw wrong()
+            }
+            return
+        }
+        let index = position - entity.attributes.count
+        let relationship = entity.relationships[index]
+        let destination = model.descriptions[entity.destinations[index]]
+        func target() throws {
+            let id = try readID(&reader, model: model)
+            guard id.entity == destination.index || destination.descendants.contains(id.entity) else {
+                throw Problem(message: "\(entity.name).\(relationship.name) points to a \(model.descriptions[id.entity].name)")
+            }
+        }
+        switch (tag, relationship.isToMany) {
+        case (.noObject, false): return
+        case (.object, false): try target()
+        case (.objects, true):
+            let count = try reader.readCount(limit: reader.remaining)
+            for _ in 0..<count { try target() }
+        default:
+            throw Problem(message: "\(entity.name).\(relationship.name) holds a value of the wrong kind (tag \(tagByte))")
+        }
+    }
+}
+
+/// A change record read for applying to a snapshot: rows instead of decoded values.
+struct RowChangeSet: Sendable {
+    struct Insert: Sendable {
+        var id: ObjectID
+        var row: Row
+    }
+
+    struct Update: Sendable {
+        var id: ObjectID
+        /// Changed positions, increasing; `patch` holds their new values in the same order.
+        var positions: [Int]
+        var patch: Row
+    }
+
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [ObjectID] = []
 }

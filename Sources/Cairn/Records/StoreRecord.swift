@@ -7,9 +7,15 @@ import Foundation
 /// model record:   0x01, version (u8, 1), the model in Cairn's JSON model format
 /// change record:  0x02, version (u8, 1), inserts, updates, deletes (docs/FORMAT.md)
 /// ```
-enum StoreRecord: Sendable, Equatable {
+enum StoreRecord: Sendable {
     case model(Model)
     case changes(ChangeSet)
+
+    /// A record as read back: a model, or changes as rows ready to apply.
+    enum Decoded: Sendable {
+        case model(Model)
+        case changes(RowChangeSet)
+    }
 
     static let modelKind: UInt8 = 1
     static let changesKind: UInt8 = 2
@@ -32,7 +38,7 @@ enum StoreRecord: Sendable, Equatable {
     }
 
     /// Parses a record of the frame at `lsn`, checking a change record against `model`.
-    static func decode(_ bytes: [UInt8], lsn: LSN, model: Model?) throws -> StoreRecord {
+    static func decode(_ bytes: [UInt8], lsn: LSN, model: Model?) throws -> Decoded {
         func damaged(_ message: String) -> StoreError {
             StoreError(.corruptRecord, "record at LSN \(lsn): \(message)", lsn: lsn)
         }
@@ -52,7 +58,7 @@ enum StoreRecord: Sendable, Equatable {
             return .changes(try bytes.withUnsafeBytes { raw in
                 var reader = ByteReader(raw, offset: 2)
                 do {
-                    let changes = try ChangeSetCodec.decode(&reader, model: model)
+                    let changes = try ChangeSetCodec.decodeRows(&reader, model: model)
                     guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the last change") }
                     return changes
                 } catch let overrun as ByteReader.Overrun {

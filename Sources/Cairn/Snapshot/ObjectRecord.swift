@@ -1,10 +1,16 @@
 import CairnLog
 
-/// An object's committed state: one value per property, and the LSN of the save that last
-/// changed it (used to detect conflicting saves).
-struct ObjectRecord: Sendable, Equatable {
-    var values: [PropertyValue]
+/// An object's committed state: its values (as a compact ``Row``), and the LSN of the save
+/// that last changed it (used to detect conflicting saves).
+struct ObjectRecord: Sendable {
+    var row: Row
     var version: LSN
+
+    /// Every value, decoded.
+    var values: [PropertyValue] { row.values }
+
+    /// One value, decoded.
+    func value(_ position: Int) -> PropertyValue { row.value(position) }
 }
 
 /// A key of a uniqueness index: the constraint and the values of its attributes.
@@ -12,4 +18,17 @@ struct UniqueKey: Hashable, Sendable {
     var owner: Int
     var number: Int
     var values: [Value]
+}
+
+/// The objects whose uniqueness key has one hash (almost always one object).
+enum UniqueEntry: Sendable {
+    case one(ObjectID)
+    case many([ObjectID])
+
+    var ids: [ObjectID] {
+        switch self {
+        case .one(let id): [id]
+        case .many(let ids): ids
+        }
+    }
 }

@@ -5,15 +5,16 @@ import HashTreeCollections
 ///
 /// Immutable once published. Persistent hash tries (`TreeDictionary`) make a new snapshot share
 /// almost everything with the previous one, so a save costs in proportion to what it changed and
-/// readers holding an older snapshot are never disturbed.
+/// readers holding an older snapshot are never disturbed. Objects are kept as compact rows; the
+/// uniqueness index maps a 64-bit hash of each key to its holder, checked against the row.
 struct StoreSnapshot: Sendable {
     let model: Model
     /// The LSN of the last save it includes.
     private(set) var lsn: LSN
     /// Objects by key, one map per entity (by index).
     private(set) var objects: [TreeDictionary<UInt64, ObjectRecord>]
-    /// Uniqueness indexes: the object holding each key.
-    private(set) var unique: TreeDictionary<UniqueKey, ObjectID>
+    /// Uniqueness index: key hash → holders.
+    private var unique: TreeDictionary<UInt64, UniqueEntry>
     /// The next object key to hand out.
     private(set) var nextKey: UInt64
 
@@ -44,12 +45,24 @@ struct StoreSnapshot: Sendable {
         return entities.flatMap { index in objects[index].keys.map { ObjectID(entity: index, key: $0) } }
     }
 
-    /// The object holding these values of a uniqueness constraint.
-    func holder(of key: UniqueKey) -> ObjectID? { unique[key] }
-
     /// The uniqueness keys of a record (constraints whose values are all non-nil).
     func uniqueKeys(entity: Int, values: [PropertyValue]) -> [UniqueKey] {
         model.uniqueKeys(entity: entity, values: values)
+    }
+
+    /// The object holding these values of a uniqueness constraint.
+    func holder(of key: UniqueKey) -> ObjectID? {
+        guard let constraint = model.descriptions[key.owner].uniqueness.first(where: { $0.number == key.number }) else { return nil }
+        let encoded = key.values.map(ChangeSetCodec.encoded)
+        var hasher = KeyHasher(owner: key.owner, number: key.number)
+        for bytes in encoded { bytes.withUnsafeBytes { hasher.combine($0) } }
+        guard let entry = unique[hasher.value] else { return nil }
+        return entry.ids.first { id in
+            guard let record = record(id) else { return false }
+            return zip(constraint.positions, encoded).allSatisfy { position, bytes in
+                record.row.withValueBytes(position) { $0.elementsEqual(bytes) }
+            }
+        }
     }
 
     /// Reserves `count` new object keys and returns the first.
@@ -62,36 +75,71 @@ struct StoreSnapshot: Sendable {
     ///
     /// - Throws: ``StoreError/Code/corruptRecord`` when the changes do not fit the state (an
     ///   insert of an existing object, an update or delete of a missing one).
-    mutating func apply(_ changes: ChangeSet, at lsn: LSN) throws {
+    mutating func apply(_ changes: RowChangeSet, at lsn: LSN) throws {
         func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
         for insert in changes.inserts {
             let id = insert.id
             guard objects[id.entity][id.key] == nil else { throw damaged("insert of existing object \(id)") }
-            guard insert.values.count == model.descriptions[id.entity].propertyCount else { throw damaged("insert of \(id) with a wrong property count") }
-            objects[id.entity][id.key] = ObjectRecord(values: insert.values, version: lsn)
-            for key in uniqueKeys(entity: id.entity, values: insert.values) { unique[key] = id }
+            objects[id.entity][id.key] = ObjectRecord(row: insert.row, version: lsn)
+            indexKeys(of: id, row: insert.row, adding: true)
             nextKey = max(nextKey, id.key + 1)
         }
         for update in changes.updates {
             let id = update.id
-            guard var record = objects[id.entity][id.key] else { throw damaged("update of missing object \(id)") }
-            let oldKeys = uniqueKeys(entity: id.entity, values: record.values)
-            for change in update.changes { record.values[change.position] = change.value }
-            record.version = lsn
-            objects[id.entity][id.key] = record
-            let newKeys = uniqueKeys(entity: id.entity, values: record.values)
-            if oldKeys != newKeys {
-                for key in oldKeys where unique[key] == id { unique[key] = nil }
-                for key in newKeys { unique[key] = id }
-            }
+            guard let record = objects[id.entity][id.key] else { throw damaged("update of missing object \(id)") }
+            let touchesKeys = update.positions.contains(where: model.descriptions[id.entity].uniquePositions.contains)
+            if touchesKeys { indexKeys(of: id, row: record.row, adding: false) }
+            let row = record.row.replacing(update.positions, with: update.patch)
+            objects[id.entity][id.key] = ObjectRecord(row: row, version: lsn)
+            if touchesKeys { indexKeys(of: id, row: row, adding: true) }
         }
         for id in changes.deletes {
             guard let record = objects[id.entity].removeValue(forKey: id.key) else { throw damaged("delete of missing object \(id)") }
-            for key in uniqueKeys(entity: id.entity, values: record.values) where unique[key] == id { unique[key] = nil }
+            indexKeys(of: id, row: record.row, adding: false)
         }
         self.lsn = max(self.lsn, lsn)
     }
 
+    /// Adds or removes an object's entries in the uniqueness index.
+    private mutating func indexKeys(of id: ObjectID, row: Row, adding: Bool) {
+        for constraint in model.descriptions[id.entity].uniqueness {
+            var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
+            var complete = true
+            for position in constraint.positions {
+                row.withValueBytes(position) { bytes in
+                    if bytes.first == ChangeSetCodec.Tag.null.rawValue { complete = false } else { hasher.combine(bytes) }
+                }
+            }
+            guard complete else { continue }
+            let hash = hasher.value
+            let others = (unique[hash]?.ids ?? []).filter { $0 != id }
+            let ids = adding ? others + [id] : others
+            unique[hash] = ids.isEmpty ? nil : ids.count == 1 ? .one(ids[0]) : .many(ids)
+        }
+    }
+
     /// Marks the snapshot as including everything up to `lsn` (a record with no object changes).
     mutating func advance(to lsn: LSN) { self.lsn = max(self.lsn, lsn) }
+}
+
+/// FNV-1a over a constraint's number and its values' encoded bytes.
+struct KeyHasher {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    init(owner: Int, number: Int) {
+        mix(UInt64(owner) &* 31 &+ UInt64(number))
+    }
+
+    mutating func combine(_ bytes: UnsafeRawBufferPointer) {
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value &*= 0x0000_0100_0000_01b3
+        }
+        mix(UInt64(bytes.count))
+    }
+
+    private mutating func mix(_ word: UInt64) {
+        value ^= word
+        value &*= 0x0000_0100_0000_01b3
+    }
 }

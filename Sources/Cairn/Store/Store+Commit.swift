@@ -13,15 +13,15 @@ extension Store {
             let changes = try resolve(pending, policy: policy, against: state.accepted)
             guard !changes.isEmpty else { return nil }
             try checkUniqueness(changes, against: state.accepted)
-            let lsn: LSN
-            if let log {
-                if options.readOnly { throw StoreError(.closed, "the store was opened read-only") }
-                lsn = try log.submit(StoreRecord.changes(changes).encoded())
-            } else {
-                lsn = state.accepted.lsn.next
+            if options.readOnly { throw StoreError(.closed, "the store was opened read-only") }
+            let bytes = StoreRecord.changes(changes).encoded()
+            // The snapshot is built from the encoded record, exactly as replay will rebuild it.
+            guard case .changes(let rows) = try StoreRecord.decode(bytes, lsn: state.accepted.lsn.next, model: model) else {
+                throw StoreError(.corruptRecord, "an encoded change record did not read back")
             }
+            let lsn = try log?.submit(bytes) ?? state.accepted.lsn.next
             var next = state.accepted
-            try next.apply(changes, at: lsn)
+            try next.apply(rows, at: lsn)
             state.accepted = next
             state.inFlight.append((lsn, next))
             return (lsn, changes)
@@ -65,21 +65,23 @@ extension Store {
                 if policy == .error { conflicts.append(id) }      // deleted by another save
                 continue
             }
+            let latestValues = latest.values
             if conflicted(id, latest), let original = pending.originals[id] {
+                let originalValues = original.values
                 switch policy {
                 case .error: conflicts.append(id); continue
                 case .mergeByPropertyObjectTrump: break
-                case .mergeByPropertyStoreTrump: properties = properties.filter { latest.values[$0.key] == original.values[$0.key] }
+                case .mergeByPropertyStoreTrump: properties = properties.filter { latestValues[$0.key] == originalValues[$0.key] }
                 case .overwrite:
-                    for position in latest.values.indices where properties[position] == nil && latest.values[position] != original.values[position] {
-                        properties[position] = original.values[position]
+                    for position in latestValues.indices where properties[position] == nil && latestValues[position] != originalValues[position] {
+                        properties[position] = originalValues[position]
                     }
                 case .rollback: continue
                 }
             }
             let entity = model.descriptions[id.entity]
             let updates = properties.keys.sorted().compactMap { position -> PropertyChange? in
-                guard let value = properties[position], latest.values[position] != value else { return nil }
+                guard let value = properties[position], latestValues[position] != value else { return nil }
                 if position < entity.attributes.count && entity.attributes[position].isTransient { return nil }
                 return PropertyChange(position: position, value: value)
             }
