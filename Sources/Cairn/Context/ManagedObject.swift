@@ -37,9 +37,9 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         return context
     }
 
-    private func currentValues() throws -> (ObjectContext, [PropertyValue]) {
+    private func currentValues() throws -> (ObjectContext, ObjectView) {
         let context = try liveContext()
-        guard let values = context.values(of: objectID) else {
+        guard let values = context.view(of: objectID) else {
             throw StoreError(.invalidObject, "\(entity.name) \(objectID) was deleted or does not exist in \(context.name)",
                              entity: entity.name, objects: [objectID])
         }

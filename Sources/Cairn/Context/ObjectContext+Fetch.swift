@@ -88,16 +88,18 @@ extension ObjectContext {
             }
             return (position, descriptor.ascending)
         }
-        var rows: [(ObjectID, [PropertyValue])] = []
+        var rows: [(ObjectID, [Value])] = []
         let candidates = request.predicate.flatMap { uniqueCandidates($0, entity: entity, entities: entities) } ?? visibleIDs(entities)
         for id in candidates {
-            guard let values = values(of: id), predicate?.evaluate(values) ?? true else { continue }
-            rows.append((id, values))
+            guard let view = view(of: id), predicate?.evaluate({ view[$0] }) ?? true else { continue }
+            rows.append((id, sortPositions.map { position, _ in
+                if case .attribute(let value) = view[position] { return value }
+                return .null
+            }))
         }
         rows.sort { lhs, rhs in
-            for (position, ascending) in sortPositions {
-                guard case .attribute(let a) = lhs.1[position], case .attribute(let b) = rhs.1[position] else { continue }
-                let order = Value.order(a, b) ?? .orderedSame
+            for (index, (_, ascending)) in sortPositions.enumerated() {
+                let order = Value.order(lhs.1[index], rhs.1[index]) ?? .orderedSame
                 if order != .orderedSame { return ascending ? order == .orderedAscending : order == .orderedDescending }
             }
             return lhs.0 < rhs.0

@@ -72,6 +72,12 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
 
     /// The values of an object as this context sees them; nil when it does not exist here.
     func values(of id: ObjectID) -> [PropertyValue]? {
+        view(of: id)?.allValues
+    }
+
+    /// An object's values as this context sees them, decoded only as they are read; nil when it
+    /// does not exist here.
+    func view(of id: ObjectID) -> ObjectView? {
         enum Local { case gone, new([PropertyValue]), changed([Int: PropertyValue]?) }
         let local = state.withLock { state -> Local in
             if state.deleted.contains(id) || state.discarded.contains(id) { return .gone }
@@ -80,12 +86,17 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         }
         switch local {
         case .gone: return nil
-        case .new(let values): return values
+        case .new(let values): return ObjectView(base: .values(values), changes: nil)
         case .changed(let changes):
-            let base = parent.map { $0.values(of: id) } ?? rootSnapshot.record(id)?.values
-            guard var values = base else { return nil }
-            for (position, value) in changes ?? [:] { values[position] = value }
-            return values
+            let base: ObjectView?
+            if let parent {
+                base = parent.view(of: id)
+            } else {
+                base = rootSnapshot.record(id).map { ObjectView(base: .row($0.row), changes: nil) }
+            }
+            guard var view = base else { return nil }
+            if let changes, !changes.isEmpty { view.apply(changes) }
+            return view
         }
     }
 

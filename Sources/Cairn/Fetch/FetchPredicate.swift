@@ -63,9 +63,15 @@ indirect enum CompiledFetchPredicate: Sendable {
     case constant(Bool)
 
     func evaluate(_ values: [PropertyValue]) -> Bool {
+        evaluate { values[$0] }
+    }
+
+    /// Evaluates with values read one position at a time (so that only the compared ones are
+    /// decoded).
+    func evaluate(_ value: (Int) -> PropertyValue) -> Bool {
         switch self {
         case .comparison(let position, let op, let expected):
-            guard case .attribute(var actual) = values[position] else { return false }
+            guard case .attribute(var actual) = value(position) else { return false }
             var expected = expected
             if case .float(let number) = actual { actual = .double(Double(number)) }
             if case .float(let number) = expected { expected = .double(Double(number)) }
@@ -85,9 +91,9 @@ indirect enum CompiledFetchPredicate: Sendable {
             case .greater: return order == .orderedDescending
             case .greaterOrEqual: return order != .orderedAscending
             }
-        case .and(let parts): return parts.allSatisfy { $0.evaluate(values) }
-        case .or(let parts): return parts.contains { $0.evaluate(values) }
-        case .not(let part): return !part.evaluate(values)
+        case .and(let parts): return parts.allSatisfy { $0.evaluate(value) }
+        case .or(let parts): return parts.contains { $0.evaluate(value) }
+        case .not(let part): return !part.evaluate(value)
         case .constant(let flag): return flag
         }
     }

@@ -79,8 +79,9 @@ struct StoreSnapshot: Sendable {
         func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
         for insert in changes.inserts {
             let id = insert.id
-            guard objects[id.entity][id.key] == nil else { throw damaged("insert of existing object \(id)") }
-            objects[id.entity][id.key] = ObjectRecord(row: insert.row, version: lsn)
+            guard objects[id.entity].updateValue(ObjectRecord(row: insert.row, version: lsn), forKey: id.key) == nil else {
+                throw damaged("insert of existing object \(id)")
+            }
             indexKeys(of: id, row: insert.row, adding: true)
             nextKey = max(nextKey, id.key + 1)
         }
@@ -112,9 +113,18 @@ struct StoreSnapshot: Sendable {
             }
             guard complete else { continue }
             let hash = hasher.value
-            let others = (unique[hash]?.ids ?? []).filter { $0 != id }
-            let ids = adding ? others + [id] : others
-            unique[hash] = ids.isEmpty ? nil : ids.count == 1 ? .one(ids[0]) : .many(ids)
+            switch (unique[hash], adding) {
+            case (nil, true):
+                unique[hash] = .one(id)                     // the common case: no other holder
+            case (.one(id)?, false):
+                unique[hash] = nil
+            case (let entry?, _):
+                let others = entry.ids.filter { $0 != id }
+                let ids = adding ? others + [id] : others
+                unique[hash] = ids.isEmpty ? nil : ids.count == 1 ? .one(ids[0]) : .many(ids)
+            case (nil, false):
+                continue
+            }
         }
     }
 

@@ -1,0 +1,36 @@
+/// An object's values as a context sees them: committed values in their row (decoded when
+/// read) or pending values, under the context's own changes.
+struct ObjectView {
+    enum Base {
+        case row(Row)
+        case values([PropertyValue])
+    }
+
+    var base: Base
+    var changes: [Int: PropertyValue]?
+
+    /// Value `position`.
+    subscript(position: Int) -> PropertyValue {
+        if let change = changes?[position] { return change }
+        switch base {
+        case .row(let row): return row.value(position)
+        case .values(let values): return values[position]
+        }
+    }
+
+    /// Every value.
+    var allValues: [PropertyValue] {
+        var values: [PropertyValue]
+        switch base {
+        case .row(let row): values = row.values
+        case .values(let all): values = all
+        }
+        for (position, value) in changes ?? [:] { values[position] = value }
+        return values
+    }
+
+    /// Lays more changes over this view (a context's own over its parent's).
+    mutating func apply(_ more: [Int: PropertyValue]) {
+        changes = (changes ?? [:]).merging(more) { _, newer in newer }
+    }
+}
