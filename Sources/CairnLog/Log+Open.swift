@@ -32,7 +32,16 @@ extension Log {
     static func acquireLock(_ layout: StoreLayout, _ io: any FileIO) throws -> OpenFile {
         let file = try io.open(layout.lock, mode: .createOrOpen)
         do {
-            guard try io.tryLock(file) else {
+            // A process that forks copies our descriptors until its child execs, and the copy
+            // holds the lock for that moment; so a refusal is retried briefly before it counts.
+            var locked = try io.tryLock(file)
+            var attempts = 0
+            while !locked && attempts < 40 {
+                usleep(5_000)
+                attempts += 1
+                locked = try io.tryLock(file)
+            }
+            guard locked else {
                 let holder = (try? io.readWholeFile(layout.lock, limit: 64)).map {
                     String(decoding: $0, as: UTF8.self).filter(\.isNumber)
                 } ?? ""

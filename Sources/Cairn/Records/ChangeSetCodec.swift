@@ -273,44 +273,41 @@ enum ChangeSetCodec {
     private static func skipValue(_ reader: inout ByteReader, model: Model, entity: EntityDescription, position: Int) throws {
         let tagByte: UInt8 = try reader.read()
         guard let tag = Tag(rawValue: tagByte) else { throw Problem(message: "unknown value tag \(tagByte)") }
-        if position < entity.attributes.count {
-            let attribute = entity.attributes[position]
-            func wrong() -> Problem { Problem(message: "\(entity.name).\(attribute.name) holds a value of tag \(tagByte), not a \(attribute.type)") }
-            switch (tag, attribute.type) {
-            case (.null, _): return
-            case (.string, .string), (.uri, .uri), (.binary, .binary), (.binary, .transformable):
-                _ = try reader.readLengthPrefixed()
-            case (.integer, _):
-                let number = try reader.readSignedVarint()
-                guard attribute.type.integerRange?.contains(number) ?? false else { throw wrong() }
-            case (.double, .double): try reader.skip(8)
-            case (.float, .float): try reader.skip(4)
-            case (.decimal, .decimal):
-                guard case .decimal = try readAttribute(tag, &reader) else { throw wrong() }
-            case (.falseValue, .boolean), (.trueValue, .boolean): return
-            case (.date, .date): try reader.skip(8)
-            case (.uuid, .uuid): try reader.skip(16)
-            default: throw wrong()
-            }
-            return
+        func wrong() -> Problem {
+            let name = position < entity.attributes.count
+                ? entity.attributes[position].name : entity.relationships[position - entity.attributes.count].name
+            return Problem(message: "\(entity.name).\(name) holds a value of the wrong kind (tag \(tagByte))")
         }
-        let index = position - entity.attributes.count
-        let relationship = entity.relationships[index]
-        let destination = model.descriptions[entity.destinations[index]]
-        func target() throws {
-            let id = try readID(&reader, model: model)
-            guard id.entity == destination.index || destination.descendants.contains(id.entity) else {
-                throw Problem(message: "\(entity.name).\(relationship.name) points to a \(model.descriptions[id.entity].name)")
-            }
-        }
-        switch (tag, relationship.isToMany) {
-        case (.noObject, false): return
-        case (.object, false): try target()
-        case (.objects, true):
+        switch (tag, entity.storedKinds[position]) {
+        case (.null, .relationship): throw wrong()
+        case (.null, _): return
+        case (.string, .string), (.uri, .uri), (.binary, .binary):
+            _ = try reader.readLengthPrefixed()
+        case (.integer, .integer(let range)):
+            guard range.contains(try reader.readSignedVarint()) else { throw wrong() }
+        case (.double, .double), (.date, .date): try reader.skip(8)
+        case (.float, .float): try reader.skip(4)
+        case (.decimal, .decimal):
+            guard case .decimal = try readAttribute(tag, &reader) else { throw wrong() }
+        case (.falseValue, .boolean), (.trueValue, .boolean): return
+        case (.uuid, .uuid): try reader.skip(16)
+        case (.noObject, .relationship(toMany: false, _)): return
+        case (.object, .relationship(toMany: false, let destination)):
+            try checkTarget(&reader, model: model, destination: destination, entity: entity, position: position)
+        case (.objects, .relationship(toMany: true, let destination)):
             let count = try reader.readCount(limit: reader.remaining)
-            for _ in 0..<count { try target() }
+            for _ in 0..<count { try checkTarget(&reader, model: model, destination: destination, entity: entity, position: position) }
         default:
-            throw Problem(message: "\(entity.name).\(relationship.name) holds a value of the wrong kind (tag \(tagByte))")
+            throw wrong()
+        }
+    }
+
+    /// Reads an object ID and checks that it is of `destination` or a descendant.
+    private static func checkTarget(_ reader: inout ByteReader, model: Model, destination: Int, entity: EntityDescription, position: Int) throws {
+        let id = try readID(&reader, model: model)
+        guard id.entity == destination || model.descriptions[destination].descendants.contains(id.entity) else {
+            let name = entity.relationships[position - entity.attributes.count].name
+            throw Problem(message: "\(entity.name).\(name) points to a \(model.descriptions[id.entity].name)")
         }
     }
 }

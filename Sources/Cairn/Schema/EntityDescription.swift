@@ -22,6 +22,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let attributePositions: [String: Int]
     /// Positions of attributes that belong to a uniqueness constraint.
     let uniquePositions: Set<Int>
+    /// What each property may hold, in a form cheap to check at replay (no strings to retain).
+    let storedKinds: [StoredKind]
     let relationshipPositions: [String: Int]
 
     init(index: Int, entity: Entity, attributes: [Attribute], relationships: [Relationship], parentIndex: Int?,
@@ -36,6 +38,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.destinations = destinations
         self.inverses = inverses
         uniquePositions = Set(uniqueness.flatMap(\.positions))
+        storedKinds = attributes.map { StoredKind(attribute: $0.type) }
+            + relationships.indices.map { StoredKind.relationship(toMany: relationships[$0].isToMany, destination: destinations[$0]) }
         attributePositions = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         relationshipPositions = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
@@ -65,4 +69,26 @@ public struct UniquenessConstraint: Sendable, Hashable {
     public var positions: [Int]
     /// The attributes' names.
     public var names: [String]
+}
+
+/// What a stored value may be, by property: checked for every value at replay.
+enum StoredKind: Sendable {
+    case string, uri, binary, integer(ClosedRange<Int64>), double, float, decimal, boolean, date, uuid
+    /// A relationship to objects of `destination` (or its descendants).
+    case relationship(toMany: Bool, destination: Int)
+
+    init(attribute type: AttributeType) {
+        switch type {
+        case .string: self = .string
+        case .uri: self = .uri
+        case .binary, .transformable: self = .binary
+        case .integer16, .integer32, .integer64: self = .integer(type.integerRange ?? Int64.min...Int64.max)
+        case .double: self = .double
+        case .float: self = .float
+        case .decimal: self = .decimal
+        case .boolean: self = .boolean
+        case .date: self = .date
+        case .uuid: self = .uuid
+        }
+    }
 }
