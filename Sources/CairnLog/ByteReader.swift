@@ -10,25 +10,37 @@ package struct ByteReader {
         package var offset: Int
         /// How many bytes it wanted.
         package var wanted: Int
+
+        @inlinable
+        package init(offset: Int, wanted: Int) {
+            self.offset = offset
+            self.wanted = wanted
+        }
     }
 
+    @usableFromInline
     package let buffer: UnsafeRawBufferPointer
     /// The position of the next read.
+    @usableFromInline
     package private(set) var offset: Int
 
     /// Reads `buffer` from `offset`. The buffer must outlive the reader.
+    @inlinable
     package init(_ buffer: UnsafeRawBufferPointer, offset: Int = 0) {
         self.buffer = buffer
         self.offset = offset
     }
 
     /// Bytes left after the current position.
+    @inlinable
     package var remaining: Int { buffer.count - offset }
 
     /// Whether every byte has been read.
+    @inlinable
     package var isAtEnd: Bool { offset >= buffer.count }
 
     /// Reads one little-endian integer.
+    @inlinable
     package mutating func read<T: FixedWidthInteger>(_: T.Type = T.self) throws(Overrun) -> T {
         let size = MemoryLayout<T>.size
         guard size <= remaining else { throw Overrun(offset: offset, wanted: size) }
@@ -38,6 +50,7 @@ package struct ByteReader {
     }
 
     /// Reads `count` bytes as a view into the buffer.
+    @inlinable
     package mutating func readBytes(_ count: Int) throws(Overrun) -> UnsafeRawBufferPointer {
         guard count >= 0, count <= remaining else { throw Overrun(offset: offset, wanted: count) }
         let slice = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)])
@@ -46,6 +59,7 @@ package struct ByteReader {
     }
 
     /// Skips `count` bytes.
+    @inlinable
     package mutating func skip(_ count: Int) throws(Overrun) {
         _ = try readBytes(count)
     }
@@ -53,6 +67,7 @@ package struct ByteReader {
 
 extension ByteReader {
     /// Reads an unsigned LEB128 integer (at most 10 bytes).
+    @inlinable
     package mutating func readVarint() throws(Overrun) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
@@ -67,12 +82,14 @@ extension ByteReader {
     }
 
     /// Reads a zigzag varint.
+    @inlinable
     package mutating func readSignedVarint() throws(Overrun) -> Int64 {
         let raw = try readVarint()
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }
 
     /// Reads a varint that must fit in `Int` and be at most `limit` (for lengths and counts).
+    @inlinable
     package mutating func readCount(limit: Int) throws(Overrun) -> Int {
         let start = offset
         let value = try readVarint()
@@ -81,6 +98,7 @@ extension ByteReader {
     }
 
     /// Reads a length-prefixed byte string.
+    @inlinable
     package mutating func readLengthPrefixed() throws(Overrun) -> UnsafeRawBufferPointer {
         try readBytes(try readCount(limit: remaining))
     }
@@ -88,6 +106,7 @@ extension ByteReader {
 
 extension ByteReader {
     /// The bytes from `start` to the current position.
+    @inlinable
     package func bytes(from start: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: buffer[start..<offset])
     }

@@ -4,33 +4,40 @@
 /// dictionaries, and the upper layers' change records).
 package struct ByteWriter {
     /// The bytes written so far.
+    @usableFromInline
     package private(set) var bytes: [UInt8]
 
     /// Starts an empty buffer with room for `capacity` bytes.
+    @inlinable
     package init(capacity: Int = 64) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// The number of bytes written so far.
+    @inlinable
     package var count: Int { bytes.count }
 
     /// Appends an integer in little-endian order.
+    @inlinable
     package mutating func write<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends raw bytes.
+    @inlinable
     package mutating func write(bytes other: some Collection<UInt8>) {
         bytes.append(contentsOf: other)
     }
 
     /// Appends `count` zero bytes (reserved fields).
+    @inlinable
     package mutating func writeZeros(_ count: Int) {
         bytes.append(contentsOf: repeatElement(0, count: count))
     }
 
     /// Overwrites an integer at an earlier position (for lengths and checksums known only later).
+    @inlinable
     package mutating func patch<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         withUnsafeBytes(of: value.littleEndian) { source in
             for (index, byte) in source.enumerated() { bytes[offset + index] = byte }
@@ -38,6 +45,7 @@ package struct ByteWriter {
     }
 
     /// The masked CRC32C of the bytes in `range`.
+    @inlinable
     package func maskedChecksum(of range: Range<Int>) -> UInt32 {
         bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[range]))) }
     }
@@ -45,6 +53,7 @@ package struct ByteWriter {
 
 extension ByteWriter {
     /// Appends an unsigned integer in LEB128 form (7 bits a byte, low bits first).
+    @inlinable
     package mutating func writeVarint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
@@ -55,11 +64,13 @@ extension ByteWriter {
     }
 
     /// Appends a signed integer as a zigzag varint (small magnitudes take few bytes).
+    @inlinable
     package mutating func writeSignedVarint(_ value: Int64) {
         writeVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
     /// Appends a length-prefixed byte string.
+    @inlinable
     package mutating func writeLengthPrefixed(_ bytes: some Collection<UInt8>) {
         writeVarint(UInt64(bytes.count))
         write(bytes: bytes)

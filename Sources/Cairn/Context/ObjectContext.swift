@@ -151,10 +151,10 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         // The common case first: a new object only changes its own values.
         let constrained = model.descriptions[id.entity].uniquePositions.contains(position)
         let setOnInsert = state.withLock { state -> Bool in
-            guard state.inserted[id] != nil else { return false }
-            state.inserted[id]?[position] = value
-            if constrained, let values = state.inserted[id] {
-                state.setPendingKeys(model.uniqueKeys(entity: id.entity, values: values), for: id)
+            guard let index = state.inserted.index(forKey: id) else { return false }
+            state.inserted.values[index][position] = value         // in place: no copy of the values
+            if constrained {
+                state.setPendingKeys(model.uniqueKeys(entity: id.entity, values: state.inserted.values[index]), for: id)
             }
             return true
         }

@@ -101,18 +101,32 @@ struct StoreSnapshot: Sendable {
         self.lsn = max(self.lsn, lsn)
     }
 
+    /// The hash of a row's key for a constraint; nil when one of its values is nil (no key).
+    static func keyHash(_ row: Row, _ constraint: UniquenessConstraint) -> UInt64? {
+        var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
+        var complete = true
+        for position in constraint.positions {
+            row.withValueBytes(position) { bytes in
+                if bytes.first == ChangeSetCodec.Tag.null.rawValue { complete = false } else { hasher.combine(bytes) }
+            }
+        }
+        return complete ? hasher.value : nil
+    }
+
+    /// Whether two rows hold the same values at `positions`.
+    static func sameKey(_ a: Row, _ b: Row, _ positions: [Int]) -> Bool {
+        positions.allSatisfy { position in
+            a.withValueBytes(position) { first in b.withValueBytes(position) { first.elementsEqual($0) } }
+        }
+    }
+
+    /// The committed objects whose key for some constraint has this hash.
+    func holders(ofHash hash: UInt64) -> [ObjectID] { unique[hash]?.ids ?? [] }
+
     /// Adds or removes an object's entries in the uniqueness index.
     private mutating func indexKeys(of id: ObjectID, row: Row, adding: Bool) {
         for constraint in model.descriptions[id.entity].uniqueness {
-            var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
-            var complete = true
-            for position in constraint.positions {
-                row.withValueBytes(position) { bytes in
-                    if bytes.first == ChangeSetCodec.Tag.null.rawValue { complete = false } else { hasher.combine(bytes) }
-                }
-            }
-            guard complete else { continue }
-            let hash = hasher.value
+            guard let hash = Self.keyHash(row, constraint) else { continue }
             switch (unique[hash], adding) {
             case (nil, true):
                 unique[hash] = .one(id)                     // the common case: no other holder

@@ -12,13 +12,13 @@ extension Store {
             if let failure = state.failure { throw failure }
             let changes = try resolve(pending, policy: policy, against: state.accepted)
             guard !changes.isEmpty else { return nil }
-            try checkUniqueness(changes, against: state.accepted)
             if options.readOnly { throw StoreError(.closed, "the store was opened read-only") }
             let bytes = StoreRecord.changes(changes).encoded()
             // The snapshot is built from the encoded record, exactly as replay will rebuild it.
             guard case .changes(let rows) = try StoreRecord.decode(bytes, lsn: state.accepted.lsn.next, model: model) else {
                 throw StoreError(.corruptRecord, "an encoded change record did not read back")
             }
+            try checkUniqueness(rows, against: state.accepted)
             let lsn = try log?.submit(bytes) ?? state.accepted.lsn.next
             var next = state.accepted
             try next.apply(rows, at: lsn)
@@ -113,33 +113,31 @@ extension Store {
         return values
     }
 
-    /// Refuses changes that would give two objects the same values of a uniqueness constraint.
-    private func checkUniqueness(_ changes: ChangeSet, against accepted: StoreSnapshot) throws {
-        var released = Set<UniqueKey>()
-        var claimed: [UniqueKey: ObjectID] = [:]
-        var final: [(ObjectID, [PropertyValue])] = changes.inserts.map { ($0.id, $0.values) }
+    /// Refuses changes that would give two objects the same values of a uniqueness constraint,
+    /// comparing the encoded rows the save will store.
+    private func checkUniqueness(_ changes: RowChangeSet, against accepted: StoreSnapshot) throws {
+        var finals: [(ObjectID, Row)] = changes.inserts.map { ($0.id, $0.row) }
+        var released = Set(changes.deletes)
         for update in changes.updates {
-            guard let record = accepted.record(update.id) else { continue }
-            var values = record.values
-            for change in update.changes { values[change.position] = change.value }
-            released.formUnion(accepted.uniqueKeys(entity: update.id.entity, values: record.values))
-            final.append((update.id, values))
+            let entity = model.descriptions[update.id.entity]
+            guard update.positions.contains(where: entity.uniquePositions.contains), let record = accepted.record(update.id) else { continue }
+            finals.append((update.id, record.row.replacing(update.positions, with: update.patch)))
+            released.insert(update.id)
         }
-        for id in changes.deletes {
-            if let record = accepted.record(id) { released.formUnion(accepted.uniqueKeys(entity: id.entity, values: record.values)) }
-        }
-        for (id, values) in final {
-            for key in accepted.uniqueKeys(entity: id.entity, values: values) {
-                let holder = claimed[key] ?? accepted.holder(of: key).flatMap { $0 == id || released.contains(key) ? nil : $0 }
-                if let holder, holder != id {
-                    let constraint = model.descriptions[key.owner].uniqueness.first { $0.number == key.number && $0.owner == key.owner }
-                    let names = constraint?.names ?? []
-                    let shown = zip(names, key.values).map { "\($0) = \($1)" }.joined(separator: ", ")
-                    throw StoreError(.uniquenessViolation, "another \(model.descriptions[key.owner].name) already has \(shown)",
-                                     entity: model.descriptions[key.owner].name, property: names.joined(separator: ","),
-                                     objects: [id, holder])
+        var claimed: [UInt64: [(ObjectID, Row)]] = [:]
+        for (id, row) in finals {
+            for constraint in model.descriptions[id.entity].uniqueness {
+                guard let hash = StoreSnapshot.keyHash(row, constraint) else { continue }
+                let committed = accepted.holders(ofHash: hash).lazy.filter { $0 != id && !released.contains($0) }
+                    .compactMap { holder in accepted.record(holder).map { (holder, $0.row) } }
+                let rivals = Array(committed) + (claimed[hash] ?? [])
+                if let (holder, _) = rivals.first(where: { StoreSnapshot.sameKey($0.1, row, constraint.positions) }) {
+                    let owner = model.descriptions[constraint.owner].name
+                    let shown = zip(constraint.names, constraint.positions).map { name, position in "\(name) = \(row.value(position))" }
+                    throw StoreError(.uniquenessViolation, "another \(owner) already has \(shown.joined(separator: ", "))",
+                                     entity: owner, property: constraint.names.joined(separator: ","), objects: [id, holder])
                 }
-                claimed[key] = id
+                claimed[hash, default: []].append((id, row))
             }
         }
     }
