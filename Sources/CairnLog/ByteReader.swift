@@ -49,6 +49,14 @@ package struct ByteReader {
         return value
     }
 
+    /// Reads one byte (the non-generic fast path of ``read(_:)``).
+    @inlinable
+    package mutating func readByte() throws(Overrun) -> UInt8 {
+        guard offset < buffer.count else { throw Overrun(offset: offset, wanted: 1) }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
     /// Reads `count` bytes as a view into the buffer.
     @inlinable
     package mutating func readBytes(_ count: Int) throws(Overrun) -> UnsafeRawBufferPointer {
@@ -73,7 +81,7 @@ extension ByteReader {
         var shift: UInt64 = 0
         let start = offset
         while true {
-            let byte: UInt8 = try read()
+            let byte = try readByte()
             guard shift < 64, shift < 63 || byte <= 1 else { throw Overrun(offset: start, wanted: 10) }
             result |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 { return result }

@@ -31,6 +31,10 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let cairnInsert = Double(count) / seconds(clock.now - start)
     let logBytes = try LogInspection.inspect(directory: cairnPath).rawBytes     // uncompressed change records
 
+    // For profiling replay alone: CAIRN_BENCH_REOPENS=N opens the store N more times first.
+    for _ in 0..<(ProcessInfo.processInfo.environment["CAIRN_BENCH_REOPENS"].flatMap(Int.init) ?? 0) {
+        try await Store(at: cairnPath, model: model).close()
+    }
     let heapBefore = heapInUse()
     start = clock.now
     let store = try Store(at: cairnPath, model: model)

@@ -126,7 +126,7 @@ enum ChangeSetCodec {
     }
 
     private static func readValue(_ reader: inout ByteReader, model: Model, entity: EntityDescription, position: Int) throws -> PropertyValue {
-        let tagByte: UInt8 = try reader.read()
+        let tagByte = try reader.readByte()
         guard let tag = Tag(rawValue: tagByte) else { throw Problem(message: "unknown value tag \(tagByte)") }
         if position < entity.attributes.count {
             let attribute = entity.attributes[position]
@@ -195,7 +195,7 @@ enum ChangeSetCodec {
     static func decodeStored(_ bytes: UnsafeRawBufferPointer) -> PropertyValue {
         var reader = ByteReader(bytes)
         do {
-            let tagByte: UInt8 = try reader.read()
+            let tagByte = try reader.readByte()
             guard let tag = Tag(rawValue: tagByte) else { return .attribute(.null) }
             switch tag {
             case .noObject: return .toOne(nil)
@@ -271,7 +271,7 @@ enum ChangeSetCodec {
 
     /// Checks one value and moves past it.
     private static func skipValue(_ reader: inout ByteReader, model: Model, entity: EntityDescription, position: Int) throws {
-        let tagByte: UInt8 = try reader.read()
+        let tagByte = try reader.readByte()
         guard let tag = Tag(rawValue: tagByte) else { throw Problem(message: "unknown value tag \(tagByte)") }
         func wrong() -> Problem {
             let name = position < entity.attributes.count

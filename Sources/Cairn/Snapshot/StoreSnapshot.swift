@@ -127,9 +127,14 @@ struct StoreSnapshot: Sendable {
     private mutating func indexKeys(of id: ObjectID, row: Row, adding: Bool) {
         for constraint in model.descriptions[id.entity].uniqueness {
             guard let hash = Self.keyHash(row, constraint) else { continue }
+            if adding {
+                // The common case, in one traversal: no other holder.
+                guard let previous = unique.updateValue(.one(id), forKey: hash) else { continue }
+                unique[hash] = previous
+            }
             switch (unique[hash], adding) {
             case (nil, true):
-                unique[hash] = .one(id)                     // the common case: no other holder
+                unique[hash] = .one(id)
             case (.one(id)?, false):
                 unique[hash] = nil
             case (let entry?, _):
