@@ -24,6 +24,12 @@ package struct ByteWriter {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
+    /// Appends one byte (the non-generic fast path of ``write(_:)``).
+    @inlinable
+    package mutating func writeByte(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
     /// Appends raw bytes.
     @inlinable
     package mutating func write(bytes other: some Collection<UInt8>) {
@@ -57,10 +63,10 @@ extension ByteWriter {
     package mutating func writeVarint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
-            write(UInt8(truncatingIfNeeded: value) | 0x80)
+            writeByte(UInt8(truncatingIfNeeded: value) | 0x80)
             value >>= 7
         }
-        write(UInt8(value))
+        writeByte(UInt8(value))
     }
 
     /// Appends a signed integer as a zigzag varint (small magnitudes take few bytes).

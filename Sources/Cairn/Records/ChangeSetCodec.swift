@@ -80,12 +80,12 @@ enum ChangeSetCodec {
     static func write(_ value: PropertyValue, _ writer: inout ByteWriter) {
         switch value {
         case .attribute(let attribute): write(attribute, &writer)
-        case .toOne(nil): writer.write(Tag.noObject.rawValue)
+        case .toOne(nil): writer.writeByte(Tag.noObject.rawValue)
         case .toOne(let id?):
-            writer.write(Tag.object.rawValue)
+            writer.writeByte(Tag.object.rawValue)
             write(id, &writer)
         case .toMany(let ids):
-            writer.write(Tag.objects.rawValue)
+            writer.writeByte(Tag.objects.rawValue)
             writer.writeVarint(UInt64(ids.count))
             for id in ids { write(id, &writer) }
         }
@@ -93,34 +93,34 @@ enum ChangeSetCodec {
 
     static func write(_ value: Value, _ writer: inout ByteWriter) {
         switch value {
-        case .null: writer.write(Tag.null.rawValue)
+        case .null: writer.writeByte(Tag.null.rawValue)
         case .string(let text):
-            writer.write(Tag.string.rawValue)
+            writer.writeByte(Tag.string.rawValue)
             writer.writeLengthPrefixed(Array(text.utf8))
         case .integer(let number):
-            writer.write(Tag.integer.rawValue)
+            writer.writeByte(Tag.integer.rawValue)
             writer.writeSignedVarint(number)
         case .double(let number):
-            writer.write(Tag.double.rawValue)
+            writer.writeByte(Tag.double.rawValue)
             writer.write(number.bitPattern)
         case .float(let number):
-            writer.write(Tag.float.rawValue)
+            writer.writeByte(Tag.float.rawValue)
             writer.write(number.bitPattern)
         case .decimal(let number):
-            writer.write(Tag.decimal.rawValue)
+            writer.writeByte(Tag.decimal.rawValue)
             writer.writeLengthPrefixed(Array(number.description.utf8))
-        case .bool(let flag): writer.write((flag ? Tag.trueValue : Tag.falseValue).rawValue)
+        case .bool(let flag): writer.writeByte((flag ? Tag.trueValue : Tag.falseValue).rawValue)
         case .date(let date):
-            writer.write(Tag.date.rawValue)
+            writer.writeByte(Tag.date.rawValue)
             writer.write(date.timeIntervalSinceReferenceDate.bitPattern)   // Date's own representation: exact
         case .binary(let bytes):
-            writer.write(Tag.binary.rawValue)
+            writer.writeByte(Tag.binary.rawValue)
             writer.writeLengthPrefixed(bytes)
         case .uuid(let id):
-            writer.write(Tag.uuid.rawValue)
+            writer.writeByte(Tag.uuid.rawValue)
             writer.write(bytes: withUnsafeBytes(of: id.uuid) { Array($0) })
         case .uri(let text):
-            writer.write(Tag.uri.rawValue)
+            writer.writeByte(Tag.uri.rawValue)
             writer.writeLengthPrefixed(Array(text.utf8))
         }
     }
