@@ -175,6 +175,7 @@ extension Log {
         let target = SyncTarget(segment: state.segment, lsn: last, end: state.length)
         appendState.withLock { $0.syncTarget = target }
         publish(target, synced: false)
+        unsyncedWrites.store(true, ordering: .releasing)
     }
 
     /// Records progress and resumes the appends it completes.
@@ -272,6 +273,7 @@ extension Log {
     /// failure the log is poisoned and the active segment cut back to its last acknowledged
     /// frame (a failed `fdatasync` is never retried: Linux may have dropped the dirty pages).
     func syncWrittenFrames() throws {
+        unsyncedWrites.store(false, ordering: .releasing)
         let target = appendState.withLock { state -> SyncTarget? in
             guard let target = state.syncTarget, target.lsn > state.durableLSN, state.failure == nil else { return nil }
             return target

@@ -212,7 +212,7 @@ extension Log {
         case .interval(let every): interval = every
         }
         let thread = SyncThread(interval: interval, hasWork: { [weak self] in
-            self?.appendState.withLock { state in (state.syncTarget?.lsn ?? .zero) > state.durableLSN } ?? false
+            self?.unsyncedWrites.load(ordering: .acquiring) ?? false
         }) { [weak self] in
             guard let self else { return false }
             try? self.syncWrittenFrames()

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 import struct Foundation.UUID
 
 /// A store's append-only log: numbered segment files of checksummed, optionally compressed
@@ -39,6 +40,8 @@ public final class Log: Sendable {
     let writer: Protected<WriterState?>
     /// Syncs written frames off the cooperative pool (absent in `.none` mode and read-only).
     let syncThread = Protected<SyncThread?>(nil)
+    /// Set after each write, cleared by each sync: lets the sync thread poll without a lock.
+    let unsyncedWrites = Atomic<Bool>(false)
 
     init(layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
          frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN) {
