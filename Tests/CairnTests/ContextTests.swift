@@ -1,4 +1,5 @@
 import CairnTestSupport
+@testable import CairnLog
 import Foundation
 import Testing
 @testable import Cairn
@@ -223,5 +224,60 @@ import Testing
         await #expect(throws: StoreError.self) { try await context.save() }
         #expect(try lookup(context, "Renamed") === saved)
         #expect(try context.count(FetchRequest("Author", predicate: .equal("name", "Renamed"))) == 1)
+    }
+}
+
+@Suite struct SaveEdgeTests {
+    @Test func changesMadeWhileASaveRunsAreKeptForTheNextSave() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        let author = try context.make("Author", ["name": "During"])
+        let child = context.newChildContext()
+        let seenByChild = Protected<Bool>(false)
+        let observation = store.observeSaves { _ in
+            // Inside the save, before it returns: the context still shows its changes, and a
+            // change made now is not lost.
+            seenByChild.withLock { $0 = child.object(with: author.objectID) != nil }
+            try? author.setValue(2000, forKey: "born")
+        }
+        try await context.save()
+        observation.cancel()
+        #expect(seenByChild.current)
+        #expect(context.hasChanges && author["born"] == .integer(2000))
+        try await context.save()
+        let reader = store.newBackgroundContext()
+        #expect(reader.object(with: author.objectID)?["born"] == .integer(2000))
+    }
+
+    @Test func extremePagingAndForeignIDsDoNotTrap() throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        for index in 0..<3 { try context.make("Author", ["name": .string("P\(index)")]) }
+        var request = FetchRequest("Author", sortKeys: [SortKey("name")], fetchOffset: 1, fetchLimit: Int.max)
+        #expect(try context.fetch(request).count == 2)
+        request.fetchOffset = Int.max
+        #expect(try context.fetch(request).isEmpty)
+        request.fetchOffset = -5
+        request.fetchLimit = -1
+        #expect(try context.fetch(request).isEmpty)
+        #expect(store.uri(for: ObjectID(entity: 99, key: 1)).hasSuffix("/entity99/p1"))
+        #expect(context.object(with: ObjectID(entity: 99, key: 1)) == nil)
+    }
+
+    @Test func aReadOnlyOpenNeverWipes() async throws {
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: try libraryModel())
+        try store.viewContext.make("Author", ["name": "Kept"])
+        try await store.viewContext.save()
+        try await store.close()
+        var options = StoreOptions()
+        options.readOnly = true
+        options.modelMismatch = .wipe
+        let other = try Model { Entity("Other") { Attribute("x", .string) } }
+        #expect { try Store(at: folder.store(), model: other, options: options) } throws: { ($0 as? StoreError)?.code == .modelMismatch }
+        let reopened = try Store(at: folder.store(), model: try libraryModel(), options: options)
+        #expect(try reopened.count(of: "Author") == 1)
+        try reopened.viewContext.make("Author", ["name": "Refused"])
+        await #expect { try await reopened.viewContext.save() } throws: { ($0 as? StoreError)?.code == .readOnly }
     }
 }

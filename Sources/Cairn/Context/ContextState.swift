@@ -18,6 +18,8 @@ struct ContextState {
     var registered: [ObjectID: ManagedObject] = [:]
     /// How saves resolve conflicts.
     var mergePolicy: MergePolicy = .error
+    /// Whether a save of the context is under way.
+    var saving = false
     /// Uniqueness keys of objects with unsaved changes (inserted, or with a constrained attribute
     /// changed), so that a lookup by unique key need not scan every pending object.
     var pendingKeys: [UniqueKey: Set<ObjectID>] = [:]
@@ -49,14 +51,39 @@ struct ContextState {
         return PendingChanges(inserted: inserted, updated: updated, deleted: deleted, originals: originals)
     }
 
-    /// Puts back changes taken for a save that failed, under any made since.
-    mutating func restore(_ changes: PendingChanges) {
-        inserted.merge(changes.inserted) { newer, _ in newer }
-        for (id, properties) in changes.updated {
-            updated[id] = properties.merging(updated[id] ?? [:]) { _, newer in newer }
+    /// A copy of the pending changes; they stay in the context (and visible) while it saves.
+    var pendingChanges: PendingChanges {
+        PendingChanges(inserted: inserted, updated: updated, deleted: deleted, originals: originals)
+    }
+
+    /// After `saved` was saved: drops what was saved, and keeps what changed since, now as
+    /// changes to the saved state. `committed` gives an object's record as saved (root contexts),
+    /// the base for later conflict checks.
+    mutating func removeSaved(_ saved: PendingChanges, committed: (ObjectID) -> ObjectRecord?) {
+        func rebase(_ id: ObjectID) { originals[id] = committed(id) }
+        for (id, values) in saved.inserted {
+            if discarded.remove(id) != nil {            // deleted during the save: now delete it for real
+                deleted.insert(id)
+                rebase(id)
+                continue
+            }
+            guard let current = inserted.removeValue(forKey: id) else { continue }
+            let since = Dictionary(uniqueKeysWithValues: current.indices.filter { current[$0] != values[$0] }.map { ($0, current[$0]) })
+            if !since.isEmpty {
+                updated[id] = since
+                rebase(id)
+            }
         }
-        deleted.formUnion(changes.deleted)
-        originals.merge(changes.originals) { newer, _ in newer }
+        for (id, properties) in saved.updated where saved.inserted[id] == nil {
+            guard var current = updated[id] else { continue }
+            for (position, value) in properties where current[position] == value { current[position] = nil }
+            updated[id] = current.isEmpty ? nil : current
+            if current.isEmpty && !deleted.contains(id) { originals[id] = nil } else { rebase(id) }
+        }
+        for id in saved.deleted {
+            deleted.remove(id)
+            if updated[id] == nil { originals[id] = nil }
+        }
     }
 }
 

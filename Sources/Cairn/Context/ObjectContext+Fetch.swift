@@ -105,7 +105,7 @@ extension ObjectContext {
             return lhs.0 < rhs.0
         }
         let start = min(max(0, request.fetchOffset), rows.count)
-        let end = request.fetchLimit.map { min(rows.count, start + max(0, $0)) } ?? rows.count
+        let end = request.fetchLimit.map { start + min(rows.count - start, max(0, $0)) } ?? rows.count
         return rows[start..<end].map(\.0)
     }
 }

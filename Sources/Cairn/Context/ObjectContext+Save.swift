@@ -14,23 +14,37 @@ extension ObjectContext {
     ///   ``StoreError/Code/uniquenessViolation``, ``StoreError/Code/mergeConflict``, …) or a
     ///   ``LogError``; the changes then stay in the context.
     public func save() async throws {
-        let (changes, policy) = state.withLock { ($0.takeChanges(), $0.mergePolicy) }
-        guard !changes.isEmpty else { return }
-        do {
-            try validate(changes)
-            if let parent {
-                parent.absorb(changes)
-            } else {
-                _ = try await store.commit(changes, policy: policy)
-                state.withLock { state in
-                    if state.snapshot != nil { state.snapshot = store.snapshot }
-                }
+        let (changes, policy) = try state.withLock { state -> (PendingChanges, MergePolicy) in
+            guard !state.saving else {
+                throw StoreError(.invalidObject, "a save of \(name) is already in progress; use a context from one task at a time")
             }
-        } catch {
-            state.withLock { $0.restore(changes) }
-            refreshPendingKeys(of: Set(changes.inserted.keys).union(changes.updated.keys))
-            throw error
+            let changes = state.pendingChanges
+            state.saving = !changes.isEmpty
+            return (changes, state.mergePolicy)
         }
+        guard !changes.isEmpty else { return }
+        defer { state.withLock { $0.saving = false } }
+        // The changes stay visible in this context (and its children) until the save is done.
+        try validate(changes)
+        if let parent {
+            parent.absorb(changes)
+            state.withLock { $0.removeSaved(changes) { _ in nil } }
+        } else {
+            _ = try await store.commit(changes, policy: policy)
+            let snapshot = store.snapshot
+            state.withLock { state in
+                if state.snapshot != nil { state.snapshot = snapshot }
+                state.removeSaved(changes) { snapshot.record($0) }
+            }
+        }
+        let saved = Set(changes.inserted.keys).union(changes.updated.keys)
+        let stillPending = state.withLock { state in
+            saved.filter { state.inserted[$0] != nil || state.updated[$0] != nil }
+        }
+        state.withLock { state in
+            for id in saved.subtracting(stillPending) { state.setPendingKeys([], for: id) }
+        }
+        refreshPendingKeys(of: stillPending)
     }
 
     /// The values an object will have once `changes` are saved.

@@ -228,7 +228,7 @@ enum ChangeSetCodec {
     /// allocates one row per object and little else.
     static func decodeRows(_ reader: inout ByteReader, model: Model) throws -> RowChangeSet {
         var changes = RowChangeSet()
-        let insertCount = try reader.readCount(limit: reader.remaining)
+        let insertCount = try reader.readCount(limit: reader.remaining / 2)    // an insert takes two bytes at least
         changes.inserts.reserveCapacity(insertCount)
         var offsets: [Int] = []
         for _ in 0..<insertCount {

@@ -30,9 +30,10 @@ struct Row: @unchecked Sendable {
     /// The number of values.
     var count: Int { storage.header.count }
 
-    /// Calls `body` with the encoded bytes of value `position`.
+    /// Calls `body` with the encoded bytes of value `position` (empty past the last value).
     func withValueBytes<R>(_ position: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try storage.withValueBytes(position, body)
+        guard position >= 0, position < count else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try storage.withValueBytes(position, body)
     }
 
     /// Value `position`, decoded.

@@ -57,8 +57,9 @@ struct StoreSnapshot: Sendable {
         var hasher = KeyHasher(owner: key.owner, number: key.number)
         for bytes in encoded { bytes.withUnsafeBytes { hasher.combine($0) } }
         guard let entry = unique[hasher.value] else { return nil }
+        let family = Set([key.owner] + model.descriptions[key.owner].descendants)
         return entry.ids.first { id in
-            guard let record = record(id) else { return false }
+            guard family.contains(id.entity), let record = record(id) else { return false }
             return zip(constraint.positions, encoded).allSatisfy { position, bytes in
                 record.row.withValueBytes(position) { $0.elementsEqual(bytes) }
             }
@@ -79,6 +80,7 @@ struct StoreSnapshot: Sendable {
         func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
         for insert in changes.inserts {
             let id = insert.id
+            guard id.key > 0, id.key < UInt64.max else { throw damaged("object key \(id.key) is out of range") }
             guard objects[id.entity].updateValue(ObjectRecord(row: insert.row, version: lsn), forKey: id.key) == nil else {
                 throw damaged("insert of existing object \(id)")
             }
@@ -120,8 +122,11 @@ struct StoreSnapshot: Sendable {
         }
     }
 
-    /// The committed objects whose key for some constraint has this hash.
-    func holders(ofHash hash: UInt64) -> [ObjectID] { unique[hash]?.ids ?? [] }
+    /// The committed objects of the constraint's entity family whose key has this hash.
+    func holders(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> [ObjectID] {
+        let entity = model.descriptions[constraint.owner]
+        return (unique[hash]?.ids ?? []).filter { $0.entity == entity.index || entity.descendants.contains($0.entity) }
+    }
 
     /// Adds or removes an object's entries in the uniqueness index.
     private mutating func indexKeys(of id: ObjectID, row: Row, adding: Bool) {

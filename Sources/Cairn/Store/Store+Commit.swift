@@ -12,16 +12,25 @@ extension Store {
             if let failure = state.failure { throw failure }
             let changes = try resolve(pending, policy: policy, against: state.accepted)
             guard !changes.isEmpty else { return nil }
-            if options.readOnly { throw StoreError(.closed, "the store was opened read-only") }
+            if options.readOnly { throw StoreError(.readOnly, "the store was opened read-only") }
             let bytes = StoreRecord.changes(changes).encoded()
             // The snapshot is built from the encoded record, exactly as replay will rebuild it.
             guard case .changes(let rows) = try StoreRecord.decode(bytes, lsn: state.accepted.lsn.next, model: model) else {
                 throw StoreError(.corruptRecord, "an encoded change record did not read back")
             }
             try checkUniqueness(rows, against: state.accepted)
-            let lsn = try log?.submit(bytes) ?? state.accepted.lsn.next
+            // Applied before the record is submitted, so that a record the snapshot refuses never
+            // reaches the log. Every frame of the log is a store record, so the frame gets the
+            // next LSN after the snapshot's.
+            let expected = state.accepted.lsn.next
             var next = state.accepted
-            try next.apply(rows, at: lsn)
+            try next.apply(rows, at: expected)
+            let lsn = try log?.submit(bytes) ?? expected
+            guard lsn == expected else {
+                let failure = StoreError(.corruptRecord, "the log gave LSN \(lsn) to a save expected at \(expected)", lsn: lsn)
+                state.failure = failure
+                throw failure
+            }
             state.accepted = next
             state.inFlight.append((lsn, next))
             return (lsn, changes)
@@ -128,9 +137,10 @@ extension Store {
         for (id, row) in finals {
             for constraint in model.descriptions[id.entity].uniqueness {
                 guard let hash = StoreSnapshot.keyHash(row, constraint) else { continue }
-                let committed = accepted.holders(ofHash: hash).lazy.filter { $0 != id && !released.contains($0) }
+                let committed = accepted.holders(ofHash: hash, for: constraint).lazy.filter { $0 != id && !released.contains($0) }
                     .compactMap { holder in accepted.record(holder).map { (holder, $0.row) } }
-                let rivals = Array(committed) + (claimed[hash] ?? [])
+                let family = Set([constraint.owner] + model.descriptions[constraint.owner].descendants)
+                let rivals = Array(committed) + (claimed[hash] ?? []).filter { family.contains($0.0.entity) }
                 if let (holder, _) = rivals.first(where: { StoreSnapshot.sameKey($0.1, row, constraint.positions) }) {
                     let owner = model.descriptions[constraint.owner].name
                     let shown = zip(constraint.names, constraint.positions).map { name, position in "\(name) = \(row.value(position))" }

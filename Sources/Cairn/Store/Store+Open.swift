@@ -23,6 +23,9 @@ extension Store {
             switch options.modelMismatch {
             case .fail:
                 throw StoreError(.modelMismatch, "the store was written with another model:\n" + differences.joined(separator: "\n"))
+            case .wipe where options.readOnly:
+                throw StoreError(.modelMismatch, "the store was written with another model, and a read-only open never wipes:\n"
+                                 + differences.joined(separator: "\n"))
             case .wipe:
                 try wipe(log: log)
                 return try openLog(directory: directory, model: model, options: options)
@@ -38,13 +41,14 @@ extension Store {
         return (log, snapshot)
     }
 
-    /// Deletes every file of the store's log (it must be the only one open), keeping the folder.
+    /// Deletes every file of the store's log while still holding its writer lock, then closes
+    /// it; the folder and files that are not Cairn's stay.
     private static func wipe(log: Log) throws {
         let directory = log.directory
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-        try log.closeNow()
         for name in names where name.hasPrefix("MANIFEST") || name.hasSuffix(".seg") || name.hasSuffix(".dict") || name.hasSuffix(".base") {
             try FileManager.default.removeItem(atPath: directory + "/" + name)
         }
+        try log.closeNow()
     }
 }

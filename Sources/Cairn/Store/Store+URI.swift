@@ -6,7 +6,8 @@ extension Store {
 
     /// An object ID's URI, `cairn://<store identifier>/<Entity>/p<key>`, stable across reopening.
     public func uri(for id: ObjectID) -> String {
-        "cairn://\(identifier.uuidString)/\(model.descriptions[id.entity].name)/p\(id.key)"
+        let entity = model.descriptions.indices.contains(id.entity) ? model.descriptions[id.entity].name : "entity\(id.entity)"
+        return "cairn://\(identifier.uuidString)/\(entity)/p\(id.key)"
     }
 
     /// The object ID a URI of ``uri(for:)`` names; nil when the URI is malformed, names another

@@ -27,6 +27,8 @@ public final class Store: Sendable {
     let commits: Protected<CommitState>
     let observers = Protected<[UUID: @Sendable (SaveNotification) -> Void]>([:])
     private let mainContext = Protected<ObjectContext?>(nil)
+    /// The next object key: its own lock, so that inserting never waits behind a save's I/O.
+    private let keys: Protected<UInt64>
     let memoryIdentifier = UUID()
 
     /// Opens (or creates) the store in `directory`.
@@ -50,6 +52,7 @@ public final class Store: Sendable {
         self.log = log
         self.published = Protected(snapshot)
         self.commits = Protected(CommitState(accepted: snapshot))
+        self.keys = Protected(snapshot.nextKey)
     }
 
     /// The main context: reads the latest committed state and follows every save.
@@ -99,7 +102,10 @@ public final class Store: Sendable {
 
     /// Reserves keys for new objects.
     func reserveKey() -> UInt64 {
-        commits.withLock { $0.nextKey() }
+        keys.withLock { next in
+            defer { next += 1 }
+            return next
+        }
     }
 }
 
@@ -112,17 +118,9 @@ struct CommitState: Sendable {
     /// The failure that stops all later saves.
     var failure: (any Error)?
     var closed = false
-    private var keys: UInt64 = 0
 
     init(accepted: StoreSnapshot) {
         self.accepted = accepted
-        keys = accepted.nextKey
-    }
-
-    mutating func nextKey() -> UInt64 {
-        keys = max(keys, accepted.nextKey)
-        defer { keys += 1 }
-        return keys
     }
 }
 

@@ -37,6 +37,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let abstractEntity = Code(rawValue: "abstract entity")
         /// The store is closed.
         public static let closed = Code(rawValue: "closed")
+        /// The store was opened read-only.
+        public static let readOnly = Code(rawValue: "read-only")
         public var description: String { rawValue }
         /// Lets `catch StoreError.Code.mergeConflict` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? StoreError)?.code == code }
