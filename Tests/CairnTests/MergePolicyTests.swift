@@ -83,3 +83,46 @@ import Testing
         #expect(try store.count(of: "Author") == 0, "the update of a deleted object is dropped")
     }
 }
+
+@Suite struct RelationshipConflictTests {
+    @Test(arguments: [MergePolicy.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback])
+    func conflictingRelationshipChangesAreRefusedByEveryPolicy(_ policy: MergePolicy) async throws {
+        let store = Store(inMemory: try libraryModel())
+        let seed = store.newBackgroundContext()
+        let book = try seed.make("Book", ["code": "C1", "title": "Contested"])
+        let first = try seed.make("Author", ["name": "First"]), second = try seed.make("Author", ["name": "Second"])
+        try await seed.save()
+
+        let x = store.newBackgroundContext()
+        x.mergePolicy = policy
+        let firstInX = try #require(x.object(with: first.objectID))
+        try #require(x.object(with: book.objectID)).setObject(firstInX, forKey: "author")
+        let y = store.newBackgroundContext()
+        let secondInY = try #require(y.object(with: second.objectID))
+        try #require(y.object(with: book.objectID)).setObject(secondInY, forKey: "author")
+        try await y.save()
+        await #expect { try await x.save() } throws: { ($0 as? StoreError)?.code == .mergeConflict }
+
+        let reader = store.newBackgroundContext()
+        let saved = try #require(reader.object(with: book.objectID))
+        let author = try #require(try saved.object(forKey: "author"))
+        #expect(try author.objects(forKey: "books").contains(saved), "both ends agree")
+        #expect(try #require(reader.object(with: first.objectID)).objects(forKey: "books").isEmpty)
+    }
+
+    @Test func aDeleteThatThePolicyWouldDropIsRefused() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let seed = store.newBackgroundContext()
+        let author = try seed.make("Author", ["name": "Cascading"])
+        let book = try seed.make("Book", ["code": "D1", "title": "Cascaded"])
+        try book.setObject(author, forKey: "author")
+        try await seed.save()
+        let x = store.newBackgroundContext()
+        x.mergePolicy = .mergeByPropertyStoreTrump
+        try x.delete(try #require(x.object(with: author.objectID)))
+        try seed.object(with: author.objectID)?.setValue(1900, forKey: "born")
+        try await seed.save()
+        await #expect { try await x.save() } throws: { ($0 as? StoreError)?.code == .mergeConflict }
+        #expect(try store.count(of: "Book") == 1 && store.count(of: "Author") == 1, "nothing half-applied")
+    }
+}

@@ -168,11 +168,15 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         try liveContext().delete(self)
     }
 
-    /// Discards the object's unsaved changes to existing values.
+    /// Discards the object's unsaved attribute changes. Relationship changes stay (their
+    /// inverses live on other objects), and so does a pending delete.
     public func refresh() {
+        let attributes = entity.attributes.count
         context?.state.withLock { state in
-            state.updated[objectID] = nil
-            state.originals[objectID] = nil
+            guard var changes = state.updated[objectID] else { return }
+            changes = changes.filter { $0.key >= attributes }
+            state.updated[objectID] = changes.isEmpty ? nil : changes
+            if changes.isEmpty && !state.deleted.contains(objectID) { state.originals[objectID] = nil }
         }
     }
 }

@@ -1,5 +1,11 @@
 /// How a save resolves conflicts with saves made since its context's snapshot (an object it
 /// changed was changed or deleted by another save in between). Named as in Core Data.
+///
+/// The policies merge attributes. A conflict that involves a relationship with an inverse (either
+/// side changed it), a delete that the policy would drop, or an update that links objects to one
+/// another save deleted is always refused with ``StoreError/Code/mergeConflict``: resolving one
+/// end of a relationship on its own would leave the other end disagreeing. Refetch and redo such
+/// a change.
 public enum MergePolicy: Sendable, Hashable {
     /// Fail the save with ``StoreError/Code/mergeConflict`` listing the objects (the default).
     case error

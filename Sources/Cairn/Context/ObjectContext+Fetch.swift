@@ -34,12 +34,11 @@ extension ObjectContext {
     }
 
     /// The IDs of the objects of these entities visible in this context.
-    func visibleIDs(_ entities: Set<Int>) -> Set<ObjectID> {
+    func visibleIDs(_ entities: Set<Int>, in snapshot: StoreSnapshot) -> Set<ObjectID> {
         var ids: Set<ObjectID>
         if let parent {
-            ids = parent.visibleIDs(entities)
+            ids = parent.visibleIDs(entities, in: snapshot)
         } else {
-            let snapshot = rootSnapshot
             ids = Set(entities.flatMap { snapshot.ids(entity: $0, includingSubentities: false) })
         }
         state.withLock { state in
@@ -56,7 +55,8 @@ extension ObjectContext {
     /// objects that can match: the holder in the snapshot's uniqueness index, and the objects
     /// whose unsaved changes give them that key. Nil when the predicate does not allow it (then
     /// all are scanned).
-    private func uniqueCandidates(_ predicate: FetchPredicate, entity: EntityDescription, entities: Set<Int>) -> Set<ObjectID>? {
+    private func uniqueCandidates(_ predicate: FetchPredicate, entity: EntityDescription, entities: Set<Int>,
+                                  snapshot: StoreSnapshot) -> Set<ObjectID>? {
         var pinned: [String: Value] = [:]
         func collect(_ predicate: FetchPredicate) {
             switch predicate {
@@ -72,7 +72,7 @@ extension ObjectContext {
                   zip(constraint.positions, values).allSatisfy({ position, value in value.fits(entity.attributes[position].type) }) else { continue }
             let key = UniqueKey(owner: constraint.owner, number: constraint.number, values: values)
             var ids = pendingHolders(of: key).filter { entities.contains($0.entity) }
-            if let holder = baseSnapshot.holder(of: key), entities.contains(holder.entity) { ids.insert(holder) }
+            if let holder = snapshot.holder(of: key), entities.contains(holder.entity) { ids.insert(holder) }
             return ids
         }
         return nil
@@ -89,9 +89,11 @@ extension ObjectContext {
             return (position, descriptor.ascending)
         }
         var rows: [(ObjectID, [Value])] = []
-        let candidates = request.predicate.flatMap { uniqueCandidates($0, entity: entity, entities: entities) } ?? visibleIDs(entities)
+        let snapshot = baseSnapshot        // one snapshot for the whole fetch
+        let candidates = request.predicate.flatMap { uniqueCandidates($0, entity: entity, entities: entities, snapshot: snapshot) }
+            ?? visibleIDs(entities, in: snapshot)
         for id in candidates {
-            guard let view = view(of: id), predicate?.evaluate({ view[$0] }) ?? true else { continue }
+            guard let view = view(of: id, in: snapshot), predicate?.evaluate({ view[$0] }) ?? true else { continue }
             rows.append((id, sortPositions.map { position, _ in
                 if case .attribute(let value) = view[position] { return value }
                 return .null

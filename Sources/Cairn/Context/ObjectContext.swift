@@ -78,6 +78,12 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// An object's values as this context sees them, decoded only as they are read; nil when it
     /// does not exist here.
     func view(of id: ObjectID) -> ObjectView? {
+        view(of: id, in: nil)
+    }
+
+    /// Like ``view(of:)``, reading committed values from `snapshot` (one snapshot for a whole
+    /// fetch, so that it never mixes two saves) instead of the root's current one.
+    func view(of id: ObjectID, in snapshot: StoreSnapshot?) -> ObjectView? {
         enum Local { case gone, new([PropertyValue]), changed([Int: PropertyValue]?) }
         let local = state.withLock { state -> Local in
             if state.deleted.contains(id) || state.discarded.contains(id) { return .gone }
@@ -90,9 +96,9 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         case .changed(let changes):
             let base: ObjectView?
             if let parent {
-                base = parent.view(of: id)
+                base = parent.view(of: id, in: snapshot)
             } else {
-                base = rootSnapshot.record(id).map { ObjectView(base: .row($0.row), changes: nil) }
+                base = (snapshot ?? rootSnapshot).record(id).map { ObjectView(base: .row($0.row), changes: nil) }
             }
             guard var view = base else { return nil }
             if let changes, !changes.isEmpty { view.apply(changes) }

@@ -70,13 +70,23 @@ extension Store {
         }
         for id in pending.updated.keys.sorted() where !pending.deleted.contains(id) && pending.inserted[id] == nil {
             guard var properties = pending.updated[id] else { continue }
+            let entity = model.descriptions[id.entity]
             guard let latest = accepted.record(id) else {
-                if policy == .error { conflicts.append(id) }      // deleted by another save
+                // Deleted by another save: the update is dropped, unless it links objects (then
+                // dropping one end would leave the other pointing at nothing).
+                if policy == .error || linksObjects(entity, properties.keys) { conflicts.append(id) }
                 continue
             }
             let latestValues = latest.values
             if conflicted(id, latest), let original = pending.originals[id] {
                 let originalValues = original.values
+                // Relationships are not merged property by property: an inverse lives on
+                // another object, which its own resolution could not keep in step.
+                let storeChanged = latestValues.indices.filter { latestValues[$0] != originalValues[$0] }
+                if linksObjects(entity, properties.keys) || linksObjects(entity, storeChanged) {
+                    conflicts.append(id)
+                    continue
+                }
                 switch policy {
                 case .error: conflicts.append(id); continue
                 case .mergeByPropertyObjectTrump: break
@@ -88,7 +98,6 @@ extension Store {
                 case .rollback: continue
                 }
             }
-            let entity = model.descriptions[id.entity]
             let updates = properties.keys.sorted().compactMap { position -> PropertyChange? in
                 guard let value = properties[position], latestValues[position] != value else { return nil }
                 if position < entity.attributes.count && entity.attributes[position].isTransient { return nil }
@@ -100,9 +109,12 @@ extension Store {
             guard let latest = accepted.record(id) else { continue }
             if conflicted(id, latest) {
                 switch policy {
-                case .error: conflicts.append(id); continue
-                case .mergeByPropertyStoreTrump, .rollback: continue
                 case .mergeByPropertyObjectTrump, .overwrite: break
+                default:
+                    // Dropping a delete would keep the object while its cascades and nullified
+                    // inverses (saved with it) go ahead: refuse instead.
+                    conflicts.append(id)
+                    continue
                 }
             }
             changes.deletes.append(id)
@@ -112,6 +124,13 @@ extension Store {
                              objects: conflicts)
         }
         return changes
+    }
+
+    /// Whether any of these positions is a relationship with an inverse.
+    private func linksObjects(_ entity: EntityDescription, _ positions: some Sequence<Int>) -> Bool {
+        positions.contains { position in
+            position >= entity.attributes.count && entity.inverses[position - entity.attributes.count] != nil
+        }
     }
 
     /// Values as stored: transient attributes are never saved.

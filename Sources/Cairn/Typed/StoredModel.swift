@@ -33,6 +33,14 @@ extension ObjectContext {
     public func upsert<T: StoredModel>(_ value: T) throws -> ManagedObject {
         let entity = try model.require(T.entityName)
         let values = try AttributeEncoder.encode(value, entity: entity)
+        // Check every value first, so that a bad one leaves no half-filled object behind.
+        for (name, value) in values {
+            guard let position = entity.attributePosition(name), value.fits(entity.attributes[position].type) else {
+                let type = entity.attributePosition(name).map { entity.attributes[$0].type.description } ?? "?"
+                throw StoreError(.typeMismatch, "\(entity.name).\(name) takes \(type), not \(value.typeName) \(value)",
+                                 entity: entity.name, property: name)
+            }
+        }
         var object: ManagedObject?
         if let constraint = entity.uniqueness.first {
             let conditions = try constraint.names.map { name -> FetchPredicate in
@@ -60,8 +68,16 @@ extension ObjectContext {
 extension ManagedObject {
     /// The object's attributes decoded as `T`.
     public func decode<T: StoredModel>(as type: T.Type) throws -> T {
+        guard let context else {
+            throw StoreError(.invalidObject, "the context of \(entity.name) \(objectID) is gone", entity: entity.name, objects: [objectID])
+        }
+        guard let view = context.view(of: objectID) else {      // one read of the object, not one per attribute
+            throw StoreError(.invalidObject, "\(entity.name) \(objectID) was deleted", entity: entity.name, objects: [objectID])
+        }
         var values: [String: Value] = [:]
-        for attribute in entity.attributes { values[attribute.name] = try value(forKey: attribute.name) }
+        for (position, attribute) in entity.attributes.enumerated() {
+            if case .attribute(let value) = view[position] { values[attribute.name] = value } else { values[attribute.name] = .null }
+        }
         return try AttributeDecoder.decode(T.self, from: values, entity: entity.name)
     }
 }
