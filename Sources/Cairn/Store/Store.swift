@@ -92,8 +92,12 @@ public final class Store: Sendable {
     }
 
     /// Finishes pending saves and closes the log, releasing the store's lock. Later saves throw.
+    ///
+    /// Call it when done with a store: the view context and the store refer to each other, so a
+    /// store that is dropped without `close()` keeps its log (and lock) open until the process ends.
     public func close() async throws {
         commits.withLock { $0.closed = true }
+        mainContext.withLock { $0 = nil }
         try await log?.close()
     }
 
