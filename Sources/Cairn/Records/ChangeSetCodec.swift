@@ -35,37 +35,6 @@ enum ChangeSetCodec {
         for id in changes.deletes { write(id, &writer) }
     }
 
-    static func decode(_ reader: inout ByteReader, model: Model) throws -> ChangeSet {
-        var changes = ChangeSet()
-        let insertCount = try reader.readCount(limit: reader.remaining)
-        for _ in 0..<insertCount {
-            let id = try readID(&reader, model: model)
-            let entity = model.descriptions[id.entity]
-            guard !entity.isAbstract else { throw Problem(message: "insert of abstract entity \(entity.name)") }
-            var values: [PropertyValue] = []
-            values.reserveCapacity(entity.propertyCount)
-            for position in 0..<entity.propertyCount {
-                values.append(try readValue(&reader, model: model, entity: entity, position: position))
-            }
-            changes.inserts.append(.init(id: id, values: values))
-        }
-        let updateCount = try reader.readCount(limit: reader.remaining)
-        for _ in 0..<updateCount {
-            let id = try readID(&reader, model: model)
-            let entity = model.descriptions[id.entity]
-            let count = try reader.readCount(limit: entity.propertyCount)
-            var updates: [PropertyChange] = []
-            for _ in 0..<count {
-                let position = try reader.readCount(limit: entity.propertyCount - 1)
-                updates.append(PropertyChange(position: position, value: try readValue(&reader, model: model, entity: entity, position: position)))
-            }
-            changes.updates.append(.init(id: id, changes: updates))
-        }
-        let deleteCount = try reader.readCount(limit: reader.remaining)
-        for _ in 0..<deleteCount { changes.deletes.append(try readID(&reader, model: model)) }
-        return changes
-    }
-
     private static func write(_ id: ObjectID, _ writer: inout ByteWriter) {
         writer.writeVarint(UInt64(id.entity))
         writer.writeVarint(id.key)
@@ -122,41 +91,6 @@ enum ChangeSetCodec {
         case .uri(let text):
             writer.writeByte(Tag.uri.rawValue)
             writer.writeLengthPrefixed(Array(text.utf8))
-        }
-    }
-
-    private static func readValue(_ reader: inout ByteReader, model: Model, entity: EntityDescription, position: Int) throws -> PropertyValue {
-        let tagByte = try reader.readByte()
-        guard let tag = Tag(rawValue: tagByte) else { throw Problem(message: "unknown value tag \(tagByte)") }
-        if position < entity.attributes.count {
-            let attribute = entity.attributes[position]
-            let value = try readAttribute(tag, &reader)
-            guard value.fits(attribute.type) else {
-                throw Problem(message: "\(entity.name).\(attribute.name) holds a \(value.typeName), not a \(attribute.type)")
-            }
-            return .attribute(value)
-        }
-        let index = position - entity.attributes.count
-        let relationship = entity.relationships[index]
-        let destination = model.descriptions[entity.destinations[index]]
-        func target() throws -> ObjectID {
-            let id = try readID(&reader, model: model)
-            guard id.entity == destination.index || destination.descendants.contains(id.entity) else {
-                throw Problem(message: "\(entity.name).\(relationship.name) points to a \(model.descriptions[id.entity].name)")
-            }
-            return id
-        }
-        switch (tag, relationship.isToMany) {
-        case (.noObject, false): return .toOne(nil)
-        case (.object, false): return .toOne(try target())
-        case (.objects, true):
-            let count = try reader.readCount(limit: reader.remaining)
-            var ids: [ObjectID] = []
-            ids.reserveCapacity(count)
-            for _ in 0..<count { ids.append(try target()) }
-            return .toMany(ids)
-        default:
-            throw Problem(message: "\(entity.name).\(relationship.name) holds a value of the wrong kind (tag \(tagByte))")
         }
     }
 

@@ -66,12 +66,6 @@ struct StoreSnapshot: Sendable {
         }
     }
 
-    /// Reserves `count` new object keys and returns the first.
-    mutating func reserveKeys(_ count: Int) -> UInt64 {
-        defer { nextKey += UInt64(count) }
-        return nextKey
-    }
-
     /// Applies one save's changes as of `lsn`.
     ///
     /// - Throws: ``StoreError/Code/corruptRecord`` when the changes do not fit the state (an
