@@ -5,18 +5,31 @@ extension Store {
     /// Opens the log, replays it into a snapshot, and checks (or records) the model.
     static func openLog(directory: String, model: Model, options: StoreOptions) throws -> (Log, StoreSnapshot) {
         var stored: Model?
-        var snapshot = StoreSnapshot(model: model)
         var mismatch: Model?
-        let log = try Log.open(at: directory, options: options.logOptions) { record in
-            guard mismatch == nil else { return }
-            switch try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored) {
-            case .model(let recorded):
-                stored = recorded
-                if recorded != model { mismatch = recorded }
-                snapshot.advance(to: record.lsn)
-            case .changes(let changes):
-                try snapshot.apply(changes, at: record.lsn)
+        let builder = SnapshotBuilder(StoreSnapshot(model: model))
+        let log: Log
+        do {
+            log = try Log.open(at: directory, options: options.logOptions) { record in
+                guard mismatch == nil else { return }
+                switch try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored) {
+                case .model(let recorded):
+                    stored = recorded
+                    if recorded != model { mismatch = recorded }
+                    try builder.submit(.advance(record.lsn))
+                case .changes(let changes):
+                    try builder.submit(.changes(changes, record.lsn))
+                }
             }
+        } catch {
+            _ = try? builder.finish()
+            throw error
+        }
+        var snapshot: StoreSnapshot
+        do {
+            snapshot = try builder.finish()
+        } catch {
+            try? log.closeNow()
+            throw error
         }
         if let recorded = mismatch {
             let differences = model.differences(from: recorded)

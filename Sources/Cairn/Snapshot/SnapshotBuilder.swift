@@ -1,0 +1,83 @@
+import CairnLog
+import Foundation
+
+/// Applies change records to a snapshot on a second thread while the opening thread reads,
+/// decompresses and decodes the next frames, so that replay uses both cores.
+///
+/// Records are applied in the order they are submitted. The first failure stops the work and is
+/// rethrown by the next ``submit(_:)`` or by ``finish()``.
+final class SnapshotBuilder: @unchecked Sendable {
+    // Safety: every stored property is guarded by `condition`, except `snapshot`, which only the
+    // applying thread touches until it sets `exited` under the lock; `finish()` reads it after.
+    enum Item {
+        case changes(RowChangeSet, LSN)
+        case advance(LSN)
+    }
+
+    private let condition = NSCondition()
+    private var queue: [Item] = []
+    private var finished = false
+    private var exited = false
+    private var failure: (any Error)?
+    private var snapshot: StoreSnapshot
+    /// How many records may wait: bounds the memory that decoding ahead can take.
+    private let limit = 16
+
+    init(_ snapshot: StoreSnapshot) {
+        self.snapshot = snapshot
+        let thread = Thread { [self] in run() }
+        thread.name = "cairn-replay"
+        thread.start()
+    }
+
+    /// Queues a record (waits while the queue is full).
+    func submit(_ item: Item) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= limit && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        queue.append(item)
+        condition.broadcast()
+    }
+
+    /// Waits until every queued record is applied and returns the snapshot.
+    func finish() throws -> StoreSnapshot {
+        condition.lock()
+        defer { condition.unlock() }
+        finished = true
+        condition.broadcast()
+        while !exited { condition.wait() }
+        if let failure { throw failure }
+        return snapshot
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !finished && failure == nil { condition.wait() }
+            if (queue.isEmpty && finished) || failure != nil {
+                exited = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let items = queue
+            queue.removeAll(keepingCapacity: true)
+            condition.broadcast()
+            condition.unlock()
+            do {
+                for item in items {
+                    switch item {
+                    case .changes(let changes, let lsn): try snapshot.apply(changes, at: lsn)
+                    case .advance(let lsn): snapshot.advance(to: lsn)
+                    }
+                }
+            } catch {
+                condition.lock()
+                failure = error
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+}
