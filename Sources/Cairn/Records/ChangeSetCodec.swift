@@ -164,20 +164,15 @@ enum ChangeSetCodec {
         var changes = RowChangeSet()
         let insertCount = try reader.readCount(limit: reader.remaining / 2)    // an insert takes two bytes at least
         changes.inserts.reserveCapacity(insertCount)
-        var offsets: [Int] = []
         for _ in 0..<insertCount {
             let id = try readID(&reader, model: model)
             let entity = model.descriptions[id.entity]
             guard !entity.isAbstract else { throw Problem(message: "insert of abstract entity \(entity.name)") }
             let start = reader.offset
-            offsets.removeAll(keepingCapacity: true)
-            offsets.append(0)
             for position in 0..<entity.propertyCount {
                 try skipValue(&reader, model: model, entity: entity, position: position)
-                offsets.append(reader.offset - start)
             }
-            let bytes = reader.bytes(from: start)
-            changes.inserts.append(.init(id: id, row: Row.make(count: entity.propertyCount, bytes: bytes, offsets: offsets)))
+            changes.inserts.append(.init(id: id, row: Row.make(count: entity.propertyCount, bytes: reader.bytes(from: start))))
         }
         let updateCount = try reader.readCount(limit: reader.remaining)
         for _ in 0..<updateCount {
