@@ -83,10 +83,11 @@ package struct PosixFileIO: FileIO {
         guard let stream = opendir(path) else { throw LogError.system("opendir", path: path, errno: errno) }
         defer { closedir(stream) }
         var names: [String] = []
+        // The name is read in place, up to its NUL: a directory entry can be shorter than
+        // `dirent`, so copying the whole `d_name` field would read past the entry.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
