@@ -5,6 +5,8 @@ import CairnLog
 struct ObjectRecord: Sendable {
     var row: Row
     var version: LSN
+    /// The object's entity (by index).
+    var entity: Int
 
     /// Every value, decoded.
     var values: [PropertyValue] { row.values }

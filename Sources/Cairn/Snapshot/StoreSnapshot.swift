@@ -11,8 +11,8 @@ struct StoreSnapshot: Sendable {
     let model: Model
     /// The LSN of the last save it includes.
     private(set) var lsn: LSN
-    /// Objects by key, one map per entity (by index).
-    private(set) var objects: [TreeDictionary<UInt64, ObjectRecord>]
+    /// Objects by key.
+    private(set) var objects: ObjectTable
     /// Uniqueness index: key hash → holders.
     private var unique: TreeDictionary<UInt64, UniqueEntry>
     /// The next object key to hand out.
@@ -22,27 +22,26 @@ struct StoreSnapshot: Sendable {
     init(model: Model) {
         self.model = model
         lsn = .zero
-        objects = Array(repeating: [:], count: model.descriptions.count)
+        objects = ObjectTable(entityCount: model.descriptions.count)
         unique = [:]
         nextKey = 1
     }
 
     /// An object's committed record.
     func record(_ id: ObjectID) -> ObjectRecord? {
-        guard id.entity >= 0, id.entity < objects.count else { return nil }
-        return objects[id.entity][id.key]
+        objects.record(id)
     }
 
     /// The number of objects of an entity (with its sub-entities when asked).
     func count(entity: Int, includingSubentities: Bool = true) -> Int {
         let entities = includingSubentities ? [entity] + model.descriptions[entity].descendants : [entity]
-        return entities.reduce(0) { $0 + objects[$1].count }
+        return entities.reduce(0) { $0 + objects.counts[$1] }
     }
 
     /// The IDs of all objects of an entity (with its sub-entities when asked).
     func ids(entity: Int, includingSubentities: Bool = true) -> [ObjectID] {
         let entities = includingSubentities ? [entity] + model.descriptions[entity].descendants : [entity]
-        return entities.flatMap { index in objects[index].keys.map { ObjectID(entity: index, key: $0) } }
+        return entities.flatMap { index in objects.keys(entity: index).map { ObjectID(entity: index, key: $0) } }
     }
 
     /// The uniqueness keys of a record (constraints whose values are all non-nil).
@@ -75,7 +74,7 @@ struct StoreSnapshot: Sendable {
         for insert in changes.inserts {
             let id = insert.id
             guard id.key > 0, id.key < UInt64.max else { throw damaged("object key \(id.key) is out of range") }
-            guard objects[id.entity].updateValue(ObjectRecord(row: insert.row, version: lsn), forKey: id.key) == nil else {
+            guard objects.insert(ObjectRecord(row: insert.row, version: lsn, entity: id.entity), key: id.key) else {
                 throw damaged("insert of existing object \(id)")
             }
             indexKeys(of: id, row: insert.row, adding: true)
@@ -83,15 +82,15 @@ struct StoreSnapshot: Sendable {
         }
         for update in changes.updates {
             let id = update.id
-            guard let record = objects[id.entity][id.key] else { throw damaged("update of missing object \(id)") }
+            guard let record = objects.record(id) else { throw damaged("update of missing object \(id)") }
             let touchesKeys = update.positions.contains(where: model.descriptions[id.entity].uniquePositions.contains)
             if touchesKeys { indexKeys(of: id, row: record.row, adding: false) }
             let row = record.row.replacing(update.positions, with: update.patch)
-            objects[id.entity][id.key] = ObjectRecord(row: row, version: lsn)
+            objects.replace(ObjectRecord(row: row, version: lsn, entity: id.entity), key: id.key)
             if touchesKeys { indexKeys(of: id, row: row, adding: true) }
         }
         for id in changes.deletes {
-            guard let record = objects[id.entity].removeValue(forKey: id.key) else { throw damaged("delete of missing object \(id)") }
+            guard let record = objects.remove(id) else { throw damaged("delete of missing object \(id)") }
             indexKeys(of: id, row: record.row, adding: false)
         }
         self.lsn = max(self.lsn, lsn)
