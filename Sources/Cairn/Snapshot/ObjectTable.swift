@@ -47,6 +47,12 @@ struct ObjectTable: Sendable {
         return record
     }
 
+    /// Whether any object has this key.
+    func contains(key: UInt64) -> Bool {
+        guard let (chunk, slot) = Self.place(key), chunk < chunks.count else { return false }
+        return chunks[chunk]?.slots[slot] != nil
+    }
+
     /// Calls `body` with the chunk holding `key`, made unique and created when missing.
     private mutating func modify<R>(_ key: UInt64, _ body: (Chunk, Int) -> R) -> R? {
         guard let (chunk, slot) = Self.place(key) else { return nil }
