@@ -75,7 +75,7 @@ struct StoreSnapshot: Sendable {
             let id = insert.id
             guard id.key > 0, id.key < UInt64.max else { throw damaged("object key \(id.key) is out of range") }
             guard objects.insert(ObjectRecord(row: insert.row, version: lsn, entity: id.entity), key: id.key) else {
-                throw damaged(objects.contains(key: id.key) ? "insert of existing object \(id)" : "object key \(id.key) is far beyond every other")
+                throw damaged("insert of existing object \(id)")
             }
             indexKeys(of: id, row: insert.row, adding: true)
             nextKey = max(nextKey, id.key + 1)
