@@ -281,3 +281,15 @@ import Testing
         await #expect { try await reopened.viewContext.save() } throws: { ($0 as? StoreError)?.code == .readOnly }
     }
 }
+
+@Suite struct CanonicalLookupTests {
+    @Test func lookupsOnAUniqueAttributeCompareValuesLikeAScan() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.viewContext
+        let composed = try context.make("Author", ["name": .string("Ren\u{E9}e")])          // é as one scalar
+        try await context.save()
+        let decomposed = FetchRequest("Author", predicate: .equal("name", .string("Rene\u{301}")))   // e + combining accent
+        #expect(try context.fetchFirst(decomposed) === composed)
+        #expect(try context.fetchFirst(FetchRequest("Author", predicate: .equal("name", "Renee"))) == nil)
+    }
+}

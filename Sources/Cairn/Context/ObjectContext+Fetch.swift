@@ -68,7 +68,7 @@ extension ObjectContext {
         collect(predicate)
         for constraint in entity.uniqueness {
             let values = constraint.names.compactMap { pinned[$0] }
-            guard values.count == constraint.names.count, !values.contains(.null),
+            guard values.count == constraint.names.count, !values.contains(.null), values.allSatisfy(\.isByteCanonical),
                   zip(constraint.positions, values).allSatisfy({ position, value in value.fits(entity.attributes[position].type) }) else { continue }
             let key = UniqueKey(owner: constraint.owner, number: constraint.number, values: values)
             var ids = pendingHolders(of: key).filter { entities.contains($0.entity) }

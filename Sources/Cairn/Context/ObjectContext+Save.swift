@@ -30,11 +30,13 @@ extension ObjectContext {
             parent.absorb(changes)
             state.withLock { $0.removeSaved(changes) { _ in nil } }
         } else {
-            _ = try await store.commit(changes, policy: policy)
-            let snapshot = store.snapshot
+            // Changes kept for the next save are rebased on the state this save produced, not on
+            // a later save's: their conflict checks must still see that later save.
+            let saved = try await store.commit(changes, policy: policy)?.1
+            let latest = store.snapshot
             state.withLock { state in
-                if state.snapshot != nil { state.snapshot = snapshot }
-                state.removeSaved(changes) { snapshot.record($0) }
+                if state.snapshot != nil { state.snapshot = latest }
+                state.removeSaved(changes) { (saved ?? latest).record($0) }
             }
         }
         let saved = Set(changes.inserted.keys).union(changes.updated.keys)

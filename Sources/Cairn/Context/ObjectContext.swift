@@ -141,7 +141,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         guard !entity.isAbstract else {
             throw StoreError(.abstractEntity, "\(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
         }
-        let id = ObjectID(entity: entity.index, key: store.reserveKey())
+        let id = ObjectID(entity: entity.index, key: try store.reserveKey())
         let values = entity.attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
             + entity.relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
         let keys = model.uniqueKeys(entity: entity.index, values: values)

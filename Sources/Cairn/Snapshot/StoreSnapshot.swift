@@ -73,7 +73,9 @@ struct StoreSnapshot: Sendable {
         func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
         for insert in changes.inserts {
             let id = insert.id
-            guard id.key > 0, id.key < UInt64.max else { throw damaged("object key \(id.key) is out of range") }
+            // Keys come from a counter that starts at 1; half the range is more than any store
+            // can use, and keeps the counter far from overflowing.
+            guard id.key > 0, id.key < UInt64.max >> 1 else { throw damaged("object key \(id.key) is out of range") }
             guard objects.insert(ObjectRecord(row: insert.row, version: lsn, entity: id.entity), key: id.key) else {
                 throw damaged("insert of existing object \(id)")
             }

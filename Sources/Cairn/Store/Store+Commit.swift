@@ -6,8 +6,8 @@ extension Store {
     ///
     /// Saves are accepted one at a time, in LSN order, against every save accepted before
     /// (durable or not yet); their syncs are shared by the log's group commit.
-    func commit(_ pending: PendingChanges, policy: MergePolicy) async throws -> SaveNotification? {
-        let accepted = try commits.withLock { state -> (LSN, ChangeSet)? in
+    func commit(_ pending: PendingChanges, policy: MergePolicy) async throws -> (SaveNotification, StoreSnapshot)? {
+        let accepted = try commits.withLock { state -> (LSN, ChangeSet, StoreSnapshot)? in
             if state.closed { throw StoreError(.closed, "the store is closed") }
             if let failure = state.failure { throw failure }
             let changes = try resolve(pending, policy: policy, against: state.accepted)
@@ -33,9 +33,9 @@ extension Store {
             }
             state.accepted = next
             state.inFlight.append((lsn, next))
-            return (lsn, changes)
+            return (lsn, changes, next)
         }
-        guard let (lsn, changes) = accepted else { return nil }
+        guard let (lsn, changes, built) = accepted else { return nil }
         do {
             try await log?.waitUntilAcknowledged(lsn)
         } catch {
@@ -53,7 +53,7 @@ extension Store {
         let note = SaveNotification(lsn: lsn, inserted: Set(changes.inserts.map(\.id)),
                                     updated: Set(changes.updates.map(\.id)), deleted: Set(changes.deletes))
         for observer in observers.withLock({ Array($0.values) }) { observer(note) }
-        return note
+        return (note, built)
     }
 
     /// Turns pending changes into a change set, resolving conflicts by `policy`.

@@ -105,8 +105,9 @@ public final class Store: Sendable {
     var snapshot: StoreSnapshot { published.withLock { $0 } }
 
     /// Reserves keys for new objects.
-    func reserveKey() -> UInt64 {
-        keys.withLock { next in
+    func reserveKey() throws -> UInt64 {
+        try keys.withLock { next in
+            guard next < UInt64.max >> 1 else { throw StoreError(.closed, "the store has used up its object keys") }
             defer { next += 1 }
             return next
         }

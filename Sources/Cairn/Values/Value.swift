@@ -50,6 +50,19 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     /// Whether the value is `.null`.
     public var isNull: Bool { self == .null }
 
+    /// Whether equal values always have equal encodings: not so for non-ASCII text (Unicode
+    /// normalization forms) and for zero (0.0 and −0.0). Lookups through the uniqueness index,
+    /// which compares encodings, are taken only for such values.
+    var isByteCanonical: Bool {
+        switch self {
+        case .string(let text), .uri(let text): text.utf8.allSatisfy { $0 < 0x80 }
+        case .double(let number): number != 0
+        case .float(let number): number != 0
+        case .date(let date): date.timeIntervalSinceReferenceDate != 0
+        default: true
+        }
+    }
+
     /// Whether this value may be stored in an attribute of `type`.
     func fits(_ type: AttributeType) -> Bool {
         switch (self, type) {
