@@ -80,7 +80,7 @@ extension ObjectContext {
 
     private func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
         let entity = try model.require(request.entityName)
-        let entities = Set(request.includesSubentities ? [entity.index] + entity.descendants : [entity.index])
+        let entities = request.includesSubentities ? entity.family : [entity.index]
         let predicate = try request.predicate?.compile(for: entity)
         let sortPositions = try request.sortKeys.map { descriptor -> (Int, Bool) in
             guard let position = entity.attributePosition(descriptor.key) else {

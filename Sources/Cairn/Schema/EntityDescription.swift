@@ -22,6 +22,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let attributePositions: [String: Int]
     /// Positions of attributes that belong to a uniqueness constraint.
     let uniquePositions: Set<Int>
+    /// This entity and its descendants (the entities a fetch or a constraint of it covers).
+    let family: Set<Int>
     /// What each property may hold, in a form cheap to check at replay (no strings to retain).
     let storedKinds: [StoredKind]
     let relationshipPositions: [String: Int]
@@ -38,6 +40,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.destinations = destinations
         self.inverses = inverses
         uniquePositions = Set(uniqueness.flatMap(\.positions))
+        family = Set([index] + descendants)
         storedKinds = attributes.map { StoredKind(attribute: $0.type) }
             + relationships.indices.map { StoredKind.relationship(toMany: relationships[$0].isToMany, destination: destinations[$0]) }
         attributePositions = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -56,7 +56,7 @@ struct StoreSnapshot: Sendable {
         var hasher = KeyHasher(owner: key.owner, number: key.number)
         for bytes in encoded { bytes.withUnsafeBytes { hasher.combine($0) } }
         guard let entry = unique[hasher.value] else { return nil }
-        let family = Set([key.owner] + model.descriptions[key.owner].descendants)
+        let family = model.descriptions[key.owner].family
         return entry.ids.first { id in
             guard family.contains(id.entity), let record = record(id) else { return false }
             return zip(constraint.positions, encoded).allSatisfy { position, bytes in
@@ -119,8 +119,8 @@ struct StoreSnapshot: Sendable {
 
     /// The committed objects of the constraint's entity family whose key has this hash.
     func holders(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> [ObjectID] {
-        let entity = model.descriptions[constraint.owner]
-        return (unique[hash]?.ids ?? []).filter { $0.entity == entity.index || entity.descendants.contains($0.entity) }
+        let family = model.descriptions[constraint.owner].family
+        return (unique[hash]?.ids ?? []).filter { family.contains($0.entity) }
     }
 
     /// Adds or removes an object's entries in the uniqueness index.

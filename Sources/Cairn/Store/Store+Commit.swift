@@ -158,7 +158,7 @@ extension Store {
                 guard let hash = StoreSnapshot.keyHash(row, constraint) else { continue }
                 let committed = accepted.holders(ofHash: hash, for: constraint).lazy.filter { $0 != id && !released.contains($0) }
                     .compactMap { holder in accepted.record(holder).map { (holder, $0.row) } }
-                let family = Set([constraint.owner] + model.descriptions[constraint.owner].descendants)
+                let family = model.descriptions[constraint.owner].family
                 let rivals = Array(committed) + (claimed[hash] ?? []).filter { family.contains($0.0.entity) }
                 if let (holder, _) = rivals.first(where: { StoreSnapshot.sameKey($0.1, row, constraint.positions) }) {
                     let owner = model.descriptions[constraint.owner].name
