@@ -3,34 +3,67 @@ import Cairn
 import CairnLog
 import Foundation
 
-/// `cairn create STORE --model MODEL.json`: a new, empty store with a model.
+/// `cairn create STORE --model MODEL`: a new, empty store with a model.
 struct CreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a store with a model.")
 
     @Argument(help: "The store's directory.")
     var store: String
 
-    @Option(help: "The model, in Cairn's JSON model format (docs/MODEL-FORMAT.md).")
+    @Option(help: "The model: Cairn's JSON model format (docs/MODEL-FORMAT.md), an Xcode .xcdatamodeld bundle, a .xcdatamodel folder or its contents XML.")
     var model: String
 
+    @Option(help: "For an .xcdatamodeld bundle: the version to use (default: the current one).")
+    var modelVersion: String?
+
     func run() async throws {
-        let loaded = try Model(jsonData: try Data(contentsOf: URL(fileURLWithPath: model)))
+        let loaded = try Model(contentsOf: model, version: modelVersion)
         let opened = try Store(at: store, model: loaded)
         try await opened.close()
         print("created \(store) with entities \(loaded.entities.map(\.name).joined(separator: ", "))")
     }
 }
 
-/// `cairn model STORE`: prints the model the store was written with.
+/// `cairn model STORE [--format json|xml]`: prints the model the store was written with; also
+/// converts a model file (`cairn model --model Library.xcdatamodeld --format json`).
 struct ModelCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "model", abstract: "Print a store's model (Cairn's JSON model format).")
+    static let configuration = CommandConfiguration(
+        commandName: "model",
+        abstract: "Print a store's model, or convert a model file, as Cairn's JSON model format or Xcode's contents XML."
+    )
 
-    @Argument(help: "The store's directory.")
-    var store: String
+    /// The forms a model is printed in.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, xml
+    }
+
+    @Argument(help: "The store's directory (or give --model instead).")
+    var store: String?
+
+    @Option(help: "A model file to print instead of a store's: any form `create --model` takes.")
+    var model: String?
+
+    @Option(help: "For an .xcdatamodeld bundle: the version to print (default: the current one).")
+    var modelVersion: String?
+
+    @Option(help: "json (Cairn's model format) or xml (an Xcode model's contents file).")
+    var format: Format = .json
+
+    func validate() throws {
+        guard (store == nil) != (model == nil) else { throw ValidationError("give either a store or --model") }
+    }
 
     func run() throws {
-        guard let model = try Store.storedModel(at: store) else { throw ValidationError("\(store) holds no model yet") }
-        print(String(decoding: model.jsonData(), as: UTF8.self))
+        let loaded: Model
+        if let model {
+            loaded = try Model(contentsOf: model, version: modelVersion)
+        } else if let store, let stored = try Store.storedModel(at: store) {
+            loaded = stored
+        } else {
+            throw ValidationError("\(store ?? "") holds no model yet")
+        }
+        let data = format == .json ? loaded.jsonData() : loaded.xcodeModelXML()
+        print(String(decoding: data, as: UTF8.self), terminator: format == .json ? "\n" : "")
     }
 }
 

@@ -14,10 +14,20 @@ public struct Attribute: Sendable, Hashable {
     public var isTransient: Bool
     /// Free-form metadata (Xcode models keep mapping hints here).
     public var userInfo: [String: String]
+    /// The attribute's name in an earlier model version (Core Data's renaming identifier):
+    /// migration carries the old attribute's values over to this one.
+    public var renamingIdentifier: String?
+    /// An identifier that stays the same across model versions (Xcode's `elementID`): two
+    /// versions' attributes with the same one are the same attribute, whatever their names.
+    public var elementID: String?
+    /// For a transformable attribute, the type of the values its transformer produces (Xcode's
+    /// `customClassName`), kept for the app; Cairn stores the transformed bytes.
+    public var customClassName: String?
 
     /// Describes an attribute.
     public init(_ name: String, _ type: AttributeType, optional: Bool = true, default defaultValue: Value? = nil,
-                indexed: Bool = false, transient: Bool = false, userInfo: [String: String] = [:]) {
+                indexed: Bool = false, transient: Bool = false, userInfo: [String: String] = [:],
+                renamingIdentifier: String? = nil, elementID: String? = nil, customClassName: String? = nil) {
         self.name = name
         self.type = type
         self.isOptional = optional
@@ -25,5 +35,8 @@ public struct Attribute: Sendable, Hashable {
         self.isIndexed = indexed
         self.isTransient = transient
         self.userInfo = userInfo
+        self.renamingIdentifier = renamingIdentifier
+        self.elementID = elementID
+        self.customClassName = customClassName
     }
 }

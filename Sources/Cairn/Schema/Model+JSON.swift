@@ -15,14 +15,15 @@ extension Model {
             throw ModelError(.invalidFormat, "\"format\" is \"\(file.format)\", expected \"\(ModelFile.formatName)\"")
         }
         guard file.version == 1 else { throw ModelError(.invalidFormat, "model format version \(file.version) is not supported") }
-        try self.init(try file.entities.map { try $0.entity() })
+        try self.init(try file.entities.map { try $0.entity() }, userInfo: file.userInfo ?? [:], configurations: file.configurations ?? [:])
     }
 
     /// The model's JSON form (keys sorted, so equal models give equal bytes).
     public func jsonData(pretty: Bool = true) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
-        let file = ModelFile(format: ModelFile.formatName, version: 1, entities: entities.map(ModelFile.EntityForm.init))
+        let file = ModelFile(format: ModelFile.formatName, version: 1, entities: entities.map(ModelFile.EntityForm.init),
+                             userInfo: userInfo.isEmpty ? nil : userInfo, configurations: configurations.isEmpty ? nil : configurations)
         return (try? encoder.encode(file)) ?? Data()
     }
 
@@ -45,6 +46,17 @@ private struct ModelFile: Codable {
     var format: String
     var version: Int
     var entities: [EntityForm]
+    var userInfo: [String: String]?
+    var configurations: [String: [String]]?
+
+    struct FetchIndexForm: Codable {
+        struct ElementForm: Codable {
+            var attribute: String
+            var ascending: Bool?
+        }
+        var name: String
+        var elements: [ElementForm]
+    }
 
     struct EntityForm: Codable {
         var name: String
@@ -54,6 +66,9 @@ private struct ModelFile: Codable {
         var relationships: [RelationshipForm]?
         var uniquenessConstraints: [[String]]?
         var userInfo: [String: String]?
+        var fetchIndexes: [FetchIndexForm]?
+        var renamingIdentifier: String?
+        var elementID: String?
 
         init(_ entity: Entity) {
             name = entity.name
@@ -63,13 +78,22 @@ private struct ModelFile: Codable {
             relationships = entity.relationships.map(RelationshipForm.init)
             uniquenessConstraints = entity.uniquenessConstraints
             userInfo = entity.userInfo.isEmpty ? nil : entity.userInfo
+            fetchIndexes = entity.fetchIndexes.isEmpty ? nil : entity.fetchIndexes.map { index in
+                FetchIndexForm(name: index.name, elements: index.elements.map { .init(attribute: $0.attribute, ascending: $0.ascending) })
+            }
+            renamingIdentifier = entity.renamingIdentifier
+            elementID = entity.elementID
         }
 
         func entity() throws -> Entity {
             Entity(name, parent: parent, abstract: abstract ?? false,
                    attributes: try (attributes ?? []).map { try $0.attribute(entity: name) },
                    relationships: try (relationships ?? []).map { try $0.relationship(entity: name) },
-                   uniquenessConstraints: uniquenessConstraints ?? [], userInfo: userInfo ?? [:])
+                   uniquenessConstraints: uniquenessConstraints ?? [], userInfo: userInfo ?? [:],
+                   fetchIndexes: (fetchIndexes ?? []).map { index in
+                       FetchIndex(index.name, index.elements.map { FetchIndex.Element($0.attribute, ascending: $0.ascending ?? true) })
+                   },
+                   renamingIdentifier: renamingIdentifier, elementID: elementID)
         }
     }
 
@@ -82,6 +106,9 @@ private struct ModelFile: Codable {
         var indexed: Bool?
         var transient: Bool?
         var userInfo: [String: String]?
+        var renamingIdentifier: String?
+        var elementID: String?
+        var customClassName: String?
 
         init(_ attribute: Attribute) {
             name = attribute.name
@@ -96,6 +123,9 @@ private struct ModelFile: Codable {
             indexed = attribute.isIndexed ? true : nil
             transient = attribute.isTransient ? true : nil
             userInfo = attribute.userInfo.isEmpty ? nil : attribute.userInfo
+            renamingIdentifier = attribute.renamingIdentifier
+            elementID = attribute.elementID
+            customClassName = attribute.customClassName
         }
 
         func attribute(entity: String) throws -> Attribute {
@@ -116,7 +146,8 @@ private struct ModelFile: Codable {
             }
             return Attribute(name, attributeType, optional: optional ?? true,
                              default: try `default`?.value(for: attributeType, entity: entity, property: name),
-                             indexed: indexed ?? false, transient: transient ?? false, userInfo: userInfo ?? [:])
+                             indexed: indexed ?? false, transient: transient ?? false, userInfo: userInfo ?? [:],
+                             renamingIdentifier: renamingIdentifier, elementID: elementID, customClassName: customClassName)
         }
     }
 
@@ -131,6 +162,8 @@ private struct ModelFile: Codable {
         var minCount: Int?
         var maxCount: Int?
         var userInfo: [String: String]?
+        var renamingIdentifier: String?
+        var elementID: String?
 
         init(_ relationship: Relationship) {
             name = relationship.name
@@ -143,6 +176,8 @@ private struct ModelFile: Codable {
             minCount = relationship.minimumCount
             maxCount = relationship.maximumCount
             userInfo = relationship.userInfo.isEmpty ? nil : relationship.userInfo
+            renamingIdentifier = relationship.renamingIdentifier
+            elementID = relationship.elementID
         }
 
         func relationship(entity: String) throws -> Relationship {
@@ -154,7 +189,8 @@ private struct ModelFile: Codable {
             } ?? .nullify
             return Relationship(name, to: destination, inverse: inverse,
                                 toMany ?? false ? .toMany(ordered: ordered ?? false) : .toOne, deleteRule: rule,
-                                optional: optional ?? true, minimumCount: minCount, maximumCount: maxCount, userInfo: userInfo ?? [:])
+                                optional: optional ?? true, minimumCount: minCount, maximumCount: maxCount, userInfo: userInfo ?? [:],
+                                renamingIdentifier: renamingIdentifier, elementID: elementID)
         }
     }
 

@@ -22,12 +22,18 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
     public let entities: [Entity]
     /// The resolved entities, in the same order.
     public let descriptions: [EntityDescription]
+    /// Free-form metadata of the whole model (Xcode models keep mapping hints here).
+    public let userInfo: [String: String]
+    /// Named subsets of the entities (Xcode's configurations): configuration name → entity names.
+    public let configurations: [String: [String]]
     private let positions: [String: Int]
 
     /// Builds and checks a model.
-    public init(_ entities: [Entity]) throws(ModelError) {
+    public init(_ entities: [Entity], userInfo: [String: String] = [:], configurations: [String: [String]] = [:]) throws(ModelError) {
         let sorted = entities.sorted { $0.name < $1.name }
         self.entities = sorted
+        self.userInfo = userInfo
+        self.configurations = configurations.mapValues { $0.sorted() }
         var positions: [String: Int] = [:]
         for (index, entity) in sorted.enumerated() {
             guard Self.isValidName(entity.name) else { throw ModelError(.invalidName, "entity name \"\(entity.name)\" is not valid", entity: entity.name) }
@@ -36,6 +42,11 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
             }
         }
         self.positions = positions
+        for (configuration, members) in configurations.sorted(by: { $0.key < $1.key }) {
+            if let unknown = members.first(where: { positions[$0] == nil }) {
+                throw ModelError(.unknownConfigurationMember, "configuration \(configuration) names entity \(unknown), which does not exist", entity: unknown)
+            }
+        }
         self.descriptions = try ModelResolver(entities: sorted, positions: positions).resolve()
     }
 
@@ -49,7 +60,9 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
         positions[name].map { descriptions[$0] }
     }
 
-    public static func == (lhs: Model, rhs: Model) -> Bool { lhs.entities == rhs.entities }
+    public static func == (lhs: Model, rhs: Model) -> Bool {
+        lhs.entities == rhs.entities && lhs.userInfo == rhs.userInfo && lhs.configurations == rhs.configurations
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(entities) }
 
     public var description: String { "Model(" + entities.map(\.name).joined(separator: ", ") + ")" }

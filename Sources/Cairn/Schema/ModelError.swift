@@ -14,6 +14,12 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidDefault = Code(rawValue: "invalid default value")
         public static let invalidCount = Code(rawValue: "invalid count")
         public static let invalidFormat = Code(rawValue: "invalid model file")
+        /// A fetch index names an attribute the entity does not have, or two share a name.
+        public static let invalidFetchIndex = Code(rawValue: "invalid fetch index")
+        /// A configuration names an entity the model does not have.
+        public static let unknownConfigurationMember = Code(rawValue: "unknown configuration member")
+        /// An attribute type Cairn cannot store (Xcode's Object ID, Undefined, Composite).
+        public static let unsupportedType = Code(rawValue: "unsupported attribute type")
         public var description: String { rawValue }
         /// Lets `catch ModelError.Code.invalidInverse` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? ModelError)?.code == code }
@@ -27,17 +33,30 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     public var entity: String?
     /// The attribute or relationship concerned.
     public var property: String?
+    /// For a model read from a file: the file.
+    public var file: String?
+    /// For a model read from XML: the line (1-based) of the element at fault.
+    public var line: Int?
+    /// For a model read from XML: the element at fault (`entity`, `attribute`…).
+    public var element: String?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, entity: String? = nil, property: String? = nil) {
+    public init(_ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
+                file: String? = nil, line: Int? = nil, element: String? = nil) {
         self.code = code
         self.message = message
         self.entity = entity
         self.property = property
+        self.file = file
+        self.line = line
+        self.element = element
     }
 
     public var description: String {
         let place = [entity, property].compactMap { $0 }.joined(separator: ".")
-        return "\(code): \(message)" + (place.isEmpty ? "" : " (\(place))")
+        var location = file ?? ""
+        if let line { location += (location.isEmpty ? "line " : ":") + String(line) }
+        if let element { location += (location.isEmpty ? "" : ", ") + "<\(element)>" }
+        return (location.isEmpty ? "" : location + ": ") + "\(code): \(message)" + (place.isEmpty ? "" : " (\(place))")
     }
 }

@@ -121,6 +121,7 @@ struct ModelResolver {
                 constraints.append(UniquenessConstraint(owner: index, number: number, positions: positions, names: names))
             }
             declared.append(constraints)
+            try checkFetchIndexes(of: entity, attributes: attributes[index])
         }
         return entities.indices.map { index in
             let descendants = entities.indices.filter { $0 != index && chain($0).contains(index) }
@@ -148,6 +149,22 @@ struct ModelResolver {
         guard let value = attribute.defaultValue, !value.fits(attribute.type) else { return }
         throw ModelError(.invalidDefault, "default \(value) (\(value.typeName)) does not fit type \(attribute.type)",
                          entity: entity, property: attribute.name)
+    }
+
+    private func checkFetchIndexes(of entity: Entity, attributes: [Attribute]) throws(ModelError) {
+        var names: Set<String> = []
+        for index in entity.fetchIndexes {
+            guard names.insert(index.name).inserted else {
+                throw ModelError(.invalidFetchIndex, "two fetch indexes are named \(index.name)", entity: entity.name)
+            }
+            guard !index.elements.isEmpty else {
+                throw ModelError(.invalidFetchIndex, "fetch index \(index.name) has no attribute", entity: entity.name)
+            }
+            for element in index.elements where !attributes.contains(where: { $0.name == element.attribute && !$0.isTransient }) {
+                throw ModelError(.invalidFetchIndex, "fetch index \(index.name) names \(element.attribute), which is not a stored attribute",
+                                 entity: entity.name, property: element.attribute)
+            }
+        }
     }
 
     private func checkCounts(_ relationship: Relationship, entity: String) throws(ModelError) {

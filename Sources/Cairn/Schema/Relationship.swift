@@ -36,11 +36,15 @@ public struct Relationship: Sendable, Hashable {
     public var maximumCount: Int?
     /// Free-form metadata.
     public var userInfo: [String: String]
+    /// The relationship's name in an earlier model version (see ``Attribute/renamingIdentifier``).
+    public var renamingIdentifier: String?
+    /// An identifier that stays the same across model versions (see ``Attribute/elementID``).
+    public var elementID: String?
 
     /// Describes a relationship.
     public init(_ name: String, to destination: String, inverse: String? = nil, _ cardinality: Cardinality = .toOne,
                 deleteRule: DeleteRule = .nullify, optional: Bool = true, minimumCount: Int? = nil, maximumCount: Int? = nil,
-                userInfo: [String: String] = [:]) {
+                userInfo: [String: String] = [:], renamingIdentifier: String? = nil, elementID: String? = nil) {
         self.name = name
         self.destination = destination
         self.inverse = inverse
@@ -50,6 +54,8 @@ public struct Relationship: Sendable, Hashable {
         self.minimumCount = minimumCount
         self.maximumCount = maximumCount
         self.userInfo = userInfo
+        self.renamingIdentifier = renamingIdentifier
+        self.elementID = elementID
     }
 
     /// Whether it holds many objects.

@@ -1,0 +1,78 @@
+import Foundation
+
+/// The attribute type names and value texts of Xcode's model format, both ways.
+enum XcodeAttributeType {
+    /// Xcode's name for each type Cairn stores (`Transformable` is handled apart).
+    static let names: [(String, AttributeType)] = [
+        ("Integer 16", .integer16), ("Integer 32", .integer32), ("Integer 64", .integer64), ("Decimal", .decimal),
+        ("Double", .double), ("Float", .float), ("String", .string), ("Boolean", .boolean), ("Date", .date),
+        ("Binary", .binary), ("UUID", .uuid), ("URI", .uri),
+    ]
+    /// Types of the format that Cairn refuses, with the reason.
+    static let unsupported: [String: String] = [
+        "Undefined": "an Undefined attribute holds any object, which Cairn cannot store",
+        "Object ID": "an Object ID attribute holds a Core Data object ID, which Cairn cannot store",
+        "ObjectID": "an Object ID attribute holds a Core Data object ID, which Cairn cannot store",
+        "Composite": "composite attributes are not supported; declare their fields as attributes",
+    ]
+    /// The transformer Core Data uses when a transformable attribute names none.
+    static let defaultTransformer = "NSKeyedUnarchiveFromData"
+
+    static func type(named name: String) -> AttributeType? {
+        names.first { $0.0 == name }?.1
+    }
+
+    static func name(of type: AttributeType) -> String {
+        if case .transformable = type { return "Transformable" }
+        return names.first { $0.1 == type }?.0 ?? "Undefined"
+    }
+
+    /// Parses a `defaultValueString` for an attribute of `type`; nil when it does not fit.
+    static func value(_ text: String, for type: AttributeType) -> Value? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        switch type {
+        case .string: return .string(text)
+        case .uri: return .uri(text)
+        case .integer16, .integer32, .integer64:
+            guard let number = Int64(trimmed), type.integerRange?.contains(number) == true else { return nil }
+            return .integer(number)
+        case .double:
+            guard let number = Double(trimmed), number.isFinite else { return nil }
+            return .double(number)
+        case .float:
+            guard let number = Float(trimmed), number.isFinite else { return nil }
+            return .float(number)
+        case .decimal:
+            guard !trimmed.isEmpty, let number = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")),
+                  number.description == trimmed || Double(trimmed) != nil else { return nil }
+            return .decimal(number)
+        case .boolean:
+            switch trimmed.uppercased() {
+            case "YES", "TRUE", "1": return .bool(true)
+            case "NO", "FALSE", "0": return .bool(false)
+            default: return nil
+            }
+        case .date:
+            guard let seconds = Double(trimmed), seconds.isFinite else { return nil }
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case .uuid: return UUID(uuidString: trimmed).map(Value.uuid)
+        case .binary, .transformable: return Data(base64Encoded: trimmed).map { .binary(Array($0)) }
+        }
+    }
+
+    /// The text Xcode writes for a default value.
+    static func text(_ value: Value) -> String {
+        switch value {
+        case .null: ""
+        case .string(let text), .uri(let text): text
+        case .integer(let number): String(number)
+        case .double(let number): String(number)
+        case .float(let number): String(number)
+        case .decimal(let number): number.description
+        case .bool(let flag): flag ? "YES" : "NO"
+        case .date(let date): String(date.timeIntervalSinceReferenceDate)
+        case .binary(let bytes): Data(bytes).base64EncodedString()
+        case .uuid(let id): id.uuidString
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// Writes a ``Model`` as the `contents` XML of an Xcode model, in the shape Xcode writes it.
+struct XcodeModelWriter {
+    private var lines: [String] = []
+
+    static func write(_ model: Model) -> Data {
+        var writer = XcodeModelWriter()
+        writer.lines.append(#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#)
+        writer.lines.append(#"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">"#)
+        for entity in model.entities { writer.entity(entity) }
+        for (name, members) in model.configurations.sorted(by: { $0.key < $1.key }) {
+            writer.open("configuration", [("name", name)], depth: 1, empty: members.isEmpty)
+            guard !members.isEmpty else { continue }
+            for member in members { writer.open("memberEntity", [("name", member)], depth: 2, empty: true) }
+            writer.close("configuration", depth: 1)
+        }
+        writer.userInfo(model.userInfo, depth: 1)
+        writer.lines.append("</model>")
+        return Data((writer.lines.joined(separator: "\n") + "\n").utf8)
+    }
+
+    private mutating func entity(_ entity: Entity) {
+        let fields: [(String, String?)] = [
+            ("name", entity.name), ("representedClassName", entity.name), ("isAbstract", entity.isAbstract ? "YES" : nil),
+            ("parentEntity", entity.parent), ("renamingIdentifier", entity.renamingIdentifier),
+            ("elementID", entity.elementID), ("syncable", "YES"),
+        ]
+        open("entity", fields, depth: 1)
+        for attribute in entity.attributes { self.attribute(attribute) }
+        for relationship in entity.relationships { self.relationship(relationship) }
+        for index in entity.fetchIndexes {
+            open("fetchIndex", [("name", index.name)], depth: 2)
+            for element in index.elements {
+                open("fetchIndexElement", [("property", element.attribute), ("type", "Binary"),
+                                           ("order", element.ascending ? "ascending" : "descending")], depth: 3, empty: true)
+            }
+            close("fetchIndex", depth: 2)
+        }
+        if !entity.uniquenessConstraints.isEmpty {
+            open("uniquenessConstraints", [], depth: 2)
+            for constraint in entity.uniquenessConstraints {
+                open("uniquenessConstraint", [], depth: 3)
+                for name in constraint { open("constraint", [("value", name)], depth: 4, empty: true) }
+                close("uniquenessConstraint", depth: 3)
+            }
+            close("uniquenessConstraints", depth: 2)
+        }
+        userInfo(entity.userInfo, depth: 2)
+        close("entity", depth: 1)
+    }
+
+    private mutating func attribute(_ attribute: Attribute) {
+        var transformer: String?
+        if case .transformable(let name) = attribute.type { transformer = name }
+        let fields: [(String, String?)] = [
+            ("name", attribute.name), ("optional", attribute.isOptional ? "YES" : nil),
+            ("transient", attribute.isTransient ? "YES" : nil), ("indexed", attribute.isIndexed ? "YES" : nil),
+            ("attributeType", XcodeAttributeType.name(of: attribute.type)),
+            ("defaultValueString", attribute.defaultValue.map(XcodeAttributeType.text)),
+            ("valueTransformerName", transformer), ("customClassName", attribute.customClassName),
+            ("renamingIdentifier", attribute.renamingIdentifier), ("elementID", attribute.elementID),
+        ]
+        element("attribute", fields, userInfo: attribute.userInfo)
+    }
+
+    private mutating func relationship(_ relationship: Relationship) {
+        let rules: [DeleteRule: String] = [.nullify: "Nullify", .cascade: "Cascade", .deny: "Deny", .noAction: "No Action"]
+        let fields: [(String, String?)] = [
+            ("name", relationship.name), ("optional", relationship.isOptional ? "YES" : nil),
+            ("toMany", relationship.isToMany ? "YES" : nil), ("ordered", relationship.isOrdered ? "YES" : nil),
+            ("minCount", relationship.minimumCount.map(String.init)), ("maxCount", relationship.maximumCount.map(String.init)),
+            ("deletionRule", rules[relationship.deleteRule]), ("destinationEntity", relationship.destination),
+            ("inverseName", relationship.inverse), ("inverseEntity", relationship.inverse == nil ? nil : relationship.destination),
+            ("renamingIdentifier", relationship.renamingIdentifier), ("elementID", relationship.elementID),
+        ]
+        element("relationship", fields, userInfo: relationship.userInfo)
+    }
+
+    /// A property element: empty, or holding its user info.
+    private mutating func element(_ name: String, _ fields: [(String, String?)], userInfo: [String: String]) {
+        open(name, fields, depth: 2, empty: userInfo.isEmpty)
+        guard !userInfo.isEmpty else { return }
+        self.userInfo(userInfo, depth: 3)
+        close(name, depth: 2)
+    }
+
+    private mutating func userInfo(_ info: [String: String], depth: Int) {
+        guard !info.isEmpty else { return }
+        open("userInfo", [], depth: depth)
+        for (key, value) in info.sorted(by: { $0.key < $1.key }) {
+            open("entry", [("key", key), ("value", value)], depth: depth + 1, empty: true)
+        }
+        close("userInfo", depth: depth)
+    }
+
+    private mutating func open(_ name: String, _ fields: [(String, String?)], depth: Int, empty: Bool = false) {
+        let attributes = fields.compactMap { key, value in value.map { " \(key)=\"\(Self.escape($0))\"" } }.joined()
+        lines.append(String(repeating: "    ", count: depth) + "<\(name)\(attributes)" + (empty ? "/>" : ">"))
+    }
+
+    private mutating func close(_ name: String, depth: Int) {
+        lines.append(String(repeating: "    ", count: depth) + "</\(name)>")
+    }
+
+    private static func escape(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "\n": escaped += "&#10;"
+            case "\r": escaped += "&#13;"
+            case "\t": escaped += "&#9;"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}
+
+extension Model {
+    /// The model as the `contents` XML of an Xcode model (`.xcdatamodel`); loading it with
+    /// ``init(xcodeModelXML:file:)`` gives an equal model.
+    public func xcodeModelXML() -> Data {
+        XcodeModelWriter.write(self)
+    }
+}
