@@ -111,7 +111,9 @@ import Testing
         try await store.close()
 
         let changed = try Model { Entity("Author") { Attribute("name", .string); Attribute("email", .string) } }
-        #expect { try Store(at: folder.store(), model: changed) } throws: { error in
+        var failing = StoreOptions()
+        failing.modelMismatch = .fail
+        #expect { try Store(at: folder.store(), model: changed, options: failing) } throws: { error in
             let error = try #require(error as? StoreError)
             return error.code == .modelMismatch && error.message.contains("+ attribute Author.email") && error.message.contains("- entity Book")
         }

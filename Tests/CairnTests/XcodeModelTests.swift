@@ -71,3 +71,103 @@ enum FixturePaths {
         text.components(separatedBy: needle).count - 1
     }
 }
+
+@Suite struct XcodeFixtureTests {
+    static func model(_ relative: String) throws -> Model { try Model(contentsOf: FixturePaths.models + "/" + relative) }
+
+    @Test func everythingReadsEveryElementAndType() throws {
+        let model = try Self.model("Everything.xcdatamodel")
+        #expect(model.entities.map(\.name) == ["Gadget", "Item", "Note", "Owner", "Part"])
+        let gadget = try #require(model.entity(named: "Gadget"))
+        #expect(gadget.entity.parent == "Item")
+        #expect(gadget.attributes.count == 14 && gadget.relationships.count == 2)
+        let types = Dictionary(uniqueKeysWithValues: gadget.attributes.map { ($0.name, $0.type) })
+        #expect(types["count16"] == .integer16 && types["count32"] == .integer32 && types["count64"] == .integer64)
+        #expect(types["price"] == .decimal && types["weight"] == .double && types["ratio"] == .float)
+        #expect(types["isActive"] == .boolean && types["payload"] == .binary && types["homepage"] == .uri)
+        #expect(types["createdAt"] == .date && types["identifier"] == .uuid && types["title"] == .string)
+        #expect(types["tags"] == .transformable(transformer: "NSSecureUnarchiveFromData"))
+        func attribute(_ name: String) -> Attribute? { gadget.attributes.first { $0.name == name } }
+        #expect(attribute("tags")?.customClassName == "[String]")
+        #expect(attribute("count16")?.isOptional == false && attribute("count16")?.defaultValue == .integer(16))
+        #expect(attribute("count32")?.isOptional == true && attribute("count32")?.isIndexed == true)
+        #expect(attribute("displayName")?.isTransient == true)
+        #expect(attribute("isActive")?.defaultValue == .bool(true))
+        #expect(attribute("price")?.defaultValue == .decimal(Decimal(string: "3.14")!))
+        #expect(attribute("ratio")?.defaultValue == .float(0.5) && attribute("weight")?.defaultValue == .double(2.5))
+        #expect(attribute("createdAt")?.defaultValue == .date(Date(timeIntervalSinceReferenceDate: 700_000_000)))
+        #expect(attribute("identifier")?.defaultValue == .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!))
+        #expect(attribute("title")?.defaultValue == .string("Untitled") && attribute("title")?.userInfo == ["jsonKey": "item_title"])
+        #expect(gadget.entity.fetchIndexes == [FetchIndex("byCountAndWeight", [.init("count32"), .init("weight", ascending: false)])])
+
+        let item = try #require(model.entity(named: "Item"))
+        #expect(item.isAbstract && item.entity.userInfo == ["primaryKey": "identifier", "note": "abstract parent of Gadget"])
+        let parts = try #require(gadget.relationships.first { $0.name == "parts" })
+        #expect(parts.isOrdered && parts.deleteRule == .cascade && parts.minimumCount == 1 && parts.maximumCount == 10 && parts.inverse == "gadget")
+        let owner = try #require(model.entity(named: "Owner"))
+        #expect(owner.relationships.map(\.deleteRule) == [.noAction, .cascade, .deny])
+        #expect(owner.relationships.first { $0.name == "favorite" }?.inverse == nil)
+        #expect(owner.relationships.first { $0.name == "items" }?.userInfo == ["exportAs": "ownedItems"])
+        #expect(owner.attributes.first { $0.name == "name" }?.elementID == "fullName")
+        #expect(owner.entity.uniquenessConstraints == [["email"]])
+        let note = try #require(model.entity(named: "Note"))
+        #expect(note.relationships.first?.isOptional == false)
+        let part = try #require(model.entity(named: "Part"))
+        #expect(part.entity.uniquenessConstraints == [["code", "revision"]])
+        #expect(part.relationships.first { $0.name == "replacement" }?.deleteRule == .nullify)
+        #expect(model.configurations == ["Cloud": ["Gadget", "Item", "Owner", "Part"]])
+        #expect(model.userInfo == ["fixture": "Everything"])
+        try XcodeModelTests.checkRoundTrip(model, "Everything")
+    }
+
+    @Test func theLibraryChainLoadsInVersionOrder() throws {
+        let bundle = try XcodeModelBundle(at: FixturePaths.models + "/Library.xcdatamodeld")
+        #expect(bundle.versions.map(\.name) == ["Library", "Library 2", "Library 3"])
+        #expect(bundle.currentVersionName == "Library 3")
+        let counts = bundle.versions.map { version in version.model.entities.map { "\($0.name) \($0.attributes.count)/\($0.relationships.count)" } }
+        #expect(counts == [["Author 2/1", "Book 2/1"], ["Author 1/1", "Book 4/2", "Publisher 1/0"], ["Author 1/1", "Book 4/2", "Publisher 1/0"]])
+        for version in bundle.versions { try XcodeModelTests.checkRoundTrip(version.model, version.name) }
+    }
+
+    @Test(arguments: [
+        ("Unsupported/ObjectID.xcdatamodel", 5, "target"),
+        ("Unsupported/Undefined.xcdatamodel", 5, "value"),
+        ("Unsupported/Composite.xcdatamodel", 4, "address"),
+    ])
+    func unsupportedTypesAreRefusedByName(path: String, line: Int, attribute: String) throws {
+        #expect { try Self.model(path) } throws: { error in
+            let error = try #require(error as? ModelError)
+            return error.code == .unsupportedType && error.line == line && error.property == attribute && error.element == "attribute"
+                && error.entity != nil && error.file?.hasSuffix("contents") == true
+        }
+    }
+
+    @Test(arguments: [
+        ("unclosed-element.xml", ModelError.Code.invalidFormat, 4, nil as String?),
+        ("not-a-model.xml", .invalidFormat, 2, "plist"),
+        ("unknown-attribute-type.xml", .unsupportedType, 4, "attribute"),
+        ("relationship-unknown-destination.xml", .unknownDestination, 5, "relationship"),
+        ("inverse-does-not-point-back.xml", .invalidInverse, 10, "relationship"),
+        ("duplicate-attribute.xml", .duplicateName, 6, "attribute"),
+        ("entity-without-name.xml", .invalidFormat, 6, "entity"),
+        ("bad-default-value.xml", .invalidDefault, 5, "attribute"),
+        ("bad-min-count.xml", .invalidCount, 5, "relationship"),
+        ("constraint-on-unknown-attribute.xml", .unknownConstraintAttribute, 7, "constraint"),
+        ("unknown-parent-entity.xml", .unknownParent, 3, "entity"),
+    ])
+    func brokenFilesNameTheLineAndElement(file: String, code: ModelError.Code, line: Int, element: String?) throws {
+        #expect { try Self.model("Broken/" + file) } throws: { error in
+            let error = try #require(error as? ModelError)
+            let matches = error.code == code && error.line == line && error.element == element && error.file?.hasSuffix(file) == true
+            if !matches { print("\(file): \(error)") }
+            return matches && (error.description.contains("line \(line)") || error.description.contains(":\(line)"))
+        }
+    }
+
+    @Test func aBundleWhoseCurrentVersionIsMissingSaysSo() throws {
+        #expect { try Self.model("Broken/missing-current-version.xcdatamodeld") } throws: { error in
+            let error = try #require(error as? ModelError)
+            return error.message.contains("missing-current-version 2") && error.file?.hasSuffix(".xccurrentversion") == true
+        }
+    }
+}

@@ -1,32 +1,39 @@
 import CairnLog
 import Foundation
 
-/// What one log frame of a Cairn store holds: the model, or one save's changes.
+/// What one log frame of a Cairn store holds: the model, one save's changes, or a migration to
+/// another model.
 ///
 /// ```
-/// model record:   0x01, version (u8, 1), the model in Cairn's JSON model format
-/// change record:  0x02, version (u8, 1), inserts, updates, deletes (docs/FORMAT.md)
+/// model record:     0x01, version (u8, 1), the model in Cairn's JSON model format
+/// change record:    0x02, version (u8, 1), inserts, updates, deletes (docs/FORMAT.md)
+/// migration record: 0x03, version (u8, 1), the new model in Cairn's JSON model format
 /// ```
 enum StoreRecord: Sendable {
     case model(Model)
     case changes(ChangeSet)
+    /// From here on, the store holds the objects of the previous model migrated to this one (the
+    /// plan is inferred from the two models, docs/FORMAT.md).
+    case migration(Model)
 
     /// A record as read back: a model, or changes as rows ready to apply.
     enum Decoded: Sendable {
         case model(Model)
         case changes(RowChangeSet)
+        case migration(Model)
     }
 
     static let modelKind: UInt8 = 1
     static let changesKind: UInt8 = 2
+    static let migrationKind: UInt8 = 3
     static let version: UInt8 = 1
 
     /// The record's bytes.
     func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
         switch self {
-        case .model(let model):
-            writer.write(Self.modelKind)
+        case .model(let model), .migration(let model):
+            if case .model = self { writer.write(Self.modelKind) } else { writer.write(Self.migrationKind) }
             writer.write(Self.version)
             writer.write(bytes: model.jsonData(pretty: false))
         case .changes(let changes):
@@ -47,12 +54,14 @@ enum StoreRecord: Sendable {
             throw StoreError(.unsupportedFormat, "record at LSN \(lsn) has version \(bytes[1]); this build reads \(version)", lsn: lsn)
         }
         switch bytes[0] {
-        case modelKind:
+        case modelKind, migrationKind:
+            let recorded: Model
             do {
-                return .model(try Model(jsonData: Data(bytes[2...])))
+                recorded = try Model(jsonData: Data(bytes[2...]))
             } catch {
                 throw damaged("the stored model does not load: \(error)")
             }
+            return bytes[0] == modelKind ? .model(recorded) : .migration(recorded)
         case changesKind:
             guard let model else { throw damaged("a change record comes before any model record") }
             return .changes(try bytes.withUnsafeBytes { raw in

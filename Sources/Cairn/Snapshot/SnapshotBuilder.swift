@@ -12,6 +12,10 @@ final class SnapshotBuilder: @unchecked Sendable {
     enum Item {
         case changes(RowChangeSet, LSN)
         case advance(LSN)
+        /// Start over, empty, with this model (the log's first record).
+        case start(Model, LSN)
+        /// Migrate everything so far to the plan's destination model.
+        case migrate(MigrationPlan, LSN)
     }
 
     private let condition = NSCondition()
@@ -70,6 +74,10 @@ final class SnapshotBuilder: @unchecked Sendable {
                     switch item {
                     case .changes(let changes, let lsn): try snapshot.apply(changes, at: lsn)
                     case .advance(let lsn): snapshot.advance(to: lsn)
+                    case .start(let model, let lsn):
+                        snapshot = StoreSnapshot(model: model)
+                        snapshot.advance(to: lsn)
+                    case .migrate(let plan, let lsn): snapshot = try plan.migrate(snapshot, at: lsn)
                     }
                 }
             } catch {

@@ -147,6 +147,33 @@ struct StoreSnapshot: Sendable {
         }
     }
 
+    /// Makes sure keys below `key` are never handed out again.
+    mutating func reserveKeys(below key: UInt64) { nextKey = max(nextKey, key) }
+
+    /// Every uniqueness constraint that two objects break, one line each (for migration, which
+    /// may add constraints to existing data).
+    func uniquenessClashes() -> [String] {
+        var lines: [String] = []
+        for entity in model.descriptions {
+            for constraint in entity.uniqueness where constraint.owner == entity.index {
+                var seen: [UInt64: [Row]] = [:]
+                var clashes = 0
+                for id in ids(entity: entity.index) {
+                    guard let row = record(id)?.row, let hash = Self.keyHash(row, constraint) else { continue }
+                    if seen[hash]?.contains(where: { Self.sameKey($0, row, constraint.positions) }) == true {
+                        clashes += 1
+                    } else {
+                        seen[hash, default: []].append(row)
+                    }
+                }
+                if clashes > 0 {
+                    lines.append("uniqueness constraint \(entity.name)(\(constraint.names.joined(separator: ", "))) is broken by \(clashes) object\(clashes == 1 ? "" : "s")")
+                }
+            }
+        }
+        return lines
+    }
+
     /// Marks the snapshot as including everything up to `lsn` (a record with no object changes).
     mutating func advance(to lsn: LSN) { self.lsn = max(self.lsn, lsn) }
 }

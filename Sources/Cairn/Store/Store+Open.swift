@@ -2,20 +2,32 @@ import CairnLog
 import Foundation
 
 extension Store {
-    /// Opens the log, replays it into a snapshot, and checks (or records) the model.
+    /// Opens the log, replays it into a snapshot, and checks (or records) the model: migrates
+    /// the store when it was written with another model and the options allow it.
     static func openLog(directory: String, model: Model, options: StoreOptions) throws -> (Log, StoreSnapshot) {
         var stored: Model?
-        var mismatch: Model?
         let builder = SnapshotBuilder(StoreSnapshot(model: model))
         let log: Log
         do {
             log = try Log.open(at: directory, options: options.logOptions) { record in
-                guard mismatch == nil else { return }
                 switch try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored) {
                 case .model(let recorded):
+                    guard stored == nil else {
+                        throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a second model record", lsn: record.lsn)
+                    }
                     stored = recorded
-                    if recorded != model { mismatch = recorded }
-                    try builder.submit(.advance(record.lsn))
+                    try builder.submit(.start(recorded, record.lsn))
+                case .migration(let recorded):
+                    guard let previous = stored else {
+                        throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a migration before any model record", lsn: record.lsn)
+                    }
+                    let plan = MigrationPlan(from: previous, to: recorded)
+                    guard plan.refusals.isEmpty else {
+                        throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a migration this build cannot infer:\n"
+                                         + plan.refusals.joined(separator: "\n"), lsn: record.lsn)
+                    }
+                    stored = recorded
+                    try builder.submit(.migrate(plan, record.lsn))
                 case .changes(let changes):
                     try builder.submit(.changes(changes, record.lsn))
                 }
@@ -31,27 +43,80 @@ extension Store {
             try? log.closeNow()
             throw error
         }
-        if let recorded = mismatch {
-            let differences = model.differences(from: recorded)
-            switch options.modelMismatch {
-            case .fail:
-                throw StoreError(.modelMismatch, "the store was written with another model:\n" + differences.joined(separator: "\n"))
-            case .wipe where options.readOnly:
-                throw StoreError(.modelMismatch, "the store was written with another model, and a read-only open never wipes:\n"
-                                 + differences.joined(separator: "\n"))
-            case .wipe:
-                try wipe(log: log)
-                return try openLog(directory: directory, model: model, options: options)
-            }
-        }
-        if stored == nil {
+        guard let recorded = stored else {
             if log.lastLSN != .zero {
+                try? log.closeNow()
                 throw StoreError(.corruptRecord, "the log does not start with a model record", lsn: log.firstLSN)
             }
-            guard !options.readOnly else { return (log, snapshot) }
-            snapshot.advance(to: try log.appendNow(StoreRecord.model(model).encoded()))
+            guard !options.readOnly else { return (log, StoreSnapshot(model: model)) }
+            var empty = StoreSnapshot(model: model)
+            empty.advance(to: try log.appendNow(StoreRecord.model(model).encoded()))
+            return (log, empty)
         }
-        return (log, snapshot)
+        guard recorded != model else { return (log, snapshot) }
+        do {
+            return (log, try reconcile(log: log, snapshot: snapshot, stored: recorded, with: model, options: options))
+        } catch is WipeRequest {
+            try Self.wipe(log: log)
+            return try openLog(directory: directory, model: model, options: options)
+        } catch {
+            try? log.closeNow()
+            throw error
+        }
+    }
+
+    /// Asked of ``openLog`` by ``reconcile``: delete the store's data and open it empty.
+    private struct WipeRequest: Error {}
+
+    /// The snapshot of a store written with `stored`, for an app whose model is `model`:
+    /// migrated (and the migration recorded), or refused, or a request to wipe.
+    private static func reconcile(log: Log, snapshot: StoreSnapshot, stored: Model, with model: Model,
+                                  options: StoreOptions) throws -> StoreSnapshot {
+        let differences = model.differences(from: stored)
+        switch (options.modelMismatch, options.readOnly) {
+        case (.fail, _):
+            throw StoreError(.modelMismatch, "the store was written with another model:\n" + differences.joined(separator: "\n"))
+        case (.wipe, true):
+            throw StoreError(.modelMismatch, "the store was written with another model, and a read-only open never wipes:\n"
+                             + differences.joined(separator: "\n"))
+        case (.wipe, false):
+            throw WipeRequest()
+        case (.migrate, _), (.migrateOrWipe, _):
+            break
+        }
+        let steps = migrationSteps(from: stored, to: model, versions: options.modelVersions)
+        var migrated = snapshot
+        var previous = stored
+        for (number, step) in steps.enumerated() {
+            let lsn = LSN(log.lastLSN.rawValue + UInt64(number) + 1)
+            let plan = MigrationPlan(from: previous, to: step)
+            let result: Result<StoreSnapshot, StoreError>
+            do { result = .success(try plan.migrate(migrated, at: lsn)) } catch { result = .failure(error) }
+            switch result {
+            case .success(let next): migrated = next
+            case .failure where options.modelMismatch == .migrateOrWipe && !options.readOnly: throw WipeRequest()
+            case .failure(let error): throw error
+            }
+            previous = step
+        }
+        guard !options.readOnly else { return migrated }
+        for step in steps {
+            migrated.advance(to: try log.appendNow(StoreRecord.migration(step).encoded()))
+        }
+        return migrated
+    }
+
+    /// The models to migrate through, in order: the versions after the stored one when the app
+    /// listed it among its earlier versions, then the app's model.
+    static func migrationSteps(from stored: Model, to model: Model, versions: [Model]) -> [Model] {
+        var steps: [Model] = []
+        if let start = versions.lastIndex(of: stored) {
+            for version in versions[(start + 1)...] where version != model && version != (steps.last ?? stored) {
+                steps.append(version)
+            }
+        }
+        steps.append(model)
+        return steps
     }
 
     /// Deletes every file of the store's log while still holding its writer lock, then closes

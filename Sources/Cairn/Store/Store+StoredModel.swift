@@ -1,19 +1,36 @@
 import CairnLog
 
 extension Store {
-    /// The model a store on disk was written with, read from its log without opening it for
-    /// writing; nil when the log holds no model yet.
+    /// The model a store on disk was last written with (its first model, or the model of its
+    /// last migration), read from its log without opening it for writing; nil when the log
+    /// holds no model yet.
     ///
     /// - Throws: ``LogError`` when there is no store or it is damaged; ``StoreError`` when its
     ///   first record is not a valid model.
     public static func storedModel(at directory: String) throws -> Model? {
+        try storedModels(at: directory).last
+    }
+
+    /// Every model a store on disk was written with, oldest first: the one it was created with,
+    /// then one per recorded migration.
+    public static func storedModels(at directory: String) throws -> [Model] {
         var options = LogOptions()
         options.readOnly = true
         let log = try Log.open(at: directory, options: options)
-        guard let record = try log.records().next() else { return nil }
-        guard case .model(let model) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: nil) else {
-            throw StoreError(.corruptRecord, "the first record is not a model", lsn: record.lsn)
+        defer { try? log.closeNow() }
+        var models: [Model] = []
+        let reader = log.records()
+        while let record = try reader.next() {
+            if models.isEmpty {
+                guard case .model(let model) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: nil) else {
+                    throw StoreError(.corruptRecord, "the first record is not a model", lsn: record.lsn)
+                }
+                models.append(model)
+            } else if record.payload.first == StoreRecord.migrationKind,
+                      case .migration(let model) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: nil) {
+                models.append(model)
+            }
         }
-        return model
+        return models
     }
 }

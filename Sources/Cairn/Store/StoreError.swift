@@ -39,6 +39,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let closed = Code(rawValue: "closed")
         /// The store was opened read-only.
         public static let readOnly = Code(rawValue: "read-only")
+        /// The store's model differs from the app's in ways migration cannot infer, or its data
+        /// does not satisfy the new model; the message lists each problem.
+        public static let cannotMigrate = Code(rawValue: "cannot migrate")
         public var description: String { rawValue }
         /// Lets `catch StoreError.Code.mergeConflict` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? StoreError)?.code == code }

@@ -2,7 +2,15 @@ import CairnLog
 
 /// What to do when the store on disk was written with another model than the app's.
 public enum ModelMismatchPolicy: Sendable, Equatable {
-    /// Refuse to open, with a readable list of the differences (the default).
+    /// Migrate the store when the changes can be inferred (Core Data's lightweight migration),
+    /// recording the migration in the log; otherwise refuse to open with
+    /// ``StoreError/Code/cannotMigrate`` and a list of each change that cannot be inferred. The
+    /// default.
+    case migrate
+    /// Migrate when the changes can be inferred; otherwise delete the store's data and start
+    /// empty.
+    case migrateOrWipe
+    /// Refuse to open, with a readable list of the differences.
     case fail
     /// Delete the store's data and start empty, as WTAData and Vokoder offer.
     case wipe
@@ -16,8 +24,13 @@ public struct StoreOptions: Sendable {
     public var segmentSize: Int = 64 << 20
     /// What to do with a torn end of the log. Default ``RecoveryMode/pointInTime``.
     public var recovery: RecoveryMode = .pointInTime
-    /// What to do when the stored model differs from the app's. Default ``ModelMismatchPolicy/fail``.
-    public var modelMismatch: ModelMismatchPolicy = .fail
+    /// What to do when the stored model differs from the app's. Default ``ModelMismatchPolicy/migrate``.
+    public var modelMismatch: ModelMismatchPolicy = .migrate
+    /// The app's earlier model versions, oldest first (``XcodeModelBundle/versions``): a store
+    /// written with one of them migrates through each later version in turn, so that renames
+    /// and other steps are taken as each version describes them. A store written with a model
+    /// not listed migrates in one step.
+    public var modelVersions: [Model] = []
     /// Open without writing (for inspection): saves are refused.
     public var readOnly = false
 

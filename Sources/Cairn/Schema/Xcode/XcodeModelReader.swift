@@ -167,8 +167,14 @@ struct XcodeModelReader {
               let entity = root.children(named: "entity").first(where: { $0.attributes["name"] == entityName }) else { return located }
         located.line = entity.line
         located.element = entity.name
-        if let property = error.property,
-           let node = entity.children.first(where: { ["attribute", "relationship"].contains($0.name) && $0.attributes["name"] == property }) {
+        guard let property = error.property else { return located }
+        var candidates = entity.children.filter { ["attribute", "relationship"].contains($0.name) && $0.attributes["name"] == property }
+        if error.code == .unknownConstraintAttribute {
+            candidates = entity.children(named: "uniquenessConstraints").flatMap { $0.children(named: "uniquenessConstraint") }
+                .flatMap { $0.children(named: "constraint") }.filter { $0.attributes["value"] == property }
+        }
+        // A duplicate is the second element of the name.
+        if let node = error.code == .duplicateName ? candidates.last : candidates.first {
             located.line = node.line
             located.element = node.name
         }
