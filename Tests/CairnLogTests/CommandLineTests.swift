@@ -47,6 +47,29 @@ import Testing
         #expect(model.status == 0 && model.output.contains("\"cairn-model\""))
     }
 
+    @Test func modelsInEveryFormCreateAndPrint() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/Models").path
+        let directory = TemporaryDirectory()
+        let bundle = fixtures + "/Library.xcdatamodeld"
+        let created = try cairn("create", directory.store(), "--model", bundle)
+        #expect(created.status == 0 && created.output.contains("Author, Book, Publisher"), "\(created.output)")
+        let json = try cairn("model", directory.store(), "--format", "json")
+        #expect(json.status == 0 && json.output.contains("\"cairn-model\""), "\(json.output)")
+        let xml = try cairn("model", directory.store(), "--format", "xml")
+        #expect(xml.status == 0 && xml.output.contains("<model ") && xml.output.contains("elementID=\"title\""), "\(xml.output)")
+        // What `model` prints, `create` takes back: the JSON and the XML give the same model.
+        try Data(json.output.utf8).write(to: URL(fileURLWithPath: directory.path + "/model.json"))
+        try Data(xml.output.utf8).write(to: URL(fileURLWithPath: directory.path + "/contents"))
+        let fromJSON = try cairn("model", "--model", directory.path + "/model.json", "--format", "xml")
+        let fromXML = try cairn("model", "--model", directory.path + "/contents", "--format", "xml")
+        #expect(fromJSON.output == xml.output && fromXML.output == xml.output)
+        let v1 = try cairn("model", "--model", bundle, "--model-version", "Library", "--format", "json")
+        #expect(v1.status == 0 && v1.output.contains("\"born\""))
+        let broken = try cairn("model", "--model", fixtures + "/Broken/bad-default-value.xml")
+        #expect(broken.status != 0 && broken.output.contains("bad-default-value.xml:5"), "\(broken.output)")
+    }
+
     @Test func verifyReportsATornTailAndRepairSavesAndCutsIt() throws {
         let directory = TemporaryDirectory()
         let store = directory.store()
