@@ -288,7 +288,7 @@ import Testing
         let context = store.viewContext
         let composed = try context.make("Author", ["name": .string("Ren\u{E9}e")])          // é as one scalar
         try await context.save()
-        let decomposed = FetchRequest("Author", predicate: .equal("name", .string("Rene\u{301}")))   // e + combining accent
+        let decomposed = FetchRequest("Author", predicate: .equal("name", .string("Rene\u{301}e")))   // e + combining accent
         #expect(try context.fetchFirst(decomposed) === composed)
         #expect(try context.fetchFirst(FetchRequest("Author", predicate: .equal("name", "Renee"))) == nil)
     }

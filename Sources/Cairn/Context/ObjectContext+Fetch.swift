@@ -2,8 +2,8 @@ extension ObjectContext {
     /// The objects that match a request, unsaved changes included (inserted objects that match
     /// are in, deleted ones out), as Core Data does.
     ///
-    /// - Throws: ``StoreError`` for an unknown entity or attribute, or a comparison of an
-    ///   attribute with a value of another type.
+    /// - Throws: ``StoreError`` for an unknown entity or key, or a comparison of an attribute
+    ///   with a value of another type.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         try matchingIDs(request).map(registeredObject)
     }
@@ -33,6 +33,27 @@ extension ObjectContext {
         return ids.count
     }
 
+    /// The IDs of the objects that match, in order: the result of a fetch without the objects.
+    public func fetchIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        try matchingIDs(request)
+    }
+
+    /// How the request would be answered, in words: which index finds the candidates, or a
+    /// scan.
+    public func explain(_ request: FetchRequest) throws -> String {
+        let query = try PreparedQuery(request, model: model)
+        var lines = [query.plan.explanation(entity: query.entity.name, predicate: query.predicate != nil)]
+        if !request.sortKeys.isEmpty {
+            lines.append("sort by " + request.sortKeys.map { ($0.ascending ? "" : "-") + $0.key + ($0.caseInsensitive ? " (case-insensitive)" : "") }
+                .joined(separator: ", "))
+        }
+        if request.fetchOffset > 0 || request.fetchLimit != nil {
+            lines.append("keep \(request.fetchLimit.map { "\($0)" } ?? "all") from position \(request.fetchOffset)" + (request.reversesOrder ? " counted from the end" : ""))
+        }
+        lines.append("add this context's unsaved changes")
+        return lines.joined(separator: "\n")
+    }
+
     /// The IDs of the objects of these entities visible in this context.
     func visibleIDs(_ entities: Set<Int>, in snapshot: StoreSnapshot) -> Set<ObjectID> {
         var ids: Set<ObjectID>
@@ -48,66 +69,39 @@ extension ObjectContext {
         return ids
     }
 
+    /// Objects of these entities with unsaved changes along the chain of contexts: inserted
+    /// ones, and (when `updated`) changed ones.
+    func pendingIDs(_ entities: Set<Int>, updated: Bool) -> Set<ObjectID> {
+        var ids = parent?.pendingIDs(entities, updated: updated) ?? []
+        state.withLock { state in
+            ids.formUnion(state.inserted.keys.filter { entities.contains($0.entity) })
+            if updated { ids.formUnion(state.updated.keys.filter { entities.contains($0.entity) }) }
+        }
+        return ids
+    }
+
     /// The snapshot at the root of this context's chain.
     var baseSnapshot: StoreSnapshot { parent?.baseSnapshot ?? rootSnapshot }
 
-    /// When the predicate pins every attribute of a uniqueness constraint with `==`, the few
-    /// objects that can match: the holder in the snapshot's uniqueness index, and the objects
-    /// whose unsaved changes give them that key. Nil when the predicate does not allow it (then
-    /// all are scanned).
-    private func uniqueCandidates(_ predicate: FetchPredicate, entity: EntityDescription, entities: Set<Int>,
-                                  snapshot: StoreSnapshot) -> Set<ObjectID>? {
-        var pinned: [String: Value] = [:]
-        func collect(_ predicate: FetchPredicate) {
-            switch predicate {
-            case .comparison(let key, .equal, let value): pinned[key] = value
-            case .and(let parts): parts.forEach(collect)
-            default: break
-            }
-        }
-        collect(predicate)
-        for constraint in entity.uniqueness {
-            let values = constraint.names.compactMap { pinned[$0] }
-            guard values.count == constraint.names.count, !values.contains(.null), values.allSatisfy(\.isByteCanonical),
-                  zip(constraint.positions, values).allSatisfy({ position, value in value.fits(entity.attributes[position].type) }) else { continue }
-            let key = UniqueKey(owner: constraint.owner, number: constraint.number, values: values)
-            var ids = pendingHolders(of: key).filter { entities.contains($0.entity) }
-            if let holder = snapshot.holder(of: key), entities.contains(holder.entity) { ids.insert(holder) }
-            return ids
-        }
-        return nil
-    }
-
-    private func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
-        let entity = try model.require(request.entityName)
-        let entities = request.includesSubentities ? entity.family : [entity.index]
-        let predicate = try request.predicate?.compile(for: entity)
-        let sortPositions = try request.sortKeys.map { descriptor -> (Int, Bool) in
-            guard let position = entity.attributePosition(descriptor.key) else {
-                throw StoreError(.unknownName, "sort: \(entity.name) has no attribute \(descriptor.key)", entity: entity.name, property: descriptor.key)
-            }
-            return (position, descriptor.ascending)
-        }
-        var rows: [(ObjectID, [Value])] = []
+    func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        let query = try PreparedQuery(request, model: model)
         let snapshot = baseSnapshot        // one snapshot for the whole fetch
-        let candidates = request.predicate.flatMap { uniqueCandidates($0, entity: entity, entities: entities, snapshot: snapshot) }
-            ?? visibleIDs(entities, in: snapshot)
-        for id in candidates {
-            guard let view = view(of: id, in: snapshot), predicate?.evaluate({ view[$0] }) ?? true else { continue }
-            rows.append((id, sortPositions.map { position, _ in
-                if case .attribute(let value) = view[position] { return value }
-                return .null
-            }))
+        let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
+        var matches: [(ObjectID, [Value])] = []
+        func consider(_ id: ObjectID) {
+            guard let view = view(of: id, in: snapshot), query.predicate?.evaluate(id, view, reader) ?? true else { return }
+            matches.append((id, query.sortValues(view, reader)))
         }
-        rows.sort { lhs, rhs in
-            for (index, (_, ascending)) in sortPositions.enumerated() {
-                let order = Value.order(lhs.1[index], rhs.1[index]) ?? .orderedSame
-                if order != .orderedSame { return ascending ? order == .orderedAscending : order == .orderedDescending }
+        if let candidates = query.plan.candidates(in: snapshot, family: query.family) {
+            var seen = Set(candidates)
+            for id in candidates { consider(id) }
+            for id in pendingIDs(query.family, updated: true) where seen.insert(id).inserted { consider(id) }
+        } else {
+            for entity in query.family.sorted() {
+                for key in snapshot.objects.keys(entity: entity) { consider(ObjectID(entity: entity, key: key)) }
             }
-            return lhs.0 < rhs.0
+            for id in pendingIDs(query.family, updated: false) where snapshot.record(id) == nil { consider(id) }
         }
-        let start = min(max(0, request.fetchOffset), rows.count)
-        let end = request.fetchLimit.map { start + min(rows.count - start, max(0, $0)) } ?? rows.count
-        return rows[start..<end].map(\.0)
+        return query.order(matches)
     }
 }

@@ -1,14 +1,18 @@
-/// An order on an attribute.
+/// An order on an attribute, or on an attribute reached through to-one relationships
+/// (`author.lastName`).
 public struct SortKey: Sendable, Hashable {
-    /// The attribute's name.
+    /// The attribute's name or key path.
     public var key: String
     /// Ascending (nil first) or descending.
     public var ascending: Bool
+    /// Strings compare without regard to case.
+    public var caseInsensitive: Bool
 
     /// Sorts by `key`.
-    public init(_ key: String, ascending: Bool = true) {
+    public init(_ key: String, ascending: Bool = true, caseInsensitive: Bool = false) {
         self.key = key
         self.ascending = ascending
+        self.caseInsensitive = caseInsensitive
     }
 }
 
@@ -33,6 +37,9 @@ public struct FetchRequest: Sendable, Hashable {
     public var fetchLimit: Int?
     /// Whether objects of sub-entities count (default true, as in Core Data).
     public var includesSubentities: Bool
+    /// Whether the offset and limit count from the end of the order (AsyncCoreData's reversed
+    /// range): the results come last first.
+    public var reversesOrder = false
 
     /// A request for objects of an entity.
     public init(_ entityName: String, predicate: FetchPredicate? = nil, sortKeys: [SortKey] = [],
@@ -43,5 +50,15 @@ public struct FetchRequest: Sendable, Hashable {
         self.fetchOffset = fetchOffset
         self.fetchLimit = fetchLimit
         self.includesSubentities = includesSubentities
+    }
+}
+
+extension FetchRequest {
+    /// Asks for the objects at `range` of the order, counted from the start, or from the end
+    /// when `reversed` (the last object first), as AsyncCoreData's ranged fetches do.
+    public mutating func setRange(_ range: Range<Int>, reversed: Bool = false) {
+        fetchOffset = range.lowerBound
+        fetchLimit = range.count
+        reversesOrder = reversed
     }
 }

@@ -27,6 +27,8 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
     /// Named subsets of the entities (Xcode's configurations): configuration name → entity names.
     public let configurations: [String: [String]]
     private let positions: [String: Int]
+    /// The attributes the store indexes.
+    let indexLayout: IndexLayout
 
     /// Builds and checks a model.
     public init(_ entities: [Entity], userInfo: [String: String] = [:], configurations: [String: [String]] = [:]) throws(ModelError) {
@@ -48,6 +50,7 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
             }
         }
         self.descriptions = try ModelResolver(entities: sorted, positions: positions).resolve()
+        self.indexLayout = IndexLayout(descriptions)
     }
 
     /// Builds and checks a model written with the result-builder syntax.

@@ -17,6 +17,8 @@ struct StoreSnapshot: Sendable {
     private var unique: TreeDictionary<UInt64, UniqueEntry>
     /// The next object key to hand out.
     private(set) var nextKey: UInt64
+    /// One per slot of the model's ``IndexLayout``.
+    private(set) var indexes: [AttributeIndex]
 
     /// An empty store.
     init(model: Model) {
@@ -25,6 +27,7 @@ struct StoreSnapshot: Sendable {
         objects = ObjectTable(entityCount: model.descriptions.count)
         unique = [:]
         nextKey = 1
+        indexes = Array(repeating: AttributeIndex(), count: model.indexLayout.slots.count)
     }
 
     /// An object's committed record.
@@ -80,6 +83,7 @@ struct StoreSnapshot: Sendable {
                 throw damaged("insert of existing object \(id)")
             }
             indexKeys(of: id, row: insert.row, adding: true)
+            indexValues(of: id, row: insert.row, positions: nil, adding: true)
             nextKey = max(nextKey, id.key + 1)
         }
         for update in changes.updates {
@@ -87,13 +91,16 @@ struct StoreSnapshot: Sendable {
             guard let record = objects.record(id) else { throw damaged("update of missing object \(id)") }
             let touchesKeys = update.positions.contains(where: model.descriptions[id.entity].uniquePositions.contains)
             if touchesKeys { indexKeys(of: id, row: record.row, adding: false) }
+            indexValues(of: id, row: record.row, positions: update.positions, adding: false)
             let row = record.row.replacing(update.positions, with: update.patch)
             objects.replace(ObjectRecord(row: row, version: lsn, entity: id.entity), key: id.key)
             if touchesKeys { indexKeys(of: id, row: row, adding: true) }
+            indexValues(of: id, row: row, positions: update.positions, adding: true)
         }
         for id in changes.deletes {
             guard let record = objects.remove(id) else { throw damaged("delete of missing object \(id)") }
             indexKeys(of: id, row: record.row, adding: false)
+            indexValues(of: id, row: record.row, positions: nil, adding: false)
         }
         self.lsn = max(self.lsn, lsn)
     }
@@ -121,6 +128,15 @@ struct StoreSnapshot: Sendable {
     func holders(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> [ObjectID] {
         let family = model.descriptions[constraint.owner].family
         return (unique[hash]?.ids ?? []).filter { family.contains($0.entity) }
+    }
+
+    /// Adds or removes an object's entries in the attribute indexes (only those of `positions`
+    /// when given).
+    private mutating func indexValues(of id: ObjectID, row: Row, positions: [Int]?, adding: Bool) {
+        for (position, slot) in model.indexLayout.byEntity[id.entity] where positions?.contains(position) ?? true {
+            guard case .attribute(let value) = row.value(position) else { continue }
+            if adding { indexes[slot].insert(value, id) } else { indexes[slot].remove(value, id) }
+        }
     }
 
     /// Adds or removes an object's entries in the uniqueness index.

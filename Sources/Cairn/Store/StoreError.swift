@@ -39,6 +39,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let closed = Code(rawValue: "closed")
         /// The store was opened read-only.
         public static let readOnly = Code(rawValue: "read-only")
+        /// A predicate, sort or aggregate that does not fit the entity: an unknown key, a value
+        /// of a type its attribute cannot be compared with, a misused operator.
+        public static let invalidPredicate = Code(rawValue: "invalid predicate")
         /// The store's model differs from the app's in ways migration cannot infer, or its data
         /// does not satisfy the new model; the message lists each problem.
         public static let cannotMigrate = Code(rawValue: "cannot migrate")

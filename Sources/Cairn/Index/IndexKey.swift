@@ -1,0 +1,53 @@
+import Foundation
+
+/// The hash an index files a value under: equal values (by the rules of `==` in predicates)
+/// hash equally. Strings are hashed in NFC, so canonically equivalent strings collide on
+/// purpose; numbers by their numeric value; −0.0 as 0.0. Hash collisions of unequal values are
+/// harmless: every object an index returns is checked against the whole predicate.
+enum IndexKey {
+    static func hash(_ value: Value) -> UInt64 {
+        var hasher = FNV64()
+        switch QueryValue.normalized(value) {
+        case .null: hasher.mix(0)
+        case .string(let text), .uri(let text):
+            hasher.mix(1)
+            let canonical = text.utf8.allSatisfy { $0 < 0x80 } ? text : text.precomposedStringWithCanonicalMapping
+            for byte in canonical.utf8 { hasher.mix(UInt64(byte)) }
+        case .integer(let number): hasher.number(Double(number), exact: number)
+        case .double(let number): hasher.number(number, exact: Int64(exactly: number))
+        case .decimal(let number): hasher.number(NSDecimalNumber(decimal: number).doubleValue, exact: nil)
+        case .float(let number): hasher.number(Double(number), exact: Int64(exactly: number))
+        case .bool(let flag): hasher.mix(flag ? 3 : 4)
+        case .date(let date):
+            hasher.mix(5)
+            hasher.mix((date.timeIntervalSinceReferenceDate + 0.0).bitPattern)
+        case .binary(let bytes):
+            hasher.mix(6)
+            for byte in bytes { hasher.mix(UInt64(byte)) }
+        case .uuid(let id):
+            hasher.mix(7)
+            withUnsafeBytes(of: id.uuid) { for byte in $0 { hasher.mix(UInt64(byte)) } }
+        }
+        return hasher.value
+    }
+
+    /// FNV-1a over 64-bit words.
+    struct FNV64 {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        mutating func mix(_ word: UInt64) {
+            value ^= word
+            value &*= 0x0000_0100_0000_01b3
+        }
+
+        /// Numbers of every kind that are equal hash equally: integral ones by their integer.
+        mutating func number(_ number: Double, exact: Int64?) {
+            mix(2)
+            if let exact { mix(UInt64(bitPattern: exact)) } else if let integral = Int64(exactly: number) {
+                mix(UInt64(bitPattern: integral))
+            } else {
+                mix((number + 0.0).bitPattern)
+            }
+        }
+    }
+}

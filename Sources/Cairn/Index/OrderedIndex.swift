@@ -1,0 +1,133 @@
+import Foundation
+
+/// Objects in the order of one attribute's value: answers ranges (`<`, `>=`, `BETWEEN`…) and
+/// sorted reads. Persistent: entries live in chunks of at most ``chunkLimit`` shared between
+/// snapshots and copied only when a save changes them. Nil values are not filed.
+struct OrderedIndex: Sendable {
+    struct Entry: Sendable {
+        var value: Value
+        var id: ObjectID
+    }
+
+    final class Chunk: @unchecked Sendable {
+        // Safety: a chunk is mutated only while uniquely referenced (checked before every
+        // change), so a published snapshot's chunks never change.
+        var entries: [Entry]
+        init(_ entries: [Entry]) { self.entries = entries }
+    }
+
+    static let chunkLimit = 512
+    private var chunks: [Chunk] = []
+    /// How many entries.
+    private(set) var count = 0
+
+    /// Entry order: by value, then by object ID.
+    static func precedes(_ a: Entry, _ b: Entry) -> Bool {
+        switch QueryValue.order(a.value, b.value) ?? .orderedSame {
+        case .orderedAscending: true
+        case .orderedDescending: false
+        case .orderedSame: a.id < b.id
+        }
+    }
+
+    /// The chunk an entry belongs in: the first whose last entry is not before it.
+    private func chunkIndex(for entry: Entry) -> Int {
+        var low = 0, high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if let last = chunks[middle].entries.last, Self.precedes(last, entry) { low = middle + 1 } else { high = middle }
+        }
+        return min(low, max(chunks.count - 1, 0))
+    }
+
+    private mutating func uniqueChunk(_ index: Int) -> Chunk {
+        if !isKnownUniquelyReferenced(&chunks[index]) { chunks[index] = Chunk(chunks[index].entries) }
+        return chunks[index]
+    }
+
+    mutating func insert(_ value: Value, _ id: ObjectID) {
+        guard value != .null else { return }
+        let entry = Entry(value: QueryValue.normalized(value), id: id)
+        count += 1
+        guard !chunks.isEmpty else { chunks = [Chunk([entry])]; return }
+        let index = chunkIndex(for: entry)
+        let chunk = uniqueChunk(index)
+        let position = Self.insertionPoint(chunk.entries, entry)
+        chunk.entries.insert(entry, at: position)
+        if chunk.entries.count > Self.chunkLimit {
+            let half = chunk.entries.count / 2
+            let upper = Chunk(Array(chunk.entries[half...]))
+            chunk.entries.removeSubrange(half...)
+            chunks.insert(upper, at: index + 1)
+        }
+    }
+
+    mutating func remove(_ value: Value, _ id: ObjectID) {
+        guard value != .null, !chunks.isEmpty else { return }
+        let entry = Entry(value: QueryValue.normalized(value), id: id)
+        let index = chunkIndex(for: entry)
+        let position = Self.insertionPoint(chunks[index].entries, entry)
+        guard position < chunks[index].entries.count, chunks[index].entries[position].id == id else { return }
+        let chunk = uniqueChunk(index)
+        chunk.entries.remove(at: position)
+        count -= 1
+        if chunk.entries.isEmpty { chunks.remove(at: index) }
+    }
+
+    private static func insertionPoint(_ entries: [Entry], _ entry: Entry) -> Int {
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if precedes(entries[middle], entry) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// A bound of a range.
+    struct Bound {
+        var value: Value
+        var inclusive: Bool
+    }
+
+    /// The objects whose value lies between the bounds (nil: unbounded), in index order.
+    func objects(from lower: Bound?, to upper: Bound?) -> [ObjectID] {
+        var result: [ObjectID] = []
+        let start = lower.map { bound in firstPosition { entry in
+            let order = QueryValue.order(entry.value, bound.value) ?? .orderedAscending
+            return order == .orderedDescending || (bound.inclusive && order == .orderedSame)
+        } } ?? (0, 0)
+        var (chunkIndex, position) = start
+        while chunkIndex < chunks.count {
+            let entries = chunks[chunkIndex].entries
+            while position < entries.count {
+                let entry = entries[position]
+                if let upper {
+                    guard let order = QueryValue.order(entry.value, upper.value),
+                          order == .orderedAscending || (upper.inclusive && order == .orderedSame) else { return result }
+                }
+                result.append(entry.id)
+                position += 1
+            }
+            chunkIndex += 1
+            position = 0
+        }
+        return result
+    }
+
+    /// The first (chunk, position) whose entry satisfies `isAtOrPast` (monotonic along the index).
+    private func firstPosition(_ isAtOrPast: (Entry) -> Bool) -> (Int, Int) {
+        var low = 0, high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if let last = chunks[middle].entries.last, !isAtOrPast(last) { low = middle + 1 } else { high = middle }
+        }
+        guard low < chunks.count else { return (chunks.count, 0) }
+        let entries = chunks[low].entries
+        var first = 0, last = entries.count
+        while first < last {
+            let middle = (first + last) / 2
+            if isAtOrPast(entries[middle]) { last = middle } else { first = middle + 1 }
+        }
+        return (low, first)
+    }
+}

@@ -1,0 +1,107 @@
+/// How a fetch finds its candidates: through the uniqueness index, an attribute's hash index,
+/// an attribute's ordered index, or by scanning every object of the entity. Every candidate is
+/// then checked against the whole predicate, and the context's unsaved changes are added.
+enum QueryPlan {
+    /// Every object of the entities.
+    case scan
+    /// `==` on every attribute of a uniqueness constraint.
+    case unique(UniquenessConstraint, [Value])
+    /// `==` or `IN` on an indexed attribute.
+    case hashed(attribute: String, position: Int, values: [Value])
+    /// A range on an indexed attribute.
+    case range(attribute: String, position: Int, lower: OrderedIndex.Bound?, upper: OrderedIndex.Bound?)
+
+    /// The plan in words, for ``ObjectContext/explain(_:)``.
+    func explanation(entity: String, predicate: Bool) -> String {
+        let check = predicate ? ", then the whole predicate on each" : ""
+        switch self {
+        case .scan:
+            return "scan every \(entity)" + (predicate ? " and evaluate the predicate on each" : "")
+        case .unique(let constraint, let values):
+            return "look up \(entity)(\(constraint.names.joined(separator: ", "))) = \(values.map(\.description).joined(separator: ", ")) in the uniqueness index" + check
+        case .hashed(let attribute, _, let values):
+            let what = values.count == 1 ? "= \(values[0])" : "IN {\(values.map(\.description).joined(separator: ", "))}"
+            return "look up \(entity).\(attribute) \(what) in its hash index" + check
+        case .range(let attribute, _, let lower, let upper):
+            let low = lower.map { ($0.inclusive ? "≥ " : "> ") + $0.value.description }
+            let high = upper.map { ($0.inclusive ? "≤ " : "< ") + $0.value.description }
+            return "read \(entity).\(attribute) \([low, high].compactMap { $0 }.joined(separator: " and ")) from its ordered index" + check
+        }
+    }
+
+    /// Chooses a plan: a uniqueness constraint pinned by `==`, else `==`/`IN` on an indexed
+    /// attribute, else a range on one, else a scan.
+    static func choose(_ predicate: CompiledPredicate?, entity: EntityDescription, family: Set<Int>, model: Model) -> QueryPlan {
+        guard let predicate else { return .scan }
+        let conjuncts: [CompiledComparison]
+        switch predicate {
+        case .comparison(let comparison): conjuncts = [comparison]
+        case .and(let parts): conjuncts = parts.compactMap { if case .comparison(let comparison) = $0 { comparison } else { nil } }
+        default: return .scan
+        }
+        var equalities: [Int: [Value]] = [:]
+        var lowers: [Int: OrderedIndex.Bound] = [:]
+        var uppers: [Int: OrderedIndex.Bound] = [:]
+        for comparison in conjuncts {
+            guard comparison.modifier == .direct, comparison.options.isEmpty,
+                  case .keyPath(let path) = comparison.lhs, let position = path.directAttribute else { continue }
+            switch (comparison.op, comparison.rhs) {
+            case (.equal, .constant(let value)) where value != .null: equalities[position] = [value]
+            case (.in, .list(let values)) where !values.contains(.null): equalities[position] = equalities[position] ?? values
+            case (.less, .constant(let value)) where value != .null: uppers[position] = .init(value: value, inclusive: false)
+            case (.lessOrEqual, .constant(let value)) where value != .null: uppers[position] = .init(value: value, inclusive: true)
+            case (.greater, .constant(let value)) where value != .null: lowers[position] = .init(value: value, inclusive: false)
+            case (.greaterOrEqual, .constant(let value)) where value != .null: lowers[position] = .init(value: value, inclusive: true)
+            case (.between, .list(let bounds)) where bounds.count == 2 && !bounds.contains(.null):
+                lowers[position] = .init(value: bounds[0], inclusive: true)
+                uppers[position] = .init(value: bounds[1], inclusive: true)
+            default: continue
+            }
+        }
+        for constraint in entity.uniqueness {
+            let values = constraint.positions.compactMap { equalities[$0]?.count == 1 ? equalities[$0]?[0] : nil }
+            guard values.count == constraint.positions.count, values.allSatisfy(\.isByteCanonical),
+                  zip(constraint.positions, values).allSatisfy({ value($1, fits: entity.attributes[$0].type) }) else { continue }
+            return .unique(constraint, values)
+        }
+        func indexed(_ position: Int) -> Bool {
+            family.allSatisfy { model.indexLayout.slot(entity: $0, position: position) != nil || model.descriptions[$0].isAbstract }
+        }
+        if let (position, values) = equalities.sorted(by: { $0.value.count < $1.value.count }).first(where: { indexed($0.key) }) {
+            return .hashed(attribute: entity.attributes[position].name, position: position, values: values)
+        }
+        if let position = Set(lowers.keys).union(uppers.keys).sorted().first(where: indexed) {
+            return .range(attribute: entity.attributes[position].name, position: position, lower: lowers[position], upper: uppers[position])
+        }
+        return .scan
+    }
+
+    private static func value(_ value: Value, fits type: AttributeType) -> Bool {
+        value.fits(type) || (type == .double && { if case .double = value { true } else { false } }())
+    }
+
+    /// The committed objects the plan finds in `snapshot` (nil for a scan).
+    func candidates(in snapshot: StoreSnapshot, family: Set<Int>) -> [ObjectID]? {
+        switch self {
+        case .scan:
+            return nil
+        case .unique(let constraint, let values):
+            let key = UniqueKey(owner: constraint.owner, number: constraint.number, values: values)
+            return snapshot.holder(of: key).map { family.contains($0.entity) ? [$0] : [] } ?? []
+        case .hashed(_, let position, let values):
+            var ids: [ObjectID] = []
+            for entity in family.sorted() {
+                guard let slot = snapshot.model.indexLayout.slot(entity: entity, position: position) else { continue }
+                for value in values { ids += snapshot.indexes[slot].hashed.objects(hash: IndexKey.hash(value)) }
+            }
+            return values.count > 1 ? Array(Set(ids)) : ids
+        case .range(_, let position, let lower, let upper):
+            var ids: [ObjectID] = []
+            for entity in family.sorted() {
+                guard let slot = snapshot.model.indexLayout.slot(entity: entity, position: position) else { continue }
+                ids += snapshot.indexes[slot].ordered.objects(from: lower, to: upper)
+            }
+            return ids
+        }
+    }
+}
