@@ -88,19 +88,8 @@ extension ObjectContext {
         let snapshot = baseSnapshot        // one snapshot for the whole fetch
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         var matches: [(ObjectID, [Value])] = []
-        func consider(_ id: ObjectID) {
-            guard let view = view(of: id, in: snapshot), query.predicate?.evaluate(id, view, reader) ?? true else { return }
+        forEachMatch(query, snapshot: snapshot) { id, view in
             matches.append((id, query.sortValues(view, reader)))
-        }
-        if let candidates = query.plan.candidates(in: snapshot, family: query.family) {
-            var seen = Set(candidates)
-            for id in candidates { consider(id) }
-            for id in pendingIDs(query.family, updated: true) where seen.insert(id).inserted { consider(id) }
-        } else {
-            for entity in query.family.sorted() {
-                for key in snapshot.objects.keys(entity: entity) { consider(ObjectID(entity: entity, key: key)) }
-            }
-            for id in pendingIDs(query.family, updated: false) where snapshot.record(id) == nil { consider(id) }
         }
         return query.order(matches)
     }

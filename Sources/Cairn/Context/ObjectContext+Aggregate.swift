@@ -1,0 +1,119 @@
+extension ObjectContext {
+    /// An aggregate over the objects that match (unsaved changes included).
+    ///
+    /// ```swift
+    /// let pages = try context.aggregate(.sum("pages"), FetchRequest("Book", predicate: try FetchPredicate(format: "year > 2000")))
+    /// ```
+    public func aggregate(_ function: AggregateFunction, _ request: FetchRequest) throws -> Value {
+        try aggregate([function], request, groupBy: []).first?.values.first ?? Aggregation.combine(function.operation, [])
+    }
+
+    /// Aggregates over the objects that match, grouped by the values of `keys` (SQL's
+    /// `GROUP BY`): one group per distinct combination, sorted by the key values (nil first).
+    /// Without keys, one group with every object (none when nothing matches).
+    public func aggregate(_ functions: [AggregateFunction], _ request: FetchRequest, groupBy keys: [String]) throws -> [AggregateGroup] {
+        let query = try PreparedQuery(request, model: model)
+        let entity = query.entity
+        func path(_ key: String) throws -> CompiledKeyPath {
+            let resolved = try CompiledKeyPath.resolve(key.split(separator: ".").map(String.init), from: entity, in: model)
+            guard resolved.attributeType != nil, !resolved.isToMany else {
+                throw StoreError(.invalidPredicate, "aggregate: \(entity.name).\(key) must lead to one attribute", entity: entity.name, property: key)
+            }
+            return resolved
+        }
+        let groupPaths = try keys.map(path)
+        let functionPaths = try functions.map { function -> CompiledKeyPath? in
+            guard let key = function.key else { return nil }
+            let resolved = try path(key)
+            if function == .sum(key) || function == .average(key), let type = resolved.attributeType, !QueryValue.isNumber(type) {
+                throw StoreError(.invalidPredicate, "aggregate: \(function) needs a number; \(entity.name).\(key) is \(type)",
+                                 entity: entity.name, property: key)
+            }
+            return resolved
+        }
+        var groups: [[Value]: [[Value]]] = [:]   // group key → per function, the values
+        let snapshot = baseSnapshot
+        let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
+        func read(_ path: CompiledKeyPath, _ view: ObjectView) -> Value {
+            if case .value(let value) = path.evaluate(view, reader) { return value }
+            return .null
+        }
+        let paged = request.fetchOffset > 0 || request.fetchLimit != nil
+        try forEachMatch(query, snapshot: snapshot, ids: paged ? matchingIDs(request) : nil) { _, view in
+            let group = groupPaths.map { read($0, view) }
+            var columns = groups[group] ?? Array(repeating: [], count: functions.count)
+            for (index, path) in functionPaths.enumerated() {
+                if let path {
+                    let value = read(path, view)
+                    if value != .null { columns[index].append(value) }
+                } else {
+                    columns[index].append(.bool(true))
+                }
+            }
+            groups[group] = columns
+        }
+        return groups.map { group, columns in
+            AggregateGroup(keys: group, values: zip(functions, columns).map { Aggregation.combine($0.operation, $1) })
+        }.sorted { lhs, rhs in
+            for (a, b) in zip(lhs.keys, rhs.keys) {
+                let order = QueryValue.order(a, b) ?? .orderedSame
+                if order != .orderedSame { return order == .orderedAscending }
+            }
+            return false
+        }
+    }
+
+    /// Calls `body` with each object that matches (of `ids` when given, else of the plan).
+    func forEachMatch(_ query: PreparedQuery, snapshot: StoreSnapshot, ids: [ObjectID]? = nil,
+                      _ body: (ObjectID, ObjectView) throws -> Void) rethrows {
+        let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
+        func consider(_ id: ObjectID) throws {
+            guard let view = view(of: id, in: snapshot), query.predicate?.evaluate(id, view, reader) ?? true else { return }
+            try body(id, view)
+        }
+        if let ids {
+            for id in ids {
+                guard let view = view(of: id, in: snapshot) else { continue }
+                try body(id, view)
+            }
+        } else if let candidates = query.plan.candidates(in: snapshot, family: query.family) {
+            var seen = Set(candidates)
+            for id in candidates { try consider(id) }
+            for id in pendingIDs(query.family, updated: true) where seen.insert(id).inserted { try consider(id) }
+        } else {
+            for entity in query.family.sorted() {
+                for key in snapshot.objects.keys(entity: entity) { try consider(ObjectID(entity: entity, key: key)) }
+            }
+            for id in pendingIDs(query.family, updated: false) where snapshot.record(id) == nil { try consider(id) }
+        }
+    }
+
+    /// The objects that match, in pages of `batchSize`: the order is computed once (object IDs
+    /// only) and each page's objects are made when the page is read, so a large result is never
+    /// held as objects all at once.
+    public func pages(_ request: FetchRequest, batchSize: Int) throws -> FetchPages {
+        FetchPages(context: self, ids: try matchingIDs(request), batchSize: max(1, batchSize))
+    }
+}
+
+/// The results of a fetch, a page at a time (``ObjectContext/pages(_:batchSize:)``).
+public struct FetchPages: Sequence {
+    let context: ObjectContext
+    /// Every matching object's ID, in order.
+    public let ids: [ObjectID]
+    /// Objects per page.
+    public let batchSize: Int
+
+    /// The number of pages.
+    public var count: Int { (ids.count + batchSize - 1) / batchSize }
+
+    public func makeIterator() -> AnyIterator<[ManagedObject]> {
+        var start = 0
+        return AnyIterator {
+            guard start < ids.count else { return nil }
+            let end = Swift.min(start + batchSize, ids.count)
+            defer { start = end }
+            return ids[start..<end].map(context.registeredObject)
+        }
+    }
+}
