@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+@testable import Cairn
+
+/// Fetches with the predicate language, sorting, paging, aggregates and batch operations.
+@Suite struct QueryTests {
+    static func model(indexed: Bool = true) throws -> Model {
+        try Model {
+            Entity("Author") {
+                Attribute("name", .string, optional: false, indexed: indexed)
+                Attribute("country", .string)
+                Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)
+                Unique("name")
+            }
+            Entity("Book") {
+                Attribute("title", .string, optional: false)
+                Attribute("year", .integer32, indexed: indexed)
+                Attribute("pages", .integer64)
+                Attribute("price", .decimal)
+                Attribute("rating", .double)
+                Attribute("published", .date)
+                Attribute("isbn", .uuid)
+                Attribute("archived", .boolean, default: false)
+                Relationship("author", to: "Author", inverse: "books")
+            }
+        }
+    }
+
+    /// Three authors with six books; the last book is left unsaved.
+    static func library() async throws -> (Store, ObjectContext) {
+        let store = Store(inMemory: try model())
+        let context = store.viewContext
+        let authors = try [("Émile Zola", "FR"), ("Jane Austen", "GB"), ("jules verne", "FR")].map { name, country in
+            try context.make("Author", ["name": .string(name), "country": .string(country)])
+        }
+        let books: [(String, Int64, Int64, String, Double, Int)] = [
+            ("Germinal", 1885, 592, "12.50", 4.5, 0), ("Nana", 1880, 480, "9.99", 3.9, 0),
+            ("Emma", 1815, 474, "7.25", 4.1, 1), ("Persuasion", 1817, 249, "6.00", 4.3, 1),
+            ("Vingt mille lieues", 1870, 512, "11.00", 4.4, 2),
+        ]
+        for (title, year, pages, price, rating, author) in books {
+            let book = try context.make("Book", ["title": .string(title), "year": .integer(year), "pages": .integer(pages),
+                                                 "price": .decimal(Decimal(string: price)!), "rating": .double(rating),
+                                                 "published": .date(Date(timeIntervalSince1970: Double(year - 1970) * 31_557_600))])
+            try book.setObject(authors[author], forKey: "author")
+        }
+        try await context.save()
+        let unsaved = try context.make("Book", ["title": "Le Tour du monde", "year": 1872, "pages": 300, "rating": 4.0])
+        try unsaved.setObject(authors[2], forKey: "author")
+        return (store, context)
+    }
+
+    static func titles(_ context: ObjectContext, _ format: String, _ arguments: any PredicateArgument...,
+                       sort: [SortKey] = [SortKey("title")]) throws -> [String] {
+        let request = FetchRequest("Book", predicate: try FetchPredicate(format: format, argumentArray: arguments), sortKeys: sort)
+        return try context.fetch(request).compactMap { $0.string("title") }
+    }
+
+    @Test func comparisonsOfEveryKind() async throws {
+        let (_, context) = try await Self.library()
+        #expect(try Self.titles(context, "year > 1870 AND year <= 1885") == ["Germinal", "Le Tour du monde", "Nana"])
+        #expect(try Self.titles(context, "year BETWEEN {1815, 1817}") == ["Emma", "Persuasion"])
+        #expect(try Self.titles(context, "year IN %@", [1815, 1880]) == ["Emma", "Nana"])
+        #expect(try Self.titles(context, "NOT (year IN {1815, 1880}) AND pages > 480") == ["Germinal", "Vingt mille lieues"])
+        #expect(try Self.titles(context, "price == 12.5") == ["Germinal"], "decimals compare by value")
+        #expect(try Self.titles(context, "price < %@", Decimal(7)) == ["Persuasion"])
+        #expect(try Self.titles(context, "rating >= 4.4 || pages == 249") == ["Germinal", "Persuasion", "Vingt mille lieues"])
+        #expect(try Self.titles(context, "published < %@", Date(timeIntervalSince1970: Double(1816 - 1970) * 31_557_600)) == ["Emma"])
+        #expect(try Self.titles(context, "price == nil") == ["Le Tour du monde"])
+        #expect(try Self.titles(context, "archived == NO AND isbn == nil").count == 6)
+        #expect(try Self.titles(context, "%K == %d", "year", 1885) == ["Germinal"])
+        #expect(try Self.titles(context, "TRUEPREDICATE").count == 6 && Self.titles(context, "FALSEPREDICATE").isEmpty)
+    }
+
+    @Test func stringOperatorsAndModifiers() async throws {
+        let (_, context) = try await Self.library()
+        #expect(try Self.titles(context, "title BEGINSWITH 'N' OR title ENDSWITH[c] 'SION'") == ["Nana", "Persuasion"])
+        #expect(try Self.titles(context, "title CONTAINS[c] 'MILLE'") == ["Vingt mille lieues"])
+        #expect(try Self.titles(context, "title CONTAINS 'MILLE'").isEmpty)
+        #expect(try Self.titles(context, "title LIKE 'N?n*'") == ["Nana"])
+        #expect(try Self.titles(context, "title LIKE[c] '*TOUR*'") == ["Le Tour du monde"])
+        #expect(try Self.titles(context, "title MATCHES '[EG].*'") == ["Emma", "Germinal"])
+        #expect(try Self.titles(context, "title MATCHES[c] 'e.*'") == ["Emma"])
+        #expect(try Self.titles(context, "author.name ==[cd] 'emile zola'") == ["Germinal", "Nana"])
+        #expect(try Self.titles(context, "author.name == 'emile zola'").isEmpty)
+        #expect(try Self.titles(context, "author.name BEGINSWITH[d] 'Emile'") == ["Germinal", "Nana"])
+    }
+
+    @Test func keyPathsAcrossRelationships() async throws {
+        let (_, context) = try await Self.library()
+        #expect(try Self.titles(context, "author.country == 'FR' AND year > 1871") == ["Germinal", "Le Tour du monde", "Nana"])
+        let authors = { (format: String) throws -> [String] in
+            try context.fetch(FetchRequest("Author", predicate: try FetchPredicate(format: format), sortKeys: [SortKey("name")]))
+                .compactMap { $0.string("name") }
+        }
+        #expect(try authors("books.@count > 1") == ["Jane Austen", "jules verne", "Émile Zola"])
+        #expect(try authors("books.@count == 2 AND books.@sum.pages > 1000") == ["Émile Zola"])
+        #expect(try authors("books.@avg.pages > 400") == ["jules verne", "Émile Zola"])
+        #expect(try authors("books.@max.year < 1818") == ["Jane Austen"])
+        #expect(try authors("ANY books.title BEGINSWITH 'P'") == ["Jane Austen"])
+        #expect(try authors("ALL books.year > 1850") == ["jules verne", "Émile Zola"])
+        #expect(try authors("NONE books.rating < 4.0") == ["Jane Austen", "jules verne"])
+        #expect(try authors("SOME books.pages < 300") == ["Jane Austen"])
+    }
+
+    @Test func errorsNameTheKey() async throws {
+        let (_, context) = try await Self.library()
+        func failure(_ format: String, _ arguments: any PredicateArgument...) -> StoreError? {
+            do {
+                _ = try context.fetch(FetchRequest("Book", predicate: try FetchPredicate(format: format, argumentArray: arguments)))
+                return nil
+            } catch { return error as? StoreError }
+        }
+        #expect(failure("colour == 'red'")?.property == "colour")
+        #expect(failure("author.shoeSize > 3")?.property == "shoeSize")
+        #expect(failure("year == 'old'").map { $0.code == .typeMismatch && $0.property == "year" } == true)
+        #expect(failure("published > 3").map { $0.code == .typeMismatch && $0.property == "published" } == true)
+        #expect(failure("year CONTAINS '9'")?.property == "year")
+        #expect(failure("author.books.title == 'Emma'")?.code == .invalidPredicate)
+        #expect(failure("author == 'x'")?.property == "author")
+        #expect(failure("title MATCHES '('")?.code == .invalidPredicate)
+        #expect(failure("title == $NAME")?.code == .invalidPredicate)
+        #expect(throws: PredicateSyntaxError.self) { try FetchPredicate(format: "year >") }
+    }
+
+    @Test func sortingPagingAndReversedRanges() async throws {
+        let (_, context) = try await Self.library()
+        let byAuthor = [SortKey("author.name", caseInsensitive: true), SortKey("year", ascending: false)]
+        #expect(try Self.titles(context, "TRUEPREDICATE", sort: byAuthor)
+                == ["Persuasion", "Emma", "Le Tour du monde", "Vingt mille lieues", "Germinal", "Nana"])
+        // Plain order: uppercase before lowercase, "É" after both.
+        #expect(try Self.titles(context, "TRUEPREDICATE", sort: [SortKey("author.name"), SortKey("year")]).first == "Emma")
+        var request = FetchRequest("Book", sortKeys: [SortKey("year")])
+        request.setRange(0..<2, reversed: true)
+        #expect(try context.fetch(request).compactMap { $0.string("title") } == ["Germinal", "Nana"])
+        request.setRange(1..<3)
+        #expect(try context.fetch(request).compactMap { $0.string("title") } == ["Persuasion", "Vingt mille lieues"])
+        let pages = try context.pages(FetchRequest("Book", sortKeys: [SortKey("year")]), batchSize: 4)
+        #expect(pages.count == 2 && pages.map(\.count) == [4, 2])
+        #expect(pages.flatMap { $0 }.compactMap { $0.string("title") }.first == "Emma")
+        // Ties keep one order: by object ID.
+        let ties = try context.fetch(FetchRequest("Book", sortKeys: [SortKey("archived")])).map(\.objectID)
+        #expect(ties == ties.sorted())
+    }
+
+    @Test func aggregatesAndGroups() async throws {
+        let (_, context) = try await Self.library()
+        let all = FetchRequest("Book")
+        #expect(try context.aggregate(.count, all) == .integer(6))
+        #expect(try context.aggregate(.sum("pages"), all) == .integer(592 + 480 + 474 + 249 + 512 + 300))
+        #expect(try context.aggregate(.minimum("year"), all) == .integer(1815))
+        #expect(try context.aggregate(.maximum("title"), all) == .string("Vingt mille lieues"))
+        #expect(try context.aggregate(.sum("price"), all) == .decimal(Decimal(string: "46.74")!))
+        #expect(try context.aggregate(.average("pages"), FetchRequest("Book", predicate: .compare("year", .less, 1820))) == .double(361.5))
+        #expect(try context.aggregate(.average("rating"), FetchRequest("Book", predicate: .constant(false))) == .null)
+        let groups = try context.aggregate([.count, .sum("pages"), .maximum("rating")], all, groupBy: ["author.country"])
+        #expect(groups == [AggregateGroup(keys: ["FR"], values: [4, .integer(592 + 480 + 512 + 300), 4.5]),
+                           AggregateGroup(keys: ["GB"], values: [2, .integer(474 + 249), 4.3])])
+        #expect(throws: StoreError.self) { try context.aggregate(.sum("title"), all) }
+    }
+
+    @Test func batchUpdateAndDeleteAreEachOneSave() async throws {
+        let (store, context) = try await Self.library()
+        context.rollback()
+        let saves = SaveCounter()
+        let observation = store.observeSaves { _ in saves.increment() }
+        let old = FetchRequest("Book", predicate: try FetchPredicate(format: "year < 1850"))
+        #expect(try await store.batchUpdate(old, set: ["archived": true, "rating": 5.0]) == 2)
+        #expect(try Self.titles(context, "archived == YES AND rating == 5") == ["Emma", "Persuasion"])
+        #expect(try await store.batchDelete(FetchRequest("Book", predicate: try FetchPredicate(format: "author.country == 'FR'"))) == 3)
+        #expect(try store.count(of: "Book") == 2)
+        #expect(saves.value == 2)
+        await #expect(throws: StoreError.self) { try await store.batchUpdate(old, set: ["year": "old"]) }
+        _ = observation
+    }
+
+    @Test func plansUseIndexesAndSayWhich() async throws {
+        let (_, context) = try await Self.library()
+        func plan(_ entity: String, _ format: String) throws -> String {
+            try context.explain(FetchRequest(entity, predicate: try FetchPredicate(format: format)))
+        }
+        #expect(try plan("Author", "name == 'Jane Austen'").contains("uniqueness index"))
+        #expect(try plan("Book", "year == 1885 AND pages > 3").contains("Book.year = 1885 in its hash index"))
+        #expect(try plan("Book", "year IN {1815, 1880}").contains("hash index"))
+        #expect(try plan("Book", "year > 1850 AND year < 1880").contains("Book.year > 1850 and < 1880 from its ordered index"))
+        #expect(try plan("Book", "pages > 300").contains("scan every Book"))
+        #expect(try plan("Book", "year > 1850 OR pages > 1").contains("scan"))
+        // Index answers include unsaved changes.
+        #expect(try Self.titles(context, "year == 1872") == ["Le Tour du monde"])
+        #expect(try Self.titles(context, "year BETWEEN {1871, 1873}") == ["Le Tour du monde"])
+    }
+}
+
+/// Counts calls from any thread.
+final class SaveCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}
