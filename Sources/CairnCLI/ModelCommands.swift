@@ -93,19 +93,7 @@ struct DumpCommand: AsyncParsableCommand {
         var output = ""
         for name in names {
             for object in try context.fetch(FetchRequest(name, includesSubentities: false)) {
-                var values: [(String, String)] = []
-                for attribute in object.entity.attributes where !attribute.isTransient {
-                    values.append((attribute.name, JSONText.value(try object.value(forKey: attribute.name))))
-                }
-                var links: [(String, String)] = []
-                for relationship in object.entity.relationships {
-                    let targets = relationship.isToMany
-                        ? try object.objects(forKey: relationship.name) : try object.object(forKey: relationship.name).map { [$0] } ?? []
-                    let uris = targets.map { JSONText.string(opened.uri(for: $0.objectID)) }
-                    links.append((relationship.name, relationship.isToMany ? "[" + uris.joined(separator: ",") + "]" : uris.first ?? "null"))
-                }
-                output += JSONText.object([("entity", JSONText.string(name)), ("id", JSONText.string(opened.uri(for: object.objectID))),
-                                           ("values", JSONText.object(values)), ("relationships", JSONText.object(links))]) + "\n"
+                output += try ObjectJSON.line(object, store: opened) + "\n"
                 if output.utf8.count > 1 << 16 {
                     print(output, terminator: "")
                     output = ""

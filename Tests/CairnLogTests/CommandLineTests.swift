@@ -47,6 +47,33 @@ import Testing
         #expect(model.status == 0 && model.output.contains("\"cairn-model\""))
     }
 
+    @Test func queryFiltersSortsPagesCountsAndExplains() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        #expect(try cairn("demo", "--dir", store, "--books", "200").status == 0)
+        let all = try cairn("query", store, "--entity", "Book", "--count")
+        #expect(all.status == 0 && all.output.trimmingCharacters(in: .whitespacesAndNewlines) == "200", "\(all.output)")
+        let recent = try cairn("query", store, "--entity", "Book", "--where", "year >= 2000 AND title CONTAINS[c] 'the'",
+                               "--sort=-year,title", "--limit", "3", "--format", "jsonl")
+        let lines = recent.output.split(separator: "\n")
+        #expect(recent.status == 0 && lines.count == 3, "\(recent.output)")
+        let years = try lines.map { line -> Int in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return ((object?["values"] as? [String: Any])?["year"] as? Int) ?? 0
+        }
+        #expect(years == years.sorted(by: >) && years.allSatisfy { $0 >= 2000 })
+        let json = try cairn("query", store, "--entity", "Author", "--offset", "1", "--limit", "2", "--format", "json")
+        #expect((try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [Any])?.count == 2, "\(json.output)")
+        let table = try cairn("query", store, "--entity", "Author", "--limit", "2")
+        #expect(table.output.contains("name") && table.output.contains("(2 objects)"), "\(table.output)")
+        let plan = try cairn("query", store, "--entity", "Book", "--where", "isbn == '978-0-0-1'", "--explain")
+        #expect(plan.output.contains("uniqueness index"), "\(plan.output)")
+        let broken = try cairn("query", store, "--entity", "Book", "--where", "year >")
+        #expect(broken.status != 0 && broken.output.contains("column 7"), "\(broken.output)")
+        let unknown = try cairn("query", store, "--entity", "Book", "--where", "colour == 'red'")
+        #expect(unknown.status != 0 && unknown.output.contains("colour"), "\(unknown.output)")
+    }
+
     @Test func modelsInEveryFormCreateAndPrint() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/Models").path

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Cairn
+import Foundation
+
+/// `cairn query STORE --entity NAME [--where PREDICATE] [--sort key,-key2] [--offset N]
+/// [--limit N] [--count] [--explain] [--format table|json|jsonl]`.
+struct QueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Fetch objects with an NSPredicate-style predicate, sorted and paged.",
+        discussion: """
+        Examples:
+          cairn query library.store --entity Book --where "year > 1900 AND author.name BEGINSWITH[c] 'j'" --sort=-year,title --limit 10
+          cairn query library.store --entity Author --where "books.@count > 2" --count
+        """
+    )
+
+    /// How results are printed.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json, jsonl
+    }
+
+    @Argument(help: "The store's directory.")
+    var store: String
+
+    @Option(help: "The entity to fetch (its sub-entities included).")
+    var entity: String
+
+    @Option(name: .customLong("where"), help: "A predicate in NSPredicate's format syntax.")
+    var predicate: String?
+
+    @Option(help: "Sort keys separated by commas; a leading - sorts descending, a trailing ~ ignores case: --sort=name~,-year (write = before a leading -).")
+    var sort: String?
+
+    @Option(help: "How many objects to skip.")
+    var offset: Int = 0
+
+    @Option(help: "How many objects to print at most.")
+    var limit: Int?
+
+    @Flag(help: "Print only how many objects match.")
+    var count = false
+
+    @Flag(help: "Print how the query would be answered (the index it uses, or a scan).")
+    var explain = false
+
+    @Option(help: "table, json (one array) or jsonl (one object per line).")
+    var format: Format = .table
+
+    func run() async throws {
+        guard let model = try Store.storedModel(at: store) else { throw ValidationError("\(store) holds no model yet") }
+        guard model.entity(named: entity) != nil else {
+            throw ValidationError("the model has no entity \(entity) (it has \(model.entities.map(\.name).joined(separator: ", ")))")
+        }
+        var options = StoreOptions()
+        options.readOnly = true
+        let opened = try Store(at: store, model: model, options: options)
+        let output: String
+        do {
+            output = try answer(opened)
+        } catch {
+            try? await opened.close()
+            throw error
+        }
+        try await opened.close()
+        print(output)
+    }
+
+    /// What the command prints.
+    private func answer(_ opened: Store) throws -> String {
+        var request = FetchRequest(entity, sortKeys: Self.sortKeys(sort), fetchOffset: offset, fetchLimit: limit)
+        if let predicate {
+            do {
+                request.predicate = try FetchPredicate(format: predicate)
+            } catch {
+                throw ValidationError("--where: \(error)")
+            }
+        }
+        let context = opened.newBackgroundContext(name: "query")
+        if explain { return try context.explain(request) }
+        if count { return String(try context.count(request)) }
+        let objects = try context.fetch(request)
+        switch format {
+        case .jsonl: return try objects.map { try ObjectJSON.line($0, store: opened) }.joined(separator: "\n")
+        case .json: return "[" + (try objects.map { try ObjectJSON.line($0, store: opened) }).joined(separator: ",\n") + "]"
+        case .table: return try Self.table(objects)
+        }
+    }
+
+    static func sortKeys(_ text: String?) -> [SortKey] {
+        (text ?? "").split(separator: ",").map { part in
+            var key = part.trimmingCharacters(in: .whitespaces)
+            let descending = key.hasPrefix("-")
+            if descending { key.removeFirst() }
+            let caseInsensitive = key.hasSuffix("~")
+            if caseInsensitive { key.removeLast() }
+            return SortKey(key, ascending: !descending, caseInsensitive: caseInsensitive)
+        }
+    }
+
+    /// The objects' attributes as aligned columns, with the object's key first.
+    static func table(_ objects: [ManagedObject]) throws -> String {
+        guard let first = objects.first else { return "(no objects)" }
+        let names = first.entity.attributes.filter { !$0.isTransient }.map(\.name)
+        var rows = [["id"] + names]
+        for object in objects {
+            rows.append(["\(object.objectID.key)"] + (try names.map { name in
+                let value = try object.value(forKey: name)
+                if case .string(let text) = value { return text }
+                return value == .null ? "∅" : value.description
+            }))
+        }
+        let widths = rows[0].indices.map { column in min(40, rows.map { $0[column].count }.max() ?? 0) }
+        func line(_ row: [String]) -> String {
+            zip(row, widths).map { cell, width in
+                let clipped = cell.count > width ? String(cell.prefix(width - 1)) + "…" : cell
+                return clipped.padding(toLength: width, withPad: " ", startingAt: 0)
+            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }
+        var lines = [line(rows[0]), widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")]
+        lines += rows.dropFirst().map(line)
+        lines.append("(\(objects.count) object\(objects.count == 1 ? "" : "s"))")
+        return lines.joined(separator: "\n")
+    }
+}
