@@ -156,6 +156,10 @@ import Testing
         try await Self.populate([indexed.viewContext, plain.viewContext], &random)
         let reference = try ReferenceData(indexed.viewContext)
         #expect(reference.people.count > 40)
+        // A context without unsaved changes takes the direct path over committed rows.
+        let committed = indexed.newBackgroundContext()
+        let committedReference = try ReferenceData(committed)
+        #expect(Set(committedReference.people.keys) != Set(reference.people.keys), "the view context has unsaved changes")
         var indexPlans = 0
         for _ in 0..<400 {
             let syntax = Self.predicate(&random)
@@ -171,6 +175,7 @@ import Testing
             let plan = try indexed.viewContext.explain(request)
             #expect(fromIndexed == expected, "indexed: \(syntax.description)\n\(plan)")
             #expect(fromPlain == expected, "plain: \(syntax.description)")
+            #expect(try committed.fetchIDs(request) == committedReference.evaluate(request), "committed: \(syntax.description)")
             if plan.contains("index") { indexPlans += 1 }
         }
         #expect(indexPlans > 20, "the random predicates exercise the indexes")

@@ -180,7 +180,8 @@ struct Person: FetchableRecord {
     /// Bytes of attribute data: strings in UTF-8, numbers and dates 8 bytes, booleans 1.
     var dataSize: Int { key.utf8.count + givenName.utf8.count + familyName.utf8.count + email.utf8.count + city.utf8.count + 8 * 5 + 1 }
 
-    static func model() throws -> Model {
+    /// The entity; `indexed` adds indexes on born and visits (the query benchmarks).
+    static func model(indexed: Bool = false) throws -> Model {
         try Model {
             Entity("Person") {
                 Attribute("key", .string, optional: false)
@@ -188,10 +189,10 @@ struct Person: FetchableRecord {
                 Attribute("familyName", .string)
                 Attribute("email", .string)
                 Attribute("city", .string)
-                Attribute("born", .date)
+                Attribute("born", .date, indexed: indexed)
                 Attribute("score", .double)
                 Attribute("active", .boolean)
-                Attribute("visits", .integer64)
+                Attribute("visits", .integer64, indexed: indexed)
                 Attribute("created", .date)
                 Unique("key")
             }

@@ -31,7 +31,7 @@ extension ObjectContext {
             }
             return resolved
         }
-        var groups: [[Value]: [[Value]]] = [:]   // group key → per function, the values
+        var groups: [[Value]: [[Value]]] = [:]   // group key → per function, the non-nil values
         let snapshot = baseSnapshot
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         func read(_ path: CompiledKeyPath, _ view: ObjectView) -> Value {
@@ -41,16 +41,10 @@ extension ObjectContext {
         let paged = request.fetchOffset > 0 || request.fetchLimit != nil
         try forEachMatch(query, snapshot: snapshot, ids: paged ? matchingIDs(request) : nil) { _, view in
             let group = groupPaths.map { read($0, view) }
-            var columns = groups[group] ?? Array(repeating: [], count: functions.count)
             for (index, path) in functionPaths.enumerated() {
-                if let path {
-                    let value = read(path, view)
-                    if value != .null { columns[index].append(value) }
-                } else {
-                    columns[index].append(.bool(true))
-                }
+                let value = path.map { read($0, view) } ?? .bool(true)
+                if value != .null { groups[group, default: Array(repeating: [], count: functions.count)][index].append(value) }
             }
-            groups[group] = columns
         }
         return groups.map { group, columns in
             AggregateGroup(keys: group, values: zip(functions, columns).map { Aggregation.combine($0.operation, $1) })
@@ -61,6 +55,12 @@ extension ObjectContext {
             }
             return false
         }
+    }
+
+    /// Whether this context and its ancestors hold no unsaved change at all.
+    var hasPendingChangesInChain: Bool {
+        state.withLock { !$0.inserted.isEmpty || !$0.updated.isEmpty || !$0.deleted.isEmpty || !$0.discarded.isEmpty }
+            || (parent?.hasPendingChangesInChain ?? false)
     }
 
     /// Calls `body` with each object that matches (of `ids` when given, else of the plan).
@@ -80,6 +80,17 @@ extension ObjectContext {
             var seen = Set(candidates)
             for id in candidates { try consider(id) }
             for id in pendingIDs(query.family, updated: true) where seen.insert(id).inserted { try consider(id) }
+        } else if !hasPendingChangesInChain {
+            // Nothing unsaved: test the committed rows directly, on both cores.
+            let committed = ObjectReader.committed(snapshot)
+            let predicate = query.predicate
+            let ids = snapshot.objects.matching(query.family) { id, row in
+                predicate?.evaluate(id, ObjectView(base: .row(row), changes: nil), committed) ?? true
+            }
+            for id in ids {
+                guard let record = snapshot.record(id) else { continue }
+                try body(id, ObjectView(base: .row(record.row), changes: nil))
+            }
         } else {
             for entity in query.family.sorted() {
                 for key in snapshot.objects.keys(entity: entity) { try consider(ObjectID(entity: entity, key: key)) }

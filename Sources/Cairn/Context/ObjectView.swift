@@ -1,7 +1,7 @@
 /// An object's values as a context sees them: committed values in their row (decoded when
 /// read) or pending values, under the context's own changes.
-struct ObjectView {
-    enum Base {
+struct ObjectView: Sendable {
+    enum Base: Sendable {
         case row(Row)
         case values([PropertyValue])
     }

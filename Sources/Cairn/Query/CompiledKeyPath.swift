@@ -134,7 +134,7 @@ struct CompiledKeyPath: Sendable {
 }
 
 /// What an expression of a predicate gives for one object.
-enum Operand {
+enum Operand: Sendable {
     case value(Value)
     case values([Value])
     case object(ObjectID?)
@@ -143,6 +143,11 @@ enum Operand {
 
 /// Reads the objects a predicate reaches through relationships, as the fetching context sees
 /// them.
-struct ObjectReader {
-    let view: (ObjectID) -> ObjectView?
+struct ObjectReader: Sendable {
+    let view: @Sendable (ObjectID) -> ObjectView?
+
+    /// Reads committed objects of a snapshot (for contexts without unsaved changes).
+    static func committed(_ snapshot: StoreSnapshot) -> ObjectReader {
+        ObjectReader { id in snapshot.record(id).map { ObjectView(base: .row($0.row), changes: nil) } }
+    }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// A predicate resolved against an entity: key paths resolved, constants converted to the
 /// types of the attributes they are compared with, patterns compiled. Evaluating it reads only
 /// the values it needs.
-indirect enum CompiledPredicate {
+indirect enum CompiledPredicate: Sendable {
     case comparison(CompiledComparison)
     case and([CompiledPredicate])
     case or([CompiledPredicate])
@@ -23,7 +23,7 @@ indirect enum CompiledPredicate {
 }
 
 /// A compiled expression: one side of a comparison.
-enum CompiledExpression {
+enum CompiledExpression: Sendable {
     case constant(Value)
     case list([Value])
     case keyPath(CompiledKeyPath)
@@ -55,7 +55,7 @@ enum CompiledExpression {
 }
 
 /// `lhs op rhs` with its options, modifier and compiled pattern.
-struct CompiledComparison {
+struct CompiledComparison: Sendable {
     var lhs: CompiledExpression
     var op: PredicateOperator
     var rhs: CompiledExpression
@@ -67,8 +67,13 @@ struct CompiledComparison {
     var regularExpression: WholeStringPattern?
     /// The folded constant for string comparisons with options.
     var foldedConstant: String?
+    /// The same comparison decided on row bytes, when it can be.
+    var rowComparison: RowComparison?
 
     func evaluate(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Bool {
+        if let rowComparison, view.changes == nil, case .row(let row) = view.base, let result = rowComparison.evaluate(row) {
+            return result
+        }
         let left = lhs.evaluate(id, view, reader)
         let right = rhs.evaluate(id, view, reader)
         switch modifier {

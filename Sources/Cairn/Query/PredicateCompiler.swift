@@ -129,6 +129,7 @@ struct PredicateCompiler {
             if case .list = rhs { throw fail("\(op.rawValue) compares with one value, not a list") }
         }
         var compiled = CompiledComparison(lhs: lhs, op: op, rhs: rhs, options: options, modifier: modifier)
+        compiled.rowComparison = RowComparison(compiled)
         if stringOperator, case .constant(let value) = rhs {
             guard let text = value.text else {
                 if value == .null { return compiled }

@@ -1,4 +1,26 @@
+import Foundation
 import HashTreeCollections
+
+/// Per-thread results of a parallel scan.
+private final class ResultParts: @unchecked Sendable {
+    // Safety: every access holds `lock`.
+    private let lock = NSLock()
+    private var parts: [[ObjectID]]
+
+    init(count: Int) { parts = Array(repeating: [], count: count) }
+
+    func set(_ index: Int, _ part: [ObjectID]) {
+        lock.lock()
+        parts[index] = part
+        lock.unlock()
+    }
+
+    func joined() -> [ObjectID] {
+        lock.lock()
+        defer { lock.unlock() }
+        return parts.flatMap { $0 }
+    }
+}
 
 /// The committed objects of a snapshot, by key, in fixed-size chunks shared between snapshots.
 ///
@@ -88,6 +110,29 @@ struct ObjectTable: Sendable {
         if chunks[index]?.live == 0 { chunks[index] = nil }
         if let removed { counts[removed.entity] -= 1 }
         return removed
+    }
+
+    /// The IDs of the objects of `entities` for which `test` holds, the chunks split between
+    /// two threads when there are many.
+    func matching(_ entities: Set<Int>, _ test: @Sendable (ObjectID, Row) -> Bool) -> [ObjectID] {
+        let total = entities.reduce(0) { $0 + (counts.indices.contains($1) ? counts[$1] : 0) }
+        guard total > 0 else { return [] }
+        let parts = Array(chunks)
+        let workers = total >= 20_000 ? 2 : 1
+        let results = ResultParts(count: workers)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var found: [ObjectID] = []
+            for index in stride(from: worker, to: parts.count, by: workers) {
+                let (number, chunk) = parts[index]
+                for (slot, record) in chunk.slots.enumerated() {
+                    guard let record, entities.contains(record.entity) else { continue }
+                    let id = ObjectID(entity: record.entity, key: number << Self.shift | UInt64(slot))
+                    if test(id, record.row) { found.append(id) }
+                }
+            }
+            results.set(worker, found)
+        }
+        return results.joined()
     }
 
     /// The keys of the objects of an entity.
