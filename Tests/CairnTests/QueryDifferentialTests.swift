@@ -97,7 +97,7 @@ import Testing
     static func comparison(_ random: inout SeededRandom) -> PredicateSyntax {
         let keys = ["name", "age", "score", "city", "born", "active", "friend.name", "friend.age"]
         let key = keys.randomElement(using: &random)!
-        let path = PredicateExpression.keyPath(key.split(separator: ".").map(String.init))
+        let path = PredicateOperand.keyPath(key.split(separator: ".").map(String.init))
         let isText = ["name", "city", "friend.name"].contains(key)
         let options: ComparisonOptions = isText ? [[], [.caseInsensitive], [.diacriticInsensitive], [.caseInsensitive, .diacriticInsensitive]].randomElement(using: &random)! : []
         switch random.next() % 12 {

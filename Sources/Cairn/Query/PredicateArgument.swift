@@ -170,7 +170,7 @@ extension ClosedRange: PredicateArgument where Bound: PredicateArgument {
 // MARK: - Resolving arguments
 
 /// A format specifier; several spellings share one meaning.
-enum FormatSpecifier: Sendable, Equatable {
+enum PredicateFormatSpecifier: Sendable, Equatable {
     /// `%@`
     case object
     /// `%K`
@@ -183,14 +183,14 @@ enum FormatSpecifier: Sendable, Equatable {
     case percent
 
     /// Each spelling after the `%`, longest first.
-    static let spellings: [(spelling: String, specifier: FormatSpecifier)] = [
+    static let spellings: [(spelling: String, specifier: PredicateFormatSpecifier)] = [
         ("lld", .integer), ("llu", .integer), ("ld", .integer), ("lu", .integer), ("lf", .floating),
         ("@", .object), ("K", .keyPath), ("d", .integer), ("i", .integer), ("u", .integer),
         ("f", .floating), ("%", .percent),
     ]
 
     /// The expression that `argument` stands for under this specifier.
-    func expression(for argument: any PredicateArgument) throws(PredicateArgumentMismatch) -> PredicateExpression {
+    func expression(for argument: any PredicateArgument) throws(PredicateArgumentMismatch) -> PredicateOperand {
         let value = argument.predicateArgumentValue
         let found = Self.describe(argument)
         switch self {
@@ -200,7 +200,7 @@ enum FormatSpecifier: Sendable, Equatable {
             guard case .value(.string(let text)) = value else {
                 throw PredicateArgumentMismatch(expected: "a string naming a key path", found: found)
             }
-            guard let keyPath = PredicateExpression.keyPath(parsing: text) else {
+            guard let keyPath = PredicateOperand.keyPathNamed(text) else {
                 throw PredicateArgumentMismatch(expected: "a key path such as \"author.name\"", found: PredicateWriter.quoted(text))
             }
             return keyPath
@@ -259,13 +259,13 @@ struct PredicateArgumentMismatch: Error {
 
 extension PredicateArgumentValue {
     /// The argument as a constant or a list: `found` describes the whole argument in messages.
-    func expression(describedAs found: String) throws(PredicateArgumentMismatch) -> PredicateExpression {
+    func expression(describedAs found: String) throws(PredicateArgumentMismatch) -> PredicateOperand {
         switch self {
         case .value(let value):
             guard !isNaN(value) else { throw PredicateArgumentMismatch(expected: "a number", found: "NaN (\(found))") }
             return .constant(value)
         case .list(let elements):
-            var expressions: [PredicateExpression] = []
+            var expressions: [PredicateOperand] = []
             for element in elements { expressions.append(try element.expression(describedAs: found)) }
             return .list(expressions)
         case .unsignedInteger(let number):
@@ -286,10 +286,10 @@ private func isNaN(_ value: Value) -> Bool {
     }
 }
 
-extension PredicateExpression {
+extension PredicateOperand {
     /// The key path a `%K` argument names: keys separated by dots, with at most one collection
     /// operator after the first key (and nothing after `@count`); nil if it is not one.
-    static func keyPath(parsing text: String) -> PredicateExpression? {
+    static func keyPathNamed(_ text: String) -> PredicateOperand? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard let operatorIndex = parts.firstIndex(where: { $0.hasPrefix("@") }) else {
             return parts.allSatisfy(PredicateLexer.isKey) ? .keyPath(parts) : nil
@@ -351,8 +351,8 @@ extension PredicateSyntax {
     }
 }
 
-extension PredicateExpression {
-    fileprivate func substituted(_ variables: [String: any PredicateArgument]) throws(VariableSubstitutionFailure) -> PredicateExpression {
+extension PredicateOperand {
+    fileprivate func substituted(_ variables: [String: any PredicateArgument]) throws(VariableSubstitutionFailure) -> PredicateOperand {
         switch self {
         case .variable(let name):
             guard let argument = variables[name] else {
@@ -361,12 +361,12 @@ extension PredicateExpression {
                 throw VariableSubstitutionFailure(variable: name, message: "expected a value for $\(name), found \(found)")
             }
             do {
-                return try argument.predicateArgumentValue.expression(describedAs: FormatSpecifier.describe(argument))
+                return try argument.predicateArgumentValue.expression(describedAs: PredicateFormatSpecifier.describe(argument))
             } catch {
                 throw VariableSubstitutionFailure(variable: name, message: "expected \(error.expected) for $\(name), found \(error.found)")
             }
         case .list(let elements):
-            var result: [PredicateExpression] = []
+            var result: [PredicateOperand] = []
             for element in elements { result.append(try element.substituted(variables)) }
             return .list(result)
         case .keyPath, .collectionOperation, .constant, .evaluatedObject:

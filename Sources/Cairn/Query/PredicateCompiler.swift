@@ -20,7 +20,7 @@ struct PredicateCompiler {
         StoreError(.invalidPredicate, "predicate: " + message, entity: entity.name, property: key)
     }
 
-    private func expression(_ expression: PredicateExpression) throws -> CompiledExpression {
+    private func expression(_ expression: PredicateOperand) throws -> CompiledExpression {
         switch expression {
         case .keyPath(let keys): return .keyPath(try CompiledKeyPath.resolve(keys, from: entity, in: model))
         case .constant(let value): return .constant(QueryValue.normalized(value))
@@ -82,7 +82,7 @@ struct PredicateCompiler {
         }
     }
 
-    private func comparison(_ lhsSyntax: PredicateExpression, _ op: PredicateOperator, _ rhsSyntax: PredicateExpression,
+    private func comparison(_ lhsSyntax: PredicateOperand, _ op: PredicateOperator, _ rhsSyntax: PredicateOperand,
                             _ options: ComparisonOptions, _ modifier: ComparisonModifier) throws -> CompiledComparison {
         var lhs = try expression(lhsSyntax)
         var rhs = try expression(rhsSyntax)

@@ -13,7 +13,7 @@ struct PredicateToken: Sendable {
         case string(String)
         case integer(Int64)
         case double(Double)
-        case specifier(FormatSpecifier)
+        case specifier(PredicateFormatSpecifier)
         /// `[cd]` and the like.
         case options(ComparisonOptions)
         case symbol(PredicateSymbol)
@@ -23,22 +23,14 @@ struct PredicateToken: Sendable {
     }
 
     let kind: Kind
-    /// Where the token starts and ends in the format's `Character`s.
+    /// Where the token starts and ends in the format's Unicode scalars.
     let start: Int
     let end: Int
     /// The token as written.
     let text: String
 
-    /// The 1-based column of the token's first character.
-    var column: Int { start + 1 }
-
     /// The keyword the token is, if it is an unescaped word spelled like one.
-    var keyword: PredicateKeyword? {
-        guard case .word(let word) = kind else { return nil }
-        return PredicateKeyword(rawValue: word.uppercased())
-    }
-
-    func `is`(_ symbol: PredicateSymbol) -> Bool { kind == .symbol(symbol) }
+    let keyword: PredicateKeyword?
 
     /// The token for "found …" in messages: quoted, or `end of input`.
     var quoted: String {
@@ -60,9 +52,15 @@ enum PredicateKeyword: String, Sendable, CaseIterable {
     case nilValue = "NIL", nullValue = "NULL", evaluatedObject = "SELF"
     case yes = "YES", no = "NO", trueValue = "TRUE", falseValue = "FALSE"
     case cast = "CAST"
+
+    /// The keyword a word spells, in any mix of ASCII upper and lower case.
+    init?(spelling word: String) {
+        guard word.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        self.init(rawValue: word.uppercased())
+    }
 }
 
-/// Punctuation and symbolic operators, two-character ones first so that they are matched first.
+/// Punctuation and symbolic operators; the lexer matches two-character ones first.
 enum PredicateSymbol: String, Sendable, CaseIterable {
     case equalEqual = "==", notEqual = "!=", lessGreater = "<>", lessEqual = "<=", equalLess = "=<"
     case greaterEqual = ">=", equalGreater = "=>", and = "&&", or = "||"
@@ -71,41 +69,66 @@ enum PredicateSymbol: String, Sendable, CaseIterable {
 }
 
 /// Splits a format string into tokens, one at a time, so that errors come in reading order.
+///
+/// The lexer reads Unicode scalars, so that a combining mark after a quote, a backslash or an
+/// operator cannot merge with it as it would in a `Character`; columns in errors are still
+/// counted in `Character`s.
 struct PredicateLexer {
     let format: String
-    private let characters: [Character]
+    private let scalars: [Unicode.Scalar]
+    /// For each scalar, the index of the `Character` it belongs to; then the number of them.
+    private let characterIndices: [Int]
     private var index = 0
 
     init(format: String) {
         self.format = format
-        characters = Array(format)
+        var scalars: [Unicode.Scalar] = []
+        var characterIndices: [Int] = []
+        var count = 0
+        for character in format {
+            for scalar in character.unicodeScalars {
+                scalars.append(scalar)
+                characterIndices.append(count)
+            }
+            count += 1
+        }
+        characterIndices.append(count)
+        self.scalars = scalars
+        self.characterIndices = characterIndices
     }
 
-    /// The column just past the last character.
-    var endColumn: Int { characters.count + 1 }
+    /// The 1-based column, in `Character`s, of the scalar at `position` (of the end of input
+    /// past the last scalar).
+    func column(at position: Int) -> Int {
+        characterIndices[min(max(position, 0), scalars.count)] + 1
+    }
 
-    /// The format's characters from `start` to `end` (clamped to the format).
+    /// The format's scalars from `start` to `end` (clamped to the format).
     func text(from start: Int, to end: Int) -> String {
-        let lower = min(max(start, 0), characters.count)
-        let upper = min(max(end, lower), characters.count)
-        return String(characters[lower..<upper])
+        let lower = min(max(start, 0), scalars.count)
+        let upper = min(max(end, lower), scalars.count)
+        var text = ""
+        text.unicodeScalars.append(contentsOf: scalars[lower..<upper])
+        return text
     }
 
     func failure(_ message: String, at position: Int) -> PredicateSyntaxError {
-        PredicateSyntaxError(message: message, column: position + 1, format: format)
+        PredicateSyntaxError(message: message, column: column(at: position), format: format)
     }
 
     mutating func next() throws(PredicateSyntaxError) -> PredicateToken {
-        while let character = peek(), character.isWhitespace { index += 1 }
+        while let scalar = peek(), scalar.properties.isWhitespace { index += 1 }
         let start = index
-        let kind: PredicateToken.Kind = if let character = peek() { try lexToken(startingWith: character) } else { .end }
-        return PredicateToken(kind: kind, start: start, end: index, text: text(from: start, to: index))
+        let kind: PredicateToken.Kind = if let scalar = peek() { try lexToken(startingWith: scalar) } else { .end }
+        var keyword: PredicateKeyword?
+        if case .word(let word) = kind { keyword = PredicateKeyword(spelling: word) }
+        return PredicateToken(kind: kind, start: start, end: index, text: text(from: start, to: index), keyword: keyword)
     }
 
     // MARK: - Tokens
 
-    private mutating func lexToken(startingWith character: Character) throws(PredicateSyntaxError) -> PredicateToken.Kind {
-        switch character {
+    private mutating func lexToken(startingWith scalar: Unicode.Scalar) throws(PredicateSyntaxError) -> PredicateToken.Kind {
+        switch scalar {
         case "'", "\"": return .string(try lexString())
         case "#": return .escapedWord(try lexName(after: "#", naming: "a key name"))
         case "$": return .variable(try lexName(after: "$", naming: "a variable name"))
@@ -114,25 +137,25 @@ struct PredicateLexer {
         case "[": return .options(try lexOptions())
         default: break
         }
-        if Self.isDigit(character) || (character == "-" && peek(1).map(Self.isDigit) == true) {
+        if Self.isDigit(scalar) || (scalar == "-" && peek(1).map(Self.isDigit) == true) {
             return try lexNumber()
         }
-        if Self.isKeyStart(character) { return .word(lexKey()) }
+        if Self.isKeyStart(scalar) { return .word(lexKey()) }
         if let symbol = lexSymbol() { return .symbol(symbol) }
-        index += 1
+        index = endOfCharacter(at: index)
         return .unknown
     }
 
     private mutating func lexKey() -> String {
         let start = index
-        while let character = peek(), Self.isKeyPart(character) { index += 1 }
+        while let scalar = peek(), Self.isKeyPart(scalar) { index += 1 }
         return text(from: start, to: index)
     }
 
     /// The name after `#`, `$` or `@`.
     private mutating func lexName(after sigil: String, naming what: String) throws(PredicateSyntaxError) -> String {
         index += 1
-        guard let character = peek(), Self.isKeyStart(character) else {
+        guard let scalar = peek(), Self.isKeyStart(scalar) else {
             throw failure("expected \(what) after \"\(sigil)\", found \(found(at: index))", at: index)
         }
         return lexKey()
@@ -140,7 +163,7 @@ struct PredicateLexer {
 
     private mutating func lexSymbol() -> PredicateSymbol? {
         for length in [2, 1] {
-            if let symbol = PredicateSymbol(rawValue: text(from: index, to: index + length)), symbol.rawValue.count == length {
+            if let symbol = PredicateSymbol(rawValue: text(from: index, to: index + length)), symbol.rawValue.unicodeScalars.count == length {
                 index += length
                 return symbol
             }
@@ -148,14 +171,14 @@ struct PredicateLexer {
         return nil
     }
 
-    private mutating func lexSpecifier() throws(PredicateSyntaxError) -> FormatSpecifier {
+    private mutating func lexSpecifier() throws(PredicateSyntaxError) -> PredicateFormatSpecifier {
         let start = index
         index += 1
-        for (spelling, specifier) in FormatSpecifier.spellings where text(from: index, to: index + spelling.count) == spelling {
-            index += spelling.count
+        for (spelling, specifier) in PredicateFormatSpecifier.spellings where text(from: index, to: index + spelling.unicodeScalars.count) == spelling {
+            index += spelling.unicodeScalars.count
             return specifier
         }
-        let written = text(from: start, to: index + 1)
+        let written = text(from: start, to: endOfCharacter(at: index))
         throw failure("expected a format specifier such as %@, %K, %d or %f, found \"\(written)\"", at: start)
     }
 
@@ -163,12 +186,12 @@ struct PredicateLexer {
         let open = index
         index += 1
         var options: ComparisonOptions = []
-        while let character = peek() {
-            if character == "]" && index > open + 1 {
+        while let scalar = peek() {
+            if scalar == "]" && index > open + 1 {
                 index += 1
                 return options
             }
-            switch character {
+            switch scalar {
             case "c", "C": options.insert(.caseInsensitive)
             case "d", "D": options.insert(.diacriticInsensitive)
             case "n", "N": options.insert(.normalized)
@@ -178,7 +201,7 @@ struct PredicateLexer {
             }
             index += 1
         }
-        throw failure("expected \"]\" to close \"[\" at column \(open + 1), found end of input", at: index)
+        throw failure("expected \"]\" to close \"[\" at column \(column(at: open)), found end of input", at: index)
     }
 
     // MARK: - Strings
@@ -188,24 +211,20 @@ struct PredicateLexer {
         guard let quote = peek() else { return "" }
         index += 1
         var result = ""
-        while let character = peek() {
+        while let scalar = peek() {
             index += 1
-            if character == quote { return result }
-            if character == "\\" {
-                result.unicodeScalars.append(try lexEscape(backslash: index - 1))
-            } else {
-                result.append(character)
-            }
+            if scalar == quote { return result }
+            result.unicodeScalars.append(scalar == "\\" ? try lexEscape(backslash: index - 1) : scalar)
         }
-        throw failure("expected \(quote) to close the string that starts at column \(open + 1), found end of input", at: index)
+        throw failure("expected \(quote) to close the string that starts at column \(column(at: open)), found end of input", at: index)
     }
 
     private mutating func lexEscape(backslash: Int) throws(PredicateSyntaxError) -> Unicode.Scalar {
-        guard let character = peek() else {
+        guard let scalar = peek() else {
             throw failure("expected an escape sequence after \"\\\", found end of input", at: index)
         }
         index += 1
-        switch character {
+        switch scalar {
         case "n": return "\n"
         case "t": return "\t"
         case "r": return "\r"
@@ -214,7 +233,7 @@ struct PredicateLexer {
         case "'": return "'"
         case "u": return try lexUnicodeEscape(backslash: backslash)
         default:
-            throw failure(#"expected an escape sequence such as \n, \t, \\, \", \' or \uXXXX, found "\\#(character)""#, at: backslash)
+            throw failure(#"expected an escape sequence such as \n, \t, \\, \", \' or \uXXXX, found "\#(text(from: backslash, to: endOfCharacter(at: index - 1)))""#, at: backslash)
         }
     }
 
@@ -244,7 +263,7 @@ struct PredicateLexer {
     private mutating func lexHexQuad() throws(PredicateSyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let character = peek(), let digit = Self.digitValue(character, radix: 16) else {
+            guard let scalar = peek(), let digit = Self.digitValue(scalar, radix: 16) else {
                 throw failure(#"expected 4 hexadecimal digits after "\u", found \#(found(at: index))"#, at: index)
             }
             value = value << 4 | UInt32(digit)
@@ -266,8 +285,8 @@ struct PredicateLexer {
         } else {
             kind = try lexDecimalNumber(start: start)
         }
-        if let character = peek(), Self.isKeyPart(character) {
-            while let character = peek(), Self.isKeyPart(character) { index += 1 }
+        if let scalar = peek(), Self.isKeyPart(scalar) {
+            while let scalar = peek(), Self.isKeyPart(scalar) { index += 1 }
             throw failure("expected a number, found \"\(text(from: start, to: index))\"", at: start)
         }
         return kind
@@ -275,7 +294,7 @@ struct PredicateLexer {
 
     private mutating func lexRadixInteger(radix: Int, named name: String, negative: Bool, start: Int) throws(PredicateSyntaxError) -> PredicateToken.Kind {
         let digitsStart = index
-        while let character = peek(), Self.digitValue(character, radix: radix) != nil { index += 1 }
+        while let scalar = peek(), Self.digitValue(scalar, radix: radix) != nil { index += 1 }
         guard index > digitsStart else {
             let prefix = text(from: digitsStart - 2, to: digitsStart)
             throw failure("expected \(name) digits after \"\(prefix)\", found \(found(at: index))", at: index)
@@ -319,23 +338,30 @@ struct PredicateLexer {
     }
 
     private mutating func skipDigits() {
-        while let character = peek(), Self.isDigit(character) { index += 1 }
+        while let scalar = peek(), Self.isDigit(scalar) { index += 1 }
     }
 
-    // MARK: - Characters
+    // MARK: - Scalars
 
-    private func peek(_ offset: Int = 0) -> Character? {
+    private func peek(_ offset: Int = 0) -> Unicode.Scalar? {
         let position = index + offset
-        return position < characters.count ? characters[position] : nil
+        return position < scalars.count ? scalars[position] : nil
     }
 
-    /// The character at `position` quoted, or `end of input`.
+    /// The position after the last scalar of the `Character` that the scalar at `position` is in.
+    private func endOfCharacter(at position: Int) -> Int {
+        var end = min(position + 1, scalars.count)
+        while end < scalars.count, characterIndices[end] == characterIndices[position] { end += 1 }
+        return end
+    }
+
+    /// What is at `position`, quoted (up to the end of its `Character`), or `end of input`.
     private func found(at position: Int) -> String {
-        position < characters.count ? "\"\(characters[position])\"" : "end of input"
+        position < scalars.count ? "\"\(text(from: position, to: endOfCharacter(at: position)))\"" : "end of input"
     }
 
-    private static func radixPrefix(_ character: Character) -> (radix: Int, name: String)? {
-        switch character {
+    private static func radixPrefix(_ scalar: Unicode.Scalar) -> (radix: Int, name: String)? {
+        switch scalar {
         case "x", "X": (16, "hexadecimal")
         case "o", "O": (8, "octal")
         case "b", "B": (2, "binary")
@@ -343,29 +369,37 @@ struct PredicateLexer {
         }
     }
 
-    static func isDigit(_ character: Character) -> Bool {
-        digitValue(character, radix: 10) != nil
+    static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        ("0"..."9").contains(scalar)
     }
 
     /// The value of an ASCII digit in `radix` (at most 16).
-    static func digitValue(_ character: Character, radix: Int) -> Int? {
-        guard character.isASCII, let value = character.hexDigitValue, value < radix else { return nil }
-        return value
+    static func digitValue(_ scalar: Unicode.Scalar, radix: Int) -> Int? {
+        let value: Int
+        switch scalar {
+        case "0"..."9": value = Int(scalar.value) - 0x30
+        case "a"..."f": value = Int(scalar.value) - 0x61 + 10
+        case "A"..."F": value = Int(scalar.value) - 0x41 + 10
+        default: return nil
+        }
+        return value < radix ? value : nil
     }
 
-    /// Whether a key (or a variable or collection operator name) may start with the character.
-    static func isKeyStart(_ character: Character) -> Bool {
-        character.isLetter || character == "_"
+    /// Whether a key (or a variable or collection operator name) may start with the scalar:
+    /// `_` or a Unicode identifier start (a letter, mostly).
+    static func isKeyStart(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "_" || scalar.properties.isXIDStart
     }
 
-    /// Whether a key may continue with the character.
-    static func isKeyPart(_ character: Character) -> Bool {
-        isKeyStart(character) || isDigit(character)
+    /// Whether a key may continue with the scalar: a Unicode identifier continuation (letters,
+    /// digits, `_`, combining marks).
+    static func isKeyPart(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isXIDContinue
     }
 
-    /// Whether `text` is a single key: a letter or `_`, then letters, digits and `_`.
+    /// Whether `text` is a single key, as `#key`, `$key` and `%K` arguments take them.
     static func isKey(_ text: String) -> Bool {
-        guard let first = text.first, isKeyStart(first) else { return false }
-        return text.allSatisfy(isKeyPart)
+        guard let first = text.unicodeScalars.first, isKeyStart(first) else { return false }
+        return text.unicodeScalars.allSatisfy(isKeyPart)
     }
 }

@@ -15,20 +15,22 @@ import Foundation
 ///   escapes; integers (`-12`, `0x1F`, `0o17`, `0b101`); floating-point numbers (`1.5`, `2e-3`);
 ///   `YES` `NO` `TRUE` `FALSE`; `nil` `NULL`; `SELF`; lists `{1, 2, 3}`; variables `$NAME`;
 ///   `CAST(value, "type")` for the kinds of ``Value`` that have no literal (see ``description``);
-/// - key paths `author.lastName`, with `#` before a key spelled like a keyword (`#in`), and at
-///   most one collection operator after a to-many key path: `books.@count`, `books.@sum.pages`
-///   (also `@avg`, `@min`, `@max`);
+/// - key paths `author.lastName` (`SELF.author.lastName` is the same), with `#` before a key
+///   spelled like a keyword (`#in`; after a dot keywords are keys anyway), and at most one
+///   collection operator after a to-many key path: `books.@count` (nothing may follow it),
+///   `books.@sum.pages`, `@avg`, `@min`, `@max`; an operator cannot start a key path;
 /// - format specifiers replaced by arguments at parse time: `%@` `%K` `%d` `%i` `%ld` `%lld`
 ///   `%u` `%lu` `%llu` `%f` `%lf`, and `%%` for a `"%"` string. Inside quotes, as in
 ///   `NSPredicate`, specifiers and variables are plain text.
 ///
 /// `AND` and `OR` chains are flattened (`a AND b AND c` is one `.and` of three parts);
-/// parenthesized groups are kept as written.
+/// parenthesized groups are kept as written. Parentheses, `NOT`s and lists may nest up to
+/// ``maximumNestingDepth`` levels.
 public indirect enum PredicateSyntax: Sendable, Hashable {
     /// `lhs op[options] rhs`, with `ANY`, `ALL` or `NONE` before the left-hand side when
     /// `modifier` is not `.direct`.
     case comparison(
-        PredicateExpression, PredicateOperator, PredicateExpression,
+        PredicateOperand, PredicateOperator, PredicateOperand,
         options: ComparisonOptions = [], modifier: ComparisonModifier = .direct
     )
     /// True when all of the predicates are (`AND`, `&&`).
@@ -42,12 +44,15 @@ public indirect enum PredicateSyntax: Sendable, Hashable {
     /// Always false (`FALSEPREDICATE`).
     case falsePredicate
 
-    /// How deeply parentheses, `NOT`s and lists may nest in a format string.
-    public static let maximumNestingDepth = 200
+    /// How deeply parentheses, `NOT`s and lists may nest in a format string; deeper nesting is
+    /// a ``PredicateSyntaxError``. The parser recurses once per level: at this bound it uses
+    /// about 280 KiB of stack in debug builds (130 KiB optimized), so that it fits in the
+    /// 512 KiB stack of a secondary thread.
+    public static let maximumNestingDepth = 100
 }
 
 /// One side of a comparison.
-public enum PredicateExpression: Sendable, Hashable {
+public enum PredicateOperand: Sendable, Hashable {
     /// A key path from the evaluated object: `author.lastName` is `["author", "lastName"]`.
     case keyPath([String])
     /// A collection operator applied to the to-many key path `collection`, then, for `@sum`,
@@ -58,7 +63,7 @@ public enum PredicateExpression: Sendable, Hashable {
     /// A value: a literal, `nil`, or an argument given for `%@`, `%d`, `%f`…
     case constant(Value)
     /// A list `{a, b, c}`, or an array or set argument.
-    case list([PredicateExpression])
+    case list([PredicateOperand])
     /// A variable `$NAME`, replaced by ``PredicateSyntax/substituting(_:)``.
     case variable(String)
     /// `SELF`, the object being evaluated.
@@ -177,7 +182,7 @@ extension PredicateSyntax: CustomStringConvertible {
     }
 }
 
-extension PredicateExpression: CustomStringConvertible {
+extension PredicateOperand: CustomStringConvertible {
     /// The expression as it is written in a canonical format string: `author.name`, `"text"`,
     /// `{1, 2}`, `$NAME`, `SELF`…
     public var description: String {
@@ -205,11 +210,9 @@ extension PredicateSyntax {
 struct PredicateWriter {
     private(set) var text = ""
     private(set) var variableColumns: [String: Int] = [:]
-    private var length = 0
 
     private mutating func append(_ piece: String) {
         text += piece
-        length += piece.count
     }
 
     mutating func write(_ predicate: PredicateSyntax) {
@@ -249,7 +252,7 @@ struct PredicateWriter {
         append(")")
     }
 
-    mutating func write(_ expression: PredicateExpression) {
+    mutating func write(_ expression: PredicateOperand) {
         switch expression {
         case .keyPath(let keys):
             append(Self.keyPath(keys))
@@ -265,7 +268,7 @@ struct PredicateWriter {
             }
             append("}")
         case .variable(let name):
-            if variableColumns[name] == nil { variableColumns[name] = length + 1 }
+            if variableColumns[name] == nil { variableColumns[name] = text.count + 1 }
             append("$" + name)
         case .evaluatedObject:
             append("SELF")
@@ -274,7 +277,7 @@ struct PredicateWriter {
 
     /// Keys joined with dots, each spelled like a keyword escaped with `#`.
     static func keyPath(_ keys: [String]) -> String {
-        keys.map { PredicateKeyword(rawValue: $0.uppercased()) == nil ? $0 : "#" + $0 }.joined(separator: ".")
+        keys.map { PredicateKeyword(spelling: $0) == nil ? $0 : "#" + $0 }.joined(separator: ".")
     }
 
     /// A value as a literal, or as a `CAST` for the kinds that have no literal.
@@ -294,7 +297,7 @@ struct PredicateWriter {
         }
     }
 
-    private static func cast(_ operand: String, to type: CastType) -> String {
+    private static func cast(_ operand: String, to type: PredicateCastType) -> String {
         "CAST(\(operand), \"\(type.rawValue)\")"
     }
 
@@ -305,19 +308,9 @@ struct PredicateWriter {
         return number.description
     }
 
-    /// A string literal in double quotes that reads back to `text`: only quotes, backslashes
-    /// and control characters are escaped, unless an unescaped character would merge with a
-    /// quote or an escape into one `Character`; then every non-ASCII scalar is escaped too.
+    /// A string literal in double quotes that reads back to `text`: backslashes, double quotes
+    /// and control characters are escaped.
     static func quoted(_ text: String) -> String {
-        let minimal = quoted(text, escapingNonASCII: false)
-        var lexer = PredicateLexer(format: minimal)
-        if let token = try? lexer.next(), token.kind == .string(text), token.end == minimal.count {
-            return minimal
-        }
-        return quoted(text, escapingNonASCII: true)
-    }
-
-    private static func quoted(_ text: String, escapingNonASCII: Bool) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -326,12 +319,8 @@ struct PredicateWriter {
             case "\n": result += "\\n"
             case "\t": result += "\\t"
             case "\r": result += "\\r"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (escapingNonASCII && !scalar.isASCII) {
-                    result += unicodeEscape(scalar)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += unicodeEscape(scalar)
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result + "\""

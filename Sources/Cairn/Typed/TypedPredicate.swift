@@ -28,9 +28,9 @@ extension FetchPredicate {
 /// What a piece of a Foundation predicate becomes.
 enum TypedPredicatePart {
     case predicate(PredicateSyntax)
-    case expression(PredicateExpression)
+    case expression(PredicateOperand)
 
-    func expression() throws -> PredicateExpression {
+    func expression() throws -> PredicateOperand {
         guard case .expression(let expression) = self else { throw unsupported("a condition where a value was expected") }
         return expression
     }
@@ -169,11 +169,11 @@ extension PredicateExpressions.RangeExpressionContains: TypedPredicateNode {
 
 /// A half-open range `a..<b` of a predicate.
 protocol HalfOpenRangeNode {
-    func bounds() throws -> (PredicateExpression, PredicateExpression)
+    func bounds() throws -> (PredicateOperand, PredicateOperand)
 }
 
 extension PredicateExpressions.Range: HalfOpenRangeNode {
-    func bounds() throws -> (PredicateExpression, PredicateExpression) {
+    func bounds() throws -> (PredicateOperand, PredicateOperand) {
         (try translate(lower).expression(), try translate(upper).expression())
     }
 }
