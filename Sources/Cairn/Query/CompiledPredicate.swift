@@ -54,13 +54,15 @@ enum CompiledExpression: Sendable {
     }
 }
 
-/// `lhs op rhs` with its options, modifier and compiled pattern.
-struct CompiledComparison: Sendable {
-    var lhs: CompiledExpression
-    var op: PredicateOperator
-    var rhs: CompiledExpression
-    var options: ComparisonOptions
-    var modifier: ComparisonModifier
+/// `lhs op rhs` with its options, modifier and compiled pattern. A class, so that evaluating a
+/// predicate does not copy (and retain) every part of each comparison for every object.
+final class CompiledComparison: @unchecked Sendable {
+    // Safety: the `var`s are set by the compiler before the comparison is used, never after.
+    let lhs: CompiledExpression
+    let op: PredicateOperator
+    let rhs: CompiledExpression
+    let options: ComparisonOptions
+    let modifier: ComparisonModifier
     /// For `LIKE` with a constant pattern.
     var likePattern: [TextComparison.LikeToken]?
     /// For `MATCHES` with a constant pattern.
@@ -69,6 +71,14 @@ struct CompiledComparison: Sendable {
     var foldedConstant: String?
     /// The same comparison decided on row bytes, when it can be.
     var rowComparison: RowComparison?
+
+    init(lhs: CompiledExpression, op: PredicateOperator, rhs: CompiledExpression, options: ComparisonOptions, modifier: ComparisonModifier) {
+        self.lhs = lhs
+        self.op = op
+        self.rhs = rhs
+        self.options = options
+        self.modifier = modifier
+    }
 
     func evaluate(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Bool {
         if let rowComparison, view.changes == nil, case .row(let row) = view.base, let result = rowComparison.evaluate(row) {

@@ -128,7 +128,7 @@ struct PredicateCompiler {
         default:
             if case .list = rhs { throw fail("\(op.rawValue) compares with one value, not a list") }
         }
-        var compiled = CompiledComparison(lhs: lhs, op: op, rhs: rhs, options: options, modifier: modifier)
+        let compiled = CompiledComparison(lhs: lhs, op: op, rhs: rhs, options: options, modifier: modifier)
         compiled.rowComparison = RowComparison(compiled)
         if stringOperator, case .constant(let value) = rhs {
             guard let text = value.text else {

@@ -9,8 +9,9 @@ enum RowComparison: Sendable {
     case integer(position: Int, PredicateOperator, Int64)
     case double(position: Int, PredicateOperator, Double)
     case boolean(position: Int, PredicateOperator, Bool)
-    /// ASCII `needle`, already lowercased when `caseInsensitive`.
-    case text(position: Int, PredicateOperator, needle: [UInt8], caseInsensitive: Bool)
+    /// ASCII `needle`, already lowercased when `caseInsensitive`; with `diacriticInsensitive`,
+    /// only ASCII text is decided here (é would fold to e).
+    case text(position: Int, PredicateOperator, needle: [UInt8], caseInsensitive: Bool, diacriticInsensitive: Bool)
 
     /// The fast form of a comparison, when there is one.
     init?(_ comparison: CompiledComparison) {
@@ -30,7 +31,7 @@ enum RowComparison: Sendable {
             && comparison.options.subtracting(.normalized).isSubset(of: [.caseInsensitive, .diacriticInsensitive]):
             let caseInsensitive = comparison.options.contains(.caseInsensitive)
             self = .text(position: position, op, needle: caseInsensitive ? Array(text.lowercased().utf8) : Array(text.utf8),
-                         caseInsensitive: caseInsensitive)
+                         caseInsensitive: caseInsensitive, diacriticInsensitive: comparison.options.contains(.diacriticInsensitive))
         default:
             return nil
         }
@@ -69,7 +70,7 @@ enum RowComparison: Sendable {
                 }
                 return (value == constant) == (op == .equal)
             }
-        case .text(let position, let op, let needle, let caseInsensitive):
+        case .text(let position, let op, let needle, let caseInsensitive, let diacriticInsensitive):
             return row.withValueBytes(position) { bytes -> Bool? in
                 guard let first = bytes.first else { return nil }
                 if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
@@ -77,11 +78,28 @@ enum RowComparison: Sendable {
                 var reader = ByteReader(bytes, offset: 1)
                 guard let length = try? reader.readVarint(), Int(length) == bytes.count - reader.offset else { return nil }
                 let text = UnsafeRawBufferPointer(rebasing: bytes[reader.offset...])
-                // Non-ASCII text may be equal under Unicode rules with other bytes: decide it slowly.
-                for byte in text where byte >= 0x80 { return nil }
+                guard Self.comparableAsBytes(text, latin1: !diacriticInsensitive) else { return nil }
                 return Self.match(op, text, needle, caseInsensitive)
             }
         }
+    }
+
+    /// Whether an ASCII needle can be matched against `text` byte by byte under Unicode rules
+    /// (and `[c]`): the text is ASCII, or (when `latin1`) ASCII with precomposed Latin-1 letters
+    /// (U+00C0–U+00FF, two bytes starting 0xC3), which normalization leaves alone, which never
+    /// lowercase to ASCII and whose bytes never equal an ASCII byte. Anything else (combining
+    /// marks, the Kelvin sign…) is left to the general evaluation.
+    @inline(__always)
+    static func comparableAsBytes(_ text: UnsafeRawBufferPointer, latin1: Bool) -> Bool {
+        var index = 0
+        let count = text.count
+        while index < count {
+            let byte = text[index]
+            if byte < 0x80 { index += 1; continue }
+            guard latin1, byte == 0xC3, index + 1 < count, text[index + 1] >= 0x80, text[index + 1] <= 0xBF else { return false }
+            index += 2
+        }
+        return true
     }
 
     private static func holds(_ op: PredicateOperator, _ order: ComparisonResult) -> Bool {

@@ -118,6 +118,7 @@ struct ObjectTable: Sendable {
         let total = entities.reduce(0) { $0 + (counts.indices.contains($1) ? counts[$1] : 0) }
         guard total > 0 else { return [] }
         let parts = Array(chunks)
+        let wanted = counts.indices.map(entities.contains)
         let workers = total >= 20_000 ? 2 : 1
         let results = ResultParts(count: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -125,7 +126,7 @@ struct ObjectTable: Sendable {
             for index in stride(from: worker, to: parts.count, by: workers) {
                 let (number, chunk) = parts[index]
                 for (slot, record) in chunk.slots.enumerated() {
-                    guard let record, entities.contains(record.entity) else { continue }
+                    guard let record, wanted[record.entity] else { continue }
                     let id = ObjectID(entity: record.entity, key: number << Self.shift | UInt64(slot))
                     if test(id, record.row) { found.append(id) }
                 }
