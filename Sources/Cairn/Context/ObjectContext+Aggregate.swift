@@ -32,6 +32,8 @@ extension ObjectContext {
             return resolved
         }
         var groups: [[Value]: [[Value]]] = [:]   // group key → per function, the non-nil values
+        var ungrouped: [[Value]] = Array(repeating: [], count: functions.count)
+        var anyMatch = false
         let snapshot = baseSnapshot
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         func read(_ path: CompiledKeyPath, _ view: ObjectView) -> Value {
@@ -40,12 +42,21 @@ extension ObjectContext {
         }
         let paged = request.fetchOffset > 0 || request.fetchLimit != nil
         try forEachMatch(query, snapshot: snapshot, ids: paged ? matchingIDs(request) : nil) { _, view in
+            anyMatch = true
+            if groupPaths.isEmpty {
+                for (index, path) in functionPaths.enumerated() {
+                    let value = path.map { read($0, view) } ?? .bool(true)
+                    if value != .null { ungrouped[index].append(value) }
+                }
+                return
+            }
             let group = groupPaths.map { read($0, view) }
             for (index, path) in functionPaths.enumerated() {
                 let value = path.map { read($0, view) } ?? .bool(true)
                 if value != .null { groups[group, default: Array(repeating: [], count: functions.count)][index].append(value) }
             }
         }
+        if groupPaths.isEmpty && anyMatch { groups[[]] = ungrouped }
         return groups.map { group, columns in
             AggregateGroup(keys: group, values: zip(functions, columns).map { Aggregation.combine($0.operation, $1) })
         }.sorted { lhs, rhs in
@@ -82,15 +93,12 @@ extension ObjectContext {
             for id in pendingIDs(query.family, updated: true) where seen.insert(id).inserted { try consider(id) }
         } else if !hasPendingChangesInChain {
             // Nothing unsaved: test the committed rows directly, on both cores.
-            let committed = ObjectReader.committed(snapshot)
-            let predicate = query.predicate
-            let ids = snapshot.objects.matching(query.family) { id, row in
-                predicate?.evaluate(id, ObjectView(base: .row(row), changes: nil), committed) ?? true
+            let ids = snapshot.objects.matching(query.family) {
+                let committed = ObjectReader.committed(snapshot)
+                let predicate = query.freshPredicate()
+                return { id, row in predicate?.evaluate(id, ObjectView(base: .row(row), changes: nil), committed) ?? true }
             }
-            for id in ids {
-                guard let record = snapshot.record(id) else { continue }
-                try body(id, ObjectView(base: .row(record.row), changes: nil))
-            }
+            for (id, row) in ids { try body(id, ObjectView(base: .row(row), changes: nil)) }
         } else {
             for entity in query.family.sorted() {
                 for key in snapshot.objects.keys(entity: entity) { try consider(ObjectID(entity: entity, key: key)) }

@@ -84,6 +84,7 @@ extension ObjectContext {
     var baseSnapshot: StoreSnapshot { parent?.baseSnapshot ?? rootSnapshot }
 
     func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        if let ids = uniqueLookup(request) { return ids }
         let query = try PreparedQuery(request, model: model)
         let snapshot = baseSnapshot        // one snapshot for the whole fetch
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
@@ -92,5 +93,27 @@ extension ObjectContext {
             matches.append((id, query.sortValues(view, reader)))
         }
         return query.order(matches)
+    }
+
+    /// The common lookup `key == value` on an attribute with a uniqueness constraint of its
+    /// own, answered from the uniqueness index without compiling a query; nil for any other
+    /// request.
+    private func uniqueLookup(_ request: FetchRequest) -> [ObjectID]? {
+        guard case .comparison(let key, .equal, let value)? = request.predicate, request.fetchOffset == 0, !request.reversesOrder,
+              value != .null, value.isByteCanonical, let entity = model.entity(named: request.entityName),
+              let position = entity.attributePosition(key), value.fits(entity.attributes[position].type),
+              let constraint = entity.uniqueness.first(where: { $0.positions == [position] }) else { return nil }
+        let family = request.includesSubentities ? entity.family : [entity.index]
+        let snapshot = baseSnapshot
+        let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
+        var candidates = pendingHolders(of: uniqueKey)
+        if let holder = snapshot.holder(of: uniqueKey) { candidates.insert(holder) }
+        let ids = candidates.filter { id in
+            guard family.contains(id.entity), let view = view(of: id, in: snapshot), case .attribute(let current) = view[position] else { return false }
+            return current == value
+        }.sorted()
+        // Two unsaved objects may share the value until a save refuses it: then the sort keys matter.
+        guard ids.count < 2 || request.sortKeys.isEmpty else { return nil }
+        return Array(ids.prefix(max(0, request.fetchLimit ?? ids.count)))
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 
 /// A fetch request resolved against the model: its entities, compiled predicate, sort key
 /// paths and plan.
-struct PreparedQuery {
+struct PreparedQuery: Sendable {
     let request: FetchRequest
+    let model: Model
     let entity: EntityDescription
     let family: Set<Int>
     let predicate: CompiledPredicate?
@@ -12,6 +13,7 @@ struct PreparedQuery {
 
     init(_ request: FetchRequest, model: Model) throws {
         self.request = request
+        self.model = model
         let entity = try model.require(request.entityName)
         self.entity = entity
         family = request.includesSubentities ? entity.family : [entity.index]
@@ -28,6 +30,12 @@ struct PreparedQuery {
         plan = QueryPlan.choose(predicate, entity: entity, family: family, model: model)
     }
 
+    /// The predicate compiled again: a copy that shares no object with ``predicate`` (for
+    /// another thread).
+    func freshPredicate() -> CompiledPredicate? {
+        (try? request.predicate?.compile(for: entity, in: model)) ?? predicate
+    }
+
     /// The values an object is sorted by.
     func sortValues(_ view: ObjectView, _ reader: ObjectReader) -> [Value] {
         sortPaths.enumerated().map { index, path in
@@ -39,18 +47,17 @@ struct PreparedQuery {
 
     /// Sorts (ties by object ID, so the order is stable), reverses when asked, and pages.
     func order(_ matches: [(ObjectID, [Value])]) -> [ObjectID] {
-        var matches = matches
-        let keys = request.sortKeys
-        matches.sort { lhs, rhs in
-            for index in keys.indices {
-                let order = QueryValue.order(lhs.1[index], rhs.1[index]) ?? .orderedSame
-                if order != .orderedSame { return keys[index].ascending ? order == .orderedAscending : order == .orderedDescending }
-            }
-            return lhs.0 < rhs.0
+        var ids = matches.map(\.0)
+        if request.sortKeys.isEmpty {
+            ids.sort()
+        } else {
+            let columns = SortColumns(matches.map(\.1), keys: request.sortKeys)
+            let unsorted = ids
+            ids = columns.permutation(ids: unsorted).map { unsorted[$0] }
         }
-        if request.reversesOrder { matches.reverse() }
-        let start = min(max(0, request.fetchOffset), matches.count)
-        let end = request.fetchLimit.map { start + min(matches.count - start, max(0, $0)) } ?? matches.count
-        return matches[start..<end].map(\.0)
+        if request.reversesOrder { ids.reverse() }
+        let start = min(max(0, request.fetchOffset), ids.count)
+        let end = request.fetchLimit.map { start + min(ids.count - start, max(0, $0)) } ?? ids.count
+        return Array(ids[start..<end])
     }
 }

@@ -5,17 +5,17 @@ import HashTreeCollections
 private final class ResultParts: @unchecked Sendable {
     // Safety: every access holds `lock`.
     private let lock = NSLock()
-    private var parts: [[ObjectID]]
+    private var parts: [[(ObjectID, Row)]]
 
     init(count: Int) { parts = Array(repeating: [], count: count) }
 
-    func set(_ index: Int, _ part: [ObjectID]) {
+    func set(_ index: Int, _ part: [(ObjectID, Row)]) {
         lock.lock()
         parts[index] = part
         lock.unlock()
     }
 
-    func joined() -> [ObjectID] {
+    func joined() -> [(ObjectID, Row)] {
         lock.lock()
         defer { lock.unlock() }
         return parts.flatMap { $0 }
@@ -112,9 +112,11 @@ struct ObjectTable: Sendable {
         return removed
     }
 
-    /// The IDs of the objects of `entities` for which `test` holds, the chunks split between
-    /// two threads when there are many.
-    func matching(_ entities: Set<Int>, _ test: @Sendable (ObjectID, Row) -> Bool) -> [ObjectID] {
+    /// The IDs of the objects of `entities` for which the test holds, the chunks split between
+    /// two threads when there are many. Each thread makes its own test with `makeTest`, so that
+    /// the threads never share the objects a test touches for every row: a reference count
+    /// changed by two cores at once costs more than the whole comparison.
+    func matching(_ entities: Set<Int>, _ makeTest: @Sendable () -> (ObjectID, Row) -> Bool) -> [(ObjectID, Row)] {
         let total = entities.reduce(0) { $0 + (counts.indices.contains($1) ? counts[$1] : 0) }
         guard total > 0 else { return [] }
         let parts = Array(chunks)
@@ -122,13 +124,14 @@ struct ObjectTable: Sendable {
         let workers = total >= 20_000 ? 2 : 1
         let results = ResultParts(count: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var found: [ObjectID] = []
+            let test = makeTest()
+            var found: [(ObjectID, Row)] = []
             for index in stride(from: worker, to: parts.count, by: workers) {
                 let (number, chunk) = parts[index]
                 for (slot, record) in chunk.slots.enumerated() {
                     guard let record, wanted[record.entity] else { continue }
                     let id = ObjectID(entity: record.entity, key: number << Self.shift | UInt64(slot))
-                    if test(id, record.row) { found.append(id) }
+                    if test(id, record.row) { found.append((id, record.row)) }
                 }
             }
             results.set(worker, found)
