@@ -157,6 +157,16 @@ import Testing
         #expect(groups == [AggregateGroup(keys: ["FR"], values: [4, .integer(592 + 480 + 512 + 300), 4.5]),
                            AggregateGroup(keys: ["GB"], values: [2, .integer(474 + 249), 4.3])])
         #expect(throws: StoreError.self) { try context.aggregate(.sum("title"), all) }
+        // Without unsaved changes, aggregates take the parallel path over rows: the same answers.
+        context.rollback()
+        var paged = FetchRequest("Book", predicate: try FetchPredicate(format: "year > 1816"))
+        let direct = paged
+        paged.fetchLimit = 1000
+        for function: AggregateFunction in [.count, .sum("pages"), .sum("price"), .average("rating"), .minimum("title"), .maximum("published")] {
+            #expect(try context.aggregate(function, direct) == context.aggregate(function, paged), "\(function)")
+        }
+        #expect(try context.aggregate(.sum("pages"), direct) == .integer(592 + 480 + 249 + 512))
+        #expect(try context.aggregate(.count, FetchRequest("Book", predicate: .constant(false))) == .integer(0))
     }
 
     @Test func batchUpdateAndDeleteAreEachOneSave() async throws {

@@ -31,34 +31,31 @@ extension ObjectContext {
             }
             return resolved
         }
-        var groups: [[Value]: [[Value]]] = [:]   // group key → per function, the non-nil values
-        var ungrouped: [[Value]] = Array(repeating: [], count: functions.count)
-        var anyMatch = false
+        var groups: [[Value]: [AggregateAccumulator]] = [:]
+        let empty = functions.map { AggregateAccumulator($0.operation) }
         let snapshot = baseSnapshot
-        let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
-        func read(_ path: CompiledKeyPath, _ view: ObjectView) -> Value {
-            if case .value(let value) = path.evaluate(view, reader) { return value }
-            return .null
-        }
         let paged = request.fetchOffset > 0 || request.fetchLimit != nil
-        try forEachMatch(query, snapshot: snapshot, ids: paged ? matchingIDs(request) : nil) { _, view in
-            anyMatch = true
-            if groupPaths.isEmpty {
-                for (index, path) in functionPaths.enumerated() {
-                    let value = path.map { read($0, view) } ?? .bool(true)
-                    if value != .null { ungrouped[index].append(value) }
-                }
-                return
+        if groupPaths.isEmpty, !paged, case .scan = query.plan, !hasPendingChangesInChain {
+            // Nothing unsaved, no groups: each thread accumulates over its share of the rows.
+            let partials = snapshot.objects.visit(query.family) {
+                AggregatingVisitor(predicate: query.freshPredicate(), paths: functionPaths, accumulators: empty,
+                                   reader: ObjectReader.committed(snapshot))
             }
-            let group = groupPaths.map { read($0, view) }
-            for (index, path) in functionPaths.enumerated() {
-                let value = path.map { read($0, view) } ?? .bool(true)
-                if value != .null { groups[group, default: Array(repeating: [], count: functions.count)][index].append(value) }
-            }
+            guard var total = partials.first, partials.contains(where: \.matched) else { return [] }
+            for partial in partials.dropFirst() { total.merge(partial) }
+            return [AggregateGroup(keys: [], values: total.accumulators.map(\.result))]
         }
-        if groupPaths.isEmpty && anyMatch { groups[[]] = ungrouped }
-        return groups.map { group, columns in
-            AggregateGroup(keys: group, values: zip(functions, columns).map { Aggregation.combine($0.operation, $1) })
+        let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
+        try forEachMatch(query, snapshot: snapshot, ids: paged ? matchingIDs(request) : nil) { _, view in
+            let group = groupPaths.map { Self.read($0, view, reader) }
+            var accumulators = groups.removeValue(forKey: group) ?? empty
+            for (index, path) in functionPaths.enumerated() {
+                accumulators[index].add(path.map { Self.read($0, view, reader) } ?? .bool(true))
+            }
+            groups[group] = accumulators
+        }
+        return groups.map { group, accumulators in
+            AggregateGroup(keys: group, values: accumulators.map(\.result))
         }.sorted { lhs, rhs in
             for (a, b) in zip(lhs.keys, rhs.keys) {
                 let order = QueryValue.order(a, b) ?? .orderedSame
@@ -66,6 +63,12 @@ extension ObjectContext {
             }
             return false
         }
+    }
+
+    /// The one value a key path gives for an object (nil when it gives none).
+    static func read(_ path: CompiledKeyPath, _ view: ObjectView, _ reader: ObjectReader) -> Value {
+        if case .value(let value) = path.evaluate(view, reader) { return value }
+        return .null
     }
 
     /// Whether this context and its ancestors hold no unsaved change at all.
@@ -135,4 +138,44 @@ public struct FetchPages: Sequence {
             return ids[start..<end].map(context.registeredObject)
         }
     }
+}
+
+/// Accumulates aggregates over the rows one thread of a scan sees.
+private final class AggregatingVisitor: RowVisitor {
+    struct Partial: Sendable {
+        var accumulators: [AggregateAccumulator]
+        var matched: Bool
+
+        mutating func merge(_ other: Partial) {
+            for index in accumulators.indices { accumulators[index].merge(other.accumulators[index]) }
+            matched = matched || other.matched
+        }
+    }
+
+    private let predicate: CompiledPredicate?
+    private let paths: [CompiledKeyPath?]
+    private let reader: ObjectReader
+    private var partial: Partial
+
+    init(predicate: CompiledPredicate?, paths: [CompiledKeyPath?], accumulators: [AggregateAccumulator], reader: ObjectReader) {
+        self.predicate = predicate
+        self.paths = paths
+        self.reader = reader
+        partial = Partial(accumulators: accumulators, matched: false)
+    }
+
+    func visit(_ id: ObjectID, _ row: Row) {
+        let view = ObjectView(base: .row(row), changes: nil)
+        guard predicate?.evaluate(id, view, reader) ?? true else { return }
+        partial.matched = true
+        for (index, path) in paths.enumerated() {
+            if let position = path?.directAttribute {
+                if case .attribute(let value) = row.value(position) { partial.accumulators[index].add(value) }
+            } else {
+                partial.accumulators[index].add(path.map { ObjectContext.read($0, view, reader) } ?? .bool(true))
+            }
+        }
+    }
+
+    var result: Partial { partial }
 }

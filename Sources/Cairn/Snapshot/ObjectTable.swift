@@ -1,24 +1,43 @@
 import Foundation
 import HashTreeCollections
 
+/// Sees the objects of a scan one at a time, on one thread (``ObjectTable/visit(_:_:)``).
+protocol RowVisitor: AnyObject, SendableMetatype {
+    associatedtype Result: Sendable
+    func visit(_ id: ObjectID, _ row: Row)
+    var result: Result { get }
+}
+
+/// Collects the objects a test accepts.
+private final class MatchCollector: RowVisitor {
+    private let test: (ObjectID, Row) -> Bool
+    private(set) var result: [(ObjectID, Row)] = []
+
+    init(_ test: @escaping (ObjectID, Row) -> Bool) { self.test = test }
+
+    func visit(_ id: ObjectID, _ row: Row) {
+        if test(id, row) { result.append((id, row)) }
+    }
+}
+
 /// Per-thread results of a parallel scan.
-private final class ResultParts: @unchecked Sendable {
+private final class ResultParts<Part: Sendable>: @unchecked Sendable {
     // Safety: every access holds `lock`.
     private let lock = NSLock()
-    private var parts: [[(ObjectID, Row)]]
+    private var parts: [Part?]
 
-    init(count: Int) { parts = Array(repeating: [], count: count) }
+    init(count: Int) { parts = Array(repeating: nil, count: count) }
 
-    func set(_ index: Int, _ part: [(ObjectID, Row)]) {
+    func set(_ index: Int, _ part: Part) {
         lock.lock()
         parts[index] = part
         lock.unlock()
     }
 
-    func joined() -> [(ObjectID, Row)] {
+    func all() -> [Part] {
         lock.lock()
         defer { lock.unlock() }
-        return parts.flatMap { $0 }
+        return parts.compactMap { $0 }
     }
 }
 
@@ -112,31 +131,34 @@ struct ObjectTable: Sendable {
         return removed
     }
 
-    /// The IDs of the objects of `entities` for which the test holds, the chunks split between
-    /// two threads when there are many. Each thread makes its own test with `makeTest`, so that
-    /// the threads never share the objects a test touches for every row: a reference count
-    /// changed by two cores at once costs more than the whole comparison.
-    func matching(_ entities: Set<Int>, _ makeTest: @Sendable () -> (ObjectID, Row) -> Bool) -> [(ObjectID, Row)] {
+    /// Shows every object of `entities` to a visitor, the chunks split between two threads
+    /// when there are many, and returns each thread's result. Each thread makes its own visitor
+    /// with `make`, so that the threads never share the objects a visitor touches for every
+    /// row: a reference count changed by two cores at once costs more than a comparison.
+    func visit<Visitor: RowVisitor>(_ entities: Set<Int>, _ make: @Sendable () -> Visitor) -> [Visitor.Result] {
         let total = entities.reduce(0) { $0 + (counts.indices.contains($1) ? counts[$1] : 0) }
         guard total > 0 else { return [] }
         let parts = Array(chunks)
         let wanted = counts.indices.map(entities.contains)
         let workers = total >= 20_000 ? 2 : 1
-        let results = ResultParts(count: workers)
+        let results = ResultParts<Visitor.Result>(count: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let test = makeTest()
-            var found: [(ObjectID, Row)] = []
+            let visitor = make()
             for index in stride(from: worker, to: parts.count, by: workers) {
                 let (number, chunk) = parts[index]
                 for (slot, record) in chunk.slots.enumerated() {
                     guard let record, wanted[record.entity] else { continue }
-                    let id = ObjectID(entity: record.entity, key: number << Self.shift | UInt64(slot))
-                    if test(id, record.row) { found.append((id, record.row)) }
+                    visitor.visit(ObjectID(entity: record.entity, key: number << Self.shift | UInt64(slot)), record.row)
                 }
             }
-            results.set(worker, found)
+            results.set(worker, visitor.result)
         }
-        return results.joined()
+        return results.all()
+    }
+
+    /// The objects of `entities` (with their rows) for which the test holds; see ``visit(_:_:)``.
+    func matching(_ entities: Set<Int>, _ makeTest: @Sendable () -> (ObjectID, Row) -> Bool) -> [(ObjectID, Row)] {
+        visit(entities) { MatchCollector(makeTest()) }.flatMap { $0 }
     }
 
     /// The keys of the objects of an entity.

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A running aggregate: count, sum, minimum and maximum of the non-nil values added, kept
+/// without holding the values, and mergeable (one accumulator per thread, merged at the end).
+struct AggregateAccumulator: Sendable {
+    let operation: CollectionOperator
+    private(set) var count = 0
+    private var integers: Int64 = 0
+    private var spilled = 0.0
+    private var doubles = 0.0
+    private var decimals = Decimal(0)
+    private var sawDouble = false, sawDecimal = false, overflowed = false, notNumber = false
+    private var minimum: Value?
+    private var maximum: Value?
+
+    init(_ operation: CollectionOperator) { self.operation = operation }
+
+    mutating func add(_ value: Value) {
+        guard value != .null else { return }
+        count += 1
+        switch operation {
+        case .count: return
+        case .minimum:
+            if minimum.map({ QueryValue.order(value, $0) == .orderedAscending }) ?? true { minimum = value }
+            return
+        case .maximum:
+            if maximum.map({ QueryValue.order(value, $0) == .orderedDescending }) ?? true { maximum = value }
+            return
+        case .sum, .average:
+            switch QueryValue.normalized(value) {
+            case .integer(let number):
+                let (result, overflow) = integers.addingReportingOverflow(number)
+                if overflow {
+                    spilled += Double(integers) + Double(number)
+                    integers = 0
+                    overflowed = true
+                } else {
+                    integers = result
+                }
+            case .double(let number):
+                doubles += number
+                sawDouble = true
+            case .decimal(let number):
+                decimals += number
+                sawDecimal = true
+            default:
+                notNumber = true
+            }
+        }
+    }
+
+    mutating func merge(_ other: AggregateAccumulator) {
+        count += other.count
+        let (result, overflow) = integers.addingReportingOverflow(other.integers)
+        if overflow { spilled += Double(integers) + Double(other.integers); integers = 0; overflowed = true } else { integers = result }
+        spilled += other.spilled
+        doubles += other.doubles
+        decimals += other.decimals
+        sawDouble = sawDouble || other.sawDouble
+        sawDecimal = sawDecimal || other.sawDecimal
+        overflowed = overflowed || other.overflowed
+        notNumber = notNumber || other.notNumber
+        if let value = other.minimum { if minimum.map({ QueryValue.order(value, $0) == .orderedAscending }) ?? true { minimum = value } }
+        if let value = other.maximum { if maximum.map({ QueryValue.order(value, $0) == .orderedDescending }) ?? true { maximum = value } }
+    }
+
+    /// The aggregate, with the rules of ``Aggregation/combine(_:_:)``.
+    var result: Value {
+        switch operation {
+        case .count: return .integer(Int64(count))
+        case .minimum: return minimum ?? .null
+        case .maximum: return maximum ?? .null
+        case .sum, .average:
+            guard !notNumber else { return .null }
+            let total: Value
+            if sawDecimal {
+                total = .decimal(decimals + Decimal(integers) + Decimal(spilled) + Decimal(doubles))
+            } else if sawDouble || overflowed {
+                total = .double(spilled + Double(integers) + doubles)
+            } else {
+                total = .integer(integers)
+            }
+            guard operation == .average else { return total }
+            guard count > 0 else { return .null }
+            switch total {
+            case .integer(let number): return .double(Double(number) / Double(count))
+            case .double(let number): return .double(number / Double(count))
+            case .decimal(let number): return .decimal(number / Decimal(count))
+            default: return .null
+            }
+        }
+    }
+}
