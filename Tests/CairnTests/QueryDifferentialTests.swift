@@ -321,13 +321,8 @@ struct ReferenceData {
                 a = a.folding(options: compareOptions, locale: nil)
                 b = b.folding(options: compareOptions, locale: nil)
             }
+            if let result = ordered(a, op, b) { return result }
             switch op {
-            case .equal: return a == b
-            case .notEqual: return a != b
-            case .less: return a < b
-            case .lessOrEqual: return a <= b
-            case .greater: return a > b
-            case .greaterOrEqual: return a >= b
             case .beginsWith: return b.isEmpty || a.hasPrefix(b)
             case .endsWith: return b.isEmpty || a.hasSuffix(b)
             case .contains: return b.isEmpty || a.range(of: b) != nil
@@ -354,14 +349,19 @@ struct ReferenceData {
             }
         }
         guard let a = number(left), let b = number(right) else { return op == .notEqual }
+        return ordered(a, op, b) ?? false
+    }
+
+    /// The comparison operators on comparable values; nil for the others.
+    static func ordered<T: Comparable>(_ a: T, _ op: PredicateOperator, _ b: T) -> Bool? {
         switch op {
-        case .equal: return a == b
-        case .notEqual: return a != b
-        case .less: return a < b
-        case .lessOrEqual: return a <= b
-        case .greater: return a > b
-        case .greaterOrEqual: return a >= b
-        default: return false
+        case .equal: a == b
+        case .notEqual: a != b
+        case .less: a < b
+        case .lessOrEqual: a <= b
+        case .greater: a > b
+        case .greaterOrEqual: a >= b
+        default: nil
         }
     }
 }
