@@ -17,7 +17,9 @@ extension ObjectContext {
 
     /// How many objects match (offset and limit applied).
     public func count(_ request: FetchRequest) throws -> Int {
-        try matchingIDs(request).count
+        var request = request
+        if request.fetchOffset == 0 && request.fetchLimit == nil { request.sortKeys = [] }   // the order cannot change the count
+        return try matchingIDs(request).count
     }
 
     /// Whether any object matches.

@@ -141,7 +141,8 @@ final class CompiledComparison: @unchecked Sendable {
             default: return false
             }
         case .between:
-            guard case .values(let bounds) = right, bounds.count == 2, value != .null else { return false }
+            // A nil bound, like a nil value, matches nothing (as in SQL).
+            guard case .values(let bounds) = right, bounds.count == 2, value != .null, !bounds.contains(.null) else { return false }
             return compare(value, bounds[0]).map { $0 != .orderedAscending } == true
                 && compare(value, bounds[1]).map { $0 != .orderedDescending } == true
         default:
