@@ -60,6 +60,7 @@ import Testing
         let (_, context) = try await Self.library()
         #expect(try Self.titles(context, "year > 1870 AND year <= 1885") == ["Germinal", "Le Tour du monde", "Nana"])
         #expect(try Self.titles(context, "year BETWEEN {1815, 1817}") == ["Emma", "Persuasion"])
+        #expect(try Self.titles(context, "year BETWEEN {nil, 1900}").isEmpty && Self.titles(context, "year BETWEEN {1800, nil}").isEmpty)
         #expect(try Self.titles(context, "year IN %@", [1815, 1880]) == ["Emma", "Nana"])
         #expect(try Self.titles(context, "NOT (year IN {1815, 1880}) AND pages > 480") == ["Germinal", "Vingt mille lieues"])
         #expect(try Self.titles(context, "price == 12.5") == ["Germinal"], "decimals compare by value")
