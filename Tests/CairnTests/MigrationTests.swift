@@ -233,4 +233,25 @@ import Testing
         #expect(try Self.titles(reopened, key: "name") == ["Engines", "Later", "Notes"])
         try await reopened.close()
     }
+
+    @Test func aRealWorldTypeChangeIsRefusedByName() async throws {
+        let path = FixturePaths.realWorld + "/vokoder/BaseballModel.xcdatamodeld"
+        guard FileManager.default.fileExists(atPath: path) else {
+            print("skipped: \(path) is absent (real-world models live beside the project, not in it)")
+            return
+        }
+        let bundle = try XcodeModelBundle(at: path)
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: bundle.versions[0].model)
+        let team = try store.viewContext.insert("BaseballTeam")
+        try team.setValue("CHC", forKey: "teamIdentifier")
+        try await store.viewContext.save()
+        try await store.close()
+        var options = StoreOptions()
+        options.modelVersions = bundle.versions.map(\.model)
+        #expect { try Store(at: folder.store(), model: bundle.current, options: options) } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .cannotMigrate && error.message.contains("BaseballTeam.teamIdentifier: type string → integer64")
+        }
+    }
 }
