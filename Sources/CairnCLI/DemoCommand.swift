@@ -124,6 +124,14 @@ struct DemoCommand: AsyncParsableCommand {
         for book in lent.prefix(3) {
             print("   \(book.string("title") ?? "?") by \(try book.object(forKey: "author")?.string("name") ?? "?") (\(book["year"]?.description ?? "?"))")
         }
+        // NSPredicate's syntax, key paths across relationships, an aggregate, the plan.
+        let prolific = FetchRequest("Author", predicate: try FetchPredicate(format: "books.@count >= %d AND name BEGINSWITH[c] %@", 3, "a"),
+                                    sortKeys: [SortKey("name")])
+        let newest = try view.aggregate(.maximum("year"), FetchRequest("Book", predicate: try FetchPredicate(format: "author.born < 1950")))
+        print("   query: \(try view.count(prolific)) authors whose name begins with A wrote 3 books or more; "
+              + "the newest book by an author born before 1950 is from \(newest)")
+        let plan = try view.explain(FetchRequest("Book", predicate: try FetchPredicate(format: "isbn == %@", "978-0-0-1")))
+        print("   plan of isbn == '978-0-0-1': " + (plan.split(separator: "\n").first.map(String.init) ?? plan))
         try await store.close()
 
         // 5. Reopen and check.
@@ -136,7 +144,8 @@ struct DemoCommand: AsyncParsableCommand {
         var stats = StoreStatistics(inspection)
         stats.entities = try StoreStatistics.entityCounts(dir)
         print(stats.table)
-        print("\nThe store stays in \(dir). Try:  cairn dump \(dir) --entity Member   cairn model \(dir)   cairn stats \(dir) --json")
+        print("\nThe store stays in \(dir). Try:  cairn dump \(dir) --entity Member   cairn model \(dir) --format xml   cairn stats \(dir) --json")
+        print("  cairn query \(dir) --entity Book --where \"year > 2000 AND author.name CONTAINS[c] 'a'\" --sort=-year,title --limit 5")
         if !inspection.isHealthy { throw ExitCode(1) }
     }
 }
