@@ -36,13 +36,13 @@ enum TextComparison {
         var haystack = haystack, needle = needle
         return haystack.withUTF8 { hay in
             needle.withUTF8 { pin in
-                guard pin.count <= hay.count, let first = pin.first else { return false }
+                guard pin.count <= hay.count, let first = pin.first, let hayBase = hay.baseAddress, let pinBase = pin.baseAddress else {
+                    return false
+                }
                 var start = 0
                 let last = hay.count - pin.count
                 while start <= last {
-                    if hay[start] == first && memcmp(hay.baseAddress! + start, pin.baseAddress!, pin.count) == 0 {
-                        return true
-                    }
+                    if hay[start] == first && memcmp(hayBase + start, pinBase, pin.count) == 0 { return true }
                     start += 1
                 }
                 return false
