@@ -62,7 +62,7 @@ struct ModelCommand: ParsableCommand {
         } else {
             throw ValidationError("\(store ?? "") holds no model yet")
         }
-        let data = format == .json ? loaded.jsonData() : loaded.xcodeModelXML()
+        let data = format == .json ? loaded.jsonData() : try loaded.xcodeModelXML()
         print(String(decoding: data, as: UTF8.self), terminator: format == .json ? "\n" : "")
     }
 }

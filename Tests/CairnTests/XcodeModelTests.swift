@@ -23,7 +23,7 @@ enum FixturePaths {
         #expect(fromXML == model, "\(name): XML round trip\n\(fromXML.differences(from: model).joined(separator: "\n"))")
         let fromJSON = try Model(jsonData: model.jsonData())
         #expect(fromJSON == model, "\(name): JSON round trip\n\(fromJSON.differences(from: model).joined(separator: "\n"))")
-        #expect(fromXML.xcodeModelXML() == model.xcodeModelXML(), "\(name): written XML is stable")
+        #expect(try fromXML.xcodeModelXML() == model.xcodeModelXML(), "\(name): written XML is stable")
     }
 
     @Test func realWorldModelsLoadWithTheCountsOfTheirXML() throws {
@@ -169,5 +169,37 @@ enum FixturePaths {
             let error = try #require(error as? ModelError)
             return error.message.contains("missing-current-version 2") && error.file?.hasSuffix(".xccurrentversion") == true
         }
+    }
+
+    static func xml(_ body: String) -> Data {
+        Data(("""
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+        """ + body + "\n</model>\n").utf8)
+    }
+
+    @Test func hostileAndSloppyFilesAreRefused() throws {
+        let laughs = Data("""
+        <?xml version="1.0"?>
+        <!DOCTYPE model [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>
+        <model><entity name="E"><attribute name="x" attributeType="String" defaultValueString="&b;"/></entity></model>
+        """.utf8)
+        #expect { try Model(xcodeModelXML: laughs) } throws: { ($0 as? ModelError)?.line == 2 }
+        for text in ["0x10", "nan", "1.5abc", ""] {
+            let model = Self.xml(#"<entity name="E"><attribute name="d" attributeType="Decimal" defaultValueString="\#(text)"/></entity>"#)
+            #expect(throws: ModelError.self, "decimal default \(text)") { try Model(xcodeModelXML: model) }
+        }
+        #expect(try Model(xcodeModelXML: Self.xml(#"<entity name="E"><attribute name="d" attributeType="Decimal" defaultValueString="-12.50"/></entity>"#))
+            .entities[0].attributes[0].defaultValue == .decimal(Decimal(string: "-12.5")!))
+        let twice = Self.xml(#"<entity name="E"><userInfo><entry key="k" value="1"/><entry key="k" value="2"/></userInfo></entity>"#)
+        #expect { try Model(xcodeModelXML: twice) } throws: { ($0 as? ModelError)?.line == 2 }
+        #expect(throws: ModelError.self) { try Model(contentsOf: "/dev/zero") }
+    }
+
+    @Test func textXMLCannotHoldIsRefusedByTheWriter() throws {
+        let model = try Model([Entity("E", attributes: [Attribute("x", .string, userInfo: ["note": "bell \u{7}"])])])
+        #expect { try model.xcodeModelXML() } throws: { ($0 as? ModelError)?.property == "x" }
+        let fine = try Model([Entity("E", attributes: [Attribute("x", .string, default: "two\nlines\tand \"quotes\" & <tags>")])])
+        try XcodeModelTests.checkRoundTrip(fine, "escapes")
     }
 }

@@ -10,6 +10,13 @@ extension MigrationPlan {
     func migrate(_ snapshot: StoreSnapshot, at lsn: LSN) throws(StoreError) -> StoreSnapshot {
         var problems = ProblemList()
         for line in refusals { problems.add(line) }
+        // A model that shares no entity with the store's is a wrong model, not a new version:
+        // migrating would drop every object.
+        let held = source.descriptions.indices.filter { snapshot.count(entity: $0, includingSubentities: false) > 0 }
+        if !held.isEmpty && !held.contains(where: { entityMap[$0] != nil }) {
+            problems.add("the app's model has none of the store's entities that hold objects ("
+                         + held.map { source.entities[$0].name }.joined(separator: ", ") + "): it is another model, not a new version of this one")
+        }
         var objects: [(ObjectID, [PropertyValue])] = []
         for (oldIndex, newIndex) in entityMap.enumerated() {
             guard let newIndex else { continue }
@@ -27,20 +34,25 @@ extension MigrationPlan {
                 objects.append((ObjectID(entity: newIndex, key: id.key), values))
             }
         }
-        fillInverses(&objects)
+        fillInverses(&objects, &problems)
+        checkInverses(objects, &problems)
         checkRelationships(objects, &problems)
         var migrated = StoreSnapshot(model: destination)
-        var changes = RowChangeSet()
-        changes.inserts.reserveCapacity(objects.count)
-        for (id, values) in objects {
-            var writer = ByteWriter(capacity: 64)
-            for value in values { ChangeSetCodec.write(value, &writer) }
-            changes.inserts.append(.init(id: id, row: writer.bytes.withUnsafeBytes { Row.make(count: values.count, bytes: $0) }))
-        }
+        // The objects go through the same encoding and checks as a save's change record, so
+        // that a value or a relationship target that does not fit the new model (an object of
+        // an entity no longer in a relationship's destination family…) is refused here.
+        var writer = ByteWriter(capacity: 1 << 16)
+        ChangeSetCodec.encode(ChangeSet(inserts: objects.map { ChangeSet.Insert(id: $0.0, values: $0.1) }), into: &writer)
         do {
+            let changes = try writer.bytes.withUnsafeBytes { raw in
+                var reader = ByteReader(raw, offset: 0)
+                return try ChangeSetCodec.decodeRows(&reader, model: destination)
+            }
             try migrated.apply(changes, at: lsn)
+        } catch let problem as ChangeSetCodec.Problem {
+            problems.add("the migrated objects do not fit the new model: \(problem.message)")
         } catch {
-            problems.add("the migrated objects do not fit together: \(error)")
+            problems.add("the migrated objects do not fit the new model: \(error)")
         }
         for clash in migrated.uniquenessClashes() { problems.add(clash) }
         migrated.reserveKeys(below: snapshot.nextKey)
@@ -95,25 +107,57 @@ extension MigrationPlan {
     }
 
     /// Fills relationships that are new but whose inverse existed, from the inverse's values.
-    private func fillInverses(_ objects: inout [(ObjectID, [PropertyValue])]) {
+    /// Positions are per concrete entity: a relationship's position in a row counts all the
+    /// entity's attributes, inherited and own, so a sub-entity's is further along.
+    private func fillInverses(_ objects: inout [(ObjectID, [PropertyValue])], _ problems: inout ProblemList) {
         let pending = entities.enumerated().flatMap { index, mapping in
             mapping.properties.enumerated().compactMap { position, source -> (Int, Int, Int, Int)? in
                 guard case .inverseOf(let holder, let inversePosition) = source else { return nil }
-                return (index, position, holder, inversePosition)
+                return (index, position, holder, inversePosition - destination.descriptions[holder].attributes.count)
             }
         }
         guard !pending.isEmpty else { return }
         var slots: [ObjectID: Int] = [:]
         for (slot, object) in objects.enumerated() { slots[object.0] = slot }
-        for (entity, position, holder, inversePosition) in pending {
+        for (entity, position, holder, inverseNumber) in pending {
+            let holders = destination.descriptions[holder].family
             var collected: [ObjectID: [ObjectID]] = [:]
-            for (id, values) in objects where id.entity == holder || destination.descriptions[holder].descendants.contains(id.entity) {
-                for target in values[inversePosition].targets { collected[target, default: []].append(id) }
+            for (id, values) in objects where holders.contains(id.entity) {
+                let inversePosition = destination.descriptions[id.entity].attributes.count + inverseNumber
+                guard values.indices.contains(inversePosition) else { continue }
+                for target in values[inversePosition].targets where target.entity == entity { collected[target, default: []].append(id) }
             }
-            let toMany = destination.descriptions[entity].relationships[position - destination.descriptions[entity].attributes.count].isToMany
-            for (target, holders) in collected {
+            let description = destination.descriptions[entity]
+            let relationship = description.relationships[position - description.attributes.count]
+            for (target, sources) in collected {
                 guard let slot = slots[target], objects[slot].1.indices.contains(position) else { continue }
-                objects[slot].1[position] = toMany ? .toMany(holders.sorted()) : .toOne(holders.sorted().first)
+                if !relationship.isToMany && sources.count > 1 {
+                    problems.add("relationship \(description.name).\(relationship.name) is new and to-one, but objects are held by several through its inverse",
+                                 count: 1)
+                }
+                objects[slot].1[position] = relationship.isToMany ? .toMany(sources.sorted()) : .toOne(sources.sorted().first)
+            }
+        }
+    }
+
+    /// Every relationship with an inverse agrees with it: each target holds the object back
+    /// (inverses paired differently than before, or kept apart before, may not).
+    private func checkInverses(_ objects: [(ObjectID, [PropertyValue])], _ problems: inout ProblemList) {
+        var values: [ObjectID: [PropertyValue]] = [:]
+        for (id, row) in objects { values[id] = row }
+        for (id, row) in objects {
+            let entity = destination.descriptions[id.entity]
+            for (number, inverse) in entity.inverses.enumerated() {
+                guard let inverse else { continue }
+                for target in row[entity.attributes.count + number].targets {
+                    guard let targetRow = values[target] else { continue }
+                    let targetEntity = destination.descriptions[target.entity]
+                    let back = targetEntity.attributes.count + inverse
+                    guard targetRow.indices.contains(back), !targetRow[back].targets.contains(id) else { continue }
+                    let relationship = entity.relationships[number]
+                    problems.add("relationship \(entity.name).\(relationship.name) and its inverse \(targetEntity.name).\(relationship.inverse ?? "?") disagree",
+                                 count: 1)
+                }
             }
         }
     }

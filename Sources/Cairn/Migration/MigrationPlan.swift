@@ -111,7 +111,8 @@ struct MigrationPlan: Sendable {
         var name: String
         var renamingIdentifier: String?
         var elementID: String?
-        var identifiers: [String] { [renamingIdentifier, elementID].compactMap { $0 } }
+        /// The non-empty identifiers (an empty one names nothing).
+        var identifiers: [String] { [renamingIdentifier, elementID].compactMap { $0 }.filter { !$0.isEmpty } }
 
         init(_ entity: Entity) { (name, renamingIdentifier, elementID) = (entity.name, entity.renamingIdentifier, entity.elementID) }
         init(_ attribute: Attribute) { (name, renamingIdentifier, elementID) = (attribute.name, attribute.renamingIdentifier, attribute.elementID) }

@@ -84,11 +84,13 @@ extension Store {
         case (.migrate, _), (.migrateOrWipe, _):
             break
         }
-        let steps = migrationSteps(from: stored, to: model, versions: options.modelVersions)
+        let steps = try migrationSteps(from: stored, to: model, versions: options.modelVersions)
         var migrated = snapshot
         var previous = stored
         for (number, step) in steps.enumerated() {
-            let lsn = LSN(log.lastLSN.rawValue + UInt64(number) + 1)
+            let (next, overflow) = log.lastLSN.rawValue.addingReportingOverflow(UInt64(number) + 1)
+            guard !overflow else { throw StoreError(.corruptRecord, "the log's last LSN \(log.lastLSN) leaves no room for a migration", lsn: log.lastLSN) }
+            let lsn = LSN(next)
             let plan = MigrationPlan(from: previous, to: step)
             let result: Result<StoreSnapshot, StoreError>
             do { result = .success(try plan.migrate(migrated, at: lsn)) } catch { result = .failure(error) }
@@ -106,17 +108,21 @@ extension Store {
         return migrated
     }
 
-    /// The models to migrate through, in order: the versions after the stored one when the app
-    /// listed it among its earlier versions, then the app's model.
-    static func migrationSteps(from stored: Model, to model: Model, versions: [Model]) -> [Model] {
-        var steps: [Model] = []
-        if let start = versions.lastIndex(of: stored) {
-            for version in versions[(start + 1)...] where version != model && version != (steps.last ?? stored) {
-                steps.append(version)
-            }
+    /// The models to migrate through, in order: when the app lists both the stored model and
+    /// its own among its versions, the versions between them, then the app's model; otherwise
+    /// the app's model alone.
+    ///
+    /// - Throws: ``StoreError/Code/cannotMigrate`` when the store was written by a later version
+    ///   than the app's (an older app must not migrate a newer store down).
+    static func migrationSteps(from stored: Model, to model: Model, versions: [Model]) throws -> [Model] {
+        guard let start = versions.lastIndex(of: stored) else { return [model] }
+        guard let end = versions.lastIndex(of: model) else {
+            return Array(versions[(start + 1)...]).filter { $0 != model } + [model]
         }
-        steps.append(model)
-        return steps
+        guard start < end else {
+            throw StoreError(.cannotMigrate, "the store was written with a later version of the model (version \(start + 1) of \(versions.count)) than the app's (version \(end + 1)); an older app does not migrate a store down")
+        }
+        return Array(versions[(start + 1)...end])
     }
 
     /// Deletes every file of the store's log while still holding its writer lock, then closes

@@ -22,6 +22,13 @@ struct XMLNode {
     /// - Throws: ``ModelError`` (``ModelError/Code/invalidFormat``) with the line where the
     ///   parser stopped, for XML that is not well formed.
     static func parse(_ data: Data, file: String?) throws(ModelError) -> XMLNode {
+        // Model files never declare a document type; one that does could expand entities
+        // without bound (a "billion laughs"), so it is refused before parsing.
+        if let declaration = data.range(of: Data("<!DOCTYPE".utf8)) ?? data.range(of: Data("<!ENTITY".utf8)) {
+            let line = data[..<declaration.lowerBound].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            throw ModelError(.invalidFormat, "the document declares a document type or entities, which model files never do",
+                             file: file, line: line)
+        }
         let parser = XMLParser(data: data)
         let builder = XMLTreeBuilder()
         parser.delegate = builder

@@ -43,8 +43,9 @@ enum XcodeAttributeType {
             guard let number = Float(trimmed), number.isFinite else { return nil }
             return .float(number)
         case .decimal:
-            guard !trimmed.isEmpty, let number = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")),
-                  number.description == trimmed || Double(trimmed) != nil else { return nil }
+            // The whole text must be a plain decimal number: -12.50, 3, .5, 1e3 (no hex, no nan).
+            guard trimmed.wholeMatch(of: /[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?/) != nil,
+                  let number = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")), !number.isNaN else { return nil }
             return .decimal(number)
         case .boolean:
             switch trimmed.uppercased() {

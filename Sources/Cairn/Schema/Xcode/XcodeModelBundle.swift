@@ -133,7 +133,17 @@ extension Model {
         self = try Model(xcodeModelXML: try Self.read(path), file: path)
     }
 
+    /// The largest model file read: real ones are a few hundred KiB.
+    static let maximumFileSize = 64 << 20
+
     private static func read(_ path: String) throws(ModelError) -> Data {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw ModelError(.invalidFormat, "not a regular file", file: path)
+        }
+        if let size = attributes?[.size] as? Int, size > maximumFileSize {
+            throw ModelError(.invalidFormat, "the file has \(size) bytes; a model file has at most \(maximumFileSize)", file: path)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ModelError(.invalidFormat, "cannot read the file", file: path)
         }

@@ -20,6 +20,7 @@ struct XcodeModelReader {
         var configurations: [String: [String]] = [:]
         for node in root.children(named: "configuration") {
             let name = try required("name", node)
+            guard configurations[name] == nil else { throw failure("a second configuration named \(name)", node) }
             configurations[name] = try values("name", of: node.children(named: "memberEntity"))
         }
         do {
@@ -113,9 +114,14 @@ struct XcodeModelReader {
     }
 
     private func userInfo(_ node: XMLNode) throws(ModelError) -> [String: String] {
+        let elements = node.children(named: "userInfo")
+        if elements.count > 1 { throw failure("<\(node.name)> has a second <userInfo>", elements[1]) }
         var info: [String: String] = [:]
-        for entry in node.child(named: "userInfo")?.children(named: "entry") ?? [] {
-            info[try required("key", entry)] = entry.attributes["value"] ?? ""
+        for entry in elements.first?.children(named: "entry") ?? [] {
+            let key = try required("key", entry)
+            guard info.updateValue(entry.attributes["value"] ?? "", forKey: key) == nil else {
+                throw failure("user info has a second entry for the key \(key)", entry)
+            }
         }
         return info
     }

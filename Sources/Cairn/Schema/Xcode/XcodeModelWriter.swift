@@ -4,7 +4,8 @@ import Foundation
 struct XcodeModelWriter {
     private var lines: [String] = []
 
-    static func write(_ model: Model) -> Data {
+    static func write(_ model: Model) throws(ModelError) -> Data {
+        try checkRepresentable(model)
         var writer = XcodeModelWriter()
         writer.lines.append(#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#)
         writer.lines.append(#"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">"#)
@@ -57,7 +58,9 @@ struct XcodeModelWriter {
             ("name", attribute.name), ("optional", attribute.isOptional ? "YES" : nil),
             ("transient", attribute.isTransient ? "YES" : nil), ("indexed", attribute.isIndexed ? "YES" : nil),
             ("attributeType", XcodeAttributeType.name(of: attribute.type)),
-            ("defaultValueString", attribute.defaultValue.map(XcodeAttributeType.text)),
+            // Xcode keeps a date's default as seconds since 2001 in its own attribute.
+            ("defaultValueString", attribute.type == .date ? nil : attribute.defaultValue.map(XcodeAttributeType.text)),
+            ("defaultDateTimeInterval", attribute.type == .date ? attribute.defaultValue.map(XcodeAttributeType.text) : nil),
             ("valueTransformerName", transformer), ("customClassName", attribute.customClassName),
             ("renamingIdentifier", attribute.renamingIdentifier), ("elementID", attribute.elementID),
         ]
@@ -103,6 +106,39 @@ struct XcodeModelWriter {
         lines.append(String(repeating: "    ", count: depth) + "</\(name)>")
     }
 
+    /// Whether XML 1.0 can hold the text: no control characters but tab, line feed and carriage
+    /// return, no U+FFFE or U+FFFF (not even as character references).
+    static func isRepresentable(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            scalar.value >= 0x20 ? scalar.value != 0xFFFE && scalar.value != 0xFFFF : [0x09, 0x0A, 0x0D].contains(scalar.value)
+        }
+    }
+
+    /// Refuses a model with text XML cannot hold, naming where it is.
+    private static func checkRepresentable(_ model: Model) throws(ModelError) {
+        func check(_ texts: [String?], entity: String?, property: String?) throws(ModelError) {
+            for case let text? in texts where !isRepresentable(text) {
+                throw ModelError(.invalidFormat, "\(text.debugDescription) holds a character XML 1.0 cannot represent", entity: entity, property: property)
+            }
+        }
+        func texts(_ info: [String: String]) -> [String?] { info.flatMap { [$0.key, $0.value] } }
+        try check(texts(model.userInfo) + model.configurations.keys.map { $0 }, entity: nil, property: nil)
+        for entity in model.entities {
+            try check(texts(entity.userInfo) + [entity.renamingIdentifier, entity.elementID], entity: entity.name, property: nil)
+            for attribute in entity.attributes {
+                var transformer: String?
+                if case .transformable(let name) = attribute.type { transformer = name }
+                try check(texts(attribute.userInfo) + [attribute.renamingIdentifier, attribute.elementID, attribute.customClassName, transformer,
+                                                       attribute.defaultValue.map(XcodeAttributeType.text)],
+                          entity: entity.name, property: attribute.name)
+            }
+            for relationship in entity.relationships {
+                try check(texts(relationship.userInfo) + [relationship.renamingIdentifier, relationship.elementID],
+                          entity: entity.name, property: relationship.name)
+            }
+        }
+    }
+
     private static func escape(_ text: String) -> String {
         var escaped = ""
         for scalar in text.unicodeScalars {
@@ -124,7 +160,10 @@ struct XcodeModelWriter {
 extension Model {
     /// The model as the `contents` XML of an Xcode model (`.xcdatamodel`); loading it with
     /// ``init(xcodeModelXML:file:)`` gives an equal model.
-    public func xcodeModelXML() -> Data {
-        XcodeModelWriter.write(self)
+    ///
+    /// - Throws: ``ModelError`` naming the entity and property when a text of the model (user
+    ///   info, a default, an identifier) holds a character XML 1.0 cannot represent.
+    public func xcodeModelXML() throws(ModelError) -> Data {
+        try XcodeModelWriter.write(self)
     }
 }
