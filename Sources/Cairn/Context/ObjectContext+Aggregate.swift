@@ -46,11 +46,11 @@ extension ObjectContext {
             return [AggregateGroup(keys: [], values: total.accumulators.map(\.result))]
         }
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
-        try forEachMatch(query, snapshot: snapshot, ids: paged ? matchingIDs(request) : nil) { _, view in
-            let group = groupPaths.map { Self.read($0, view, reader) }
+        try forEachMatch(query, snapshot: snapshot, ids: paged ? matchingIDs(request, in: snapshot) : nil) { id, view in
+            let group = groupPaths.map { Self.read($0, id, view, reader) }
             var accumulators = groups.removeValue(forKey: group) ?? empty
             for (index, path) in functionPaths.enumerated() {
-                accumulators[index].add(path.map { Self.read($0, view, reader) } ?? .bool(true))
+                accumulators[index].add(path.map { Self.read($0, id, view, reader) } ?? .bool(true))
             }
             groups[group] = accumulators
         }
@@ -66,8 +66,8 @@ extension ObjectContext {
     }
 
     /// The one value a key path gives for an object (nil when it gives none).
-    static func read(_ path: CompiledKeyPath, _ view: ObjectView, _ reader: ObjectReader) -> Value {
-        if case .value(let value) = path.evaluate(view, reader) { return value }
+    static func read(_ path: CompiledKeyPath, _ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Value {
+        if case .value(let value) = path.evaluate(id, view, reader) { return value }
         return .null
     }
 
@@ -103,9 +103,7 @@ extension ObjectContext {
             }
             for (id, row) in ids { try body(id, ObjectView(base: .row(row), changes: nil)) }
         } else {
-            for entity in query.family.sorted() {
-                for key in snapshot.objects.keys(entity: entity) { try consider(ObjectID(entity: entity, key: key)) }
-            }
+            for id in snapshot.objects.ids(query.family) { try consider(id) }
             for id in pendingIDs(query.family, updated: false) where snapshot.record(id) == nil { try consider(id) }
         }
     }
@@ -127,7 +125,7 @@ public struct FetchPages: Sequence {
     public let batchSize: Int
 
     /// The number of pages.
-    public var count: Int { (ids.count + batchSize - 1) / batchSize }
+    public var count: Int { ids.isEmpty ? 0 : (ids.count - 1) / batchSize + 1 }
 
     public func makeIterator() -> AnyIterator<[ManagedObject]> {
         var start = 0
@@ -170,9 +168,9 @@ private final class AggregatingVisitor: RowVisitor {
         partial.matched = true
         for (index, path) in paths.enumerated() {
             if let position = path?.directAttribute {
-                if case .attribute(let value) = row.value(position) { partial.accumulators[index].add(value) }
+                if case .attribute(let value) = row.value(position) { partial.accumulators[index].add(QueryValue.normalized(value)) }
             } else {
-                partial.accumulators[index].add(path.map { ObjectContext.read($0, view, reader) } ?? .bool(true))
+                partial.accumulators[index].add(path.map { ObjectContext.read($0, id, view, reader) } ?? .bool(true))
             }
         }
     }

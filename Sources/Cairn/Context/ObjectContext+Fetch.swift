@@ -85,14 +85,16 @@ extension ObjectContext {
     /// The snapshot at the root of this context's chain.
     var baseSnapshot: StoreSnapshot { parent?.baseSnapshot ?? rootSnapshot }
 
-    func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
-        if let ids = uniqueLookup(request) { return ids }
+    /// The IDs of the objects that match, in order, read from `snapshot` (one snapshot for a
+    /// whole fetch; the root's latest when nil).
+    func matchingIDs(_ request: FetchRequest, in given: StoreSnapshot? = nil) throws -> [ObjectID] {
+        let snapshot = given ?? baseSnapshot
+        if let ids = uniqueLookup(request, in: snapshot) { return ids }
         let query = try PreparedQuery(request, model: model)
-        let snapshot = baseSnapshot        // one snapshot for the whole fetch
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         var matches: [(ObjectID, [Value])] = []
         forEachMatch(query, snapshot: snapshot) { id, view in
-            matches.append((id, query.sortValues(view, reader)))
+            matches.append((id, query.sortValues(id, view, reader)))
         }
         return query.order(matches)
     }
@@ -100,13 +102,14 @@ extension ObjectContext {
     /// The common lookup `key == value` on an attribute with a uniqueness constraint of its
     /// own, answered from the uniqueness index without compiling a query; nil for any other
     /// request.
-    private func uniqueLookup(_ request: FetchRequest) -> [ObjectID]? {
+    private func uniqueLookup(_ request: FetchRequest, in snapshot: StoreSnapshot) -> [ObjectID]? {
         guard case .comparison(let key, .equal, let value)? = request.predicate, request.fetchOffset == 0, !request.reversesOrder,
               value != .null, value.isByteCanonical, let entity = model.entity(named: request.entityName),
               let position = entity.attributePosition(key), value.fits(entity.attributes[position].type),
               let constraint = entity.uniqueness.first(where: { $0.positions == [position] }) else { return nil }
+        // Sort keys are checked as the general path would (they cannot change one object's order).
+        guard request.sortKeys.allSatisfy({ entity.attributePosition($0.key) != nil }) else { return nil }
         let family = request.includesSubentities ? entity.family : [entity.index]
-        let snapshot = baseSnapshot
         let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
         var candidates = pendingHolders(of: uniqueKey)
         if let holder = snapshot.holder(of: uniqueKey) { candidates.insert(holder) }

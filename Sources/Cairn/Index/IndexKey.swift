@@ -13,10 +13,12 @@ enum IndexKey {
             hasher.mix(1)
             let canonical = text.utf8.allSatisfy { $0 < 0x80 } ? text : text.precomposedStringWithCanonicalMapping
             for byte in canonical.utf8 { hasher.mix(UInt64(byte)) }
-        case .integer(let number): hasher.number(Double(number), exact: number)
-        case .double(let number): hasher.number(number, exact: Int64(exactly: number))
-        case .decimal(let number): hasher.number(NSDecimalNumber(decimal: number).doubleValue, exact: nil)
-        case .float(let number): hasher.number(Double(number), exact: Int64(exactly: number))
+        // Numbers of every kind meet as doubles (as predicates compare an integer with a
+        // double): equal numbers hash equally; integers beyond 2^53 that round alike collide.
+        case .integer(let number): hasher.number(Double(number))
+        case .double(let number): hasher.number(number)
+        case .decimal(let number): hasher.number(QueryValue.double(number))
+        case .float(let number): hasher.number(Double(number))
         case .bool(let flag): hasher.mix(flag ? 3 : 4)
         case .date(let date):
             hasher.mix(5)
@@ -40,14 +42,10 @@ enum IndexKey {
             value &*= 0x0000_0100_0000_01b3
         }
 
-        /// Numbers of every kind that are equal hash equally: integral ones by their integer.
-        mutating func number(_ number: Double, exact: Int64?) {
+        /// A number by its double value, −0.0 as 0.0.
+        mutating func number(_ number: Double) {
             mix(2)
-            if let exact { mix(UInt64(bitPattern: exact)) } else if let integral = Int64(exactly: number) {
-                mix(UInt64(bitPattern: integral))
-            } else {
-                mix((number + 0.0).bitPattern)
-            }
+            mix((number + 0.0).bitPattern)
         }
     }
 }

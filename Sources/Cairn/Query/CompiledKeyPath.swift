@@ -1,15 +1,21 @@
 /// A key path resolved against a model: the relationships it follows and what it ends on.
+///
+/// Relationships are kept by their number among the entity's relationships, not by position:
+/// a row holds all its entity's attributes first, so a relationship sits further along in a
+/// sub-entity that adds attributes. The position is worked out for each object's own entity.
 struct CompiledKeyPath: Sendable {
-    /// A relationship followed on the way (its position in the entity's properties).
+    /// A relationship followed on the way.
     struct Step: Sendable {
-        var position: Int
+        /// The relationship's number among the relationships (the same in every sub-entity).
+        var number: Int
         var toMany: Bool
     }
 
     /// What the key path ends on.
     enum Terminal: Sendable {
+        /// An attribute at this position (the same in every sub-entity: inherited attributes come first).
         case attribute(position: Int, AttributeType)
-        case relationship(position: Int, toMany: Bool, destination: Int)
+        case relationship(number: Int, toMany: Bool, destination: Int)
     }
 
     /// The key path as written (for messages and plans).
@@ -18,6 +24,8 @@ struct CompiledKeyPath: Sendable {
     var terminal: Terminal
     /// The entity it starts from.
     var entity: Int
+    /// Each entity's attribute count, by entity index: where its relationships start.
+    var attributeCounts: [Int]
 
     /// Whether it can reach many values (it crosses or ends on a to-many relationship).
     var isToMany: Bool {
@@ -44,6 +52,7 @@ struct CompiledKeyPath: Sendable {
     static func resolve(_ keys: [String], from entity: EntityDescription, in model: Model) throws -> CompiledKeyPath {
         let name = keys.joined(separator: ".")
         guard !keys.isEmpty else { throw StoreError(.unknownName, "predicate: an empty key path", entity: entity.name) }
+        let counts = model.descriptions.map(\.attributes.count)
         var current = entity
         var steps: [Step] = []
         for (index, key) in keys.enumerated() {
@@ -54,21 +63,20 @@ struct CompiledKeyPath: Sendable {
                                      entity: current.name, property: key)
                 }
                 return CompiledKeyPath(name: name, steps: steps, terminal: .attribute(position: position, current.attributes[position].type),
-                                       entity: entity.index)
+                                       entity: entity.index, attributeCounts: counts)
             }
             guard let number = current.relationshipPosition(key) else {
                 throw StoreError(.unknownName, "key path \(name): \(current.name) has no attribute or relationship \(key)",
                                  entity: current.name, property: key)
             }
             let relationship = current.relationships[number]
-            let position = current.attributes.count + number
             let destination = current.destinations[number]
             if isLast {
                 return CompiledKeyPath(name: name, steps: steps,
-                                       terminal: .relationship(position: position, toMany: relationship.isToMany, destination: destination),
-                                       entity: entity.index)
+                                       terminal: .relationship(number: number, toMany: relationship.isToMany, destination: destination),
+                                       entity: entity.index, attributeCounts: counts)
             }
-            steps.append(Step(position: position, toMany: relationship.isToMany))
+            steps.append(Step(number: number, toMany: relationship.isToMany))
             current = model.descriptions[destination]
         }
         throw StoreError(.unknownName, "predicate: key path \(name) does not resolve", entity: entity.name)
@@ -80,36 +88,45 @@ struct CompiledKeyPath: Sendable {
         return nil
     }
 
-    /// The values it reaches from an object.
-    func evaluate(_ view: ObjectView, _ reader: ObjectReader) -> Operand {
-        if steps.isEmpty { return Self.read(terminal, view, many: false) }
-        var current = [view]
+    /// The position of relationship `number` in a row of `entity`; nil for a forged entity.
+    @inline(__always)
+    private func position(_ number: Int, in entity: Int) -> Int? {
+        attributeCounts.indices.contains(entity) ? attributeCounts[entity] + number : nil
+    }
+
+    /// The values it reaches from the object `id` seen through `view`.
+    func evaluate(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Operand {
+        if steps.isEmpty { return read(id, view) }
+        var current = [(id, view)]
         var many = false
         for step in steps {
-            var next: [ObjectView] = []
-            for object in current {
-                for target in object[step.position].targets {
-                    if let reached = reader.view(target) { next.append(reached) }
+            var next: [(ObjectID, ObjectView)] = []
+            for (object, objectView) in current {
+                guard let position = position(step.number, in: object.entity) else { continue }
+                for target in objectView[position].targets {
+                    if let reached = reader.view(target) { next.append((target, reached)) }
                 }
             }
             many = many || step.toMany
             current = next
         }
         guard many else {
-            guard let last = current.first else {
+            guard let (last, lastView) = current.first else {
                 if case .relationship(_, true, _) = terminal { return .objects([]) }
                 return terminalIsAttribute ? .value(.null) : .object(nil)
             }
-            return Self.read(terminal, last, many: false)
+            return read(last, lastView)
         }
         switch terminal {
         case .attribute(let position, _):
-            return .values(current.map { object in
+            return .values(current.map { _, object in
                 if case .attribute(let value) = object[position] { return QueryValue.normalized(value) }
                 return .null
             })
-        case .relationship(let position, _, _):
-            return .objects(current.flatMap { $0[position].targets })
+        case .relationship(let number, _, _):
+            return .objects(current.flatMap { object, objectView in
+                position(number, in: object.entity).map { objectView[$0].targets } ?? []
+            })
         }
     }
 
@@ -118,14 +135,15 @@ struct CompiledKeyPath: Sendable {
         return false
     }
 
-    private static func read(_ terminal: Terminal, _ view: ObjectView, many: Bool) -> Operand {
+    private func read(_ id: ObjectID, _ view: ObjectView) -> Operand {
         switch terminal {
         case .attribute(let position, _):
             if case .attribute(let value) = view[position] { return .value(QueryValue.normalized(value)) }
             return .value(.null)
-        case .relationship(let position, let toMany, _):
+        case .relationship(let number, let toMany, _):
+            guard let position = position(number, in: id.entity) else { return toMany ? .objects([]) : .object(nil) }
             switch view[position] {
-            case .toOne(let id): return toMany ? .objects(id.map { [$0] } ?? []) : .object(id)
+            case .toOne(let target): return toMany ? .objects(target.map { [$0] } ?? []) : .object(target)
             case .toMany(let ids): return .objects(ids)
             case .attribute: return toMany ? .objects([]) : .object(nil)
             }

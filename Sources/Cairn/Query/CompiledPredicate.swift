@@ -35,15 +35,15 @@ enum CompiledExpression: Sendable {
         switch self {
         case .constant(let value): return .value(value)
         case .list(let values): return .values(values)
-        case .keyPath(let path): return path.evaluate(view, reader)
+        case .keyPath(let path): return path.evaluate(id, view, reader)
         case .evaluatedObject: return .object(id)
         case .collection(let operation, let collection, let element):
-            guard case .objects(let ids) = collection.evaluate(view, reader) else { return .value(.null) }
+            guard case .objects(let ids) = collection.evaluate(id, view, reader) else { return .value(.null) }
             if operation == .count { return .value(.integer(Int64(ids.count))) }
             var values: [Value] = []
             for target in ids {
                 guard let element, let targetView = reader.view(target) else { continue }
-                switch element.evaluate(targetView, reader) {
+                switch element.evaluate(target, targetView, reader) {
                 case .value(let value) where value != .null: values.append(value)
                 case .values(let more): values += more.filter { $0 != .null }
                 default: continue
@@ -71,6 +71,9 @@ final class CompiledComparison: @unchecked Sendable {
     var foldedConstant: String?
     /// The same comparison decided on row bytes, when it can be.
     var rowComparison: RowComparison?
+    /// For `IN` with a constant list and no options: the list by ``IndexKey`` hash, so that a
+    /// value is checked against the few items that can equal it.
+    var listIndex: [UInt64: [Value]]?
 
     init(lhs: CompiledExpression, op: PredicateOperator, rhs: CompiledExpression, options: ComparisonOptions, modifier: ComparisonModifier) {
         self.lhs = lhs
@@ -134,7 +137,9 @@ final class CompiledComparison: @unchecked Sendable {
         switch op {
         case .in:
             switch right {
-            case .values(let candidates): return candidates.contains { equal(value, $0) }
+            case .values(let candidates):
+                if let listIndex { return listIndex[IndexKey.hash(value)]?.contains { equal(value, $0) } ?? false }
+                return candidates.contains { equal(value, $0) }
             case .value(.string(let text)):
                 guard case .string(let needle) = value else { return false }
                 return TextComparison.contains(fold(text), fold(needle))
@@ -167,8 +172,9 @@ final class CompiledComparison: @unchecked Sendable {
             guard let text = value.text, let pattern = other.text else { return false }
             let folded = fold(text)
             switch op {
-            case .beginsWith: return folded.hasPrefix(foldedConstant ?? fold(pattern))
-            case .endsWith: return folded.hasSuffix(foldedConstant ?? fold(pattern))
+            // Byte prefixes and suffixes of the folded (NFC) text, as CONTAINS and the row fast path.
+            case .beginsWith: return folded.utf8.starts(with: (foldedConstant ?? fold(pattern)).utf8)
+            case .endsWith: return folded.utf8.reversed().starts(with: (foldedConstant ?? fold(pattern)).utf8.reversed())
             case .contains: return TextComparison.contains(folded, foldedConstant ?? fold(pattern))
             case .like: return TextComparison.like(folded, pattern: likePattern ?? TextComparison.likePattern(fold(pattern)))
             default:

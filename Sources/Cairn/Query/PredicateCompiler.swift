@@ -130,6 +130,9 @@ struct PredicateCompiler {
         }
         let compiled = CompiledComparison(lhs: lhs, op: op, rhs: rhs, options: options, modifier: modifier)
         compiled.rowComparison = RowComparison(compiled)
+        if op == .in, options.isEmpty, case .list(let items) = rhs, items.count > 4 {
+            compiled.listIndex = Dictionary(grouping: items, by: IndexKey.hash)
+        }
         if stringOperator, case .constant(let value) = rhs {
             guard let text = value.text else {
                 if value == .null { return compiled }

@@ -37,9 +37,9 @@ struct PreparedQuery: Sendable {
     }
 
     /// The values an object is sorted by.
-    func sortValues(_ view: ObjectView, _ reader: ObjectReader) -> [Value] {
+    func sortValues(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> [Value] {
         sortPaths.enumerated().map { index, path in
-            guard case .value(let value) = path.evaluate(view, reader) else { return .null }
+            guard case .value(let value) = path.evaluate(id, view, reader) else { return .null }
             if request.sortKeys[index].caseInsensitive, let text = value.text { return .string(TextComparison.fold(text, [.caseInsensitive])) }
             return value
         }

@@ -6,6 +6,7 @@ enum QueryValue {
     /// `value` as a constant to compare with an attribute of `type`; nil when the two cannot be
     /// compared (a date with a string, a number with a string…).
     static func coerce(_ value: Value, to type: AttributeType) -> Value? {
+        guard !value.isNaN else { return Optional.none }
         switch (value, type) {
         case (.null, _): return .null
         case (.string(let text), .string), (.uri(let text), .string): return .string(text)
@@ -41,11 +42,17 @@ enum QueryValue {
         switch (normalized(lhs), normalized(rhs)) {
         case (.decimal(let a), .integer(let b)): return compare(a, Decimal(b))
         case (.integer(let a), .decimal(let b)): return compare(Decimal(a), b)
-        case (.decimal(let a), .double(let b)): return compare(NSDecimalNumber(decimal: a).doubleValue, b)
-        case (.double(let a), .decimal(let b)): return compare(a, NSDecimalNumber(decimal: b).doubleValue)
+        case (.decimal(let a), .double(let b)): return compare(double(a), b)
+        case (.double(let a), .decimal(let b)): return compare(a, double(b))
         case (.string(let a), .uri(let b)), (.uri(let a), .string(let b)): return compare(a, b)
         case (let a, let b): return Value.order(a, b)
         }
+    }
+
+    /// A decimal as the nearest double (parsed from its text: correctly rounded, unlike
+    /// NSDecimalNumber's doubleValue), the form numbers of different kinds meet in.
+    static func double(_ decimal: Decimal) -> Double {
+        Double(decimal.description) ?? .nan
     }
 
     private static func compare<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {

@@ -76,7 +76,7 @@ enum RowComparison: Sendable {
                 if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
                 guard first == ChangeSetCodec.Tag.string.rawValue else { return nil }
                 var reader = ByteReader(bytes, offset: 1)
-                guard let length = try? reader.readVarint(), Int(length) == bytes.count - reader.offset else { return nil }
+                guard let length = try? reader.readVarint(), Int(exactly: length) == bytes.count - reader.offset else { return nil }
                 let text = UnsafeRawBufferPointer(rebasing: bytes[reader.offset...])
                 guard Self.comparableAsBytes(text, latin1: !diacriticInsensitive) else { return nil }
                 return Self.match(op, text, needle, caseInsensitive)

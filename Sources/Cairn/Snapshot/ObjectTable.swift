@@ -161,6 +161,18 @@ struct ObjectTable: Sendable {
         visit(entities) { MatchCollector(makeTest()) }.flatMap { $0 }
     }
 
+    /// The IDs of the objects of `entities`, in one pass over the table.
+    func ids(_ entities: Set<Int>) -> [ObjectID] {
+        let wanted = counts.indices.map(entities.contains)
+        var ids: [ObjectID] = []
+        for (number, chunk) in chunks {
+            for (slot, record) in chunk.slots.enumerated() where record.map({ wanted[$0.entity] }) == true {
+                if let record { ids.append(ObjectID(entity: record.entity, key: number << Self.shift | UInt64(slot))) }
+            }
+        }
+        return ids
+    }
+
     /// The keys of the objects of an entity.
     func keys(entity: Int) -> [UInt64] {
         guard counts.indices.contains(entity), counts[entity] > 0 else { return [] }

@@ -59,13 +59,17 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case .double(let number): number != 0
         case .float(let number): number != 0
         case .date(let date): date.timeIntervalSinceReferenceDate != 0
+        // A decimal's encoding is its description, which keeps trailing zeros (1.50 and 1.5).
+        case .decimal: false
         default: true
         }
     }
 
     /// Whether this value may be stored in an attribute of `type`.
     func fits(_ type: AttributeType) -> Bool {
-        switch (self, type) {
+        // NaN equals nothing, not even itself: it could be neither found nor ordered.
+        guard !isNaN else { return false }
+        return switch (self, type) {
         case (.null, _): true
         case (.string, .string), (.double, .double), (.float, .float), (.decimal, .decimal), (.bool, .boolean),
              (.date, .date), (.binary, .binary), (.binary, .transformable), (.uuid, .uuid), (.uri, .uri):
@@ -74,6 +78,17 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
             type.integerRange?.contains(number) ?? false
         default:
             false
+        }
+    }
+
+    /// Whether the value is a NaN number (or a date made from one).
+    var isNaN: Bool {
+        switch self {
+        case .double(let number): number.isNaN
+        case .float(let number): number.isNaN
+        case .decimal(let number): number.isNaN
+        case .date(let date): date.timeIntervalSinceReferenceDate.isNaN
+        default: false
         }
     }
 
@@ -92,7 +107,13 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case (.decimal(let a), .decimal(let b)): return compare(a, b)
         case (.bool(let a), .bool(let b)): return compare(a ? 1 : 0, b ? 1 : 0)
         case (.date(let a), .date(let b)): return compare(a, b)
-        case (.uuid(let a), .uuid(let b)): return compare(a.uuidString, b.uuidString)
+        case (.uuid(let a), .uuid(let b)):
+            // Byte order, which is the order of the uppercase strings, without making them.
+            return withUnsafeBytes(of: a.uuid) { x in
+                withUnsafeBytes(of: b.uuid) { y in
+                    x.lexicographicallyPrecedes(y) ? .orderedAscending : x.elementsEqual(y) ? .orderedSame : .orderedDescending
+                }
+            }
         case (.uri(let a), .uri(let b)): return compare(a, b)
         case (.binary(let a), .binary(let b)): return a.lexicographicallyPrecedes(b) ? .orderedAscending : a == b ? .orderedSame : .orderedDescending
         case (.integer(let a), .double(let b)): return compare(Double(a), b)
