@@ -254,4 +254,91 @@ import Testing
             return error.code == .cannotMigrate && error.message.contains("BaseballTeam.teamIdentifier: type string → integer64")
         }
     }
+
+    @Test func aNewInverseIsFilledForSubEntitiesToo() async throws {
+        let folder = TemporaryDirectory()
+        let old = try Model([
+            Entity("Author", attributes: [Attribute("name", .string)], relationships: [Relationship("books", to: "Book", .toMany(ordered: false))]),
+            Entity("Book", attributes: [Attribute("title", .string)]),
+            Entity("Novel", parent: "Book", attributes: [Attribute("genre", .string)]),
+        ])
+        let store = try Store(at: folder.store(), model: old)
+        let context = store.viewContext
+        let ada = try context.make("Author", ["name": "Ada"])
+        let essay = try context.make("Book", ["title": "Essay"])
+        let novel = try context.make("Novel", ["title": "Novel", "genre": "gothic"])
+        try ada.setObjects([essay, novel], forKey: "books")
+        try await context.save()
+        try await store.close()
+        let new = try Model([
+            Entity("Author", attributes: [Attribute("name", .string)],
+                   relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false))]),
+            Entity("Book", attributes: [Attribute("title", .string)], relationships: [Relationship("author", to: "Author", inverse: "books")]),
+            Entity("Novel", parent: "Book", attributes: [Attribute("genre", .string)]),
+        ])
+        let migrated = try Store(at: folder.store(), model: new)
+        let books = try migrated.viewContext.all("Book", by: "title")
+        #expect(try books.map { try $0.object(forKey: "author")?.string("name") } == ["Ada", "Ada"])
+        #expect(try migrated.viewContext.all("Novel").first?.string("genre") == "gothic")
+        try await migrated.close()
+    }
+
+    @Test func migrationsThatWouldBreakTheGraphAreRefused() async throws {
+        // A sub-entity leaves the destination family of a relationship that holds its objects.
+        let folder = TemporaryDirectory()
+        let pets = try Model([
+            Entity("Owner", relationships: [Relationship("pets", to: "Pet", .toMany(ordered: false))]),
+            Entity("Pet", attributes: [Attribute("name", .string)]),
+            Entity("Dog", parent: "Pet"),
+        ])
+        let store = try Store(at: folder.store(), model: pets)
+        let owner = try store.viewContext.insert("Owner")
+        try owner.setObjects([try store.viewContext.make("Dog", ["name": "Rex"])], forKey: "pets")
+        try await store.viewContext.save()
+        try await store.close()
+        var entities = pets.entities
+        entities[0].parent = nil   // Dog (sorted first) no longer a Pet
+        #expect { try Store(at: folder.store(), model: try Model(entities)) } throws: { ($0 as? StoreError)?.code == .cannotMigrate }
+
+        // Two relationships that were apart become inverses while their data disagree.
+        let apart = TemporaryDirectory()
+        let separate = try Model([
+            Entity("A", relationships: [Relationship("b", to: "B")]),
+            Entity("B", relationships: [Relationship("a", to: "A")]),
+        ])
+        let second = try Store(at: apart.store(), model: separate)
+        let a = try second.viewContext.insert("A")
+        let b = try second.viewContext.insert("B")
+        try a.setObject(b, forKey: "b")   // B.a stays empty
+        try await second.viewContext.save()
+        try await second.close()
+        let paired = try Model([
+            Entity("A", relationships: [Relationship("b", to: "B", inverse: "a")]),
+            Entity("B", relationships: [Relationship("a", to: "A", inverse: "b")]),
+        ])
+        #expect { try Store(at: apart.store(), model: paired) } throws: { error in
+            (error as? StoreError)?.message.contains("disagree") == true
+        }
+
+        // A model that shares nothing with the store's.
+        #expect { try Store(at: apart.store(), model: try Model([Entity("Other", attributes: [Attribute("x", .string)])])) } throws: { error in
+            (error as? StoreError)?.message.contains("another model") == true
+        }
+        #expect(try Store.storedModels(at: apart.store()) == [separate])
+    }
+
+    @Test func chainsStopAtTheAppsVersionAndNeverGoDown() async throws {
+        let bundle = try XcodeModelBundle(at: FixturePaths.models + "/Library.xcdatamodeld")
+        let versions = bundle.versions.map(\.model)
+        #expect(try Store.migrationSteps(from: versions[0], to: versions[1], versions: versions) == [versions[1]])
+        #expect(try Store.migrationSteps(from: versions[0], to: versions[2], versions: versions) == [versions[1], versions[2]])
+        #expect(throws: StoreError.self) { try Store.migrationSteps(from: versions[2], to: versions[1], versions: versions) }
+        let folder = TemporaryDirectory()
+        try await Store(at: folder.store(), model: versions[2]).close()
+        var options = StoreOptions()
+        options.modelVersions = versions
+        #expect { try Store(at: folder.store(), model: versions[0], options: options) } throws: { error in
+            (error as? StoreError)?.code == .cannotMigrate && (error as? StoreError)?.message.contains("later version") == true
+        }
+    }
 }

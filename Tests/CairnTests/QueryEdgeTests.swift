@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import Cairn
+
+/// Queries where the model or the values are unusual: sub-entities reached through
+/// relationships, NaN, integers beyond 2^53, decimals with trailing zeros, many objects (the
+/// two-thread scan and ordered-index chunks that split).
+@Suite struct QueryEdgeTests {
+    static func zoo() throws -> Model {
+        try Model {
+            Entity("Person") {
+                Attribute("name", .string, optional: false)
+                Relationship("animals", to: "Animal", inverse: "owner", .toMany(ordered: false))
+            }
+            Entity("Animal") {
+                Attribute("name", .string)
+                Relationship("owner", to: "Person", inverse: "animals")
+                Relationship("vet", to: "Vet")
+            }
+            Entity("Dog", parent: "Animal") {
+                Attribute("breed", .string)
+                Attribute("weight", .double)
+            }
+            Entity("Vet") { Attribute("name", .string) }
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func subEntitiesAreReachedThroughTheirRelationships(saved: Bool) async throws {
+        let store = Store(inMemory: try Self.zoo())
+        let context = store.viewContext
+        let ann = try context.make("Person", ["name": "Ann"])
+        let bob = try context.make("Person", ["name": "Bob"])
+        let vet = try context.make("Vet", ["name": "Dr Who"])
+        for (name, owner, dog) in [("Rex", ann, true), ("Tom", bob, false), ("Fido", bob, true)] {
+            let animal = try context.make(dog ? "Dog" : "Animal", dog ? ["name": .string(name), "breed": "lab", "weight": 20.0] : ["name": .string(name)])
+            try animal.setObject(owner, forKey: "owner")
+            try animal.setObject(vet, forKey: "vet")
+        }
+        if saved { try await context.save() }
+        let query = { (format: String) throws -> [String] in
+            try context.fetch(FetchRequest("Animal", predicate: try FetchPredicate(format: format), sortKeys: [SortKey("name")])).compactMap { $0.string("name") }
+        }
+        #expect(try query("owner.name == 'Ann'") == ["Rex"])
+        #expect(try query("owner.name == 'Bob'") == ["Fido", "Tom"])
+        #expect(try query("owner == nil").isEmpty)
+        #expect(try query("vet.name == 'Dr Who'") == ["Fido", "Rex", "Tom"])
+        let people = try context.fetch(FetchRequest("Person", predicate: try FetchPredicate(format: "ANY animals.vet.name == 'Dr Who' AND animals.@count == 2")))
+        #expect(people.compactMap { $0.string("name") } == ["Bob"])
+        let sorted = try context.fetch(FetchRequest("Animal", sortKeys: [SortKey("owner.name", ascending: false), SortKey("name")]))
+        #expect(sorted.compactMap { $0.string("name") } == ["Fido", "Tom", "Rex"])
+        let groups = try context.aggregate([.count], FetchRequest("Animal"), groupBy: ["owner.name"])
+        #expect(groups == [AggregateGroup(keys: ["Ann"], values: [1]), AggregateGroup(keys: ["Bob"], values: [2])])
+    }
+
+    @Test func nanIsNeitherStoredNorCompared() async throws {
+        let store = Store(inMemory: try Self.zoo())
+        let dog = try store.viewContext.insert("Dog")
+        #expect { try dog.setValue(.double(.nan), forKey: "weight") } throws: { ($0 as? StoreError)?.code == .typeMismatch }
+        #expect { try store.viewContext.fetch(FetchRequest("Dog", predicate: .compare("weight", .less, .double(.nan)))) } throws: {
+            ($0 as? StoreError)?.code == .typeMismatch
+        }
+    }
+
+    @Test func hugeIntegersAndDecimalsAnswerTheSameWithAnIndex() async throws {
+        let model = try Model {
+            Entity("Item") {
+                Attribute("n", .integer64, indexed: true)
+                Attribute("m", .integer64)
+                Attribute("price", .decimal)
+                Attribute("code", .string)
+                Unique("price")
+            }
+        }
+        let store = Store(inMemory: model)
+        let context = store.viewContext
+        let big: Int64 = 9_007_199_254_740_993
+        try context.make("Item", ["n": .integer(big), "m": .integer(big), "price": .decimal(Decimal(sign: .plus, exponent: -2, significand: 150))])
+        try await context.save()
+        for constant: any PredicateArgument in [9_007_199_254_740_992.0, Decimal(string: "9007199254740993")!, big] {
+            let indexed = try context.count(FetchRequest("Item", predicate: try FetchPredicate(format: "n == %@", argumentArray: [constant])))
+            let scanned = try context.count(FetchRequest("Item", predicate: try FetchPredicate(format: "m == %@", argumentArray: [constant])))
+            #expect(indexed == scanned && indexed == 1, "\(constant)")
+        }
+        #expect(try context.fetchFirst(FetchRequest("Item", predicate: .equal("price", .decimal(Decimal(string: "1.5")!)))) != nil)
+    }
+
+    @Test func manyObjectsTakeTheTwoThreadScanAndSplitIndexChunks() async throws {
+        let model = try Model {
+            Entity("Reading") {
+                Attribute("sensor", .integer32, indexed: true)
+                Attribute("value", .double, indexed: true)
+                Attribute("label", .string)
+            }
+        }
+        let store = Store(inMemory: model)
+        let context = store.newBackgroundContext()
+        var reference: [(sensor: Int64, value: Double, label: String)] = []
+        for index in 0..<25_000 {
+            let row = (sensor: Int64(index % 37), value: Double((index * 7919) % 1000) / 10, label: "r\(index % 101)")
+            reference.append(row)
+            try context.make("Reading", ["sensor": .integer(row.sensor), "value": .double(row.value), "label": .string(row.label)])
+        }
+        try await context.save()
+        // Updates and deletes move entries between chunks of the ordered indexes.
+        for object in try context.fetch(FetchRequest("Reading", predicate: .compare("sensor", .equal, 5))) {
+            try object.setValue(.double(-1), forKey: "value")
+        }
+        try context.deleteAll(FetchRequest("Reading", predicate: .compare("sensor", .equal, 6)))
+        try await context.save()
+        reference = reference.map { $0.sensor == 5 ? (5, -1, $0.label) : $0 }.filter { $0.sensor != 6 }
+        let view = store.viewContext
+        #expect(try view.count(FetchRequest("Reading")) == reference.count)
+        #expect(try view.count(FetchRequest("Reading", predicate: try FetchPredicate(format: "value BETWEEN {10, 20.5}")))
+                == reference.filter { $0.value >= 10 && $0.value <= 20.5 }.count)
+        #expect(try view.count(FetchRequest("Reading", predicate: try FetchPredicate(format: "value < 0"))) == reference.filter { $0.value < 0 }.count)
+        #expect(try view.count(FetchRequest("Reading", predicate: try FetchPredicate(format: "label ENDSWITH '7' AND sensor IN {1, 2, 3, 4, 5, 8}")))
+                == reference.filter { $0.label.hasSuffix("7") && [1, 2, 3, 4, 5, 8].contains($0.sensor) }.count)
+        let total = try view.aggregate(.sum("sensor"), FetchRequest("Reading", predicate: try FetchPredicate(format: "label CONTAINS[c] 'R1'")))
+        #expect(total == .integer(reference.filter { $0.label.contains("r1") }.reduce(0) { $0 + $1.sensor }))
+        let firstValues = try view.fetch(FetchRequest("Reading", sortKeys: [SortKey("value"), SortKey("sensor", ascending: false)], fetchLimit: 3))
+            .compactMap { $0["value"] }
+        #expect(firstValues == [.double(-1), .double(-1), .double(-1)])
+    }
+}
