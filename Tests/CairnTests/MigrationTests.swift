@@ -1,3 +1,4 @@
+import CairnLog
 import CairnTestSupport
 import Foundation
 import Testing
@@ -339,6 +340,29 @@ import Testing
         options.modelVersions = versions
         #expect { try Store(at: folder.store(), model: versions[0], options: options) } throws: { error in
             (error as? StoreError)?.code == .cannotMigrate && (error as? StoreError)?.message.contains("later version") == true
+        }
+    }
+
+    @Test func theRecordedPlanIsReadBackAndCheckedAgainstTheModels() throws {
+        let bundle = try XcodeModelBundle(at: FixturePaths.models + "/Library.xcdatamodeld")
+        let (v1, v3) = (bundle.versions[0].model, bundle.versions[2].model)
+        let plan = MigrationPlan(from: v1, to: v3)
+        #expect(plan.refusals.isEmpty)
+        let bytes = StoreRecord.migration(v3, plan).encoded()
+        guard case .migration(let model, let decoded) = try StoreRecord.decode(bytes, lsn: LSN(9), model: v1) else {
+            Issue.record("not a migration record")
+            return
+        }
+        #expect(model == v3)
+        #expect(decoded.entities.map(\.source) == plan.entities.map(\.source))
+        #expect(decoded.entities.map(\.properties) == plan.entities.map(\.properties))
+        // The same record read against another previous model does not fit, and says so.
+        #expect { try StoreRecord.decode(bytes, lsn: LSN(9), model: try Self.base()) } throws: { error in
+            (error as? StoreError)?.code == .corruptRecord && (error as? StoreError)?.lsn == LSN(9)
+        }
+        // Every truncation is refused as damage, never a trap.
+        for cut in stride(from: 2, to: bytes.count, by: max(1, bytes.count / 40)) {
+            #expect(throws: StoreError.self) { try StoreRecord.decode(Array(bytes[..<cut]), lsn: LSN(9), model: v1) }
         }
     }
 }

@@ -46,6 +46,17 @@ struct MigrationPlan: Sendable {
     /// The changes that cannot be inferred, one line each (empty when the plan can run).
     let refusals: [String]
 
+    /// A plan read back from a migration record: nothing to refuse, the mapping as recorded.
+    init(source: Model, destination: Model, entities: [EntityMapping]) {
+        self.source = source
+        self.destination = destination
+        self.entities = entities
+        var entityMap = [Int?](repeating: nil, count: source.entities.count)
+        for (new, mapping) in entities.enumerated() { if let old = mapping.source, entityMap.indices.contains(old) { entityMap[old] = new } }
+        self.entityMap = entityMap
+        refusals = []
+    }
+
     /// Infers the plan; ``refusals`` lists what cannot be inferred.
     init(from source: Model, to destination: Model) {
         self.source = source

@@ -7,20 +7,21 @@ import Foundation
 /// ```
 /// model record:     0x01, version (u8, 1), the model in Cairn's JSON model format
 /// change record:    0x02, version (u8, 1), inserts, updates, deletes (docs/FORMAT.md)
-/// migration record: 0x03, version (u8, 1), the new model in Cairn's JSON model format
+/// migration record: 0x03, version (u8, 1), the new model's JSON length (varint) and JSON,
+///                   then the plan (docs/FORMAT.md)
 /// ```
 enum StoreRecord: Sendable {
     case model(Model)
     case changes(ChangeSet)
-    /// From here on, the store holds the objects of the previous model migrated to this one (the
-    /// plan is inferred from the two models, docs/FORMAT.md).
-    case migration(Model)
+    /// From here on, the store holds the objects of the previous model migrated to this one, by
+    /// this plan.
+    case migration(Model, MigrationPlan)
 
     /// A record as read back: a model, or changes as rows ready to apply.
     enum Decoded: Sendable {
         case model(Model)
         case changes(RowChangeSet)
-        case migration(Model)
+        case migration(Model, MigrationPlan)
     }
 
     static let modelKind: UInt8 = 1
@@ -32,10 +33,15 @@ enum StoreRecord: Sendable {
     func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
         switch self {
-        case .model(let model), .migration(let model):
-            if case .model = self { writer.write(Self.modelKind) } else { writer.write(Self.migrationKind) }
+        case .model(let model):
+            writer.write(Self.modelKind)
             writer.write(Self.version)
             writer.write(bytes: model.jsonData(pretty: false))
+        case .migration(let model, let plan):
+            writer.write(Self.migrationKind)
+            writer.write(Self.version)
+            writer.writeLengthPrefixed(Array(model.jsonData(pretty: false)))
+            plan.encode(into: &writer)
         case .changes(let changes):
             writer.write(Self.changesKind)
             writer.write(Self.version)
@@ -54,14 +60,33 @@ enum StoreRecord: Sendable {
             throw StoreError(.unsupportedFormat, "record at LSN \(lsn) has version \(bytes[1]); this build reads \(version)", lsn: lsn)
         }
         switch bytes[0] {
-        case modelKind, migrationKind:
-            let recorded: Model
+        case modelKind:
             do {
-                recorded = try Model(jsonData: Data(bytes[2...]))
+                return .model(try Model(jsonData: Data(bytes[2...])))
             } catch {
                 throw damaged("the stored model does not load: \(error)")
             }
-            return bytes[0] == modelKind ? .model(recorded) : .migration(recorded)
+        case migrationKind:
+            guard let model else { throw damaged("a migration comes before any model record") }
+            return try bytes.withUnsafeBytes { raw in
+                var reader = ByteReader(raw, offset: 2)
+                do {
+                    let json = try reader.readLengthPrefixed()
+                    let recorded: Model
+                    do {
+                        recorded = try Model(jsonData: Data(json))
+                    } catch {
+                        throw damaged("the migration's model does not load: \(error)")
+                    }
+                    let plan = try MigrationPlan.decode(&reader, from: model, to: recorded)
+                    guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the migration plan") }
+                    return .migration(recorded, plan)
+                } catch let overrun as ByteReader.Overrun {
+                    throw damaged("truncated at byte \(overrun.offset)")
+                } catch let problem as ChangeSetCodec.Problem {
+                    throw damaged(problem.message)
+                }
+            }
         case changesKind:
             guard let model else { throw damaged("a change record comes before any model record") }
             return .changes(try bytes.withUnsafeBytes { raw in

@@ -13,6 +13,8 @@ extension Model {
             default: break
             }
         }
+        if userInfo != other.userInfo { lines.append("~ model user info") }
+        if configurations != other.configurations { lines.append("~ configurations \(other.configurations) → \(configurations)") }
         return lines
     }
 
@@ -38,6 +40,8 @@ extension Model {
                 if a.isIndexed != b.isIndexed { changes.append(b.isIndexed ? "now indexed" : "no longer indexed") }
                 if a.isTransient != b.isTransient { changes.append(b.isTransient ? "now transient" : "no longer transient") }
                 if a.userInfo != b.userInfo { changes.append("user info") }
+                if a.renamingIdentifier != b.renamingIdentifier || a.elementID != b.elementID { changes.append("renaming identifier or element ID") }
+                if a.customClassName != b.customClassName { changes.append("custom class") }
                 lines.append("~ attribute \(name).\(key): " + changes.joined(separator: ", "))
             default: break
             }
@@ -57,6 +61,10 @@ extension Model {
             }
         }
         if before.userInfo != after.userInfo { lines.append("~ entity \(name): user info") }
+        if before.fetchIndexes != after.fetchIndexes { lines.append("~ entity \(name): fetch indexes") }
+        if before.renamingIdentifier != after.renamingIdentifier || before.elementID != after.elementID {
+            lines.append("~ entity \(name): renaming identifier or element ID")
+        }
         return lines
     }
 }

@@ -32,6 +32,11 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
 
     /// Builds and checks a model.
     public init(_ entities: [Entity], userInfo: [String: String] = [:], configurations: [String: [String]] = [:]) throws(ModelError) {
+        // Checking a model costs more than linear time in its entities; real models have a few
+        // hundred at most, and a forged model record must not tie up the machine.
+        guard entities.count <= Self.maximumEntityCount else {
+            throw ModelError(.invalidFormat, "the model has \(entities.count) entities; at most \(Self.maximumEntityCount) are allowed")
+        }
         let sorted = entities.sorted { $0.name < $1.name }
         self.entities = sorted
         self.userInfo = userInfo
@@ -69,6 +74,9 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(entities) }
 
     public var description: String { "Model(" + entities.map(\.name).joined(separator: ", ") + ")" }
+
+    /// The most entities a model may have.
+    public static let maximumEntityCount = 4096
 
     static func isValidName(_ name: String) -> Bool {
         guard let first = name.first, first.isLetter || first == "_" else { return false }

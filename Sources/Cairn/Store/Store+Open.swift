@@ -17,15 +17,8 @@ extension Store {
                     }
                     stored = recorded
                     try builder.submit(.start(recorded, record.lsn))
-                case .migration(let recorded):
-                    guard let previous = stored else {
-                        throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a migration before any model record", lsn: record.lsn)
-                    }
-                    let plan = MigrationPlan(from: previous, to: recorded)
-                    guard plan.refusals.isEmpty else {
-                        throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a migration this build cannot infer:\n"
-                                         + plan.refusals.joined(separator: "\n"), lsn: record.lsn)
-                    }
+                case .migration(let recorded, let plan):
+                    // The plan as recorded, never inferred again: replay does what the migration did.
                     stored = recorded
                     try builder.submit(.migrate(plan, record.lsn))
                 case .changes(let changes):
@@ -87,11 +80,13 @@ extension Store {
         let steps = try migrationSteps(from: stored, to: model, versions: options.modelVersions)
         var migrated = snapshot
         var previous = stored
+        var plans: [MigrationPlan] = []
         for (number, step) in steps.enumerated() {
             let (next, overflow) = log.lastLSN.rawValue.addingReportingOverflow(UInt64(number) + 1)
             guard !overflow else { throw StoreError(.corruptRecord, "the log's last LSN \(log.lastLSN) leaves no room for a migration", lsn: log.lastLSN) }
             let lsn = LSN(next)
             let plan = MigrationPlan(from: previous, to: step)
+            plans.append(plan)
             let result: Result<StoreSnapshot, StoreError>
             do { result = .success(try plan.migrate(migrated, at: lsn)) } catch { result = .failure(error) }
             switch result {
@@ -102,8 +97,8 @@ extension Store {
             previous = step
         }
         guard !options.readOnly else { return migrated }
-        for step in steps {
-            migrated.advance(to: try log.appendNow(StoreRecord.migration(step).encoded()))
+        for (step, plan) in zip(steps, plans) {
+            migrated.advance(to: try log.appendNow(StoreRecord.migration(step, plan).encoded()))
         }
         return migrated
     }
