@@ -154,3 +154,25 @@ import Testing
         #expect(throws: LogError.self) { try Log.open(at: directory.store("missing"), options: options) }
     }
 }
+
+@Suite struct ResetTests {
+    @Test func replacingWithAnEmptyStoreIsOneStepAndTheOldFilesGoAtTheNextOpen() throws {
+        let folder = TemporaryDirectory()
+        let path = folder.store()
+        var log = try Log.open(at: path)
+        for index in 0..<50 { _ = try log.appendNow(Array("record \(index)".utf8)) }
+        try log.replaceWithEmptyStore()
+        // Closing writes nothing more: what is on disk now is what a crash here would leave.
+        try log.closeNow()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".seg") }.count == 2)
+        log = try Log.open(at: path)
+        #expect(log.lastLSN == .zero)
+        #expect(try log.records().next() == nil)
+        _ = try log.appendNow(Array("after".utf8))
+        try log.closeNow()
+        let reopened = try Log.open(at: path)
+        #expect(try reopened.records().next()?.payload == Array("after".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".seg") }.count == 1)
+        try reopened.closeNow()
+    }
+}

@@ -120,14 +120,11 @@ extension Store {
         return Array(versions[(start + 1)...end])
     }
 
-    /// Deletes every file of the store's log while still holding its writer lock, then closes
-    /// it; the folder and files that are not Cairn's stay.
+    /// Replaces the store with an empty one while still holding its writer lock (one atomic
+    /// manifest replacement: a crash leaves either the old store or the empty one), then closes
+    /// it; the next open removes the old files.
     private static func wipe(log: Log) throws {
-        let directory = log.directory
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-        for name in names where name.hasPrefix("MANIFEST") || name.hasSuffix(".seg") || name.hasSuffix(".dict") || name.hasSuffix(".base") {
-            try FileManager.default.removeItem(atPath: directory + "/" + name)
-        }
+        try log.replaceWithEmptyStore()
         try log.closeNow()
     }
 }
