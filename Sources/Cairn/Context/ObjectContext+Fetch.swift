@@ -24,7 +24,10 @@ extension ObjectContext {
 
     /// Whether any object matches.
     public func exists(_ request: FetchRequest) throws -> Bool {
-        try fetchFirst(request) != nil
+        var request = request
+        if request.fetchOffset == 0 { request.sortKeys = [] }   // any match will do: no need to order them
+        request.fetchLimit = 1
+        return try !matchingIDs(request).isEmpty
     }
 
     /// Deletes every object that matches (delete rules apply); returns how many.
