@@ -1,7 +1,7 @@
 /// How the objects of a store written with one model become objects of the next model: which
 /// entity and property each comes from, and what fills what is new. Inferred from the two
-/// models alone (Core Data's lightweight migration), so replay infers the same plan again from
-/// the models recorded in the log.
+/// models alone (Core Data's lightweight migration) when a store is opened with a new model,
+/// then kept in the migration record (MigrationPlan+Codec.swift), which replay follows as it is.
 ///
 /// Matching, for entities and then for each entity's properties (inherited ones included): a
 /// new element matches the old one whose renaming identifier or element ID is one of its own,
