@@ -123,3 +123,18 @@ import Testing
         #expect(firstValues == [.double(-1), .double(-1), .double(-1)])
     }
 }
+
+@Suite struct IdentityMapTests {
+    @Test func heldObjectsKeepTheirInstanceAndReleasedOnesAreForgotten() async throws {
+        let model = try Model { Entity("Note") { Attribute("n", .integer64, optional: false); Unique("n") } }
+        let store = Store(inMemory: model)
+        let writer = store.newBackgroundContext()
+        for n in 0..<5000 { try writer.make("Note", ["n": .integer(Int64(n))]) }
+        try await writer.save()
+        let view = store.viewContext
+        let held = try #require(try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", 7))))
+        for n in 0..<5000 { _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n))))) }
+        #expect(try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", 7))) === held)
+        #expect(view.state.withLock { $0.registered.count } <= 2048, "lookups do not keep every object they returned")
+    }
+}

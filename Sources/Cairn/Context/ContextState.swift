@@ -14,8 +14,11 @@ struct ContextState {
     var discarded: Set<ObjectID> = []
     /// The committed record of each object as the context first changed it (root contexts).
     var originals: [ObjectID: ObjectRecord] = [:]
-    /// The identity map: one object instance per ID.
-    var registered: [ObjectID: ManagedObject] = [:]
+    /// The identity map: one object instance per ID, held weakly (as Core Data does), so that a
+    /// context that reads many objects keeps only those its caller still holds.
+    var registered: [ObjectID: WeakObject] = [:]
+    /// The map's size after its last pruning of released objects.
+    var registeredAfterPruning = 0
     /// How saves resolve conflicts.
     var mergePolicy: MergePolicy = .error
     /// Whether a save of the context is under way.
@@ -95,4 +98,9 @@ struct PendingChanges: Sendable {
     var originals: [ObjectID: ObjectRecord]
 
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// A weak reference to a managed object, for the identity map.
+struct WeakObject {
+    weak var object: ManagedObject?
 }

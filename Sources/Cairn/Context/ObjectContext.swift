@@ -109,9 +109,14 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// The one object instance of an ID in this context.
     func registeredObject(_ id: ObjectID) -> ManagedObject {
         state.withLock { state in
-            if let object = state.registered[id] { return object }
+            if let object = state.registered[id]?.object { return object }
             let object = ManagedObject(id: id, entity: store.model.descriptions[id.entity], context: self)
-            state.registered[id] = object
+            state.registered[id] = WeakObject(object: object)
+            // Forget released objects once the map has doubled since the last time.
+            if state.registered.count > max(1024, 2 * state.registeredAfterPruning) {
+                state.registered = state.registered.filter { $0.value.object != nil }
+                state.registeredAfterPruning = state.registered.count
+            }
             return object
         }
     }
