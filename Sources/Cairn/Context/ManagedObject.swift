@@ -2,8 +2,10 @@ import Foundation
 
 /// An object of a context: read and change its attributes and relationships by name.
 ///
-/// One instance per object ID in a context (the identity map). Values are read live from the
-/// context, so an object of the view context shows every save as soon as it is made.
+/// One instance per object ID in a context while it is held (the identity map holds objects
+/// weakly, as Core Data's does: a context that reads a million objects keeps only those its
+/// caller still holds). Values are read live from the context, so an object of the view context
+/// shows every save as soon as it is made.
 ///
 /// ```swift
 /// let book = try context.insert("Book")
