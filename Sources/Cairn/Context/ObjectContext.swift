@@ -51,11 +51,13 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// Whether the context has unsaved changes.
     public var hasChanges: Bool { state.withLock { $0.hasChanges } }
 
-    /// The objects inserted, updated and deleted since the last save.
+    /// The objects inserted since the last save.
     public var insertedObjects: Set<ManagedObject> { objects(state.withLock { Set($0.inserted.keys) }) }
+    /// The objects changed since the last save (not those inserted or deleted).
     public var updatedObjects: Set<ManagedObject> {
         objects(state.withLock { state in Set(state.updated.keys).subtracting(state.deleted).subtracting(state.inserted.keys) })
     }
+    /// The objects deleted since the last save.
     public var deletedObjects: Set<ManagedObject> { objects(state.withLock { $0.deleted }) }
 
     private func objects(_ ids: Set<ObjectID>) -> Set<ManagedObject> { Set(ids.map(registeredObject)) }

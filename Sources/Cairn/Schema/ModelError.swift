@@ -4,15 +4,25 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// Two entities, or two properties of an entity (inherited ones included), share a name.
         public static let duplicateName = Code(rawValue: "duplicate name")
+        /// A name that is not an identifier (a letter or `_`, then letters, digits or `_`).
         public static let invalidName = Code(rawValue: "invalid name")
+        /// A parent entity the model does not have.
         public static let unknownParent = Code(rawValue: "unknown parent entity")
+        /// An entity that is its own ancestor.
         public static let inheritanceCycle = Code(rawValue: "inheritance cycle")
+        /// A relationship to an entity the model does not have.
         public static let unknownDestination = Code(rawValue: "unknown destination entity")
+        /// An inverse that is missing, or does not point back.
         public static let invalidInverse = Code(rawValue: "invalid inverse")
+        /// A uniqueness constraint on an attribute the entity does not store.
         public static let unknownConstraintAttribute = Code(rawValue: "unknown attribute in uniqueness constraint")
+        /// A default value that does not fit its attribute's type.
         public static let invalidDefault = Code(rawValue: "invalid default value")
+        /// Minimum and maximum counts that contradict each other or the relationship.
         public static let invalidCount = Code(rawValue: "invalid count")
+        /// A model file that does not parse (JSON or XML), or holds something out of place.
         public static let invalidFormat = Code(rawValue: "invalid model file")
         /// A fetch index names an attribute the entity does not have, or two share a name.
         public static let invalidFetchIndex = Code(rawValue: "invalid fetch index")

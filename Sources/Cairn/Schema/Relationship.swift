@@ -31,8 +31,9 @@ public struct Relationship: Sendable, Hashable {
     public var deleteRule: DeleteRule
     /// Whether it may be empty.
     public var isOptional: Bool
-    /// For to-many: the fewest and most objects allowed (nil: no bound).
+    /// For to-many: the fewest objects allowed (nil: no bound).
     public var minimumCount: Int?
+    /// For to-many: the most objects allowed (nil: no bound).
     public var maximumCount: Int?
     /// Free-form metadata.
     public var userInfo: [String: String]
