@@ -9,9 +9,10 @@ struct HashIndex: Sendable {
         case many(TreeSet<ObjectID>)
     }
 
-    private var entries: TreeDictionary<UInt64, Postings> = [:]
+    private var entries: TreeDictionary<TrieKey, Postings> = [:]
 
-    mutating func insert(_ id: ObjectID, hash: UInt64) {
+    mutating func insert(_ id: ObjectID, hash value: UInt64) {
+        let hash = TrieKey(value)
         switch entries[hash] {
         case nil: entries[hash] = .one(id)
         case .one(let other)?: entries[hash] = other == id ? .one(id) : .many([other, id])
@@ -22,7 +23,8 @@ struct HashIndex: Sendable {
         }
     }
 
-    mutating func remove(_ id: ObjectID, hash: UInt64) {
+    mutating func remove(_ id: ObjectID, hash value: UInt64) {
+        let hash = TrieKey(value)
         switch entries[hash] {
         case .one(id)?: entries[hash] = nil
         case .many(var set)?:
@@ -35,7 +37,7 @@ struct HashIndex: Sendable {
 
     /// The objects filed under a hash (a superset of those equal to the value).
     func objects(hash: UInt64) -> [ObjectID] {
-        switch entries[hash] {
+        switch entries[TrieKey(hash)] {
         case nil: []
         case .one(let id)?: [id]
         case .many(let set)?: Array(set)

@@ -70,7 +70,7 @@ struct ObjectTable: Sendable {
         }
     }
 
-    private var chunks: TreeDictionary<UInt64, Chunk> = [:]
+    private var chunks: TreeDictionary<TrieKey, Chunk> = [:]
     /// Objects per entity (by index).
     private(set) var counts: [Int]
 
@@ -78,8 +78,8 @@ struct ObjectTable: Sendable {
         counts = Array(repeating: 0, count: entityCount)
     }
 
-    private static func place(_ key: UInt64) -> (chunk: UInt64, slot: Int) {
-        (key >> shift, Int(key & UInt64(size - 1)))
+    private static func place(_ key: UInt64) -> (chunk: TrieKey, slot: Int) {
+        (TrieKey(key >> shift), Int(key & UInt64(size - 1)))
     }
 
     /// The object with this ID, if it exists (and is of that entity).
@@ -148,7 +148,7 @@ struct ObjectTable: Sendable {
                 let (number, chunk) = parts[index]
                 for (slot, record) in chunk.slots.enumerated() {
                     guard let record, wanted[record.entity] else { continue }
-                    visitor.visit(ObjectID(entity: record.entity, key: number << Self.shift | UInt64(slot)), record.row)
+                    visitor.visit(ObjectID(entity: record.entity, key: number.value << Self.shift | UInt64(slot)), record.row)
                 }
             }
             results.set(worker, visitor.result)
@@ -167,7 +167,7 @@ struct ObjectTable: Sendable {
         var ids: [ObjectID] = []
         for (number, chunk) in chunks {
             for (slot, record) in chunk.slots.enumerated() where record.map({ wanted[$0.entity] }) == true {
-                if let record { ids.append(ObjectID(entity: record.entity, key: number << Self.shift | UInt64(slot))) }
+                if let record { ids.append(ObjectID(entity: record.entity, key: number.value << Self.shift | UInt64(slot))) }
             }
         }
         return ids
@@ -180,7 +180,7 @@ struct ObjectTable: Sendable {
         keys.reserveCapacity(counts[entity])
         for (index, chunk) in chunks {
             for (slot, record) in chunk.slots.enumerated() where record?.entity == entity {
-                keys.append(index << Self.shift | UInt64(slot))
+                keys.append(index.value << Self.shift | UInt64(slot))
             }
         }
         return keys

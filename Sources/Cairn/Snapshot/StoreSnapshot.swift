@@ -14,7 +14,7 @@ struct StoreSnapshot: Sendable {
     /// Objects by key.
     private(set) var objects: ObjectTable
     /// Uniqueness index: key hash → holders.
-    private var unique: TreeDictionary<UInt64, UniqueEntry>
+    private var unique: TreeDictionary<TrieKey, UniqueEntry>
     /// The next object key to hand out.
     private(set) var nextKey: UInt64
     /// One per slot of the model's ``IndexLayout``.
@@ -58,7 +58,7 @@ struct StoreSnapshot: Sendable {
         let encoded = key.values.map(ChangeSetCodec.encoded)
         var hasher = KeyHasher(owner: key.owner, number: key.number)
         for bytes in encoded { bytes.withUnsafeBytes { hasher.combine($0) } }
-        guard let entry = unique[hasher.value] else { return nil }
+        guard let entry = unique[TrieKey(hasher.value)] else { return nil }
         let family = model.descriptions[key.owner].family
         return entry.ids.first { id in
             guard family.contains(id.entity), let record = record(id) else { return false }
@@ -127,7 +127,7 @@ struct StoreSnapshot: Sendable {
     /// The committed objects of the constraint's entity family whose key has this hash.
     func holders(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> [ObjectID] {
         let family = model.descriptions[constraint.owner].family
-        return (unique[hash]?.ids ?? []).filter { family.contains($0.entity) }
+        return (unique[TrieKey(hash)]?.ids ?? []).filter { family.contains($0.entity) }
     }
 
     /// Adds or removes an object's entries in the attribute indexes (only those of `positions`
@@ -142,7 +142,8 @@ struct StoreSnapshot: Sendable {
     /// Adds or removes an object's entries in the uniqueness index.
     private mutating func indexKeys(of id: ObjectID, row: Row, adding: Bool) {
         for constraint in model.descriptions[id.entity].uniqueness {
-            guard let hash = Self.keyHash(row, constraint) else { continue }
+            guard let hashValue = Self.keyHash(row, constraint) else { continue }
+            let hash = TrieKey(hashValue)
             if adding {
                 // The common case, in one traversal: no other holder.
                 guard let previous = unique.updateValue(.one(id), forKey: hash) else { continue }
