@@ -2,14 +2,30 @@ import Foundation
 
 extension Log {
     /// Replaces the store by an empty one in one atomic step, while this log holds the writer
-    /// lock: a new, empty active segment is written and synced, then a new manifest (a new
-    /// store ID, only that segment) replaces the old one by the manifest's rename. A crash before
-    /// the rename leaves the old store whole; after it, the new empty store, whose next open
-    /// removes the old files as left-overs. Close the log right after.
+    /// lock, and closes the log (whose state describes the old store): a new, empty active
+    /// segment is written and synced, then a new manifest (a new store ID, only that segment)
+    /// replaces the old one by the manifest's rename. A crash before the rename leaves the old
+    /// store whole; after it, the new empty store, whose next open removes the old files as
+    /// left-overs. The log is closed even when the replacement fails.
     ///
     /// - Throws: ``LogError`` when the log is read-only or closed, or a write fails.
-    package func replaceWithEmptyStore() throws {
-        guard options.isWritable else { throw LogError(.readOnly, "the store was opened read-only", path: directory) }
+    package func replaceWithEmptyStoreAndClose() throws {
+        guard options.isWritable else {
+            try? closeNow()
+            throw LogError(.readOnly, "the store was opened read-only", path: directory)
+        }
+        // No append may reach the old segment (or roll it into a manifest) from here on.
+        appendState.withLock { $0.closed = true }
+        do {
+            try replaceManifest()
+        } catch {
+            try? closeNow()
+            throw error
+        }
+        try closeNow()
+    }
+
+    private func replaceManifest() throws {
         try writer.withLock { slot in
             guard let state = slot else { throw LogError(.closed, "the log is closed", path: directory) }
             let names = (try? io.contentsOfDirectory(directory)) ?? []

@@ -161,9 +161,9 @@ import Testing
         let path = folder.store()
         var log = try Log.open(at: path)
         for index in 0..<50 { _ = try log.appendNow(Array("record \(index)".utf8)) }
-        try log.replaceWithEmptyStore()
-        // Closing writes nothing more: what is on disk now is what a crash here would leave.
-        try log.closeNow()
+        try log.replaceWithEmptyStoreAndClose()
+        // Closing wrote nothing more: what is on disk now is what a crash right after the
+        // manifest's replacement would leave.
         #expect(try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".seg") }.count == 2)
         log = try Log.open(at: path)
         #expect(log.lastLSN == .zero)

@@ -323,6 +323,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         state.withLock { state in
             _ = state.takeChanges()
             state.registered = [:]
+            state.registeredAfterPruning = 0
             if state.snapshot != nil { state.snapshot = store.snapshot }
         }
     }

@@ -30,12 +30,17 @@ enum IndexKey {
             hasher.mix(7)
             withUnsafeBytes(of: id.uuid) { for byte in $0 { hasher.mix(UInt64(byte)) } }
         }
-        return hasher.value
+        return hasher.finalized
     }
 
-    /// FNV-1a over 64-bit words.
+    /// FNV-1a over 64-bit words, with a final avalanche: FNV only carries bits upward, so the
+    /// low bits of numbers stored as doubles (zero in whole numbers) would all agree, and the
+    /// hash trie, which places keys by their low bits first, would build long single chains.
     struct FNV64 {
         var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        /// The hash with every input bit spread over every output bit (MurmurHash3's fmix64).
+        var finalized: UInt64 { avalanche(value) }
 
         mutating func mix(_ word: UInt64) {
             value ^= word

@@ -124,7 +124,6 @@ extension Store {
     /// manifest replacement: a crash leaves either the old store or the empty one), then closes
     /// it; the next open removes the old files.
     private static func wipe(log: Log) throws {
-        try log.replaceWithEmptyStore()
-        try log.closeNow()
+        try log.replaceWithEmptyStoreAndClose()
     }
 }

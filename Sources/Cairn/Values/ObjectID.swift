@@ -24,13 +24,7 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// them by this: a multiply–xor–shift mix of the key, the entity and the collection's seed,
     /// several times cheaper than SipHash. Keys come from the store's counter, not from input.
     public func _rawHashValue(seed: Int) -> Int {
-        var x = key ^ UInt64(truncatingIfNeeded: seed) ^ (UInt64(truncatingIfNeeded: entity) &* 0x9E37_79B9_7F4A_7C15)
-        x ^= x >> 33
-        x &*= 0xFF51_AFD7_ED55_8CCD
-        x ^= x >> 33
-        x &*= 0xC4CE_B9FE_1A85_EC53
-        x ^= x >> 33
-        return Int(truncatingIfNeeded: x)
+        Int(truncatingIfNeeded: avalanche(key ^ UInt64(truncatingIfNeeded: seed) ^ (UInt64(truncatingIfNeeded: entity) &* 0x9E37_79B9_7F4A_7C15)))
     }
 
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
