@@ -164,6 +164,9 @@ enum ChangeSetCodec {
         var changes = RowChangeSet()
         let insertCount = try reader.readCount(limit: reader.remaining / 2)    // an insert takes two bytes at least
         changes.inserts.reserveCapacity(insertCount)
+        // One buffer for every inserted row of the record (they are copied into the object
+        // table's chunks when applied), rather than an allocation per row.
+        let storage = RowStorage.make(capacity: insertCount > 0 ? reader.remaining : 0)
         for _ in 0..<insertCount {
             let id = try readID(&reader, model: model)
             let entity = model.descriptions[id.entity]
@@ -172,7 +175,7 @@ enum ChangeSetCodec {
             for position in 0..<entity.propertyCount {
                 try skipValue(&reader, model: model, entity: entity, position: position)
             }
-            changes.inserts.append(.init(id: id, row: Row.make(count: entity.propertyCount, bytes: reader.bytes(from: start))))
+            changes.inserts.append(.init(id: id, row: Row.make(count: entity.propertyCount, bytes: reader.bytes(from: start), in: storage)))
         }
         let updateCount = try reader.readCount(limit: reader.remaining)
         for _ in 0..<updateCount {

@@ -1,3 +1,4 @@
+import CairnLog
 import Foundation
 import HashTreeCollections
 
@@ -44,29 +45,129 @@ private final class ResultParts<Part: Sendable>: @unchecked Sendable {
 /// The committed objects of a snapshot, by key, in fixed-size chunks shared between snapshots.
 ///
 /// Object keys come from one counter, so they are mostly dense: slot `key % 256` of chunk
-/// `key / 256` holds the object. Replay fills one chunk after another; a save copies only the
-/// chunks it touches (a chunk still shared with an older snapshot is copied before it changes);
-/// a chunk whose objects are all deleted is dropped. Chunks are found through a small persistent
-/// map, so a gap in the keys (keys handed out to objects never saved) costs nothing.
+/// `key / 256` holds the object. A chunk keeps its rows' bytes in one buffer and, per slot, where
+/// the row is, its version and its entity (24 bytes), so an object costs its bytes and little
+/// more. Replay fills one chunk after another, appending to its buffer; a save copies only the
+/// chunks it touches (a chunk still shared with an older snapshot is copied before it changes,
+/// and its buffer too, keeping only live rows); a chunk whose objects are all deleted is dropped.
+/// Chunks are found through a small persistent map, so a gap in the keys costs nothing.
 struct ObjectTable: Sendable {
     private static let shift: UInt64 = 8
     private static let size = 1 << 8
+    /// Rows at least this long get a buffer of their own (so a chunk's buffer stays far below
+    /// the 4 GiB its 32-bit offsets reach).
+    private static let largeRow = 1 << 20
+
+    /// Where a slot's row is, and what the table knows of its object.
+    struct Entry {
+        /// Start and length of the row in the chunk's buffer (`start == .max`: in `large`).
+        var start: UInt32
+        var length: UInt32
+        var version: LSN
+        var entity: UInt16
+        var count: UInt16
+    }
 
     /// One chunk of slots. Mutated only when uniquely referenced (copied otherwise).
     final class Chunk: @unchecked Sendable {
         // Safety: a chunk reachable from a published snapshot is never mutated: `modify` copies
-        // any chunk that is not uniquely referenced first.
-        var slots: [ObjectRecord?]
+        // any chunk that is not uniquely referenced first, and the buffer is appended to only
+        // while the chunk alone refers to it.
+        var entries: [Entry?]
+        var buffer: RowStorage
+        /// Rows too long for the buffer, by slot.
+        var large: [Int: Row] = [:]
         var live: Int
+        /// Bytes of the buffer no longer used by a row (replaced or deleted rows).
+        var garbage: Int
 
         init() {
-            slots = Array(repeating: nil, count: ObjectTable.size)
+            entries = Array(repeating: nil, count: ObjectTable.size)
+            buffer = RowStorage.make(capacity: 0)
             live = 0
+            garbage = 0
         }
 
         init(copying other: Chunk) {
-            slots = other.slots
+            entries = other.entries
+            buffer = other.buffer
+            large = other.large
             live = other.live
+            garbage = other.garbage
+        }
+
+        func record(_ slot: Int) -> ObjectRecord? {
+            guard let entry = entries[slot] else { return nil }
+            let row = entry.start == .max
+                ? large[slot] ?? Row.make(count: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+                : Row.view(buffer, start: Int(entry.start), length: Int(entry.length), count: Int(entry.count))
+            return ObjectRecord(row: row, version: entry.version, entity: Int(entry.entity))
+        }
+
+        /// Puts a record in a slot (the slot's previous row, if any, becomes garbage).
+        func store(_ record: ObjectRecord, slot: Int) {
+            clear(slot)
+            let row = record.row
+            guard row.length < ObjectTable.largeRow, record.entity <= Int(UInt16.max), row.count <= Int(UInt16.max) else {
+                large[slot] = row
+                entries[slot] = Entry(start: .max, length: UInt32(truncatingIfNeeded: row.length), version: record.version,
+                                      entity: UInt16(truncatingIfNeeded: record.entity), count: 0)
+                return
+            }
+            let stored = row.copied(into: writableBuffer(room: row.length)) ?? row
+            entries[slot] = Entry(start: UInt32(stored.startInBuffer), length: UInt32(row.length), version: record.version,
+                                  entity: UInt16(record.entity), count: UInt16(row.count))
+        }
+
+        /// Shrinks the buffer to its live rows, when this chunk alone holds it.
+        func trim() {
+            guard isKnownUniquelyReferenced(&buffer), buffer.room > 0 || garbage > 0 else { return }
+            let fresh = RowStorage.make(capacity: buffer.used - garbage)
+            copyLiveRows(into: fresh)
+        }
+
+        /// Copies the live rows into `fresh`, which becomes the buffer.
+        private func copyLiveRows(into fresh: RowStorage) {
+            buffer.withBytes { old in
+                for slot in entries.indices {
+                    guard let entry = entries[slot], entry.start != .max else { continue }
+                    let range = Int(entry.start)..<(Int(entry.start) + Int(entry.length))
+                    let start = fresh.append(UnsafeRawBufferPointer(rebasing: old[range])) ?? 0
+                    entries[slot]?.start = UInt32(start)
+                }
+            }
+            buffer = fresh
+            garbage = 0
+        }
+
+        /// Removes a slot's record.
+        func clear(_ slot: Int) {
+            if let old = entries[slot], old.start != .max { garbage += Int(old.length) }
+            entries[slot] = nil
+            large[slot] = nil
+        }
+
+        /// The buffer, made this chunk's alone and with `room` free bytes: a shared buffer (a
+        /// published snapshot or a reader still holds rows of it), or one that is mostly garbage,
+        /// is replaced by a copy of its live rows.
+        private func writableBuffer(room: Int) -> RowStorage {
+            let shared = !isKnownUniquelyReferenced(&buffer)
+            if !shared && buffer.room >= room { return buffer }
+            let liveBytes = buffer.used - garbage
+            if shared || garbage > liveBytes {
+                // Copy the live rows (compacting), with room to grow.
+                // A save usually changes a few rows of a chunk: a little room, grown if needed.
+                copyLiveRows(into: RowStorage.make(capacity: liveBytes + room + max(1024, liveBytes / 8)))
+                return buffer
+            }
+            // Unique but full: grow (by half, at least what is needed). A chunk's first row sizes
+            // the buffer for a chunk of rows like it, so that replay fills it without copies
+            // (a chunk that fills up gives the rest back, see `trim`).
+            let growth = live == 0 && buffer.used == 0 ? min(room * ObjectTable.size * 5 / 4, 1 << 20) : max(room, buffer.used / 2, 1024)
+            let grown = RowStorage.make(capacity: buffer.used + growth)
+            buffer.withBytes { old in _ = grown.append(old) }
+            buffer = grown
+            return buffer
         }
     }
 
@@ -85,8 +186,8 @@ struct ObjectTable: Sendable {
     /// The object with this ID, if it exists (and is of that entity).
     func record(_ id: ObjectID) -> ObjectRecord? {
         let (chunk, slot) = Self.place(id.key)
-        guard let record = chunks[chunk]?.slots[slot], record.entity == id.entity else { return nil }
-        return record
+        guard let chunk = chunks[chunk], let entry = chunk.entries[slot], Int(entry.entity) == id.entity else { return nil }
+        return chunk.record(slot)
     }
 
     /// Calls `body` with the chunk holding `key`, made unique and created when missing.
@@ -104,9 +205,12 @@ struct ObjectTable: Sendable {
     /// Adds an object; false when the key is taken.
     mutating func insert(_ record: ObjectRecord, key: UInt64) -> Bool {
         let added = modify(key) { chunk, slot -> Bool in
-            guard chunk.slots[slot] == nil else { return false }
-            chunk.slots[slot] = record
+            guard chunk.entries[slot] == nil else { return false }
+            chunk.store(record, slot: slot)
             chunk.live += 1
+            // A chunk just filled (as replay fills them, one after the other) gives back the
+            // room its buffer grew by.
+            if chunk.live == Self.size { chunk.trim() }
             return true
         }
         if added { counts[record.entity] += 1 }
@@ -115,19 +219,19 @@ struct ObjectTable: Sendable {
 
     /// Replaces an existing object's record.
     mutating func replace(_ record: ObjectRecord, key: UInt64) {
-        modify(key) { chunk, slot in chunk.slots[slot] = record }
+        modify(key) { chunk, slot in chunk.store(record, slot: slot) }
     }
 
     /// Removes an object and returns its record.
     mutating func remove(_ id: ObjectID) -> ObjectRecord? {
-        guard record(id) != nil else { return nil }
+        guard let removed = record(id) else { return nil }
         let index = Self.place(id.key).chunk
-        let removed = modify(id.key) { chunk, slot -> ObjectRecord? in
-            defer { chunk.slots[slot] = nil; chunk.live -= 1 }
-            return chunk.slots[slot]
+        modify(id.key) { chunk, slot in
+            chunk.clear(slot)
+            chunk.live -= 1
         }
         if chunks[index]?.live == 0 { chunks[index] = nil }
-        if let removed { counts[removed.entity] -= 1 }
+        counts[removed.entity] -= 1
         return removed
     }
 
@@ -146,8 +250,9 @@ struct ObjectTable: Sendable {
             let visitor = make()
             for index in stride(from: worker, to: parts.count, by: workers) {
                 let (number, chunk) = parts[index]
-                for (slot, record) in chunk.slots.enumerated() {
-                    guard let record, wanted[record.entity] else { continue }
+                for (slot, entry) in chunk.entries.enumerated() {
+                    guard let entry, wanted.indices.contains(Int(entry.entity)), wanted[Int(entry.entity)],
+                          let record = chunk.record(slot) else { continue }
                     visitor.visit(ObjectID(entity: record.entity, key: number.value << Self.shift | UInt64(slot)), record.row)
                 }
             }
@@ -166,8 +271,9 @@ struct ObjectTable: Sendable {
         let wanted = counts.indices.map(entities.contains)
         var ids: [ObjectID] = []
         for (number, chunk) in chunks {
-            for (slot, record) in chunk.slots.enumerated() where record.map({ wanted[$0.entity] }) == true {
-                if let record { ids.append(ObjectID(entity: record.entity, key: number.value << Self.shift | UInt64(slot))) }
+            for (slot, entry) in chunk.entries.enumerated() {
+                guard let entry, wanted.indices.contains(Int(entry.entity)), wanted[Int(entry.entity)] else { continue }
+                ids.append(ObjectID(entity: Int(entry.entity), key: number.value << Self.shift | UInt64(slot)))
             }
         }
         return ids
@@ -179,7 +285,7 @@ struct ObjectTable: Sendable {
         var keys: [UInt64] = []
         keys.reserveCapacity(counts[entity])
         for (index, chunk) in chunks {
-            for (slot, record) in chunk.slots.enumerated() where record?.entity == entity {
+            for (slot, entry) in chunk.entries.enumerated() where entry.map({ Int($0.entity) }) == entity {
                 keys.append(index.value << Self.shift | UInt64(slot))
             }
         }

@@ -1,18 +1,42 @@
 import CairnLog
 
-/// An object's committed values in one allocation: the values encoded exactly as in change
-/// records (docs/FORMAT.md §9), one after the other.
+/// An object's committed values: the values encoded exactly as in change records
+/// (docs/FORMAT.md §9), one after the other, as a range of a byte buffer.
 ///
 /// A row costs little more than its data (no table of offsets: a value is found by skipping the
 /// ones before it, a few nanoseconds each), and replay builds it by copying the bytes of the
-/// change record without decoding strings. Reading a value decodes it.
+/// change record without decoding strings. Reading a value decodes it. The rows of a chunk of
+/// the object table share one buffer (``RowStorage``), so that an object costs its bytes rather
+/// than an allocation of its own.
 struct Row: @unchecked Sendable {
-    // Safety: the storage is written once, in `make`, and only read afterwards.
+    // Safety: the bytes of a row's range are written before the row exists and never after: a
+    // buffer only grows past the ranges of its rows, and only while nothing else refers to it.
     fileprivate let storage: RowStorage
+    fileprivate let start: Int
+    /// The number of bytes.
+    let length: Int
+    /// The number of values.
+    let count: Int
 
-    /// A row of `count` values encoded one after the other in `bytes`.
+    fileprivate init(storage: RowStorage, start: Int, length: Int, count: Int) {
+        self.storage = storage
+        self.start = start
+        self.length = length
+        self.count = count
+    }
+
+    /// A row of `count` values encoded one after the other in `bytes`, in a buffer of its own.
     static func make(count: Int, bytes: UnsafeRawBufferPointer) -> Row {
-        Row(storage: RowStorage.make(count: count, bytes: bytes))
+        let storage = RowStorage.make(capacity: bytes.count)
+        let start = storage.append(bytes) ?? 0
+        return Row(storage: storage, start: start, length: bytes.count, count: count)
+    }
+
+    /// A row of `count` values encoded in `bytes`, appended to `storage` (one buffer for the
+    /// rows of a whole change record); in a buffer of its own when `storage` has no room.
+    static func make(count: Int, bytes: UnsafeRawBufferPointer, in storage: RowStorage) -> Row {
+        guard let start = storage.append(bytes) else { return make(count: count, bytes: bytes) }
+        return Row(storage: storage, start: start, length: bytes.count, count: count)
     }
 
     /// A row of values encoded one after the other in `pieces` (each one value's bytes).
@@ -23,12 +47,28 @@ struct Row: @unchecked Sendable {
         return bytes.withUnsafeBytes { make(count: pieces.count, bytes: $0) }
     }
 
-    /// The number of values.
-    var count: Int { storage.header.count }
+    /// The row's bytes.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try storage.withBytes { all in try body(UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])) }
+    }
+
+    /// The same bytes, copied into `storage` (which must have room and belong to the caller alone).
+    func copied(into storage: RowStorage) -> Row? {
+        guard let start = withBytes({ storage.append($0) }) else { return nil }
+        return Row(storage: storage, start: start, length: length, count: count)
+    }
+
+    /// Where the row starts in its buffer (for the object table).
+    var startInBuffer: Int { start }
+
+    /// A row of `storage` (for the object table, which keeps where its rows are).
+    static func view(_ storage: RowStorage, start: Int, length: Int, count: Int) -> Row {
+        Row(storage: storage, start: start, length: length, count: count)
+    }
 
     /// Calls `body` with the encoded bytes of value `position` (empty past the last value).
     func withValueBytes<R>(_ position: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try storage.withBytes { bytes in
+        try withBytes { bytes in
             guard position >= 0, position < count else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
             var offset = 0
             for _ in 0..<position { offset += Self.storedLength(bytes, at: offset) }
@@ -44,7 +84,7 @@ struct Row: @unchecked Sendable {
 
     /// Every value, decoded (in one pass).
     var values: [PropertyValue] {
-        storage.withBytes { bytes in
+        withBytes { bytes in
             var values: [PropertyValue] = []
             values.reserveCapacity(count)
             var offset = 0
@@ -59,8 +99,8 @@ struct Row: @unchecked Sendable {
 
     /// This row with the values at `positions` (increasing) replaced by those of `patch`.
     func replacing(_ positions: [Int], with patch: Row) -> Row {
-        storage.withBytes { old in
-            patch.storage.withBytes { new in
+        withBytes { old in
+            patch.withBytes { new in
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(old.count + new.count)
                 var oldOffset = 0, newOffset = 0, next = 0
@@ -115,28 +155,36 @@ struct Row: @unchecked Sendable {
     }
 }
 
-/// The one allocation behind a ``Row``: its value count, then the bytes.
-final class RowStorage: ManagedBuffer<RowStorage.Header, UInt8> {
-    struct Header {
-        /// How many values.
-        var count: Int
-        /// How many bytes.
-        var byteCount: Int
+/// The bytes behind rows: one row's (a row made on its own), or those of a chunk of the object
+/// table, which appends rows while it alone holds the buffer.
+final class RowStorage: ManagedBuffer<Int, UInt8> {
+    /// A buffer with room for `capacity` bytes.
+    static func make(capacity: Int) -> RowStorage {
+        let buffer = create(minimumCapacity: max(capacity, 1)) { _ in 0 }
+        return unsafeDowncast(buffer, to: RowStorage.self)
     }
 
-    static func make(count: Int, bytes: UnsafeRawBufferPointer) -> RowStorage {
-        let buffer = create(minimumCapacity: bytes.count) { _ in Header(count: count, byteCount: bytes.count) }
-        let row = unsafeDowncast(buffer, to: RowStorage.self)
-        row.withUnsafeMutablePointerToElements { elements in
-            if let base = bytes.baseAddress { UnsafeMutableRawPointer(elements).copyMemory(from: base, byteCount: bytes.count) }
+    /// How many bytes are used.
+    var used: Int { header }
+
+    /// The room left.
+    var room: Int { capacity - header }
+
+    /// Appends bytes and returns where they start; nil when they do not fit.
+    func append(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let start = header
+        guard bytes.count <= capacity - start else { return nil }
+        withUnsafeMutablePointerToElements { elements in
+            if let base = bytes.baseAddress { UnsafeMutableRawPointer(elements + start).copyMemory(from: base, byteCount: bytes.count) }
         }
-        return row
+        header = start + bytes.count
+        return start
     }
 
-    /// Calls `body` with the row's bytes.
+    /// Calls `body` with the used bytes.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeMutablePointerToElements { elements in
-            try body(UnsafeRawBufferPointer(start: UnsafeRawPointer(elements), count: header.byteCount))
+            try body(UnsafeRawBufferPointer(start: UnsafeRawPointer(elements), count: header))
         }
     }
 }
