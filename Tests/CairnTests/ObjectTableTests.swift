@@ -1,0 +1,58 @@
+import CairnLog
+import Foundation
+import Testing
+@testable import Cairn
+
+/// The object table's chunks keep their rows in one buffer: rows held by an older snapshot or
+/// a reader never change, garbage is compacted, long rows live apart.
+@Suite struct ObjectTableTests {
+    static func row(_ text: String) -> Row {
+        var writer = ByteWriter(capacity: 64)
+        ChangeSetCodec.write(Value.string(text), &writer)
+        return writer.bytes.withUnsafeBytes { Row.make(count: 1, bytes: $0) }
+    }
+
+    static func text(_ record: ObjectRecord?) -> String? {
+        guard case .attribute(.string(let text))? = record?.row.value(0) else { return nil }
+        return text
+    }
+
+    @Test func rowsHeldElsewhereNeverChangeAndGarbageIsCompacted() {
+        var table = ObjectTable(entityCount: 1)
+        for key in 1...200 as ClosedRange<UInt64> {
+            let inserted = table.insert(ObjectRecord(row: Self.row("v0-\(key)"), version: LSN(1), entity: 0), key: key)
+            #expect(inserted)
+        }
+        let older = table                                    // a published snapshot's table
+        let held = table.record(ObjectID(entity: 0, key: 7))  // a reader's row
+        // Many rewrites of the same rows: garbage grows and is compacted, in the copy only.
+        for round in 1...40 {
+            for key in stride(from: 1 as UInt64, through: 200, by: 3) {
+                table.replace(ObjectRecord(row: Self.row("v\(round)-\(key)-" + String(repeating: "x", count: round)), version: LSN(UInt64(round + 1)), entity: 0),
+                              key: key)
+            }
+        }
+        #expect(Self.text(older.record(ObjectID(entity: 0, key: 7))) == "v0-7")
+        #expect(Self.text(held) == "v0-7")
+        #expect(Self.text(table.record(ObjectID(entity: 0, key: 7))) == "v40-7-" + String(repeating: "x", count: 40))
+        #expect(Self.text(table.record(ObjectID(entity: 0, key: 8))) == "v0-8")
+        for key in stride(from: 2 as UInt64, through: 200, by: 2) { _ = table.remove(ObjectID(entity: 0, key: key)) }
+        #expect(table.counts[0] == 100 && older.counts[0] == 200)
+        #expect(Self.text(table.record(ObjectID(entity: 0, key: 199))) == "v40-199-" + String(repeating: "x", count: 40))
+        #expect(Self.text(table.record(ObjectID(entity: 0, key: 197))) == "v0-197")
+        #expect(table.record(ObjectID(entity: 0, key: 2)) == nil && Self.text(older.record(ObjectID(entity: 0, key: 2))) == "v0-2")
+    }
+
+    @Test func longRowsLiveApart() {
+        var table = ObjectTable(entityCount: 1)
+        let long = String(repeating: "L", count: 2 << 20)
+        let first = table.insert(ObjectRecord(row: Self.row(long), version: LSN(1), entity: 0), key: 1)
+        let second = table.insert(ObjectRecord(row: Self.row("short"), version: LSN(1), entity: 0), key: 2)
+        #expect(first && second)
+        #expect(Self.text(table.record(ObjectID(entity: 0, key: 1))) == long)
+        table.replace(ObjectRecord(row: Self.row("now short"), version: LSN(2), entity: 0), key: 1)
+        #expect(Self.text(table.record(ObjectID(entity: 0, key: 1))) == "now short")
+        #expect(Self.text(table.record(ObjectID(entity: 0, key: 2))) == "short")
+        #expect(table.record(ObjectID(entity: 0, key: 1))?.version == LSN(2))
+    }
+}
