@@ -142,9 +142,9 @@ struct ObjectTable: Sendable {
 
         /// Removes a slot's record.
         func clear(_ slot: Int) {
-            if let old = entries[slot], old.start != .max { garbage += Int(old.length) }
+            guard let old = entries[slot] else { return }
+            if old.start == .max { large[slot] = nil } else { garbage += Int(old.length) }
             entries[slot] = nil
-            large[slot] = nil
         }
 
         /// The buffer, made this chunk's alone and with `room` free bytes: a shared buffer (a
