@@ -108,15 +108,16 @@ struct ObjectTable: Sendable {
         func store(_ record: ObjectRecord, slot: Int) {
             clear(slot)
             let row = record.row
-            guard row.length < ObjectTable.largeRow, record.entity <= Int(UInt16.max), row.count <= Int(UInt16.max) else {
-                large[slot] = row
-                entries[slot] = Entry(start: .max, length: UInt32(truncatingIfNeeded: row.length), version: record.version,
-                                      entity: UInt16(truncatingIfNeeded: record.entity), count: 0)
+            if row.length < ObjectTable.largeRow, record.entity <= Int(UInt16.max), row.count <= Int(UInt16.max),
+               let stored = row.copied(into: writableBuffer(room: row.length)), let start = UInt32(exactly: stored.startInBuffer) {
+                entries[slot] = Entry(start: start, length: UInt32(row.length), version: record.version,
+                                      entity: UInt16(record.entity), count: UInt16(row.count))
                 return
             }
-            let stored = row.copied(into: writableBuffer(room: row.length)) ?? row
-            entries[slot] = Entry(start: UInt32(stored.startInBuffer), length: UInt32(row.length), version: record.version,
-                                  entity: UInt16(record.entity), count: UInt16(row.count))
+            // A long row (or one the buffer cannot take) keeps a buffer of its own.
+            large[slot] = row
+            entries[slot] = Entry(start: .max, length: UInt32(truncatingIfNeeded: row.length), version: record.version,
+                                  entity: UInt16(truncatingIfNeeded: record.entity), count: 0)
         }
 
         /// Shrinks the buffer to its live rows, when this chunk alone holds it.
