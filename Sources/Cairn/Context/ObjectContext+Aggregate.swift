@@ -99,7 +99,7 @@ extension ObjectContext {
             let ids = snapshot.objects.matching(query.family) {
                 let committed = ObjectReader.committed(snapshot)
                 let predicate = query.freshPredicate()
-                return { id, row in predicate?.evaluate(id, ObjectView(base: .row(row), changes: nil), committed) ?? true }
+                return { id, row in predicate?.evaluate(id, row: row, committed) ?? true }
             }
             for (id, row) in ids { try body(id, ObjectView(base: .row(row), changes: nil)) }
         } else {
@@ -163,8 +163,8 @@ private final class AggregatingVisitor: RowVisitor {
     }
 
     func visit(_ id: ObjectID, _ row: Row) {
+        guard predicate?.evaluate(id, row: row, reader) ?? true else { return }
         let view = ObjectView(base: .row(row), changes: nil)
-        guard predicate?.evaluate(id, view, reader) ?? true else { return }
         partial.matched = true
         for (index, path) in paths.enumerated() {
             if let position = path?.directAttribute {
