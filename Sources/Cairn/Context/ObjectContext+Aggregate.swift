@@ -5,7 +5,7 @@ extension ObjectContext {
     /// let pages = try context.aggregate(.sum("pages"), FetchRequest("Book", predicate: try FetchPredicate(format: "year > 2000")))
     /// ```
     public func aggregate(_ function: AggregateFunction, _ request: FetchRequest) throws -> Value {
-        try aggregate([function], request, groupBy: []).first?.values.first ?? Aggregation.combine(function.operation, [])
+        try aggregate([function], request, groupBy: []).first?.values.first ?? AggregateAccumulator(function.operation).result
     }
 
     /// Aggregates over the objects that match, grouped by the values of `keys` (SQL's
@@ -69,43 +69,6 @@ extension ObjectContext {
     static func read(_ path: CompiledKeyPath, _ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Value {
         if case .value(let value) = path.evaluate(id, view, reader) { return value }
         return .null
-    }
-
-    /// Whether this context and its ancestors hold no unsaved change at all.
-    var hasPendingChangesInChain: Bool {
-        state.withLock { !$0.inserted.isEmpty || !$0.updated.isEmpty || !$0.deleted.isEmpty || !$0.discarded.isEmpty }
-            || (parent?.hasPendingChangesInChain ?? false)
-    }
-
-    /// Calls `body` with each object that matches (of `ids` when given, else of the plan).
-    func forEachMatch(_ query: PreparedQuery, snapshot: StoreSnapshot, ids: [ObjectID]? = nil,
-                      _ body: (ObjectID, ObjectView) throws -> Void) rethrows {
-        let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
-        func consider(_ id: ObjectID) throws {
-            guard let view = view(of: id, in: snapshot), query.predicate?.evaluate(id, view, reader) ?? true else { return }
-            try body(id, view)
-        }
-        if let ids {
-            for id in ids {
-                guard let view = view(of: id, in: snapshot) else { continue }
-                try body(id, view)
-            }
-        } else if let candidates = query.plan.candidates(in: snapshot, family: query.family) {
-            var seen = Set(candidates)
-            for id in candidates { try consider(id) }
-            for id in pendingIDs(query.family, updated: true) where seen.insert(id).inserted { try consider(id) }
-        } else if !hasPendingChangesInChain {
-            // Nothing unsaved: test the committed rows directly, on both cores.
-            let ids = snapshot.objects.matching(query.family) {
-                let committed = ObjectReader.committed(snapshot)
-                let predicate = query.freshPredicate()
-                return { id, row in predicate?.evaluate(id, row: row, committed) ?? true }
-            }
-            for (id, row) in ids { try body(id, ObjectView(base: .row(row), changes: nil)) }
-        } else {
-            for id in snapshot.objects.ids(query.family) { try consider(id) }
-            for id in pendingIDs(query.family, updated: false) where snapshot.record(id) == nil { try consider(id) }
-        }
     }
 
     /// The objects that match, in pages of `batchSize`: the order is computed once (object IDs

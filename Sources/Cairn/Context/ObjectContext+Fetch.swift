@@ -59,21 +59,6 @@ extension ObjectContext {
         return lines.joined(separator: "\n")
     }
 
-    /// The IDs of the objects of these entities visible in this context.
-    func visibleIDs(_ entities: Set<Int>, in snapshot: StoreSnapshot) -> Set<ObjectID> {
-        var ids: Set<ObjectID>
-        if let parent {
-            ids = parent.visibleIDs(entities, in: snapshot)
-        } else {
-            ids = Set(entities.flatMap { snapshot.ids(entity: $0, includingSubentities: false) })
-        }
-        state.withLock { state in
-            ids.formUnion(state.inserted.keys.filter { entities.contains($0.entity) })
-            ids.subtract(state.deleted)
-        }
-        return ids
-    }
-
     /// Objects of these entities with unsaved changes along the chain of contexts: inserted
     /// ones, and (when `updated`) changed ones.
     func pendingIDs(_ entities: Set<Int>, updated: Bool) -> Set<ObjectID> {
@@ -83,6 +68,43 @@ extension ObjectContext {
             if updated { ids.formUnion(state.updated.keys.filter { entities.contains($0.entity) }) }
         }
         return ids
+    }
+
+    /// Whether this context and its ancestors hold no unsaved change at all.
+    var hasPendingChangesInChain: Bool {
+        state.withLock { !$0.inserted.isEmpty || !$0.updated.isEmpty || !$0.deleted.isEmpty || !$0.discarded.isEmpty }
+            || (parent?.hasPendingChangesInChain ?? false)
+    }
+
+    /// Calls `body` with each object that matches (of `ids` when given, else of the plan).
+    func forEachMatch(_ query: PreparedQuery, snapshot: StoreSnapshot, ids: [ObjectID]? = nil,
+                      _ body: (ObjectID, ObjectView) throws -> Void) rethrows {
+        let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
+        func consider(_ id: ObjectID) throws {
+            guard let view = view(of: id, in: snapshot), query.predicate?.evaluate(id, view, reader) ?? true else { return }
+            try body(id, view)
+        }
+        if let ids {
+            for id in ids {
+                guard let view = view(of: id, in: snapshot) else { continue }
+                try body(id, view)
+            }
+        } else if let candidates = query.plan.candidates(in: snapshot, family: query.family) {
+            var seen = Set(candidates)
+            for id in candidates { try consider(id) }
+            for id in pendingIDs(query.family, updated: true) where seen.insert(id).inserted { try consider(id) }
+        } else if !hasPendingChangesInChain {
+            // Nothing unsaved: test the committed rows directly, on both cores.
+            let ids = snapshot.objects.matching(query.family) {
+                let committed = ObjectReader.committed(snapshot)
+                let predicate = query.freshPredicate()
+                return { id, row in predicate?.evaluate(id, row: row, committed) ?? true }
+            }
+            for (id, row) in ids { try body(id, ObjectView(base: .row(row), changes: nil)) }
+        } else {
+            for id in snapshot.objects.ids(query.family) { try consider(id) }
+            for id in pendingIDs(query.family, updated: false) where snapshot.record(id) == nil { try consider(id) }
+        }
     }
 
     /// The snapshot at the root of this context's chain.

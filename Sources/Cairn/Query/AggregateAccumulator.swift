@@ -15,6 +15,13 @@ struct AggregateAccumulator: Sendable {
 
     init(_ operation: CollectionOperator) { self.operation = operation }
 
+    /// The aggregate of `values` (as a collection operator computes it).
+    static func combine(_ operation: CollectionOperator, _ values: [Value]) -> Value {
+        var accumulator = AggregateAccumulator(operation)
+        for value in values { accumulator.add(value) }
+        return accumulator.result
+    }
+
     mutating func add(_ value: Value) {
         guard value != .null else { return }
         count += 1
@@ -64,7 +71,7 @@ struct AggregateAccumulator: Sendable {
         if let value = other.maximum { if maximum.map({ QueryValue.order(value, $0) == .orderedDescending }) ?? true { maximum = value } }
     }
 
-    /// The aggregate, with the rules of ``Aggregation/combine(_:_:)``.
+    /// The aggregate: over no values, a count or sum of 0, otherwise nil.
     var result: Value {
         switch operation {
         case .count: return .integer(Int64(count))

@@ -83,7 +83,7 @@ struct CompiledKeyPath: Sendable {
     }
 
     /// The entity the key path ends in (for a relationship, its destination).
-    func destination(in model: Model) -> Int? {
+    var destination: Int? {
         if case .relationship(_, _, let destination) = terminal { return destination }
         return nil
     }

@@ -63,7 +63,7 @@ enum CompiledExpression: Sendable {
                 default: continue
                 }
             }
-            return .value(Aggregation.combine(operation, values))
+            return .value(AggregateAccumulator.combine(operation, values))
         }
     }
 }

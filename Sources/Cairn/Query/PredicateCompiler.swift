@@ -33,7 +33,7 @@ struct PredicateCompiler {
             })
         case .collectionOperation(let operation, let collectionKeys, let elementKeys):
             let collection = try CompiledKeyPath.resolve(collectionKeys, from: entity, in: model)
-            guard collection.isToMany, let destination = collection.destination(in: model) else {
+            guard collection.isToMany, let destination = collection.destination else {
                 throw fail("@\(operation.rawValue) needs a to-many relationship; \(collection.name) is not one", key: collection.name)
             }
             guard !elementKeys.isEmpty else {

@@ -61,7 +61,7 @@ enum QueryPlan {
         for constraint in entity.uniqueness {
             let values = constraint.positions.compactMap { equalities[$0]?.count == 1 ? equalities[$0]?[0] : nil }
             guard values.count == constraint.positions.count, values.allSatisfy(\.isByteCanonical),
-                  zip(constraint.positions, values).allSatisfy({ value($1, fits: entity.attributes[$0].type) }) else { continue }
+                  zip(constraint.positions, values).allSatisfy({ $1.fits(entity.attributes[$0].type) }) else { continue }
             return .unique(constraint, values)
         }
         func indexed(_ position: Int) -> Bool {
@@ -74,10 +74,6 @@ enum QueryPlan {
             return .range(attribute: entity.attributes[position].name, position: position, lower: lowers[position], upper: uppers[position])
         }
         return .scan
-    }
-
-    private static func value(_ value: Value, fits type: AttributeType) -> Bool {
-        value.fits(type) || (type == .double && { if case .double = value { true } else { false } }())
     }
 
     /// The committed objects the plan finds in `snapshot` (nil for a scan).

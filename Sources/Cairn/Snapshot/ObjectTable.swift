@@ -279,17 +279,4 @@ struct ObjectTable: Sendable {
         }
         return ids
     }
-
-    /// The keys of the objects of an entity.
-    func keys(entity: Int) -> [UInt64] {
-        guard counts.indices.contains(entity), counts[entity] > 0 else { return [] }
-        var keys: [UInt64] = []
-        keys.reserveCapacity(counts[entity])
-        for (index, chunk) in chunks {
-            for (slot, entry) in chunk.entries.enumerated() where entry.map({ Int($0.entity) }) == entity {
-                keys.append(index.value << Self.shift | UInt64(slot))
-            }
-        }
-        return keys
-    }
 }

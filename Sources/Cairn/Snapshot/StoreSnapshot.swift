@@ -43,8 +43,7 @@ struct StoreSnapshot: Sendable {
 
     /// The IDs of all objects of an entity (with its sub-entities when asked).
     func ids(entity: Int, includingSubentities: Bool = true) -> [ObjectID] {
-        let entities = includingSubentities ? [entity] + model.descriptions[entity].descendants : [entity]
-        return entities.flatMap { index in objects.keys(entity: index).map { ObjectID(entity: index, key: $0) } }
+        objects.ids(includingSubentities ? model.descriptions[entity].family : [entity])
     }
 
     /// The uniqueness keys of a record (constraints whose values are all non-nil).
