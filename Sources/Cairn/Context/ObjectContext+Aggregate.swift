@@ -115,25 +115,28 @@ private final class AggregatingVisitor: RowVisitor {
 
     private let predicate: CompiledPredicate?
     private let paths: [CompiledKeyPath?]
+    /// For each path that is one of the object's own attributes, its position in the row.
+    private let positions: [Int?]
     private let reader: ObjectReader
     private var partial: Partial
 
     init(predicate: CompiledPredicate?, paths: [CompiledKeyPath?], accumulators: [AggregateAccumulator], reader: ObjectReader) {
         self.predicate = predicate
         self.paths = paths
+        positions = paths.map { $0?.directAttribute }
         self.reader = reader
         partial = Partial(accumulators: accumulators, matched: false)
     }
 
-    func visit(_ id: ObjectID, _ row: Row) {
+    func visit(_ id: ObjectID, _ row: BorrowedRow) {
         guard predicate?.evaluate(id, row: row, reader) ?? true else { return }
-        let view = ObjectView(base: .row(row), changes: nil)
         partial.matched = true
-        for (index, path) in paths.enumerated() {
-            if let position = path?.directAttribute {
-                if case .attribute(let value) = row.value(position) { partial.accumulators[index].add(QueryValue.normalized(value)) }
+        for index in paths.indices {
+            if let position = positions[index] {
+                partial.accumulators[index].add(encoded: row.bytes.value(position))
             } else {
-                partial.accumulators[index].add(path.map { ObjectContext.read($0, id, view, reader) } ?? .bool(true))
+                let view = ObjectView(base: .row(row.owned()), changes: nil)
+                partial.accumulators[index].add(paths[index].map { ObjectContext.read($0, id, view, reader) } ?? .bool(true))
             }
         }
     }

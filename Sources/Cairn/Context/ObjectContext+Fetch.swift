@@ -117,11 +117,14 @@ extension ObjectContext {
         if let ids = uniqueLookup(request, in: snapshot) { return ids }
         let query = try PreparedQuery(request, model: model)
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
-        var matches: [(ObjectID, [Value])] = []
+        var matches: [ObjectID] = []
+        var views: [ObjectView] = []
+        let sorted = !request.sortKeys.isEmpty
         forEachMatch(query, snapshot: snapshot) { id, view in
-            matches.append((id, query.sortValues(id, view, reader)))
+            matches.append(id)
+            if sorted { views.append(view) }
         }
-        return query.order(matches)
+        return query.order(matches, views: views, reader: reader)
     }
 
     /// The common lookup `key == value` on an attribute with a uniqueness constraint of its

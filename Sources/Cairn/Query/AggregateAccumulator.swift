@@ -36,14 +36,7 @@ struct AggregateAccumulator: Sendable {
         case .sum, .average:
             switch QueryValue.normalized(value) {
             case .integer(let number):
-                let (result, overflow) = integers.addingReportingOverflow(number)
-                if overflow {
-                    spilled += Double(integers) + Double(number)
-                    integers = 0
-                    overflowed = true
-                } else {
-                    integers = result
-                }
+                addToSum(number)
             case .double(let number):
                 doubles += number
                 sawDouble = true
@@ -54,6 +47,42 @@ struct AggregateAccumulator: Sendable {
                 notNumber = true
             }
         }
+    }
+
+    private mutating func addToSum(_ number: Int64) {
+        let (result, overflow) = integers.addingReportingOverflow(number)
+        if overflow {
+            spilled += Double(integers) + Double(number)
+            integers = 0
+            overflowed = true
+        } else {
+            integers = result
+        }
+    }
+
+    /// Adds an attribute's value as encoded in a row (docs/FORMAT.md §9): integers and doubles
+    /// go straight into a count, sum or average; anything else is decoded first.
+    @inline(__always)
+    mutating func add(encoded bytes: UnsafeRawBufferPointer) {
+        switch operation {
+        case .count, .sum, .average:
+            if let number = RowBytes.integer(bytes) {
+                count += 1
+                if operation != .count { addToSum(number) }
+                return
+            }
+            if bytes.first == ChangeSetCodec.Tag.double.rawValue, let number = RowBytes.double(bytes) {
+                count += 1
+                if operation != .count {
+                    doubles += number
+                    sawDouble = true
+                }
+                return
+            }
+        case .minimum, .maximum:
+            break
+        }
+        if case .attribute(let value) = ChangeSetCodec.decodeStored(bytes) { add(QueryValue.normalized(value)) }
     }
 
     mutating func merge(_ other: AggregateAccumulator) {

@@ -12,11 +12,11 @@ indirect enum CompiledPredicate: Sendable {
 
     /// Whether the committed object with this row matches: comparisons that can be decided on
     /// the row's bytes are, without making a view of the object.
-    func evaluate(_ id: ObjectID, row: Row, _ reader: ObjectReader) -> Bool {
+    func evaluate(_ id: ObjectID, row: BorrowedRow, _ reader: ObjectReader) -> Bool {
         switch self {
         case .comparison(let comparison):
-            if let decided = comparison.rowComparison?.evaluate(row) { return decided }
-            return comparison.evaluate(id, ObjectView(base: .row(row), changes: nil), reader)
+            if let decided = comparison.rowComparison?.evaluate(row.bytes) { return decided }
+            return comparison.evaluate(id, ObjectView(base: .row(row.owned()), changes: nil), reader)
         case .and(let parts): return parts.allSatisfy { $0.evaluate(id, row: row, reader) }
         case .or(let parts): return parts.contains { $0.evaluate(id, row: row, reader) }
         case .not(let part): return !part.evaluate(id, row: row, reader)
@@ -84,7 +84,7 @@ final class CompiledComparison: @unchecked Sendable {
     /// The folded constant for string comparisons with options.
     var foldedConstant: String?
     /// The same comparison decided on row bytes, when it can be.
-    var rowComparison: RowComparison?
+    let rowComparison: RowComparison?
     /// For `IN` with a constant list and no options: the list by ``IndexKey`` hash, so that a
     /// value is checked against the few items that can equal it.
     var listIndex: [UInt64: [Value]]?
@@ -95,10 +95,12 @@ final class CompiledComparison: @unchecked Sendable {
         self.rhs = rhs
         self.options = options
         self.modifier = modifier
+        rowComparison = RowComparison(lhs: lhs, op: op, rhs: rhs, options: options, modifier: modifier)
     }
 
     func evaluate(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Bool {
-        if let rowComparison, view.changes == nil, case .row(let row) = view.base, let result = rowComparison.evaluate(row) {
+        if let rowComparison, view.changes == nil, case .row(let row) = view.base,
+           let result = row.withBytes({ rowComparison.evaluate(RowBytes(bytes: $0, count: row.count)) }) {
             return result
         }
         let left = lhs.evaluate(id, view, reader)

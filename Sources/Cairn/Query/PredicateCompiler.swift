@@ -129,7 +129,6 @@ struct PredicateCompiler {
             if case .list = rhs { throw fail("\(op.rawValue) compares with one value, not a list") }
         }
         let compiled = CompiledComparison(lhs: lhs, op: op, rhs: rhs, options: options, modifier: modifier)
-        compiled.rowComparison = RowComparison(compiled)
         if op == .in, options.isEmpty, case .list(let items) = rhs, items.count > 4 {
             compiled.listIndex = Dictionary(grouping: items, by: IndexKey.hash)
         }

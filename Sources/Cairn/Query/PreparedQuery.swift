@@ -36,24 +36,22 @@ struct PreparedQuery: Sendable {
         (try? request.predicate?.compile(for: entity, in: model)) ?? predicate
     }
 
-    /// The values an object is sorted by.
-    func sortValues(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> [Value] {
-        sortPaths.enumerated().map { index, path in
-            guard case .value(let value) = path.evaluate(id, view, reader) else { return .null }
-            if request.sortKeys[index].caseInsensitive, let text = value.text { return .string(TextComparison.fold(text, [.caseInsensitive])) }
-            return value
-        }
+    /// The value an object is sorted by for sort key `index`.
+    func sortValue(_ index: Int, _ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Value {
+        guard case .value(let value) = sortPaths[index].evaluate(id, view, reader) else { return .null }
+        if request.sortKeys[index].caseInsensitive, let text = value.text { return .string(TextComparison.fold(text, [.caseInsensitive])) }
+        return value
     }
 
-    /// Sorts (ties by object ID, so the order is stable), reverses when asked, and pages.
-    func order(_ matches: [(ObjectID, [Value])]) -> [ObjectID] {
-        var ids = matches.map(\.0)
+    /// Sorts the matches (`views` holds each one's view when there are sort keys; ties by object
+    /// ID, so the order is stable), reverses when asked, and pages.
+    func order(_ matches: [ObjectID], views: [ObjectView], reader: ObjectReader) -> [ObjectID] {
+        var ids = matches
         if request.sortKeys.isEmpty {
             ids.sort()
         } else {
-            let columns = SortColumns(matches.map(\.1), keys: request.sortKeys)
-            let unsorted = ids
-            ids = columns.permutation(ids: unsorted).map { unsorted[$0] }
+            let columns = SortColumns(self, ids: matches, views: views, reader: reader)
+            ids = columns.permutation(ids: matches).map { matches[$0] }
         }
         if request.reversesOrder { ids.reverse() }
         let start = min(max(0, request.fetchOffset), ids.count)

@@ -14,10 +14,9 @@ enum RowComparison: Sendable {
     case text(position: Int, PredicateOperator, needle: [UInt8], caseInsensitive: Bool, diacriticInsensitive: Bool)
 
     /// The fast form of a comparison, when there is one.
-    init?(_ comparison: CompiledComparison) {
-        guard comparison.modifier == .direct, case .keyPath(let path) = comparison.lhs, let position = path.directAttribute,
-              case .constant(let constant) = comparison.rhs, constant != .null else { return nil }
-        let op = comparison.op
+    init?(lhs: CompiledExpression, op: PredicateOperator, rhs: CompiledExpression, options: ComparisonOptions, modifier: ComparisonModifier) {
+        guard modifier == .direct, case .keyPath(let path) = lhs, let position = path.directAttribute,
+              case .constant(let constant) = rhs, constant != .null else { return nil }
         let ordering: Set<PredicateOperator> = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]
         switch (path.attributeType, constant) {
         case (let type?, .integer(let number)) where type.integerRange != nil && ordering.contains(op):
@@ -28,59 +27,48 @@ enum RowComparison: Sendable {
             self = .boolean(position: position, op, flag)
         case (.string?, .string(let text)) where text.utf8.allSatisfy({ $0 < 0x80 })
             && [.equal, .notEqual, .contains, .beginsWith, .endsWith].contains(op)
-            && comparison.options.subtracting(.normalized).isSubset(of: [.caseInsensitive, .diacriticInsensitive]):
-            let caseInsensitive = comparison.options.contains(.caseInsensitive)
+            && options.subtracting(.normalized).isSubset(of: [.caseInsensitive, .diacriticInsensitive]):
+            let caseInsensitive = options.contains(.caseInsensitive)
             self = .text(position: position, op, needle: caseInsensitive ? Array(text.lowercased().utf8) : Array(text.utf8),
-                         caseInsensitive: caseInsensitive, diacriticInsensitive: comparison.options.contains(.diacriticInsensitive))
+                         caseInsensitive: caseInsensitive, diacriticInsensitive: options.contains(.diacriticInsensitive))
         default:
             return nil
         }
     }
 
     /// Decides on `row`, or nil to leave it to the general evaluation.
-    func evaluate(_ row: Row) -> Bool? {
+    @inline(__always)
+    func evaluate(_ row: RowBytes) -> Bool? {
         switch self {
         case .integer(let position, let op, let constant):
-            return row.withValueBytes(position) { bytes -> Bool? in
-                guard let first = bytes.first else { return nil }
-                if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
-                guard first == ChangeSetCodec.Tag.integer.rawValue else { return nil }
-                var reader = ByteReader(bytes, offset: 1)
-                guard let value = try? reader.readSignedVarint() else { return nil }
-                return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
-            }
+            let bytes = row.value(position)
+            guard let first = bytes.first else { return nil }
+            if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
+            guard let value = RowBytes.integer(bytes) else { return nil }
+            return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
         case .double(let position, let op, let constant):
-            return row.withValueBytes(position) { bytes -> Bool? in
-                guard let first = bytes.first else { return nil }
-                if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
-                guard first == ChangeSetCodec.Tag.double.rawValue, bytes.count == 9 else { return nil }
-                let value = Double(bitPattern: bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self).littleEndian)
-                guard !value.isNaN else { return nil }
-                return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
-            }
+            let bytes = row.value(position)
+            guard let first = bytes.first else { return nil }
+            if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
+            guard first == ChangeSetCodec.Tag.double.rawValue, let value = RowBytes.double(bytes), !value.isNaN else { return nil }
+            return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
         case .boolean(let position, let op, let constant):
-            return row.withValueBytes(position) { bytes -> Bool? in
-                guard let first = bytes.first else { return nil }
-                let value: Bool
-                switch first {
-                case ChangeSetCodec.Tag.trueValue.rawValue: value = true
-                case ChangeSetCodec.Tag.falseValue.rawValue: value = false
-                case ChangeSetCodec.Tag.null.rawValue: return op == .notEqual
-                default: return nil
-                }
-                return (value == constant) == (op == .equal)
+            let bytes = row.value(position)
+            guard let first = bytes.first else { return nil }
+            let value: Bool
+            switch first {
+            case ChangeSetCodec.Tag.trueValue.rawValue: value = true
+            case ChangeSetCodec.Tag.falseValue.rawValue: value = false
+            case ChangeSetCodec.Tag.null.rawValue: return op == .notEqual
+            default: return nil
             }
+            return (value == constant) == (op == .equal)
         case .text(let position, let op, let needle, let caseInsensitive, let diacriticInsensitive):
-            return row.withValueBytes(position) { bytes -> Bool? in
-                guard let first = bytes.first else { return nil }
-                if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
-                guard first == ChangeSetCodec.Tag.string.rawValue else { return nil }
-                var reader = ByteReader(bytes, offset: 1)
-                guard let length = try? reader.readVarint(), Int(exactly: length) == bytes.count - reader.offset else { return nil }
-                let text = UnsafeRawBufferPointer(rebasing: bytes[reader.offset...])
-                guard Self.comparableAsBytes(text, latin1: !diacriticInsensitive) else { return nil }
-                return Self.match(op, text, needle, caseInsensitive)
-            }
+            let bytes = row.value(position)
+            guard let first = bytes.first else { return nil }
+            if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
+            guard let text = RowBytes.text(bytes), Self.comparableAsBytes(text, latin1: !diacriticInsensitive) else { return nil }
+            return Self.match(op, text, needle, caseInsensitive)
         }
     }
 
@@ -93,6 +81,8 @@ enum RowComparison: Sendable {
     static func comparableAsBytes(_ text: UnsafeRawBufferPointer, latin1: Bool) -> Bool {
         var index = 0
         let count = text.count
+        // Eight bytes at a time while they are all ASCII.
+        while index + 8 <= count, text.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { index += 8 }
         while index < count {
             let byte = text[index]
             if byte < 0x80 { index += 1; continue }
@@ -120,26 +110,48 @@ enum RowComparison: Sendable {
         return fold && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 
-    private static func equalAt(_ text: UnsafeRawBufferPointer, _ start: Int, _ needle: [UInt8], _ fold: Bool) -> Bool {
+    private static func equalAt(_ text: UnsafeRawBufferPointer, _ start: Int, _ needle: UnsafeBufferPointer<UInt8>, _ fold: Bool) -> Bool {
         for index in needle.indices where byte(text, start + index, fold) != needle[index] { return false }
         return true
     }
 
     private static func match(_ op: PredicateOperator, _ text: UnsafeRawBufferPointer, _ needle: [UInt8], _ fold: Bool) -> Bool {
-        switch op {
-        case .equal, .notEqual:
-            return (text.count == needle.count && equalAt(text, 0, needle, fold)) == (op == .equal)
-        case .beginsWith:
-            return text.count >= needle.count && equalAt(text, 0, needle, fold)
-        case .endsWith:
-            return text.count >= needle.count && equalAt(text, text.count - needle.count, needle, fold)
-        default:
-            guard let head = needle.first else { return true }
-            guard text.count >= needle.count else { return false }
-            for start in 0...(text.count - needle.count) where byte(text, start, fold) == head && equalAt(text, start, needle, fold) {
-                return true
+        needle.withUnsafeBufferPointer { needle in
+            switch op {
+            case .equal, .notEqual:
+                return (text.count == needle.count && equalAt(text, 0, needle, fold)) == (op == .equal)
+            case .beginsWith:
+                return text.count >= needle.count && equalAt(text, 0, needle, fold)
+            case .endsWith:
+                return text.count >= needle.count && equalAt(text, text.count - needle.count, needle, fold)
+            default:
+                return contains(text, needle, fold)
+            }
+        }
+    }
+
+    /// Whether `needle` (lowercase when `fold`) occurs in `text`: candidates are found by the
+    /// needle's first byte in either case, with `memchr` when it has only one.
+    private static func contains(_ text: UnsafeRawBufferPointer, _ needle: UnsafeBufferPointer<UInt8>, _ fold: Bool) -> Bool {
+        guard let head = needle.first else { return true }
+        guard text.count >= needle.count, let base = text.baseAddress else { return false }
+        let last = text.count - needle.count
+        let upper = fold && head >= 0x61 && head <= 0x7A ? head - 0x20 : head
+        var start = 0
+        if upper == head {
+            while start <= last {
+                guard let found = memchr(base + start, Int32(head), last - start + 1) else { return false }
+                start = UnsafeRawPointer(found) - base
+                if equalAt(text, start, needle, fold) { return true }
+                start += 1
             }
             return false
         }
+        while start <= last {
+            let byte = text[start]
+            if (byte == head || byte == upper) && equalAt(text, start, needle, fold) { return true }
+            start += 1
+        }
+        return false
     }
 }

@@ -5,19 +5,20 @@ import HashTreeCollections
 /// Sees the objects of a scan one at a time, on one thread (``ObjectTable/visit(_:_:)``).
 protocol RowVisitor: AnyObject, SendableMetatype {
     associatedtype Result: Sendable
-    func visit(_ id: ObjectID, _ row: Row)
+    /// Sees one object; `row` is valid only during the call (``BorrowedRow/owned()`` keeps it).
+    func visit(_ id: ObjectID, _ row: BorrowedRow)
     var result: Result { get }
 }
 
 /// Collects the objects a test accepts.
 private final class MatchCollector: RowVisitor {
-    private let test: (ObjectID, Row) -> Bool
+    private let test: (ObjectID, BorrowedRow) -> Bool
     private(set) var result: [(ObjectID, Row)] = []
 
-    init(_ test: @escaping (ObjectID, Row) -> Bool) { self.test = test }
+    init(_ test: @escaping (ObjectID, BorrowedRow) -> Bool) { self.test = test }
 
-    func visit(_ id: ObjectID, _ row: Row) {
-        if test(id, row) { result.append((id, row)) }
+    func visit(_ id: ObjectID, _ row: BorrowedRow) {
+        if test(id, row) { result.append((id, row.owned())) }
     }
 }
 
@@ -118,6 +119,27 @@ struct ObjectTable: Sendable {
             large[slot] = row
             entries[slot] = Entry(start: .max, length: UInt32(truncatingIfNeeded: row.length), version: record.version,
                                   entity: UInt16(truncatingIfNeeded: record.entity), count: 0)
+        }
+
+        /// Shows the objects of the wanted entities (by entity index) to `visitor`, their rows
+        /// borrowed from the buffer (no reference counting per object).
+        func visit<Visitor: RowVisitor>(_ firstKey: UInt64, _ wanted: [Bool], _ visitor: Visitor) {
+            let entries = entries
+            let buffer = buffer
+            buffer.withBytes { all in
+                for slot in entries.indices {
+                    guard let entry = entries[slot], Int(entry.entity) < wanted.count, wanted[Int(entry.entity)] else { continue }
+                    let id = ObjectID(entity: Int(entry.entity), key: firstKey | UInt64(slot))
+                    if entry.start == .max {
+                        large[slot]?.withBorrowed { visitor.visit(id, $0) }
+                        continue
+                    }
+                    let start = Int(entry.start), end = start + Int(entry.length)
+                    guard end <= all.count else { continue }
+                    let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count))
+                    visitor.visit(id, BorrowedRow(bytes: bytes, storage: buffer, start: start))
+                }
+            }
         }
 
         /// Shrinks the buffer to its live rows, when this chunk alone holds it.
@@ -251,11 +273,7 @@ struct ObjectTable: Sendable {
             let visitor = make()
             for index in stride(from: worker, to: parts.count, by: workers) {
                 let (number, chunk) = parts[index]
-                for (slot, entry) in chunk.entries.enumerated() {
-                    guard let entry, wanted.indices.contains(Int(entry.entity)), wanted[Int(entry.entity)],
-                          let record = chunk.record(slot) else { continue }
-                    visitor.visit(ObjectID(entity: record.entity, key: number.value << Self.shift | UInt64(slot)), record.row)
-                }
+                chunk.visit(number.value << Self.shift, wanted, visitor)
             }
             results.set(worker, visitor.result)
         }
@@ -263,7 +281,7 @@ struct ObjectTable: Sendable {
     }
 
     /// The objects of `entities` (with their rows) for which the test holds; see ``visit(_:_:)``.
-    func matching(_ entities: Set<Int>, _ makeTest: @Sendable () -> (ObjectID, Row) -> Bool) -> [(ObjectID, Row)] {
+    func matching(_ entities: Set<Int>, _ makeTest: @Sendable () -> (ObjectID, BorrowedRow) -> Bool) -> [(ObjectID, Row)] {
         visit(entities) { MatchCollector(makeTest()) }.flatMap { $0 }
     }
 

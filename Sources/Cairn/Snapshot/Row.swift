@@ -68,13 +68,13 @@ struct Row: @unchecked Sendable {
 
     /// Calls `body` with the encoded bytes of value `position` (empty past the last value).
     func withValueBytes<R>(_ position: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withBytes { bytes in
-            guard position >= 0, position < count else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-            var offset = 0
-            for _ in 0..<position { offset += Self.storedLength(bytes, at: offset) }
-            let end = offset + Self.storedLength(bytes, at: offset)
-            return try body(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
-        }
+        try withBytes { bytes in try body(RowBytes(bytes: bytes, count: count).value(position)) }
+    }
+
+    /// Calls `body` with the row borrowed: its bytes, and the row itself for the values a
+    /// borrowed view cannot decide.
+    func withBorrowed<R>(_ body: (BorrowedRow) throws -> R) rethrows -> R {
+        try withBytes { bytes in try body(BorrowedRow(bytes: RowBytes(bytes: bytes, count: count), storage: storage, start: start)) }
     }
 
     /// Value `position`, decoded.
@@ -124,35 +124,22 @@ struct Row: @unchecked Sendable {
     /// The length of the encoded value at `offset`, read from its tag (clamped to the bytes, so
     /// that damaged bytes never lead a read past the end).
     static func storedLength(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int {
-        guard offset < bytes.count else { return 0 }
-        var reader = ByteReader(bytes, offset: offset)
-        func length() -> Int {
-            do {
-                guard let tag = ChangeSetCodec.Tag(rawValue: try reader.readByte()) else { return 1 }
-                switch tag {
-                case .null, .falseValue, .trueValue, .noObject: break
-                case .string, .decimal, .binary, .uri: _ = try reader.readLengthPrefixed()
-                case .integer: _ = try reader.readVarint()
-                case .double, .date: try reader.skip(8)
-                case .float: try reader.skip(4)
-                case .uuid: try reader.skip(16)
-                case .object:
-                    _ = try reader.readVarint()
-                    _ = try reader.readVarint()
-                case .objects:
-                    let count = try reader.readCount(limit: reader.remaining)
-                    for _ in 0..<count {
-                        _ = try reader.readVarint()
-                        _ = try reader.readVarint()
-                    }
-                }
-                return reader.offset - offset
-            } catch {
-                return bytes.count - offset
-            }
-        }
-        return length()
+        guard offset >= 0, offset < bytes.count, let base = bytes.baseAddress else { return 0 }
+        return RowBytes.length(base + offset, available: bytes.count - offset)
     }
+}
+
+/// A row seen during a scan: its bytes, borrowed from a buffer the scan holds, and the way to
+/// keep it (``owned()``) when the scan needs more than the bytes.
+struct BorrowedRow {
+    /// The row's bytes.
+    let bytes: RowBytes
+    // Held by the scan for as long as the borrowed row is used: no reference counting here.
+    unowned(unsafe) let storage: RowStorage
+    let start: Int
+
+    /// The row, kept (its buffer retained).
+    func owned() -> Row { Row(storage: storage, start: start, length: bytes.bytes.count, count: bytes.count) }
 }
 
 /// The bytes behind rows: one row's (a row made on its own), or those of a chunk of the object

@@ -1,0 +1,101 @@
+/// A row's bytes, borrowed for a moment (one comparison, one object of a scan): walked with
+/// plain pointer reads, without reference counting or decoding.
+///
+/// Values are encoded as in change records (docs/FORMAT.md §9): a tag byte, then a fixed number
+/// of bytes or a varint length and that many bytes. Lengths are clamped to the bytes, so damaged
+/// bytes never lead a read past the end.
+struct RowBytes {
+    /// The encoded values, one after the other.
+    let bytes: UnsafeRawBufferPointer
+    /// The number of values.
+    let count: Int
+
+    /// The encoded bytes of value `position` (empty when there is no such value).
+    @inline(__always)
+    func value(_ position: Int) -> UnsafeRawBufferPointer {
+        guard position >= 0, position < count, let base = bytes.baseAddress else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let end = bytes.count
+        var offset = 0
+        var index = 0
+        while index < position {
+            offset += Self.length(base + offset, available: end - offset)
+            index += 1
+        }
+        return UnsafeRawBufferPointer(start: base + offset, count: Self.length(base + offset, available: end - offset))
+    }
+
+    /// The length of the encoded value at `start`, with `available` bytes from there.
+    @inline(__always)
+    static func length(_ start: UnsafeRawPointer, available: Int) -> Int {
+        guard available > 0 else { return 0 }
+        let fixed: Int
+        switch start.load(as: UInt8.self) {
+        case 0, 6, 7, 12: return 1                              // null, false, true, no object
+        case 3, 8: fixed = 9                                    // double, date
+        case 4: fixed = 5                                       // float
+        case 10: fixed = 17                                     // UUID
+        case 2:                                                 // integer: a varint
+            let (_, size) = varint(start + 1, available: available - 1)
+            fixed = 1 + size
+        case 1, 5, 9, 11:                                       // string, decimal, binary, URI
+            let (length, size) = varint(start + 1, available: available - 1)
+            fixed = length >= UInt64(available) ? available : 1 + size + Int(length)
+        case 13:                                                // object: two varints
+            let (_, first) = varint(start + 1, available: available - 1)
+            let (_, second) = varint(start + 1 + first, available: available - 1 - first)
+            fixed = 1 + first + second
+        case 14:                                                // objects: a count, then pairs of varints
+            var (pairs, offset) = varint(start + 1, available: available - 1)
+            offset += 1
+            while pairs > 0, offset < available {
+                offset += varint(start + offset, available: available - offset).size
+                offset += varint(start + offset, available: available - offset).size
+                pairs -= 1
+            }
+            fixed = offset
+        default: return 1                                       // an unknown tag: one byte
+        }
+        return min(fixed, available)
+    }
+
+    /// An unsigned LEB128 varint at `start` and how many bytes it takes (at most `available`;
+    /// an unterminated varint takes them all).
+    @inline(__always)
+    static func varint(_ start: UnsafeRawPointer, available: Int) -> (value: UInt64, size: Int) {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var index = 0
+        while index < available {
+            let byte = start.load(fromByteOffset: index, as: UInt8.self)
+            index += 1
+            if shift < 64 { result |= UInt64(byte & 0x7F) << shift }
+            if byte & 0x80 == 0 { return (result, index) }
+            shift += 7
+        }
+        return (result, max(0, available))
+    }
+
+    /// A zigzag integer value's number (tag 2), or nil for another kind of value.
+    @inline(__always)
+    static func integer(_ value: UnsafeRawBufferPointer) -> Int64? {
+        guard value.count >= 2, let base = value.baseAddress, value[0] == ChangeSetCodec.Tag.integer.rawValue else { return nil }
+        let raw = varint(base + 1, available: value.count - 1).value
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    /// A double or date value's number (tags 3 and 8: eight little-endian bytes), or nil.
+    @inline(__always)
+    static func double(_ value: UnsafeRawBufferPointer) -> Double? {
+        guard value.count == 9, value[0] == ChangeSetCodec.Tag.double.rawValue || value[0] == ChangeSetCodec.Tag.date.rawValue else { return nil }
+        return Double(bitPattern: value.loadUnaligned(fromByteOffset: 1, as: UInt64.self).littleEndian)
+    }
+
+    /// A string value's UTF-8 bytes (tag 1), or nil.
+    @inline(__always)
+    static func text(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard value.count >= 2, let base = value.baseAddress, value[0] == ChangeSetCodec.Tag.string.rawValue else { return nil }
+        let (length, size) = varint(base + 1, available: value.count - 1)
+        guard length == UInt64(value.count - 1 - size) else { return nil }
+        return UnsafeRawBufferPointer(start: base + 1 + size, count: Int(length))
+    }
+}
