@@ -51,12 +51,15 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
         report.row(name, "Cairn \(fixed(cairn, 1))/s, GRDB \(fixed(grdb, 1))/s", note: "\(fixed(cairn / grdb, 2))×" + (note.isEmpty ? "" : "; " + note) + " (\(unit))")
     }
 
-    // For profiling: CAIRN_BENCH_PROFILE=scan|aggregate|sort runs that query 200 times first.
+    // For profiling: CAIRN_BENCH_PROFILE=scan|aggregate|sort|equal|lookup runs that query 200 times first.
     if let profile = ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"] {
         for _ in 0..<200 {
             switch profile {
             case "scan": _ = try view.count(FetchRequest("Person", predicate: try FetchPredicate(format: "email CONTAINS[c] %@", "99@")))
             case "aggregate": _ = try view.aggregate(.average("score"), FetchRequest("Person", predicate: .equal("active", true)))
+            case "equal": _ = try view.fetch(FetchRequest("Person", predicate: .equal("visits", .integer(7))))
+            case "lookup":
+                for index in 0..<1000 { _ = try view.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(index))))) }
             default: _ = try view.fetchIDs(FetchRequest("Person", predicate: .compare("visits", .less, .integer(50)), sortKeys: [SortKey("score", ascending: false), SortKey("key")]))
             }
         }

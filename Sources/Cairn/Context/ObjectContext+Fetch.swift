@@ -89,6 +89,14 @@ extension ObjectContext {
                 guard let view = view(of: id, in: snapshot) else { continue }
                 try body(id, view)
             }
+        } else if let candidates = query.plan.candidates(in: snapshot, family: query.family), !hasPendingChangesInChain {
+            // Nothing unsaved: the candidates' committed rows are all there is.
+            let committed = ObjectReader.committed(snapshot)
+            for id in candidates {
+                guard let row = snapshot.record(id)?.row,
+                      row.withBorrowed({ query.predicate?.evaluate(id, row: $0, committed) ?? true }) else { continue }
+                try body(id, ObjectView(base: .row(row), changes: nil))
+            }
         } else if let candidates = query.plan.candidates(in: snapshot, family: query.family) {
             var seen = Set(candidates)
             for id in candidates { try consider(id) }

@@ -11,16 +11,21 @@ struct SortColumns {
         case values([Value])
     }
 
-    /// One comparison of two matches (by index) per key, each holding its column.
-    private let comparators: [(Int, Int) -> ComparisonResult]
-    private let ascending: [Bool]
+    /// Each match's rank in each column (`ranks[match * keys + key]`: equal values share a
+    /// rank, negated for a descending key), so that the final sort compares plain integers.
+    private let ranks: [Int32]
+    private let keys: Int
 
     /// The columns of `query`'s sort keys for the matches `ids`, seen through `views`.
     init(_ query: PreparedQuery, ids: [ObjectID], views: [ObjectView], reader: ObjectReader) {
-        ascending = query.request.sortKeys.map(\.ascending)
-        comparators = query.sortPaths.indices.map { index in
-            Self.comparator(Self.column(query, index, ids: ids, views: views, reader: reader))
+        keys = query.sortPaths.count
+        var ranks = [Int32](repeating: 0, count: ids.count * keys)
+        for index in query.sortPaths.indices {
+            let column = Self.column(query, index, ids: ids, views: views, reader: reader)
+            let sign: Int32 = query.request.sortKeys[index].ascending ? 1 : -1
+            for (match, rank) in Self.ranks(column).enumerated() { ranks[match * keys + index] = sign * rank }
         }
+        self.ranks = ranks
     }
 
     /// Column `index`: typed from the rows' bytes when the key is one of the entity's own
@@ -78,35 +83,64 @@ struct SortColumns {
         return .values(values)
     }
 
-    /// How two values compare (nil sorts first).
-    @inline(__always)
-    private static func order<T: Comparable>(_ x: T?, _ y: T?) -> ComparisonResult {
-        switch (x, y) {
-        case (nil, nil): .orderedSame
-        case (nil, _): .orderedAscending
-        case (_, nil): .orderedDescending
-        case (let x?, let y?): x < y ? .orderedAscending : y < x ? .orderedDescending : .orderedSame
+    /// Each value's rank in the column's order (nil first; equal values share a rank).
+    private static func ranks(_ column: Column) -> [Int32] {
+        switch column {
+        case .integers(let values): ranks(values)
+        case .numbers(let values): ranks(values)
+        case .texts(let values): ranks(values)
+        case .values(let values): ranks(values.map { Wrapped(value: $0) })
         }
     }
 
-    private static func comparator(_ column: Column) -> (Int, Int) -> ComparisonResult {
-        switch column {
-        case .integers(let values): { a, b in order(values[a], values[b]) }
-        case .numbers(let values): { a, b in order(values[a], values[b]) }
-        case .texts(let values): { a, b in order(values[a], values[b]) }
-        case .values(let values): { a, b in QueryValue.order(values[a], values[b]) ?? .orderedSame }
+    /// A value ordered as queries order values (for a column of mixed kinds).
+    private struct Wrapped: Comparable {
+        let value: Value
+        static func < (a: Wrapped, b: Wrapped) -> Bool { QueryValue.order(a.value, b.value) == .orderedAscending }
+        static func == (a: Wrapped, b: Wrapped) -> Bool { !(a < b) && !(b < a) }
+    }
+
+    @inline(__always)
+    private static func less<T: Comparable>(_ x: T?, _ y: T?) -> Bool {
+        switch (x, y) {
+        case (nil, _): y != nil
+        case (_, nil): false
+        case (let x?, let y?): x < y
         }
+    }
+
+    private static func ranks<T: Comparable>(_ column: [T?]) -> [Int32] {
+        column.withUnsafeBufferPointer { values in
+            var order = Array(values.indices)
+            order.sort { less(values[$0], values[$1]) }
+            var ranks = [Int32](repeating: 0, count: values.count)
+            var rank: Int32 = 0
+            for place in order.indices {
+                if place > 0, less(values[order[place - 1]], values[order[place]]) { rank += 1 }
+                ranks[order[place]] = rank
+            }
+            return ranks
+        }
+    }
+
+    private static func ranks<T: Comparable>(_ column: [T]) -> [Int32] {
+        ranks(column.map { Optional($0) })
     }
 
     /// The order of the matches: by the keys, then by `ids` (stable).
     func permutation(ids: [ObjectID]) -> [Int] {
         var order = Array(ids.indices)
-        order.sort { a, b in
-            for index in comparators.indices {
-                let result = comparators[index](a, b)
-                if result != .orderedSame { return ascending[index] ? result == .orderedAscending : result == .orderedDescending }
+        let keys = keys
+        ranks.withUnsafeBufferPointer { ranks in
+            ids.withUnsafeBufferPointer { ids in
+                order.sort { a, b in
+                    for key in 0..<keys {
+                        let x = ranks[a * keys + key], y = ranks[b * keys + key]
+                        if x != y { return x < y }
+                    }
+                    return ids[a] < ids[b]
+                }
             }
-            return ids[a] < ids[b]
         }
         return order
     }
