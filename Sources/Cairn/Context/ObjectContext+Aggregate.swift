@@ -102,7 +102,7 @@ public struct FetchPages: Sequence {
 }
 
 /// Accumulates aggregates over the rows one thread of a scan sees.
-private final class AggregatingVisitor: RowVisitor {
+private struct AggregatingVisitor: RowVisitor {
     struct Partial: Sendable {
         var accumulators: [AggregateAccumulator]
         var matched: Bool
@@ -128,7 +128,7 @@ private final class AggregatingVisitor: RowVisitor {
         partial = Partial(accumulators: accumulators, matched: false)
     }
 
-    func visit(_ id: ObjectID, _ row: BorrowedRow) {
+    mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
         guard predicate?.evaluate(id, row: row, reader) ?? true else { return }
         partial.matched = true
         for index in paths.indices {

@@ -3,21 +3,22 @@ import Foundation
 import HashTreeCollections
 
 /// Sees the objects of a scan one at a time, on one thread (``ObjectTable/visit(_:_:)``).
-protocol RowVisitor: AnyObject, SendableMetatype {
+/// A value type, so that the state it updates for every row needs no dynamic exclusivity check.
+protocol RowVisitor: SendableMetatype {
     associatedtype Result: Sendable
     /// Sees one object; `row` is valid only during the call (``BorrowedRow/owned()`` keeps it).
-    func visit(_ id: ObjectID, _ row: BorrowedRow)
+    mutating func visit(_ id: ObjectID, _ row: BorrowedRow)
     var result: Result { get }
 }
 
 /// Collects the objects a test accepts.
-private final class MatchCollector: RowVisitor {
+private struct MatchCollector: RowVisitor {
     private let test: (ObjectID, BorrowedRow) -> Bool
     private(set) var result: [(ObjectID, Row)] = []
 
     init(_ test: @escaping (ObjectID, BorrowedRow) -> Bool) { self.test = test }
 
-    func visit(_ id: ObjectID, _ row: BorrowedRow) {
+    mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
         if test(id, row) { result.append((id, row.owned())) }
     }
 }
@@ -123,7 +124,7 @@ struct ObjectTable: Sendable {
 
         /// Shows the objects of the wanted entities (by entity index) to `visitor`, their rows
         /// borrowed from the buffer (no reference counting per object).
-        func visit<Visitor: RowVisitor>(_ firstKey: UInt64, _ wanted: [Bool], _ visitor: Visitor) {
+        func visit<Visitor: RowVisitor>(_ firstKey: UInt64, _ wanted: [Bool], _ visitor: inout Visitor) {
             let entries = entries
             let buffer = buffer
             buffer.withBytes { all in
@@ -270,10 +271,10 @@ struct ObjectTable: Sendable {
         let workers = total >= 20_000 ? 2 : 1
         let results = ResultParts<Visitor.Result>(count: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let visitor = make()
+            var visitor = make()
             for index in stride(from: worker, to: parts.count, by: workers) {
                 let (number, chunk) = parts[index]
-                chunk.visit(number.value << Self.shift, wanted, visitor)
+                chunk.visit(number.value << Self.shift, wanted, &visitor)
             }
             results.set(worker, visitor.result)
         }

@@ -17,12 +17,27 @@ struct RowBytes {
         let end = bytes.count
         var offset = 0
         var index = 0
-        while index < position {
-            offset += Self.length(base + offset, available: end - offset)
+        while index < position, offset < end {
+            // The common values (fixed sizes, short strings) without the general decoding.
+            let tag = base.load(fromByteOffset: offset, as: UInt8.self)
+            let fixed = Int(truncatingIfNeeded: tag < 8 ? Self.fixedLow >> (UInt64(tag) &* 8) : tag < 16 ? Self.fixedHigh >> (UInt64(tag &- 8) &* 8) : 0) & 0xFF
+            if fixed != 0 {
+                offset += fixed
+            } else if tag == 1, offset + 1 < end, case let size = base.load(fromByteOffset: offset + 1, as: UInt8.self), size < 0x80 {
+                offset += 2 + Int(size)
+            } else {
+                offset += Self.length(base + offset, available: end - offset)
+            }
             index += 1
         }
+        guard offset < end else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: base + offset, count: Self.length(base + offset, available: end - offset))
     }
+
+    /// The sizes of the values whose tag fixes it (one byte per tag, tags 0–7 and 8–15; 0: the
+    /// size is encoded): null, false, true and no object 1; double and date 9; float 5; UUID 17.
+    private static let fixedLow: UInt64 = 0x0101_0005_0900_0001
+    private static let fixedHigh: UInt64 = 0x0000_0001_0011_0009
 
     /// The length of the encoded value at `start`, with `available` bytes from there.
     @inline(__always)

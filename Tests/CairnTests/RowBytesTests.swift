@@ -1,0 +1,63 @@
+import CairnLog
+import Foundation
+import Testing
+@testable import Cairn
+
+/// Rows are walked with pointer reads (``RowBytes``): every kind of value is found where the
+/// codec wrote it, and damaged bytes never lead a read out of the row.
+@Suite struct RowBytesTests {
+    /// One encoded value of every kind, long and short strings, and relationship values.
+    static let pieces: [[UInt8]] = {
+        var values: [Value] = [.null, .string("short"), .string(String(repeating: "long ", count: 60)), .integer(-3),
+                               .integer(Int64.max), .double(2.5), .float(1.5), .decimal(Decimal(string: "12.34") ?? 0), .bool(false),
+                               .bool(true), .date(Date(timeIntervalSinceReferenceDate: 1234.5)), .binary([1, 2, 3]),
+                               .uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), .uri("https://example.com/a")]
+        values.append(.string(""))
+        var pieces = values.map(ChangeSetCodec.encoded)
+        pieces.append([ChangeSetCodec.Tag.noObject.rawValue])
+        pieces.append([ChangeSetCodec.Tag.object.rawValue, 1, 0x80, 0x01])
+        pieces.append([ChangeSetCodec.Tag.objects.rawValue, 2, 1, 5, 0, 0x90, 0x01])
+        return pieces
+    }()
+
+    @Test func everyValueIsFoundWhereTheCodecWroteIt() {
+        let bytes = Self.pieces.flatMap { $0 }
+        bytes.withUnsafeBytes { raw in
+            let row = RowBytes(bytes: raw, count: Self.pieces.count)
+            for (position, piece) in Self.pieces.enumerated() {
+                #expect(Array(row.value(position)) == piece, "value \(position)")
+            }
+            #expect(row.value(Self.pieces.count).isEmpty)
+            #expect(row.value(-1).isEmpty)
+        }
+        // The stored decoding agrees with the pointer reads.
+        #expect(ChangeSetCodec.encoded(.integer(-3)).withUnsafeBytes { RowBytes.integer($0) } == -3)
+        #expect(ChangeSetCodec.encoded(.double(2.5)).withUnsafeBytes { RowBytes.double($0) } == 2.5)
+        #expect(ChangeSetCodec.encoded(.string("é")).withUnsafeBytes { RowBytes.text($0).map { String(decoding: $0, as: UTF8.self) } } == "é")
+    }
+
+    @Test func damagedRowsNeverLeadAReadOutside() {
+        var generator = SystemRandomNumberGenerator()
+        let whole = Self.pieces.flatMap { $0 }
+        for _ in 0..<3000 {
+            var bytes = whole
+            // Truncate, flip bytes, or make every byte random.
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
+            case 1: for _ in 0..<4 { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+            default: bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+            bytes.withUnsafeBytes { raw in
+                let row = RowBytes(bytes: raw, count: Self.pieces.count + 2)
+                for position in 0..<row.count {
+                    let value = row.value(position)
+                    guard let start = value.baseAddress, let base = raw.baseAddress else { continue }
+                    #expect(start >= base && start + value.count <= base + raw.count)
+                    _ = RowBytes.integer(value)
+                    _ = RowBytes.double(value)
+                    _ = RowBytes.text(value)
+                }
+            }
+        }
+    }
+}
