@@ -121,6 +121,39 @@ import Testing
         let firstValues = try view.fetch(FetchRequest("Reading", sortKeys: [SortKey("value"), SortKey("sensor", ascending: false)], fetchLimit: 3))
             .compactMap { $0["value"] }
         #expect(firstValues == [.double(-1), .double(-1), .double(-1)])
+        // A wide range is scanned, a narrow one read from the index: the same answers.
+        for (low, high) in [(0.0, 100.0), (-5.0, 50.0), (10.0, 11.0), (99.0, 99.9)] {
+            let predicate = try FetchPredicate(format: "value >= %@ AND value < %@", low, high)
+            let ids = try view.fetchIDs(FetchRequest("Reading", predicate: predicate, sortKeys: [SortKey("value"), SortKey("label")]))
+            #expect(ids.count == reference.filter { $0.value >= low && $0.value < high }.count, "\(low)..<\(high)")
+        }
+    }
+
+    @Test func orderedIndexCountsMatchWhatItLists() {
+        var index = OrderedIndex()
+        var generator = SystemRandomNumberGenerator()
+        var values: [Int64] = []
+        for key in 0..<6000 as Range<UInt64> {
+            values.append(Int64.random(in: 0..<700, using: &generator))
+            index.insert(.integer(values[Int(key)]), ObjectID(entity: 0, key: key))
+        }
+        for _ in 0..<400 {
+            func bound() -> OrderedIndex.Bound? {
+                Bool.random(using: &generator) ? nil : .init(value: .integer(Int64.random(in: -10..<720, using: &generator)), inclusive: Bool.random(using: &generator))
+            }
+            let lower = bound(), upper = bound()
+            let listed = index.objects(from: lower, to: upper)
+            func inRange(_ value: Int64) -> Bool {
+                guard case .integer(let low)? = lower?.value, let lower else { return upperHolds(value) }
+                return (lower.inclusive ? value >= low : value > low) && upperHolds(value)
+            }
+            func upperHolds(_ value: Int64) -> Bool {
+                guard case .integer(let high)? = upper?.value, let upper else { return true }
+                return upper.inclusive ? value <= high : value < high
+            }
+            #expect(Set(listed) == Set(values.indices.filter { inRange(values[$0]) }.map { ObjectID(entity: 0, key: UInt64($0)) }))
+            #expect(index.count(from: lower, to: upper) == listed.count)
+        }
     }
 }
 

@@ -91,27 +91,43 @@ struct OrderedIndex: Sendable {
 
     /// The objects whose value lies between the bounds (nil: unbounded), in index order.
     func objects(from lower: Bound?, to upper: Bound?) -> [ObjectID] {
+        let (start, end) = span(from: lower, to: upper)
         var result: [ObjectID] = []
-        let start = lower.map { bound in firstPosition { entry in
-            let order = QueryValue.order(entry.value, bound.value) ?? .orderedAscending
-            return order == .orderedDescending || (bound.inclusive && order == .orderedSame)
-        } } ?? (0, 0)
         var (chunkIndex, position) = start
-        while chunkIndex < chunks.count {
+        while (chunkIndex, position) < end, chunkIndex < chunks.count {
             let entries = chunks[chunkIndex].entries
-            while position < entries.count {
-                let entry = entries[position]
-                if let upper {
-                    guard let order = QueryValue.order(entry.value, upper.value),
-                          order == .orderedAscending || (upper.inclusive && order == .orderedSame) else { return result }
-                }
-                result.append(entry.id)
-                position += 1
-            }
+            let stop = chunkIndex == end.0 ? min(end.1, entries.count) : entries.count
+            if position < stop { result += entries[position..<stop].lazy.map(\.id) }
             chunkIndex += 1
             position = 0
         }
         return result
+    }
+
+    /// How many objects have a value between the bounds (without listing them: a few binary
+    /// searches and a sum over the chunks in between).
+    func count(from lower: Bound?, to upper: Bound?) -> Int {
+        let (start, end) = span(from: lower, to: upper)
+        guard (start.0, start.1) < (end.0, end.1) else { return 0 }
+        if start.0 == end.0 { return end.1 - start.1 }
+        var total = chunks[start.0].entries.count - start.1 + (end.0 < chunks.count ? end.1 : 0)
+        for index in (start.0 + 1)..<min(end.0, chunks.count) { total += chunks[index].entries.count }
+        return total
+    }
+
+    /// The (chunk, position) of the first entry in the range and of the first entry past it.
+    private func span(from lower: Bound?, to upper: Bound?) -> (start: (Int, Int), end: (Int, Int)) {
+        let start = lower.map { bound in firstPosition { entry in
+            let order = QueryValue.order(entry.value, bound.value) ?? .orderedAscending
+            return order == .orderedDescending || (bound.inclusive && order == .orderedSame)
+        } } ?? (0, 0)
+        // Past the range: beyond the upper bound, or a value that cannot be ordered against it
+        // (values of another kind, which never match).
+        let end = upper.map { bound in firstPosition { entry in
+            guard let order = QueryValue.order(entry.value, bound.value) else { return true }
+            return order == .orderedDescending || (!bound.inclusive && order == .orderedSame)
+        } } ?? (chunks.count, 0)
+        return (start, end)
     }
 
     /// The first (chunk, position) whose entry satisfies `isAtOrPast` (monotonic along the index).

@@ -25,7 +25,8 @@ enum QueryPlan {
         case .range(let attribute, _, let lower, let upper):
             let low = lower.map { ($0.inclusive ? "≥ " : "> ") + $0.value.description }
             let high = upper.map { ($0.inclusive ? "≤ " : "< ") + $0.value.description }
-            return "read \(entity).\(attribute) \([low, high].compactMap { $0 }.joined(separator: " and ")) from its ordered index" + check
+            return "read \(entity).\(attribute) \([low, high].compactMap { $0 }.joined(separator: " and ")) from its ordered index"
+                + " (a scan instead when the range holds more than one object in eight)" + check
         }
     }
 
@@ -92,12 +93,18 @@ enum QueryPlan {
             }
             return values.count > 1 ? Array(Set(ids)) : ids
         case .range(_, let position, let lower, let upper):
-            var ids: [ObjectID] = []
-            for entity in family.sorted() {
-                guard let slot = snapshot.model.indexLayout.slot(entity: entity, position: position) else { continue }
-                ids += snapshot.indexes[slot].ordered.objects(from: lower, to: upper)
-            }
-            return ids
+            let slots = family.sorted().compactMap { snapshot.model.indexLayout.slot(entity: $0, position: position) }
+            // A wide range reads faster by a scan (in the table's order) than object by object.
+            let inRange = slots.reduce(0) { $0 + snapshot.indexes[$1].ordered.count(from: lower, to: upper) }
+            let objects = family.reduce(0) { $0 + (snapshot.objects.counts.indices.contains($1) ? snapshot.objects.counts[$1] : 0) }
+            if inRange > Self.widestRange(of: objects) { return nil }
+            return slots.flatMap { snapshot.indexes[$0].ordered.objects(from: lower, to: upper) }
         }
+    }
+
+    /// The most objects a range reads through its ordered index, out of `objects`: beyond that
+    /// (one in eight, and at least a few thousand), the scan is cheaper.
+    static func widestRange(of objects: Int) -> Int {
+        max(objects / 8, 4096)
     }
 }
