@@ -38,7 +38,7 @@ extension ObjectContext {
         if groupPaths.isEmpty, !paged, case .scan = query.plan, !hasPendingChangesInChain {
             // Nothing unsaved, no groups: each thread accumulates over its share of the rows.
             let partials = snapshot.objects.visit(query.family) {
-                AggregatingVisitor(predicate: query.freshPredicate(), paths: functionPaths, accumulators: empty,
+                AggregatingVisitor(filter: query.rowFilter(), paths: functionPaths, accumulators: empty,
                                    reader: ObjectReader.committed(snapshot))
             }
             guard var total = partials.first, partials.contains(where: \.matched) else { return [] }
@@ -113,15 +113,15 @@ private struct AggregatingVisitor: RowVisitor {
         }
     }
 
-    private let predicate: CompiledPredicate?
+    private let filter: RowFilter?
     private let paths: [CompiledKeyPath?]
     /// For each path that is one of the object's own attributes, its position in the row.
     private let positions: [Int?]
     private let reader: ObjectReader
     private var partial: Partial
 
-    init(predicate: CompiledPredicate?, paths: [CompiledKeyPath?], accumulators: [AggregateAccumulator], reader: ObjectReader) {
-        self.predicate = predicate
+    init(filter: RowFilter?, paths: [CompiledKeyPath?], accumulators: [AggregateAccumulator], reader: ObjectReader) {
+        self.filter = filter
         self.paths = paths
         positions = paths.map { $0?.directAttribute }
         self.reader = reader
@@ -129,7 +129,7 @@ private struct AggregatingVisitor: RowVisitor {
     }
 
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
-        guard predicate?.evaluate(id, row: row, reader) ?? true else { return }
+        guard filter?.evaluate(id, row, reader) ?? true else { return }
         partial.matched = true
         for index in paths.indices {
             if let position = positions[index] {

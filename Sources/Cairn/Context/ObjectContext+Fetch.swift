@@ -92,9 +92,10 @@ extension ObjectContext {
         } else if let candidates = query.plan.candidates(in: snapshot, family: query.family), !hasPendingChangesInChain {
             // Nothing unsaved: the candidates' committed rows are all there is.
             let committed = ObjectReader.committed(snapshot)
+            let filter = query.rowFilter()
             for id in candidates {
                 guard let row = snapshot.record(id)?.row,
-                      row.withBorrowed({ query.predicate?.evaluate(id, row: $0, committed) ?? true }) else { continue }
+                      row.withBorrowed({ filter?.evaluate(id, $0, committed) ?? true }) else { continue }
                 try body(id, ObjectView(base: .row(row), changes: nil))
             }
         } else if let candidates = query.plan.candidates(in: snapshot, family: query.family) {
@@ -105,8 +106,8 @@ extension ObjectContext {
             // Nothing unsaved: test the committed rows directly, on both cores.
             let ids = snapshot.objects.matching(query.family) {
                 let committed = ObjectReader.committed(snapshot)
-                let predicate = query.freshPredicate()
-                return { id, row in predicate?.evaluate(id, row: row, committed) ?? true }
+                let filter = query.rowFilter()
+                return { id, row in filter?.evaluate(id, row, committed) ?? true }
             }
             for (id, row) in ids { try body(id, ObjectView(base: .row(row), changes: nil)) }
         } else {

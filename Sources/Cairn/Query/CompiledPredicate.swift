@@ -10,20 +10,6 @@ indirect enum CompiledPredicate: Sendable {
     case not(CompiledPredicate)
     case constant(Bool)
 
-    /// Whether the committed object with this row matches: comparisons that can be decided on
-    /// the row's bytes are, without making a view of the object.
-    func evaluate(_ id: ObjectID, row: BorrowedRow, _ reader: ObjectReader) -> Bool {
-        switch self {
-        case .comparison(let comparison):
-            if let decided = comparison.rowComparison?.evaluate(row.bytes) { return decided }
-            return comparison.evaluate(id, ObjectView(base: .row(row.owned()), changes: nil), reader)
-        case .and(let parts): return parts.allSatisfy { $0.evaluate(id, row: row, reader) }
-        case .or(let parts): return parts.contains { $0.evaluate(id, row: row, reader) }
-        case .not(let part): return !part.evaluate(id, row: row, reader)
-        case .constant(let flag): return flag
-        }
-    }
-
     /// Whether the object seen through `view` matches.
     func evaluate(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Bool {
         switch self {
@@ -97,6 +83,8 @@ final class CompiledComparison: @unchecked Sendable {
         self.modifier = modifier
         rowComparison = RowComparison(lhs: lhs, op: op, rhs: rhs, options: options, modifier: modifier)
     }
+
+    deinit { rowComparison?.deallocate() }
 
     func evaluate(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Bool {
         if let rowComparison, view.changes == nil, case .row(let row) = view.base,

@@ -30,10 +30,10 @@ struct PreparedQuery: Sendable {
         plan = QueryPlan.choose(predicate, entity: entity, family: family, model: model)
     }
 
-    /// The predicate compiled again: a copy that shares no object with ``predicate`` (for
-    /// another thread).
-    func freshPredicate() -> CompiledPredicate? {
-        (try? request.predicate?.compile(for: entity, in: model)) ?? predicate
+    /// The predicate compiled again and flattened for row scans: a filter that shares no object
+    /// with ``predicate`` (one for each thread of a scan); nil without a predicate.
+    func rowFilter() -> RowFilter? {
+        ((try? request.predicate?.compile(for: entity, in: model)) ?? predicate).map(RowFilter.init)
     }
 
     /// The value an object is sorted by for sort key `index`.

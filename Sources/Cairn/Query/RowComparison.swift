@@ -5,13 +5,18 @@ import Foundation
 /// attribute's encoded bytes in its row without decoding it (no allocation): integers, doubles,
 /// booleans, and ASCII text. Returns nil when the bytes do not allow it (non-ASCII text, a value
 /// of another kind), and the general evaluation decides.
-enum RowComparison: Sendable {
+///
+/// Plain data (the needle of a text comparison lives in memory its ``CompiledComparison``
+/// allocates and frees), so that copying one for every row touches no reference count.
+enum RowComparison: @unchecked Sendable {
+    // Safety: the needle's memory is written once, before the comparison is used, and freed
+    // with the comparison that owns it.
     case integer(position: Int, PredicateOperator, Int64)
     case double(position: Int, PredicateOperator, Double)
     case boolean(position: Int, PredicateOperator, Bool)
     /// ASCII `needle`, already lowercased when `caseInsensitive`; with `diacriticInsensitive`,
     /// only ASCII text is decided here (é would fold to e).
-    case text(position: Int, PredicateOperator, needle: [UInt8], caseInsensitive: Bool, diacriticInsensitive: Bool)
+    case text(position: Int, PredicateOperator, needle: UnsafeBufferPointer<UInt8>, caseInsensitive: Bool, diacriticInsensitive: Bool)
 
     /// The fast form of a comparison, when there is one.
     init?(lhs: CompiledExpression, op: PredicateOperator, rhs: CompiledExpression, options: ComparisonOptions, modifier: ComparisonModifier) {
@@ -29,11 +34,19 @@ enum RowComparison: Sendable {
             && [.equal, .notEqual, .contains, .beginsWith, .endsWith].contains(op)
             && options.subtracting(.normalized).isSubset(of: [.caseInsensitive, .diacriticInsensitive]):
             let caseInsensitive = options.contains(.caseInsensitive)
-            self = .text(position: position, op, needle: caseInsensitive ? Array(text.lowercased().utf8) : Array(text.utf8),
+            let bytes = caseInsensitive ? Array(text.lowercased().utf8) : Array(text.utf8)
+            let needle = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            _ = needle.initialize(from: bytes)
+            self = .text(position: position, op, needle: UnsafeBufferPointer(needle),
                          caseInsensitive: caseInsensitive, diacriticInsensitive: options.contains(.diacriticInsensitive))
         default:
             return nil
         }
+    }
+
+    /// Frees the needle (by the comparison that owns this one, when it goes).
+    func deallocate() {
+        if case .text(_, _, let needle, _, _) = self { needle.deallocate() }
     }
 
     /// Decides on `row`, or nil to leave it to the general evaluation.
@@ -115,18 +128,16 @@ enum RowComparison: Sendable {
         return true
     }
 
-    private static func match(_ op: PredicateOperator, _ text: UnsafeRawBufferPointer, _ needle: [UInt8], _ fold: Bool) -> Bool {
-        needle.withUnsafeBufferPointer { needle in
-            switch op {
-            case .equal, .notEqual:
-                return (text.count == needle.count && equalAt(text, 0, needle, fold)) == (op == .equal)
-            case .beginsWith:
-                return text.count >= needle.count && equalAt(text, 0, needle, fold)
-            case .endsWith:
-                return text.count >= needle.count && equalAt(text, text.count - needle.count, needle, fold)
-            default:
-                return contains(text, needle, fold)
-            }
+    private static func match(_ op: PredicateOperator, _ text: UnsafeRawBufferPointer, _ needle: UnsafeBufferPointer<UInt8>, _ fold: Bool) -> Bool {
+        switch op {
+        case .equal, .notEqual:
+            return (text.count == needle.count && equalAt(text, 0, needle, fold)) == (op == .equal)
+        case .beginsWith:
+            return text.count >= needle.count && equalAt(text, 0, needle, fold)
+        case .endsWith:
+            return text.count >= needle.count && equalAt(text, text.count - needle.count, needle, fold)
+        default:
+            return contains(text, needle, fold)
         }
     }
 

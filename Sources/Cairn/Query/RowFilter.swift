@@ -1,0 +1,81 @@
+/// A compiled predicate flattened for scans of committed rows: its nodes in prefix order and
+/// its comparisons as plain values, in memory the filter owns, so that testing a row touches no
+/// reference count. A comparison the row's bytes cannot decide (non-ASCII text, a key path
+/// across a relationship…) is evaluated by its ``CompiledComparison``.
+final class RowFilter: @unchecked Sendable {
+    // Safety: the buffers are written in `init` and only read afterwards.
+    private struct Node {
+        enum Kind: UInt8 { case comparison, and, or, not, constant }
+        var kind: Kind
+        /// `.and`/`.or`: the number of operands; `.comparison`: its index; `.constant`: 0 or 1.
+        var value: Int32
+        /// The number of nodes of this node's subtree, itself included.
+        var size: Int32
+    }
+
+    private let nodes: UnsafeMutableBufferPointer<Node>
+    private let fastForms: UnsafeMutableBufferPointer<RowComparison?>
+    /// Every comparison, for the general evaluation; also keeps the fast forms' memory alive.
+    private let comparisons: [CompiledComparison]
+
+    init(_ predicate: CompiledPredicate) {
+        var nodes: [Node] = []
+        var comparisons: [CompiledComparison] = []
+        func flatten(_ predicate: CompiledPredicate) {
+            let at = nodes.count
+            switch predicate {
+            case .comparison(let comparison):
+                nodes.append(Node(kind: .comparison, value: Int32(comparisons.count), size: 1))
+                comparisons.append(comparison)
+            case .and(let parts), .or(let parts):
+                let isAnd = if case .and = predicate { true } else { false }
+                nodes.append(Node(kind: isAnd ? .and : .or, value: Int32(parts.count), size: 1))
+                parts.forEach(flatten)
+            case .not(let part):
+                nodes.append(Node(kind: .not, value: 0, size: 1))
+                flatten(part)
+            case .constant(let flag):
+                nodes.append(Node(kind: .constant, value: flag ? 1 : 0, size: 1))
+            }
+            nodes[at].size = Int32(nodes.count - at)
+        }
+        flatten(predicate)
+        self.nodes = .allocate(capacity: nodes.count)
+        _ = self.nodes.initialize(from: nodes)
+        fastForms = .allocate(capacity: comparisons.count)
+        _ = fastForms.initialize(from: comparisons.map(\.rowComparison))
+        self.comparisons = comparisons
+    }
+
+    deinit {
+        nodes.deallocate()
+        fastForms.deallocate()
+    }
+
+    /// Whether the committed object with this row matches.
+    func evaluate(_ id: ObjectID, _ row: BorrowedRow, _ reader: ObjectReader) -> Bool {
+        evaluate(0, id, row, reader)
+    }
+
+    private func evaluate(_ index: Int, _ id: ObjectID, _ row: BorrowedRow, _ reader: ObjectReader) -> Bool {
+        let node = nodes[index]
+        switch node.kind {
+        case .comparison:
+            let number = Int(node.value)
+            if let decided = fastForms[number]?.evaluate(row.bytes) { return decided }
+            return comparisons[number].evaluate(id, ObjectView(base: .row(row.owned()), changes: nil), reader)
+        case .and, .or:
+            let wanted = node.kind == .or
+            var child = index + 1
+            for _ in 0..<Int(node.value) {
+                if evaluate(child, id, row, reader) == wanted { return wanted }
+                child += Int(nodes[child].size)
+            }
+            return !wanted
+        case .not:
+            return !evaluate(index + 1, id, row, reader)
+        case .constant:
+            return node.value != 0
+        }
+    }
+}
