@@ -96,7 +96,7 @@ public struct FetchPages: Sequence {
             guard start < ids.count else { return nil }
             let end = Swift.min(start + batchSize, ids.count)
             defer { start = end }
-            return ids[start..<end].map(context.registeredObject)
+            return context.registeredObjects(ids[start..<end])
         }
     }
 }

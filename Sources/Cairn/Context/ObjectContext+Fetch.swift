@@ -5,7 +5,7 @@ extension ObjectContext {
     /// - Throws: ``StoreError`` for an unknown entity or key, or a comparison of an attribute
     ///   with a value of another type.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        try matchingIDs(request).map(registeredObject)
+        registeredObjects(try matchingIDs(request))
     }
 
     /// The first object that matches, in the request's order.
@@ -148,6 +148,11 @@ extension ObjectContext {
         guard request.sortKeys.allSatisfy({ entity.attributePosition($0.key) != nil }) else { return nil }
         let family = request.includesSubentities ? entity.family : [entity.index]
         let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
+        if !hasPendingChangesInChain {
+            // Nothing unsaved: the committed holder (checked against its row) is the answer.
+            guard let holder = snapshot.holder(of: uniqueKey), family.contains(holder.entity), request.fetchLimit ?? 1 > 0 else { return [] }
+            return [holder]
+        }
         var candidates = pendingHolders(of: uniqueKey)
         if let holder = snapshot.holder(of: uniqueKey) { candidates.insert(holder) }
         let ids = candidates.filter { id in

@@ -110,17 +110,25 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
 
     /// The one object instance of an ID in this context.
     func registeredObject(_ id: ObjectID) -> ManagedObject {
-        state.withLock { state in
-            if let object = state.registered[id]?.object { return object }
-            let object = ManagedObject(id: id, entity: store.model.descriptions[id.entity], context: self)
-            state.registered[id] = WeakObject(object: object)
-            // Forget released objects once the map has doubled since the last time.
-            if state.registered.count > max(1024, 2 * state.registeredAfterPruning) {
-                state.registered = state.registered.filter { $0.value.object != nil }
-                state.registeredAfterPruning = state.registered.count
-            }
-            return object
+        state.withLock { register(id, in: &$0) }
+    }
+
+    /// The object instances of these IDs, in order (one lock for all of them).
+    func registeredObjects<IDs: Collection<ObjectID>>(_ ids: IDs) -> [ManagedObject] {
+        let descriptions = store.model.descriptions
+        return state.withLock { state in ids.map { register($0, in: &state, descriptions) } }
+    }
+
+    private func register(_ id: ObjectID, in state: inout ContextState, _ descriptions: [EntityDescription]? = nil) -> ManagedObject {
+        if let object = state.registered[id]?.object { return object }
+        let object = ManagedObject(id: id, entity: (descriptions ?? store.model.descriptions)[id.entity], context: self)
+        state.registered[id] = WeakObject(object: object)
+        // Forget released objects once the map has doubled since the last time.
+        if state.registered.count > max(1024, 2 * state.registeredAfterPruning) {
+            state.registered = state.registered.filter { $0.value.object != nil }
+            state.registeredAfterPruning = state.registered.count
         }
+        return object
     }
 
     /// The object with this ID, if it exists in this context.
