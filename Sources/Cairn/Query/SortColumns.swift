@@ -11,19 +11,24 @@ struct SortColumns {
         case values([Value])
     }
 
-    /// Each match's rank in each column (`ranks[match * keys + key]`: equal values share a
-    /// rank, negated for a descending key), so that the final sort compares plain integers.
+    /// The first key's column, compared directly by the final sort.
+    private let first: Column
+    private let firstAscending: Bool
+    /// Each match's rank in each of the other columns (`ranks[match * others + key]`: equal
+    /// values share a rank, negated for a descending key), for the ties of the first.
     private let ranks: [Int32]
-    private let keys: Int
+    private let others: Int
 
-    /// The columns of `query`'s sort keys for the matches `ids`, seen through `views`.
+    /// The columns of `query`'s sort keys (at least one) for the matches `ids`, seen through `views`.
     init(_ query: PreparedQuery, ids: [ObjectID], views: [ObjectView], reader: ObjectReader) {
-        keys = query.sortPaths.count
-        var ranks = [Int32](repeating: 0, count: ids.count * keys)
-        for index in query.sortPaths.indices {
+        first = Self.column(query, 0, ids: ids, views: views, reader: reader)
+        firstAscending = query.request.sortKeys.first?.ascending ?? true
+        others = max(0, query.sortPaths.count - 1)
+        var ranks = [Int32](repeating: 0, count: ids.count * others)
+        for index in query.sortPaths.indices.dropFirst() {
             let column = Self.column(query, index, ids: ids, views: views, reader: reader)
             let sign: Int32 = query.request.sortKeys[index].ascending ? 1 : -1
-            for (match, rank) in Self.ranks(column).enumerated() { ranks[match * keys + index] = sign * rank }
+            for (match, rank) in Self.ranks(column).enumerated() { ranks[match * others + index - 1] = sign * rank }
         }
         self.ranks = ranks
     }
@@ -129,16 +134,29 @@ struct SortColumns {
 
     /// The order of the matches: by the keys, then by `ids` (stable).
     func permutation(ids: [ObjectID]) -> [Int] {
+        switch first {
+        case .integers(let values): permutation(values, ids)
+        case .numbers(let values): permutation(values, ids)
+        case .texts(let values): permutation(values, ids)
+        case .values: permutation(Self.ranks(first).map { Optional($0) }, ids)
+        }
+    }
+
+    private func permutation<T: Comparable>(_ column: [T?], _ ids: [ObjectID]) -> [Int] {
         var order = Array(ids.indices)
-        let keys = keys
-        ranks.withUnsafeBufferPointer { ranks in
-            ids.withUnsafeBufferPointer { ids in
-                order.sort { a, b in
-                    for key in 0..<keys {
-                        let x = ranks[a * keys + key], y = ranks[b * keys + key]
-                        if x != y { return x < y }
+        let others = others, ascending = firstAscending
+        column.withUnsafeBufferPointer { column in
+            ranks.withUnsafeBufferPointer { ranks in
+                ids.withUnsafeBufferPointer { ids in
+                    order.sort { a, b in
+                        if Self.less(column[a], column[b]) { return ascending }
+                        if Self.less(column[b], column[a]) { return !ascending }
+                        for key in 0..<others {
+                            let x = ranks[a * others + key], y = ranks[b * others + key]
+                            if x != y { return x < y }
+                        }
+                        return ids[a] < ids[b]
                     }
-                    return ids[a] < ids[b]
                 }
             }
         }
