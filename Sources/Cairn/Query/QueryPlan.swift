@@ -103,8 +103,8 @@ enum QueryPlan {
     }
 
     /// The most objects a range reads through its ordered index, out of `objects`: beyond that
-    /// (one in eight, and at least a few thousand), the scan is cheaper.
+    /// (one in sixteen, and at least a few thousand), the scan is cheaper.
     static func widestRange(of objects: Int) -> Int {
-        max(objects / 8, 4096)
+        max(objects / 16, 4096)
     }
 }
