@@ -21,16 +21,3 @@ struct UniqueKey: Hashable, Sendable {
     var number: Int
     var values: [Value]
 }
-
-/// The objects whose uniqueness key has one hash (almost always one object).
-enum UniqueEntry: Sendable {
-    case one(ObjectID)
-    case many([ObjectID])
-
-    var ids: [ObjectID] {
-        switch self {
-        case .one(let id): [id]
-        case .many(let ids): ids
-        }
-    }
-}

@@ -228,17 +228,36 @@ struct ObjectTable: Sendable {
 
     /// Adds an object; false when the key is taken.
     mutating func insert(_ record: ObjectRecord, key: UInt64) -> Bool {
-        let added = modify(key) { chunk, slot -> Bool in
-            guard chunk.entries[slot] == nil else { return false }
-            chunk.store(record, slot: slot)
-            chunk.live += 1
-            // A chunk just filled (as replay fills them, one after the other) gives back the
-            // room its buffer grew by.
-            if chunk.live == Self.size { chunk.trim() }
-            return true
+        insert([(record, key)]) == nil
+    }
+
+    /// Adds objects, a run of keys that fall in one chunk at a time (one lookup of the chunk
+    /// per run: a save's or a replayed record's keys are mostly consecutive). Returns the key of
+    /// the first object whose key is taken (that object and those after it are not added), or
+    /// nil when all were.
+    mutating func insert(_ batch: [(record: ObjectRecord, key: UInt64)]) -> UInt64? {
+        var start = 0
+        while start < batch.count {
+            let chunkNumber = batch[start].key >> Self.shift
+            var end = start + 1
+            while end < batch.count, batch[end].key >> Self.shift == chunkNumber { end += 1 }
+            let stopped = modify(batch[start].key) { chunk, _ -> Int? in
+                for index in start..<end {
+                    let slot = Int(batch[index].key & UInt64(Self.size - 1))
+                    guard chunk.entries[slot] == nil else { return index }
+                    chunk.store(batch[index].record, slot: slot)
+                    chunk.live += 1
+                    // A chunk just filled (as replay fills them, one after the other) gives back
+                    // the room its buffer grew by.
+                    if chunk.live == Self.size { chunk.trim() }
+                }
+                return nil
+            }
+            for index in start..<(stopped ?? end) { counts[batch[index].record.entity] += 1 }
+            if let stopped { return batch[stopped].key }
+            start = end
         }
-        if added { counts[record.entity] += 1 }
-        return added
+        return nil
     }
 
     /// Replaces an existing object's record.

@@ -29,6 +29,7 @@ final class SnapshotBuilder: @unchecked Sendable {
 
     init(_ snapshot: StoreSnapshot) {
         self.snapshot = snapshot
+        self.snapshot.startBulkIndexing()
         let thread = Thread { [self] in run() }
         thread.name = "cairn-replay"
         thread.start()
@@ -60,6 +61,7 @@ final class SnapshotBuilder: @unchecked Sendable {
             condition.lock()
             while queue.isEmpty && !finished && failure == nil { condition.wait() }
             if (queue.isEmpty && finished) || failure != nil {
+                snapshot.finishBulkIndexing()
                 exited = true
                 condition.broadcast()
                 condition.unlock()
@@ -76,8 +78,12 @@ final class SnapshotBuilder: @unchecked Sendable {
                     case .advance(let lsn): snapshot.advance(to: lsn)
                     case .start(let model, let lsn):
                         snapshot = StoreSnapshot(model: model)
+                        snapshot.startBulkIndexing()
                         snapshot.advance(to: lsn)
-                    case .migrate(let plan, let lsn): snapshot = try plan.migrate(snapshot, at: lsn)
+                    case .migrate(let plan, let lsn):
+                        snapshot.finishBulkIndexing()
+                        snapshot = try plan.migrate(snapshot, at: lsn)
+                        snapshot.startBulkIndexing()
                     }
                 }
             } catch {

@@ -1,12 +1,12 @@
 import CairnLog
-import HashTreeCollections
 
 /// The committed state of a store at one LSN: every object, and the uniqueness indexes.
 ///
-/// Immutable once published. Persistent hash tries (`TreeDictionary`) make a new snapshot share
-/// almost everything with the previous one, so a save costs in proportion to what it changed and
-/// readers holding an older snapshot are never disturbed. Objects are kept as compact rows; the
-/// uniqueness index maps a 64-bit hash of each key to its holder, checked against the row.
+/// Immutable once published. Persistent structures (the chunked ``ObjectTable``, the
+/// ``UniqueIndex``'s copy-on-write buckets, the attribute indexes' chunks) make a new snapshot
+/// share almost everything with the previous one, so a save costs in proportion to what it
+/// changed and readers holding an older snapshot are never disturbed. Objects are kept as compact
+/// rows; the uniqueness index maps a 64-bit hash of each key to its holders, checked against the row.
 struct StoreSnapshot: Sendable {
     let model: Model
     /// The LSN of the last save it includes.
@@ -14,7 +14,7 @@ struct StoreSnapshot: Sendable {
     /// Objects by key.
     private(set) var objects: ObjectTable
     /// Uniqueness index: key hash → holders.
-    private var unique: TreeDictionary<TrieKey, UniqueEntry>
+    private var unique: UniqueIndex
     /// The next object key to hand out.
     private(set) var nextKey: UInt64
     /// One per slot of the model's ``IndexLayout``.
@@ -25,7 +25,7 @@ struct StoreSnapshot: Sendable {
         self.model = model
         lsn = .zero
         objects = ObjectTable(entityCount: model.descriptions.count)
-        unique = [:]
+        unique = UniqueIndex()
         nextKey = 1
         indexes = Array(repeating: AttributeIndex(), count: model.indexLayout.slots.count)
     }
@@ -57,9 +57,8 @@ struct StoreSnapshot: Sendable {
         let encoded = key.values.map(ChangeSetCodec.encoded)
         var hasher = KeyHasher(owner: key.owner, number: key.number)
         for bytes in encoded { bytes.withUnsafeBytes { hasher.combine($0) } }
-        guard let entry = unique[TrieKey(hasher.value)] else { return nil }
         let family = model.descriptions[key.owner].family
-        return entry.ids.first { id in
+        return unique.holders(hasher.value).first { id in
             guard family.contains(id.entity), let record = record(id) else { return false }
             return zip(constraint.positions, encoded).allSatisfy { position, bytes in
                 record.row.withValueBytes(position) { $0.elementsEqual(bytes) }
@@ -74,13 +73,16 @@ struct StoreSnapshot: Sendable {
     mutating func apply(_ changes: RowChangeSet, at lsn: LSN) throws {
         func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
         for insert in changes.inserts {
-            let id = insert.id
             // Keys come from a counter that starts at 1; half the range is more than any store
             // can use, and keeps the counter far from overflowing.
-            guard id.key > 0, id.key < UInt64.max >> 1 else { throw damaged("object key \(id.key) is out of range") }
-            guard objects.insert(ObjectRecord(row: insert.row, version: lsn, entity: id.entity), key: id.key) else {
-                throw damaged("insert of existing object \(id)")
-            }
+            guard insert.id.key > 0, insert.id.key < UInt64.max >> 1 else { throw damaged("object key \(insert.id.key) is out of range") }
+        }
+        if let taken = objects.insert(changes.inserts.map { (ObjectRecord(row: $0.row, version: lsn, entity: $0.id.entity), $0.id.key) }),
+           let id = changes.inserts.first(where: { $0.id.key == taken })?.id {
+            throw damaged("insert of existing object \(id)")
+        }
+        for insert in changes.inserts {
+            let id = insert.id
             indexKeys(of: id, row: insert.row, adding: true)
             indexValues(of: id, row: insert.row, positions: nil, adding: true)
             nextKey = max(nextKey, id.key + 1)
@@ -126,7 +128,7 @@ struct StoreSnapshot: Sendable {
     /// The committed objects of the constraint's entity family whose key has this hash.
     func holders(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> [ObjectID] {
         let family = model.descriptions[constraint.owner].family
-        return (unique[TrieKey(hash)]?.ids ?? []).filter { family.contains($0.entity) }
+        return unique.holders(hash).filter { family.contains($0.entity) }
     }
 
     /// Adds or removes an object's entries in the attribute indexes (only those of `positions`
@@ -141,27 +143,17 @@ struct StoreSnapshot: Sendable {
     /// Adds or removes an object's entries in the uniqueness index.
     private mutating func indexKeys(of id: ObjectID, row: Row, adding: Bool) {
         for constraint in model.descriptions[id.entity].uniqueness {
-            guard let hashValue = Self.keyHash(row, constraint) else { continue }
-            let hash = TrieKey(hashValue)
-            if adding {
-                // The common case, in one traversal: no other holder.
-                guard let previous = unique.updateValue(.one(id), forKey: hash) else { continue }
-                unique[hash] = previous
-            }
-            switch (unique[hash], adding) {
-            case (nil, true):
-                unique[hash] = .one(id)
-            case (.one(id)?, false):
-                unique[hash] = nil
-            case (let entry?, _):
-                let others = entry.ids.filter { $0 != id }
-                let ids = adding ? others + [id] : others
-                unique[hash] = ids.isEmpty ? nil : ids.count == 1 ? .one(ids[0]) : .many(ids)
-            case (nil, false):
-                continue
-            }
+            guard let hash = Self.keyHash(row, constraint) else { continue }
+            if adding { unique.add(hash, id) } else { unique.remove(hash, id) }
         }
     }
+
+    /// Queues uniqueness-index changes from now on and builds the index in bulk at
+    /// ``finishBulkIndexing()`` (replay: no one reads the snapshot until then).
+    mutating func startBulkIndexing() { unique.startBulkBuild() }
+
+    /// Applies the queued uniqueness-index changes.
+    mutating func finishBulkIndexing() { unique.finishBulkBuild() }
 
     /// Makes sure keys below `key` are never handed out again.
     mutating func reserveKeys(below key: UInt64) { nextKey = max(nextKey, key) }
