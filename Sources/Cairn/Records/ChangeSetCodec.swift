@@ -166,16 +166,22 @@ enum ChangeSetCodec {
         changes.inserts.reserveCapacity(insertCount)
         // One buffer for every inserted row of the record (they are copied into the object
         // table's chunks when applied), rather than an allocation per row.
-        let storage = RowStorage.make(capacity: insertCount > 0 ? reader.remaining : 0)
+        changes.insertedRows = RowStorage.make(capacity: insertCount > 0 ? reader.remaining : 0)
         for _ in 0..<insertCount {
             let id = try readID(&reader, model: model)
             let entity = model.descriptions[id.entity]
             guard !entity.isAbstract else { throw Problem(message: "insert of abstract entity \(entity.name)") }
             let start = reader.offset
-            for position in 0..<entity.propertyCount {
-                try skipValue(&reader, model: model, entity: entity, position: position)
+            let kinds = entity.storedKinds
+            for position in kinds.indices {
+                // The common values are checked here; the rest (and every error) by `skipValue`.
+                let size = quickSize(reader.buffer, at: reader.offset, kinds[position])
+                if size > 0 { try reader.skip(size) } else { try skipValue(&reader, model: model, entity: entity, position: position) }
             }
-            changes.inserts.append(.init(id: id, row: Row.make(count: entity.propertyCount, bytes: reader.bytes(from: start), in: storage)))
+            // The buffer holds what remained of the record: every row fits.
+            let bytes = reader.bytes(from: start)
+            guard let at = changes.insertedRows.append(bytes) else { throw Problem(message: "insert of \(id) does not fit its record") }
+            changes.inserts.append(.init(id: id, start: at, length: bytes.count, count: entity.propertyCount))
         }
         let updateCount = try reader.readCount(limit: reader.remaining)
         for _ in 0..<updateCount {
@@ -199,6 +205,34 @@ enum ChangeSetCodec {
         let deleteCount = try reader.readCount(limit: reader.remaining)
         for _ in 0..<deleteCount { changes.deletes.append(try readID(&reader, model: model)) }
         return changes
+    }
+
+    /// The size of the value at `offset` when it is a common one that is valid for `kind` (nil of
+    /// an attribute, a short string, a double, date or boolean, an integer in range); 0 to leave
+    /// it to ``skipValue(_:model:entity:position:)``, which checks everything and names errors.
+    @inline(__always)
+    private static func quickSize(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ kind: StoredKind) -> Int {
+        let available = bytes.count - offset
+        guard available > 0, let base = bytes.baseAddress else { return 0 }
+        let value = base + offset
+        let size: Int
+        switch (value.load(as: UInt8.self), kind) {
+        case (Tag.null.rawValue, .relationship): return 0
+        case (Tag.null.rawValue, _): size = 1
+        case (Tag.string.rawValue, .string):
+            guard available >= 2, case let length = value.load(fromByteOffset: 1, as: UInt8.self), length < 0x80 else { return 0 }
+            size = 2 + Int(length)
+        case (Tag.double.rawValue, .double), (Tag.date.rawValue, .date): size = 9
+        case (Tag.falseValue.rawValue, .boolean), (Tag.trueValue.rawValue, .boolean): size = 1
+        case (Tag.integer.rawValue, .integer(let range)):
+            let (raw, length) = RowBytes.varint(value + 1, available: available - 1)
+            // A varint of at most nine bytes (63 bits) that ends within the bytes.
+            guard length < 10, length < available, value.load(fromByteOffset: length, as: UInt8.self) & 0x80 == 0 else { return 0 }
+            guard range.contains(Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)) else { return 0 }
+            size = 1 + length
+        default: return 0
+        }
+        return size <= available ? size : 0
     }
 
     /// Checks one value and moves past it.
@@ -245,11 +279,23 @@ enum ChangeSetCodec {
 }
 
 /// A change record read for applying to a snapshot: rows instead of decoded values.
-struct RowChangeSet: Sendable {
+struct RowChangeSet: @unchecked Sendable {
+    // Safety: `insertedRows` is written while the record is decoded, before the set exists, and
+    // only read afterwards.
+
+    /// An inserted object: its row is a range of ``insertedRows`` (no reference of its own, so
+    /// that handing a record from the decoding thread to the applying one costs no reference
+    /// counting per object).
     struct Insert: Sendable {
         var id: ObjectID
-        var row: Row
+        var start: Int
+        var length: Int
+        /// The number of values.
+        var count: Int
     }
+
+    /// The bytes of every inserted row, one after the other.
+    var insertedRows = RowStorage.make(capacity: 0)
 
     struct Update: Sendable {
         var id: ObjectID
@@ -261,4 +307,17 @@ struct RowChangeSet: Sendable {
     var inserts: [Insert] = []
     var updates: [Update] = []
     var deletes: [ObjectID] = []
+
+    /// An inserted object's row (holding the record's buffer).
+    func row(_ insert: Insert) -> Row {
+        Row.view(insertedRows, start: insert.start, length: insert.length, count: insert.count)
+    }
+
+    /// Calls `body` with an inserted object's row, borrowed.
+    func withRow<R>(_ insert: Insert, _ body: (BorrowedRow) throws -> R) rethrows -> R {
+        try insertedRows.withBytes { all in
+            let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[insert.start..<(insert.start + insert.length)]), count: insert.count)
+            return try body(BorrowedRow(bytes: bytes, storage: insertedRows, start: insert.start))
+        }
+    }
 }

@@ -108,18 +108,22 @@ struct ObjectTable: Sendable {
 
         /// Puts a record in a slot (the slot's previous row, if any, becomes garbage).
         func store(_ record: ObjectRecord, slot: Int) {
+            record.row.withBorrowed { store($0, version: record.version, entity: record.entity, slot: slot) }
+        }
+
+        /// Puts a row's bytes in a slot: copied into the buffer, or (a long row) kept as it is.
+        func store(_ row: BorrowedRow, version: LSN, entity: Int, slot: Int) {
             clear(slot)
-            let row = record.row
-            if row.length < ObjectTable.largeRow, record.entity <= Int(UInt16.max), row.count <= Int(UInt16.max),
-               let stored = row.copied(into: writableBuffer(room: row.length)), let start = UInt32(exactly: stored.startInBuffer) {
-                entries[slot] = Entry(start: start, length: UInt32(row.length), version: record.version,
-                                      entity: UInt16(record.entity), count: UInt16(row.count))
+            let length = row.bytes.bytes.count
+            if length < ObjectTable.largeRow, entity <= Int(UInt16.max), row.bytes.count <= Int(UInt16.max),
+               let stored = writableBuffer(room: length).append(row.bytes.bytes), let start = UInt32(exactly: stored) {
+                entries[slot] = Entry(start: start, length: UInt32(length), version: version, entity: UInt16(entity), count: UInt16(row.bytes.count))
                 return
             }
             // A long row (or one the buffer cannot take) keeps a buffer of its own.
-            large[slot] = row
-            entries[slot] = Entry(start: .max, length: UInt32(truncatingIfNeeded: row.length), version: record.version,
-                                  entity: UInt16(truncatingIfNeeded: record.entity), count: 0)
+            large[slot] = row.owned()
+            entries[slot] = Entry(start: .max, length: UInt32(truncatingIfNeeded: length), version: version,
+                                  entity: UInt16(truncatingIfNeeded: entity), count: 0)
         }
 
         /// Shows the objects of the wanted entities (by entity index) to `visitor`, their rows
@@ -228,33 +232,46 @@ struct ObjectTable: Sendable {
 
     /// Adds an object; false when the key is taken.
     mutating func insert(_ record: ObjectRecord, key: UInt64) -> Bool {
-        insert([(record, key)]) == nil
+        let added = modify(key) { chunk, slot -> Bool in
+            guard chunk.entries[slot] == nil else { return false }
+            chunk.store(record, slot: slot)
+            Self.filled(chunk)
+            return true
+        }
+        if added { counts[record.entity] += 1 }
+        return added
     }
 
-    /// Adds objects, a run of keys that fall in one chunk at a time (one lookup of the chunk
-    /// per run: a save's or a replayed record's keys are mostly consecutive). Returns the key of
-    /// the first object whose key is taken (that object and those after it are not added), or
-    /// nil when all were.
-    mutating func insert(_ batch: [(record: ObjectRecord, key: UInt64)]) -> UInt64? {
+    /// One more object in `chunk`: a chunk just filled (as replay fills them, one after the
+    /// other) gives back the room its buffer grew by.
+    private static func filled(_ chunk: Chunk) {
+        chunk.live += 1
+        if chunk.live == size { chunk.trim() }
+    }
+
+    /// Adds a record's inserted objects, a run of keys that fall in one chunk at a time (one
+    /// lookup of the chunk per run: a record's keys are mostly consecutive). Returns the first
+    /// object whose key is taken (that object and those after it are not added), or nil when
+    /// all were.
+    mutating func insert(_ changes: RowChangeSet, version: LSN) -> ObjectID? {
+        let inserts = changes.inserts
         var start = 0
-        while start < batch.count {
-            let chunkNumber = batch[start].key >> Self.shift
+        while start < inserts.count {
+            let chunkNumber = inserts[start].id.key >> Self.shift
             var end = start + 1
-            while end < batch.count, batch[end].key >> Self.shift == chunkNumber { end += 1 }
-            let stopped = modify(batch[start].key) { chunk, _ -> Int? in
+            while end < inserts.count, inserts[end].id.key >> Self.shift == chunkNumber { end += 1 }
+            let stopped = modify(inserts[start].id.key) { chunk, _ -> Int? in
                 for index in start..<end {
-                    let slot = Int(batch[index].key & UInt64(Self.size - 1))
+                    let insert = inserts[index]
+                    let slot = Int(insert.id.key & UInt64(Self.size - 1))
                     guard chunk.entries[slot] == nil else { return index }
-                    chunk.store(batch[index].record, slot: slot)
-                    chunk.live += 1
-                    // A chunk just filled (as replay fills them, one after the other) gives back
-                    // the room its buffer grew by.
-                    if chunk.live == Self.size { chunk.trim() }
+                    changes.withRow(insert) { chunk.store($0, version: version, entity: insert.id.entity, slot: slot) }
+                    Self.filled(chunk)
                 }
                 return nil
             }
-            for index in start..<(stopped ?? end) { counts[batch[index].record.entity] += 1 }
-            if let stopped { return batch[stopped].key }
+            for index in start..<(stopped ?? end) { counts[inserts[index].id.entity] += 1 }
+            if let stopped { return inserts[stopped].id }
             start = end
         }
         return nil

@@ -77,45 +77,54 @@ struct StoreSnapshot: Sendable {
             // can use, and keeps the counter far from overflowing.
             guard insert.id.key > 0, insert.id.key < UInt64.max >> 1 else { throw damaged("object key \(insert.id.key) is out of range") }
         }
-        if let taken = objects.insert(changes.inserts.map { (ObjectRecord(row: $0.row, version: lsn, entity: $0.id.entity), $0.id.key) }),
-           let id = changes.inserts.first(where: { $0.id.key == taken })?.id {
-            throw damaged("insert of existing object \(id)")
-        }
+        if let taken = objects.insert(changes, version: lsn) { throw damaged("insert of existing object \(taken)") }
         for insert in changes.inserts {
             let id = insert.id
-            indexKeys(of: id, row: insert.row, adding: true)
-            indexValues(of: id, row: insert.row, positions: nil, adding: true)
+            changes.withRow(insert) { row in
+                indexKeys(of: id, row: row.bytes, adding: true)
+                indexValues(of: id, row: row.bytes, positions: nil, adding: true)
+            }
             nextKey = max(nextKey, id.key + 1)
         }
         for update in changes.updates {
             let id = update.id
             guard let record = objects.record(id) else { throw damaged("update of missing object \(id)") }
             let touchesKeys = update.positions.contains(where: model.descriptions[id.entity].uniquePositions.contains)
-            if touchesKeys { indexKeys(of: id, row: record.row, adding: false) }
-            indexValues(of: id, row: record.row, positions: update.positions, adding: false)
+            record.row.withBorrowed { old in
+                if touchesKeys { indexKeys(of: id, row: old.bytes, adding: false) }
+                indexValues(of: id, row: old.bytes, positions: update.positions, adding: false)
+            }
             let row = record.row.replacing(update.positions, with: update.patch)
             objects.replace(ObjectRecord(row: row, version: lsn, entity: id.entity), key: id.key)
-            if touchesKeys { indexKeys(of: id, row: row, adding: true) }
-            indexValues(of: id, row: row, positions: update.positions, adding: true)
+            row.withBorrowed { new in
+                if touchesKeys { indexKeys(of: id, row: new.bytes, adding: true) }
+                indexValues(of: id, row: new.bytes, positions: update.positions, adding: true)
+            }
         }
         for id in changes.deletes {
             guard let record = objects.remove(id) else { throw damaged("delete of missing object \(id)") }
-            indexKeys(of: id, row: record.row, adding: false)
-            indexValues(of: id, row: record.row, positions: nil, adding: false)
+            record.row.withBorrowed { old in
+                indexKeys(of: id, row: old.bytes, adding: false)
+                indexValues(of: id, row: old.bytes, positions: nil, adding: false)
+            }
         }
         self.lsn = max(self.lsn, lsn)
     }
 
     /// The hash of a row's key for a constraint; nil when one of its values is nil (no key).
     static func keyHash(_ row: Row, _ constraint: UniquenessConstraint) -> UInt64? {
+        row.withBorrowed { keyHash($0.bytes, constraint) }
+    }
+
+    /// The hash of a row's key for a constraint, from its bytes.
+    static func keyHash(_ row: RowBytes, _ constraint: UniquenessConstraint) -> UInt64? {
         var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
-        var complete = true
         for position in constraint.positions {
-            row.withValueBytes(position) { bytes in
-                if bytes.first == ChangeSetCodec.Tag.null.rawValue { complete = false } else { hasher.combine(bytes) }
-            }
+            let bytes = row.value(position)
+            if bytes.first == ChangeSetCodec.Tag.null.rawValue { return nil }
+            hasher.combine(bytes)
         }
-        return complete ? hasher.value : nil
+        return hasher.value
     }
 
     /// Whether two rows hold the same values at `positions`.
@@ -133,15 +142,15 @@ struct StoreSnapshot: Sendable {
 
     /// Adds or removes an object's entries in the attribute indexes (only those of `positions`
     /// when given).
-    private mutating func indexValues(of id: ObjectID, row: Row, positions: [Int]?, adding: Bool) {
+    private mutating func indexValues(of id: ObjectID, row: RowBytes, positions: [Int]?, adding: Bool) {
         for (position, slot) in model.indexLayout.byEntity[id.entity] where positions?.contains(position) ?? true {
-            guard case .attribute(let value) = row.value(position) else { continue }
+            guard case .attribute(let value) = ChangeSetCodec.decodeStored(row.value(position)) else { continue }
             if adding { indexes[slot].insert(value, id) } else { indexes[slot].remove(value, id) }
         }
     }
 
     /// Adds or removes an object's entries in the uniqueness index.
-    private mutating func indexKeys(of id: ObjectID, row: Row, adding: Bool) {
+    private mutating func indexKeys(of id: ObjectID, row: RowBytes, adding: Bool) {
         for constraint in model.descriptions[id.entity].uniqueness {
             guard let hash = Self.keyHash(row, constraint) else { continue }
             if adding { unique.add(hash, id) } else { unique.remove(hash, id) }

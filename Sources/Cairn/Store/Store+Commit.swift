@@ -144,7 +144,7 @@ extension Store {
     /// Refuses changes that would give two objects the same values of a uniqueness constraint,
     /// comparing the encoded rows the save will store.
     private func checkUniqueness(_ changes: RowChangeSet, against accepted: StoreSnapshot) throws {
-        var finals: [(ObjectID, Row)] = changes.inserts.map { ($0.id, $0.row) }
+        var finals: [(ObjectID, Row)] = changes.inserts.map { ($0.id, changes.row($0)) }
         var released = Set(changes.deletes)
         for update in changes.updates {
             let entity = model.descriptions[update.id.entity]
