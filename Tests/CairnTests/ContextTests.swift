@@ -209,6 +209,10 @@ import Testing
 
         let fresh = try context.make("Author", ["name": "Fresh"])
         #expect(try lookup(context, "Fresh") === fresh, "an inserted object")
+        try fresh.setValue("Fresher", forKey: "name")
+        #expect(try lookup(context, "Fresh") == nil, "an inserted object's old key is gone")
+        #expect(try lookup(context, "Fresher") === fresh, "and its new key found")
+        try fresh.setValue("Fresh", forKey: "name")
         try saved.setValue("Renamed", forKey: "name")
         #expect(try lookup(context, "Saved") == nil, "the old key is gone")
         #expect(try lookup(context, "Renamed") === saved, "the new key is found")

@@ -27,6 +27,29 @@ struct ContextState {
     /// changed), so that a lookup by unique key need not scan every pending object.
     var pendingKeys: [UniqueKey: Set<ObjectID>] = [:]
     var keysOfObject: [ObjectID: [UniqueKey]] = [:]
+    /// Inserted objects whose keys changed since they were last filed in ``pendingKeys``: filed
+    /// again when a lookup needs them (a context that inserts many objects and saves never
+    /// files them at all).
+    var staleKeys: Set<ObjectID> = []
+
+    /// Files the current uniqueness keys of the inserted objects whose keys are stale.
+    mutating func refreshStaleKeys(_ model: Model) {
+        guard !staleKeys.isEmpty else { return }
+        for id in staleKeys {
+            // An object no longer inserted had its keys filed by whatever changed that.
+            guard let values = inserted[id] else { continue }
+            setPendingKeys(model.uniqueKeys(entity: id.entity, values: values), for: id)
+        }
+        staleKeys = []
+    }
+
+    /// Forgets every filed key once nothing is pending (after a save of everything).
+    mutating func dropKeysIfNothingPending() {
+        guard inserted.isEmpty, updated.isEmpty, deleted.isEmpty else { return }
+        pendingKeys = [:]
+        keysOfObject = [:]
+        staleKeys = []
+    }
 
     /// Records the current uniqueness keys of an object with unsaved changes.
     mutating func setPendingKeys(_ keys: [UniqueKey], for id: ObjectID) {
@@ -50,6 +73,7 @@ struct ContextState {
             originals = [:]
             pendingKeys = [:]
             keysOfObject = [:]
+            staleKeys = []
         }
         return PendingChanges(inserted: inserted, updated: updated, deleted: deleted, originals: originals)
     }

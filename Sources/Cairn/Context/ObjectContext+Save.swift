@@ -44,7 +44,11 @@ extension ObjectContext {
             saved.filter { state.inserted[$0] != nil || state.updated[$0] != nil }
         }
         state.withLock { state in
-            for id in saved.subtracting(stillPending) { state.setPendingKeys([], for: id) }
+            state.dropKeysIfNothingPending()
+            for id in saved.subtracting(stillPending) {
+                state.staleKeys.remove(id)
+                state.setPendingKeys([], for: id)
+            }
         }
         refreshPendingKeys(of: stillPending)
     }

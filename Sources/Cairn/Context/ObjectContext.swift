@@ -27,6 +27,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         self.parent = parent
         self.name = name
         self.followsStore = followsStore
+        model = store.model
         var initial = ContextState()
         if parent == nil && !followsStore { initial.snapshot = store.snapshot }
         self.state = Protected(initial)
@@ -34,8 +35,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
 
     public var description: String { "ObjectContext(\(name))" }
 
-    /// The model of the store.
-    public var model: Model { store.model }
+    /// The model of the store (kept here, so that reading it is not a copy of the store's).
+    public let model: Model
 
     /// How saves resolve conflicts. Default ``MergePolicy/error``.
     public var mergePolicy: MergePolicy {
@@ -159,10 +160,10 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         let id = ObjectID(entity: entity.index, key: try store.reserveKey())
         let values = entity.attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
             + entity.relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
-        let keys = model.uniqueKeys(entity: entity.index, values: values)
+        let constrained = !entity.uniqueness.isEmpty
         state.withLock { state in
             state.inserted[id] = values
-            if !keys.isEmpty { state.setPendingKeys(keys, for: id) }
+            if constrained { state.staleKeys.insert(id) }
         }
         return registeredObject(id)
     }
@@ -174,9 +175,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         let setOnInsert = state.withLock { state -> Bool in
             guard let index = state.inserted.index(forKey: id) else { return false }
             state.inserted.values[index][position] = value         // in place: no copy of the values
-            if constrained {
-                state.setPendingKeys(model.uniqueKeys(entity: id.entity, values: state.inserted.values[index]), for: id)
-            }
+            if constrained { state.staleKeys.insert(id) }           // its keys are worked out when asked for
             return true
         }
         if setOnInsert { return }
@@ -208,6 +207,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     func pendingHolders(of key: UniqueKey) -> Set<ObjectID> {
         var ids = parent?.pendingHolders(of: key) ?? []
         state.withLock { state in
+            state.refreshStaleKeys(model)
             if let holders = state.pendingKeys[key] { ids.formUnion(holders) }
         }
         return ids
