@@ -36,9 +36,29 @@ import Testing
         #expect(ChangeSetCodec.encoded(.string("é")).withUnsafeBytes { RowBytes.text($0).map { String(decoding: $0, as: UTF8.self) } } == "é")
     }
 
+    @Test func aMemoGivesTheSameValuesInAnyOrder() {
+        let bytes = Self.pieces.flatMap { $0 }
+        let memo = RowMemo.allocate()
+        defer { memo.deallocate() }
+        var generator = SystemRandomNumberGenerator()
+        bytes.withUnsafeBytes { raw in
+            for _ in 0..<200 {
+                memo.reset()
+                let row = RowBytes(bytes: raw, count: Self.pieces.count, memo: memo)
+                for _ in 0..<8 {
+                    let position = Int.random(in: -1...Self.pieces.count, using: &generator)
+                    let expected = Self.pieces.indices.contains(position) ? Self.pieces[position] : []
+                    #expect(Array(row.value(position)) == expected, "value \(position)")
+                }
+            }
+        }
+    }
+
     @Test func damagedRowsNeverLeadAReadOutside() {
         var generator = SystemRandomNumberGenerator()
         let whole = Self.pieces.flatMap { $0 }
+        let memo = RowMemo.allocate()
+        defer { memo.deallocate() }
         for _ in 0..<3000 {
             var bytes = whole
             // Truncate, flip bytes, or make every byte random.
@@ -48,7 +68,8 @@ import Testing
             default: bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
             }
             bytes.withUnsafeBytes { raw in
-                let row = RowBytes(bytes: raw, count: Self.pieces.count + 2)
+                memo.reset()
+                let row = RowBytes(bytes: raw, count: Self.pieces.count + 2, memo: Bool.random(using: &generator) ? memo : nil)
                 for position in 0..<row.count {
                     let value = row.value(position)
                     guard let start = value.baseAddress, let base = raw.baseAddress else { continue }

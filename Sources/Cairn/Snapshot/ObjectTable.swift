@@ -128,7 +128,7 @@ struct ObjectTable: Sendable {
 
         /// Shows the objects of the wanted entities (by entity index) to `visitor`, their rows
         /// borrowed from the buffer (no reference counting per object).
-        func visit<Visitor: RowVisitor>(_ firstKey: UInt64, _ wanted: [Bool], _ visitor: inout Visitor) {
+        func visit<Visitor: RowVisitor>(_ firstKey: UInt64, _ wanted: [Bool], _ memo: RowMemo, _ visitor: inout Visitor) {
             let entries = entries
             let buffer = buffer
             buffer.withBytes { all in
@@ -141,7 +141,8 @@ struct ObjectTable: Sendable {
                     }
                     let start = Int(entry.start), end = start + Int(entry.length)
                     guard end <= all.count else { continue }
-                    let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count))
+                    memo.reset()
+                    let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count), memo: memo)
                     visitor.visit(id, BorrowedRow(bytes: bytes, storage: buffer, start: start))
                 }
             }
@@ -308,9 +309,11 @@ struct ObjectTable: Sendable {
         let results = ResultParts<Visitor.Result>(count: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var visitor = make()
+            let memo = RowMemo.allocate()
+            defer { memo.deallocate() }
             for index in stride(from: worker, to: parts.count, by: workers) {
                 let (number, chunk) = parts[index]
-                chunk.visit(number.value << Self.shift, wanted, &visitor)
+                chunk.visit(number.value << Self.shift, wanted, memo, &visitor)
             }
             results.set(worker, visitor.result)
         }

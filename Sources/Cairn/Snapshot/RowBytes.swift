@@ -9,6 +9,15 @@ struct RowBytes {
     let bytes: UnsafeRawBufferPointer
     /// The number of values.
     let count: Int
+    /// Where the values walked so far end (a scan thread's scratch memory, reset for each row),
+    /// so that reading several values of one row walks it once; nil: walk from the start.
+    let memo: RowMemo?
+
+    init(bytes: UnsafeRawBufferPointer, count: Int, memo: RowMemo? = nil) {
+        self.bytes = bytes
+        self.count = count
+        self.memo = bytes.count < Int(Int32.max) ? memo : nil
+    }
 
     /// The encoded bytes of value `position` (empty when there is no such value).
     @inline(__always)
@@ -17,21 +26,37 @@ struct RowBytes {
         let end = bytes.count
         var offset = 0
         var index = 0
-        while index < position, offset < end {
-            // The common values (fixed sizes, short strings) without the general decoding.
-            let tag = base.load(fromByteOffset: offset, as: UInt8.self)
-            let fixed = Int(truncatingIfNeeded: tag < 8 ? Self.fixedLow >> (UInt64(tag) &* 8) : tag < 16 ? Self.fixedHigh >> (UInt64(tag &- 8) &* 8) : 0) & 0xFF
-            if fixed != 0 {
-                offset += fixed
-            } else if tag == 1, offset + 1 < end, case let size = base.load(fromByteOffset: offset + 1, as: UInt8.self), size < 0x80 {
-                offset += 2 + Int(size)
-            } else {
-                offset += Self.length(base + offset, available: end - offset)
+        if let memo, position < RowMemo.capacity {
+            // Start from the furthest value already walked that is not past this one.
+            index = min(position, Int(memo.ends[0]))
+            offset = index == 0 ? 0 : Int(memo.ends[index])
+            while index < position, offset < end {
+                offset += Self.skip(base, offset, end)
+                index += 1
+                memo.ends[index] = Int32(truncatingIfNeeded: offset)
             }
-            index += 1
+            if index > Int(memo.ends[0]) { memo.ends[0] = Int32(truncatingIfNeeded: index) }
+        } else {
+            while index < position, offset < end {
+                offset += Self.skip(base, offset, end)
+                index += 1
+            }
         }
         guard offset < end else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: base + offset, count: Self.length(base + offset, available: end - offset))
+    }
+
+    /// The length of the value at `offset`: the common ones (fixed sizes, short strings) without
+    /// the general decoding.
+    @inline(__always)
+    private static func skip(_ base: UnsafeRawPointer, _ offset: Int, _ end: Int) -> Int {
+        let tag = base.load(fromByteOffset: offset, as: UInt8.self)
+        let fixed = Int(truncatingIfNeeded: tag < 8 ? fixedLow >> (UInt64(tag) &* 8) : tag < 16 ? fixedHigh >> (UInt64(tag &- 8) &* 8) : 0) & 0xFF
+        if fixed != 0 { return fixed }
+        if tag == 1, offset + 1 < end, case let size = base.load(fromByteOffset: offset + 1, as: UInt8.self), size < 0x80 {
+            return 2 + Int(size)
+        }
+        return length(base + offset, available: end - offset)
     }
 
     /// The sizes of the values whose tag fixes it (one byte per tag, tags 0–7 and 8–15; 0: the
@@ -113,4 +138,25 @@ struct RowBytes {
         guard length == UInt64(value.count - 1 - size) else { return nil }
         return UnsafeRawBufferPointer(start: base + 1 + size, count: Int(length))
     }
+}
+
+/// One scan thread's scratch memory for ``RowBytes/memo``: the end offsets of the first values
+/// of the row being visited (`ends[0]`: how many are known; `ends[i]`: where value `i - 1`
+/// ends). Reset before each row.
+struct RowMemo {
+    /// The values whose ends are remembered (beyond them, rows are walked from the start).
+    static let capacity = 64
+    let ends: UnsafeMutablePointer<Int32>
+
+    static func allocate() -> RowMemo {
+        let ends = UnsafeMutablePointer<Int32>.allocate(capacity: capacity + 1)
+        ends.initialize(repeating: 0, count: capacity + 1)
+        return RowMemo(ends: ends)
+    }
+
+    func deallocate() { ends.deallocate() }
+
+    /// Forgets the previous row.
+    @inline(__always)
+    func reset() { ends[0] = 0 }
 }
