@@ -12,7 +12,8 @@ enum RowComparison: @unchecked Sendable {
     // Safety: the needle's memory is written once, before the comparison is used, and freed
     // with the comparison that owns it.
     case integer(position: Int, PredicateOperator, Int64)
-    case double(position: Int, PredicateOperator, Double)
+    /// A double, or a date (`tag` says which: a date is stored as its seconds since 2001).
+    case double(position: Int, PredicateOperator, Double, tag: UInt8)
     case boolean(position: Int, PredicateOperator, Bool)
     /// ASCII `needle`, already lowercased when `caseInsensitive`; with `diacriticInsensitive`,
     /// only ASCII text is decided here (é would fold to e).
@@ -27,7 +28,9 @@ enum RowComparison: @unchecked Sendable {
         case (let type?, .integer(let number)) where type.integerRange != nil && ordering.contains(op):
             self = .integer(position: position, op, number)
         case (.double?, .double(let number)) where ordering.contains(op) && !number.isNaN:
-            self = .double(position: position, op, number)
+            self = .double(position: position, op, number, tag: ChangeSetCodec.Tag.double.rawValue)
+        case (.date?, .date(let date)) where ordering.contains(op) && !date.timeIntervalSinceReferenceDate.isNaN:
+            self = .double(position: position, op, date.timeIntervalSinceReferenceDate, tag: ChangeSetCodec.Tag.date.rawValue)
         case (.boolean?, .bool(let flag)) where op == .equal || op == .notEqual:
             self = .boolean(position: position, op, flag)
         case (.string?, .string(let text)) where text.utf8.allSatisfy({ $0 < 0x80 })
@@ -59,11 +62,11 @@ enum RowComparison: @unchecked Sendable {
             if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
             guard let value = RowBytes.integer(bytes) else { return nil }
             return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
-        case .double(let position, let op, let constant):
+        case .double(let position, let op, let constant, let tag):
             let bytes = row.value(position)
             guard let first = bytes.first else { return nil }
             if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
-            guard first == ChangeSetCodec.Tag.double.rawValue, let value = RowBytes.double(bytes), !value.isNaN else { return nil }
+            guard first == tag, let value = RowBytes.double(bytes), !value.isNaN else { return nil }
             return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
         case .boolean(let position, let op, let constant):
             let bytes = row.value(position)
