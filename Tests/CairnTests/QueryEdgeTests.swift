@@ -129,6 +129,32 @@ import Testing
         }
     }
 
+    @Test func containsOnLongAsciiTextAgreesWithSwift() async throws {
+        let model = try Model { Entity("Note") { Attribute("text", .string) } }
+        let store = Store(inMemory: model)
+        let context = store.newBackgroundContext()
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abcAB9@.-é")
+        var texts: [String] = []
+        for _ in 0..<1500 {
+            let text = String((0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                // Mostly ASCII; now and then a non-ASCII letter, which the byte search leaves alone.
+                alphabet[Int.random(in: 0..<(Int.random(in: 0..<20, using: &generator) == 0 ? alphabet.count : alphabet.count - 1), using: &generator)]
+            })
+            texts.append(text)
+            try context.make("Note", ["text": .string(text)])
+        }
+        try await context.save()
+        let view = store.viewContext
+        for _ in 0..<60 {
+            let needle = String((0..<Int.random(in: 1...3, using: &generator)).map { _ in alphabet[Int.random(in: 0..<(alphabet.count - 1), using: &generator)] })
+            let sensitive = try view.count(FetchRequest("Note", predicate: try FetchPredicate(format: "text CONTAINS %@", needle)))
+            let insensitive = try view.count(FetchRequest("Note", predicate: try FetchPredicate(format: "text CONTAINS[c] %@", needle)))
+            #expect(sensitive == texts.filter { $0.contains(needle) }.count, "CONTAINS \(needle)")
+            #expect(insensitive == texts.filter { $0.lowercased().contains(needle.lowercased()) }.count, "CONTAINS[c] \(needle)")
+        }
+    }
+
     @Test func orderedIndexCountsMatchWhatItLists() {
         var index = OrderedIndex()
         var generator = SystemRandomNumberGenerator()

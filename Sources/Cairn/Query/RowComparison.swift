@@ -83,7 +83,10 @@ enum RowComparison: @unchecked Sendable {
             let bytes = row.value(position)
             guard let first = bytes.first else { return nil }
             if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
-            guard let text = RowBytes.text(bytes), Self.comparableAsBytes(text, latin1: !diacriticInsensitive) else { return nil }
+            guard let text = RowBytes.text(bytes) else { return nil }
+            // CONTAINS on ASCII text: the check and the search in one pass.
+            if op == .contains, let found = Self.asciiContains(text, needle, caseInsensitive) { return found }
+            guard Self.comparableAsBytes(text, latin1: !diacriticInsensitive) else { return nil }
             return Self.match(op, text, needle, caseInsensitive)
         }
     }
@@ -142,6 +145,46 @@ enum RowComparison: @unchecked Sendable {
         default:
             return contains(text, needle, fold)
         }
+    }
+
+    /// Whether `needle` (lowercase when `fold`) occurs in `text`, when the text is all ASCII; nil
+    /// as soon as a byte is not (the caller then checks the text and searches it as before).
+    /// Eight bytes at a time: a word with a byte ≥ 0x80 stops it; bytes equal to the needle's
+    /// first byte (in either case) are found with the zero-byte trick (it may flag a byte above
+    /// a real one, never miss one: each flagged position is checked).
+    private static func asciiContains(_ text: UnsafeRawBufferPointer, _ needle: UnsafeBufferPointer<UInt8>, _ fold: Bool) -> Bool? {
+        guard let head = needle.first else { return true }
+        let count = text.count
+        let last = count - needle.count
+        let upper = fold && head >= 0x61 && head <= 0x7A ? head - 0x20 : head
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let heads = ones &* UInt64(head), uppers = ones &* UInt64(upper)
+        var found = false
+        var index = 0
+        while index + 8 <= count {
+            let word = text.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if word & highs != 0 { return nil }
+            if !found {
+                let x = word ^ heads, y = word ^ uppers
+                var flagged = ((x &- ones) & ~x & highs) | ((y &- ones) & ~y & highs)
+                while flagged != 0 {
+                    let start = index + flagged.trailingZeroBitCount / 8
+                    if start <= last, byte(text, start, fold) == head, equalAt(text, start, needle, fold) {
+                        found = true
+                        break
+                    }
+                    flagged &= flagged &- 1
+                }
+            }
+            index += 8
+        }
+        while index < count {
+            let value = text[index]
+            if value >= 0x80 { return nil }
+            if !found, index <= last, (value == head || value == upper), equalAt(text, index, needle, fold) { found = true }
+            index += 1
+        }
+        return found
     }
 
     /// Whether `needle` (lowercase when `fold`) occurs in `text`: candidates are found by the
