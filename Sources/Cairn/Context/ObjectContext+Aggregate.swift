@@ -119,6 +119,7 @@ private struct AggregatingVisitor: RowVisitor {
     private let positions: [Int?]
     private let reader: ObjectReader
     private var partial: Partial
+    private let empty: [AggregateAccumulator]
 
     init(filter: RowFilter?, paths: [CompiledKeyPath?], accumulators: [AggregateAccumulator], reader: ObjectReader) {
         self.filter = filter
@@ -126,6 +127,7 @@ private struct AggregatingVisitor: RowVisitor {
         positions = paths.map { $0?.directAttribute }
         self.reader = reader
         partial = Partial(accumulators: accumulators, matched: false)
+        empty = accumulators
     }
 
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
@@ -141,5 +143,8 @@ private struct AggregatingVisitor: RowVisitor {
         }
     }
 
-    var result: Partial { partial }
+    mutating func takeResult() -> Partial {
+        defer { partial = Partial(accumulators: empty, matched: false) }
+        return partial
+    }
 }

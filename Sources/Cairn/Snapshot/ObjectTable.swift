@@ -1,6 +1,7 @@
 import CairnLog
 import Foundation
 import HashTreeCollections
+import Synchronization
 
 /// Sees the objects of a scan one at a time, on one thread (``ObjectTable/visit(_:_:)``).
 /// A value type, so that the state it updates for every row needs no dynamic exclusivity check.
@@ -8,18 +9,24 @@ protocol RowVisitor: SendableMetatype {
     associatedtype Result: Sendable
     /// Sees one object; `row` is valid only during the call (``BorrowedRow/owned()`` keeps it).
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow)
-    var result: Result { get }
+    /// What it saw since the last call; it then starts again, empty.
+    mutating func takeResult() -> Result
 }
 
 /// Collects the objects a test accepts.
 private struct MatchCollector: RowVisitor {
     private let test: (ObjectID, BorrowedRow) -> Bool
-    private(set) var result: [(ObjectID, Row)] = []
+    private var result: [(ObjectID, Row)] = []
 
     init(_ test: @escaping (ObjectID, BorrowedRow) -> Bool) { self.test = test }
 
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
         if test(id, row) { result.append((id, row.owned())) }
+    }
+
+    mutating func takeResult() -> [(ObjectID, Row)] {
+        defer { result = [] }
+        return result
     }
 }
 
@@ -296,26 +303,36 @@ struct ObjectTable: Sendable {
         return removed
     }
 
-    /// Shows every object of `entities` to a visitor, the chunks split between two threads
-    /// when there are many, and returns each thread's result. Each thread makes its own visitor
-    /// with `make`, so that the threads never share the objects a visitor touches for every
-    /// row: a reference count changed by two cores at once costs more than a comparison.
+    /// Shows every object of `entities` to a visitor, on two threads when there are many, and
+    /// returns the results of each batch of chunks, in the table's order (so that a sum of
+    /// doubles is the same from one run to the next). The threads take batches as they finish
+    /// the previous one, so a thread the machine slows down does not hold the other back. Each
+    /// thread makes its own visitor with `make`, so that the threads never share the objects a
+    /// visitor touches for every row: a reference count changed by two cores at once costs more
+    /// than a comparison.
     func visit<Visitor: RowVisitor>(_ entities: Set<Int>, _ make: @Sendable () -> Visitor) -> [Visitor.Result] {
         let total = entities.reduce(0) { $0 + (counts.indices.contains($1) ? counts[$1] : 0) }
         guard total > 0 else { return [] }
         let parts = Array(chunks)
         let wanted = counts.indices.map(entities.contains)
         let workers = total >= 20_000 ? 2 : 1
-        let results = ResultParts<Visitor.Result>(count: workers)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+        let batchSize = 16
+        let batches = (parts.count + batchSize - 1) / batchSize
+        let results = ResultParts<Visitor.Result>(count: batches)
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
             var visitor = make()
             let memo = RowMemo.allocate()
             defer { memo.deallocate() }
-            for index in stride(from: worker, to: parts.count, by: workers) {
-                let (number, chunk) = parts[index]
-                chunk.visit(number.value << Self.shift, wanted, memo, &visitor)
+            while true {
+                let batch = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard batch < batches else { break }
+                for index in (batch * batchSize)..<min(parts.count, (batch + 1) * batchSize) {
+                    let (number, chunk) = parts[index]
+                    chunk.visit(number.value << Self.shift, wanted, memo, &visitor)
+                }
+                results.set(batch, visitor.takeResult())
             }
-            results.set(worker, visitor.result)
         }
         return results.all()
     }
