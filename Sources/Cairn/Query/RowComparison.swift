@@ -160,15 +160,15 @@ enum RowComparison: @unchecked Sendable {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let heads = ones &* UInt64(head), uppers = ones &* UInt64(upper)
         var found = false
-        var index = 0
-        while index + 8 <= count {
+        // Checks the word at `index` (8 bytes): false when a byte is not ASCII.
+        func check(_ index: Int) -> Bool {
             let word = text.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            if word & highs != 0 { return nil }
+            if word & highs != 0 { return false }
             if !found {
                 let x = word ^ heads, y = word ^ uppers
                 var flagged = ((x &- ones) & ~x & highs) | ((y &- ones) & ~y & highs)
                 while flagged != 0 {
-                    let start = index + flagged.trailingZeroBitCount / 8
+                    let start = index &+ flagged.trailingZeroBitCount / 8
                     if start <= last, byte(text, start, fold) == head, equalAt(text, start, needle, fold) {
                         found = true
                         break
@@ -176,13 +176,22 @@ enum RowComparison: @unchecked Sendable {
                     flagged &= flagged &- 1
                 }
             }
-            index += 8
+            return true
         }
-        while index < count {
+        if count >= 8 {
+            var index = 0
+            while index &+ 8 <= count {
+                guard check(index) else { return nil }
+                index &+= 8
+            }
+            // The last bytes as one more word, overlapping the one before.
+            if index < count, !check(count &- 8) { return nil }
+            return found
+        }
+        for index in 0..<count {
             let value = text[index]
             if value >= 0x80 { return nil }
-            if !found, index <= last, (value == head || value == upper), equalAt(text, index, needle, fold) { found = true }
-            index += 1
+            if !found, index <= last, value == head || value == upper, equalAt(text, index, needle, fold) { found = true }
         }
         return found
     }

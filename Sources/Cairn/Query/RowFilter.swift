@@ -54,7 +54,9 @@ final class RowFilter: @unchecked Sendable {
 
     /// Whether the committed object with this row matches.
     func evaluate(_ id: ObjectID, _ row: BorrowedRow, _ reader: ObjectReader) -> Bool {
-        evaluate(0, id, row, reader)
+        // The common predicate, one comparison decided on the row's bytes, without the tree.
+        if nodes.count == 1, nodes[0].kind == .comparison, let decided = fastForms[0]?.evaluate(row.bytes) { return decided }
+        return evaluate(0, id, row, reader)
     }
 
     private func evaluate(_ index: Int, _ id: ObjectID, _ row: BorrowedRow, _ reader: ObjectReader) -> Bool {
