@@ -5,7 +5,8 @@ import PackageDescription
 ///
 /// Modules, each depending only on those before it:
 /// `CLZ4` → `CairnLog` → `Cairn` → `CairnCLI` (the `cairn` executable).
-/// `CCairnSupport` is a tiny C target (hardware CRC32C) used by `CairnLog` only.
+/// `CCairnSupport` is a tiny C target: hardware CRC32C for `CairnLog`, a prefetch hint for
+/// `Cairn`'s scans.
 let package = Package(
     name: "Cairn",
     platforms: [.macOS(.v15)],
@@ -31,7 +32,7 @@ let package = Package(
         ),
         .target(
             name: "Cairn",
-            dependencies: ["CairnLog", .product(name: "HashTreeCollections", package: "swift-collections")]
+            dependencies: ["CairnLog", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections")]
         ),
         .executableTarget(
             name: "CairnCLI",

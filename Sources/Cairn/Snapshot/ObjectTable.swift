@@ -1,3 +1,4 @@
+import CCairnSupport
 import CairnLog
 import Foundation
 import HashTreeCollections
@@ -139,7 +140,15 @@ struct ObjectTable: Sendable {
             let entries = entries
             let buffer = buffer
             buffer.withBytes { all in
+                let ahead = 4
                 for slot in entries.indices {
+                    // The row a few slots on starts loading now (rows are read one after the
+                    // other, each walked from its start: without this, each waits for memory).
+                    if slot + ahead < entries.count, let next = entries[slot + ahead], next.start != .max, Int(next.start) < all.count,
+                       let base = all.baseAddress {
+                        cairn_prefetch(base + Int(next.start))
+                        cairn_prefetch(base + min(all.count - 1, Int(next.start) + 64))
+                    }
                     guard let entry = entries[slot], Int(entry.entity) < wanted.count, wanted[Int(entry.entity)] else { continue }
                     let id = ObjectID(entity: Int(entry.entity), key: firstKey | UInt64(slot))
                     if entry.start == .max {
