@@ -95,6 +95,8 @@ struct ContextState {
                 continue
             }
             guard let current = inserted.removeValue(forKey: id) else { continue }
+            // Unchanged since the save took them (the same storage): nothing to keep.
+            if Self.sameStorage(current, values) { continue }
             let since = Dictionary(uniqueKeysWithValues: current.indices.filter { current[$0] != values[$0] }.map { ($0, current[$0]) })
             if !since.isEmpty {
                 updated[id] = since
@@ -111,6 +113,13 @@ struct ContextState {
             deleted.remove(id)
             if updated[id] == nil { originals[id] = nil }
         }
+    }
+}
+
+extension ContextState {
+    /// Whether two arrays share their storage (so hold the same values), without comparing them.
+    static func sameStorage(_ a: [PropertyValue], _ b: [PropertyValue]) -> Bool {
+        a.count == b.count && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
     }
 }
 

@@ -168,6 +168,16 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         return registeredObject(id)
     }
 
+    /// Records new objects with all their values at once (for batch inserts: no managed objects).
+    func insertValues(_ objects: some Sequence<(ObjectID, [PropertyValue])>) {
+        state.withLock { state in
+            for (id, values) in objects {
+                state.inserted[id] = values
+                if !model.descriptions[id.entity].uniqueness.isEmpty { state.staleKeys.insert(id) }
+            }
+        }
+    }
+
     /// Sets one property's raw value, recording the change (no inverse maintenance).
     func setRaw(_ id: ObjectID, _ position: Int, _ value: PropertyValue) throws {
         // The common case first: a new object only changes its own values.

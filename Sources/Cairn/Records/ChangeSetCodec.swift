@@ -65,7 +65,7 @@ enum ChangeSetCodec {
         case .null: writer.writeByte(Tag.null.rawValue)
         case .string(let text):
             writer.writeByte(Tag.string.rawValue)
-            writer.writeLengthPrefixed(Array(text.utf8))
+            writer.writeLengthPrefixed(text.utf8)
         case .integer(let number):
             writer.writeByte(Tag.integer.rawValue)
             writer.writeSignedVarint(number)
@@ -90,7 +90,7 @@ enum ChangeSetCodec {
             writer.write(bytes: withUnsafeBytes(of: id.uuid) { Array($0) })
         case .uri(let text):
             writer.writeByte(Tag.uri.rawValue)
-            writer.writeLengthPrefixed(Array(text.utf8))
+            writer.writeLengthPrefixed(text.utf8)
         }
     }
 

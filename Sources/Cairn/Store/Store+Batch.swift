@@ -1,4 +1,58 @@
 extension Store {
+    /// Inserts objects given as attribute values, as one save, without making managed objects
+    /// (Core Data's batch insert): faster than inserting through a context when there are
+    /// many. Attributes not given take their default; relationships start empty. Returns the
+    /// new objects' IDs, in order.
+    ///
+    /// ```swift
+    /// let ids = try await store.batchInsert("Book", [["isbn": "978-0-0-1", "title": "Emma", "year": 1815],
+    ///                                                ["isbn": "978-0-0-2", "title": "Persuasion", "year": 1817]])
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` before anything is saved for an unknown or abstract entity, an
+    ///   unknown attribute or a value of the wrong type (naming the object's index and the
+    ///   attribute), or what the save throws: a missing required value, a uniqueness violation
+    ///   (between the new objects, or with a saved one)…
+    @discardableResult
+    public func batchInsert(_ entityName: String, _ objects: [[String: Value]]) async throws -> [ObjectID] {
+        let entity = try model.require(entityName)
+        guard !entity.isAbstract else {
+            throw StoreError(.abstractEntity, "batch insert: \(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
+        }
+        let defaults = entity.attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
+            + entity.relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
+        var positions: [String: Int] = [:]
+        var rows: [[PropertyValue]] = []
+        rows.reserveCapacity(objects.count)
+        for (index, object) in objects.enumerated() {
+            var values = defaults
+            for (key, value) in object {
+                let position: Int
+                if let known = positions[key] {
+                    position = known
+                } else {
+                    guard let found = entity.attributePosition(key) else {
+                        throw StoreError(.unknownName, "batch insert: object \(index): \(entity.name) has no attribute \(key)", entity: entity.name, property: key)
+                    }
+                    positions[key] = found
+                    position = found
+                }
+                guard value.fits(entity.attributes[position].type) else {
+                    throw StoreError(.typeMismatch, "batch insert: object \(index): \(entity.name).\(key) takes \(entity.attributes[position].type), not \(value.typeName) \(value)",
+                                     entity: entity.name, property: key)
+                }
+                values[position] = .attribute(value)
+            }
+            rows.append(values)
+        }
+        let keys = try reserveKeys(rows.count)
+        let ids = keys.map { ObjectID(entity: entity.index, key: $0) }
+        let context = newBackgroundContext(name: "batch insert")
+        context.insertValues(zip(ids, rows))
+        try await context.save()
+        return ids
+    }
+
     /// Sets attributes on every object that matches, as one save (one frame of the log, one
     /// did-save notification), as Core Data's batch update does. Returns how many objects
     /// changed.

@@ -106,10 +106,15 @@ public final class Store: Sendable {
 
     /// Reserves keys for new objects.
     func reserveKey() throws -> UInt64 {
+        try reserveKeys(1).lowerBound
+    }
+
+    /// Hands out `count` consecutive object keys.
+    func reserveKeys(_ count: Int) throws -> Range<UInt64> {
         try keys.withLock { next in
-            guard next < UInt64.max >> 1 else { throw StoreError(.closed, "the store has used up its object keys") }
-            defer { next += 1 }
-            return next
+            guard count >= 0, UInt64(count) < (UInt64.max >> 1) - next else { throw StoreError(.closed, "the store has used up its object keys") }
+            defer { next += UInt64(count) }
+            return next..<(next + UInt64(count))
         }
     }
 }
