@@ -152,21 +152,31 @@ extension Store {
             finals.append((update.id, record.row.replacing(update.positions, with: update.patch)))
             released.insert(update.id)
         }
-        var claimed: [UInt64: [(ObjectID, Row)]] = [:]
+        // The objects of this save holding each hash: the first, and any after it.
+        var claimed: [UInt64: (ObjectID, Row)] = [:]
+        var alsoClaimed: [UInt64: [(ObjectID, Row)]] = [:]
         for (id, row) in finals {
             for constraint in model.descriptions[id.entity].uniqueness {
                 guard let hash = StoreSnapshot.keyHash(row, constraint) else { continue }
-                let committed = accepted.holders(ofHash: hash, for: constraint).lazy.filter { $0 != id && !released.contains($0) }
+                let holders = accepted.holders(ofHash: hash, for: constraint)
+                let first = claimed[hash]
+                // The common case: no other object, saved or in this save, has this hash.
+                if holders.isEmpty, first == nil {
+                    claimed[hash] = (id, row)
+                    continue
+                }
+                let committed = holders.lazy.filter { $0 != id && !released.contains($0) }
                     .compactMap { holder in accepted.record(holder).map { (holder, $0.row) } }
                 let family = model.descriptions[constraint.owner].family
-                let rivals = Array(committed) + (claimed[hash] ?? []).filter { family.contains($0.0.entity) }
+                let earlier = (first.map { [$0] } ?? []) + (alsoClaimed[hash] ?? [])
+                let rivals = Array(committed) + earlier.filter { family.contains($0.0.entity) }
                 if let (holder, _) = rivals.first(where: { StoreSnapshot.sameKey($0.1, row, constraint.positions) }) {
                     let owner = model.descriptions[constraint.owner].name
                     let shown = zip(constraint.names, constraint.positions).map { name, position in "\(name) = \(row.value(position))" }
                     throw StoreError(.uniquenessViolation, "another \(owner) already has \(shown.joined(separator: ", "))",
                                      entity: owner, property: constraint.names.joined(separator: ","), objects: [id, holder])
                 }
-                claimed[hash, default: []].append((id, row))
+                if first == nil { claimed[hash] = (id, row) } else { alsoClaimed[hash, default: []].append((id, row)) }
             }
         }
     }
