@@ -43,12 +43,14 @@ struct ContextState {
         staleKeys = []
     }
 
-    /// Forgets every filed key once nothing is pending (after a save of everything).
-    mutating func dropKeysIfNothingPending() {
-        guard inserted.isEmpty, updated.isEmpty, deleted.isEmpty else { return }
+    /// Forgets every filed key once nothing is pending (after a save of everything); false when
+    /// something is.
+    mutating func dropKeysIfNothingPending() -> Bool {
+        guard inserted.isEmpty, updated.isEmpty, deleted.isEmpty else { return false }
         pendingKeys = [:]
         keysOfObject = [:]
         staleKeys = []
+        return true
     }
 
     /// Records the current uniqueness keys of an object with unsaved changes.

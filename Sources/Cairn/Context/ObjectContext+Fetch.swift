@@ -89,20 +89,25 @@ extension ObjectContext {
                 guard let view = view(of: id, in: snapshot) else { continue }
                 try body(id, view)
             }
-        } else if let candidates = query.plan.candidates(in: snapshot, family: query.family), !hasPendingChangesInChain {
+            return
+        }
+        let unsaved = hasPendingChangesInChain
+        let candidates = query.plan.candidates(in: snapshot, family: query.family)
+        switch (candidates, unsaved) {
+        case (let candidates?, false):
             // Nothing unsaved: the candidates' committed rows are all there is.
             let committed = ObjectReader.committed(snapshot)
-            let filter = query.rowFilter()
+            let filter = query.predicate.map(RowFilter.init)
             for id in candidates {
                 guard let row = snapshot.record(id)?.row,
                       row.withBorrowed({ filter?.evaluate(id, $0, committed) ?? true }) else { continue }
                 try body(id, ObjectView(base: .row(row), changes: nil))
             }
-        } else if let candidates = query.plan.candidates(in: snapshot, family: query.family) {
+        case (let candidates?, true):
             var seen = Set(candidates)
             for id in candidates { try consider(id) }
             for id in pendingIDs(query.family, updated: true) where seen.insert(id).inserted { try consider(id) }
-        } else if !hasPendingChangesInChain {
+        case (nil, false):
             // Nothing unsaved: test the committed rows directly, on both cores.
             let ids = snapshot.objects.matching(query.family) {
                 let committed = ObjectReader.committed(snapshot)
@@ -110,7 +115,7 @@ extension ObjectContext {
                 return { id, row in filter?.evaluate(id, row, committed) ?? true }
             }
             for (id, row) in ids { try body(id, ObjectView(base: .row(row), changes: nil)) }
-        } else {
+        case (nil, true):
             for id in snapshot.objects.ids(query.family) { try consider(id) }
             for id in pendingIDs(query.family, updated: false) where snapshot.record(id) == nil { try consider(id) }
         }

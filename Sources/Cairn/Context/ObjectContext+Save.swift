@@ -44,7 +44,7 @@ extension ObjectContext {
             saved.filter { state.inserted[$0] != nil || state.updated[$0] != nil }
         }
         state.withLock { state in
-            state.dropKeysIfNothingPending()
+            guard !state.dropKeysIfNothingPending() else { return }
             for id in saved.subtracting(stillPending) {
                 state.staleKeys.remove(id)
                 state.setPendingKeys([], for: id)

@@ -51,7 +51,7 @@ struct RowBytes {
     @inline(__always)
     private static func skip(_ base: UnsafeRawPointer, _ offset: Int, _ end: Int) -> Int {
         let tag = base.load(fromByteOffset: offset, as: UInt8.self)
-        let fixed = Int(truncatingIfNeeded: tag < 8 ? fixedLow >> (UInt64(tag) &* 8) : tag < 16 ? fixedHigh >> (UInt64(tag &- 8) &* 8) : 0) & 0xFF
+        let fixed = fixedSize(tag)
         if fixed != 0 { return fixed }
         if tag == 1, offset + 1 < end, case let size = base.load(fromByteOffset: offset + 1, as: UInt8.self), size < 0x80 {
             return 2 + Int(size)
@@ -64,16 +64,20 @@ struct RowBytes {
     private static let fixedLow: UInt64 = 0x0101_0005_0900_0001
     private static let fixedHigh: UInt64 = 0x0000_0001_0011_0009
 
+    /// The size a tag fixes, or 0 when the value encodes its size (or the tag is unknown).
+    @inline(__always)
+    private static func fixedSize(_ tag: UInt8) -> Int {
+        Int(truncatingIfNeeded: tag < 8 ? fixedLow >> (UInt64(tag) &* 8) : tag < 16 ? fixedHigh >> (UInt64(tag &- 8) &* 8) : 0) & 0xFF
+    }
+
     /// The length of the encoded value at `start`, with `available` bytes from there.
     @inline(__always)
     static func length(_ start: UnsafeRawPointer, available: Int) -> Int {
         guard available > 0 else { return 0 }
-        let fixed: Int
-        switch start.load(as: UInt8.self) {
-        case 0, 6, 7, 12: return 1                              // null, false, true, no object
-        case 3, 8: fixed = 9                                    // double, date
-        case 4: fixed = 5                                       // float
-        case 10: fixed = 17                                     // UUID
+        let tag = start.load(as: UInt8.self)
+        var fixed = fixedSize(tag)
+        if fixed != 0 { return min(fixed, available) }
+        switch tag {
         case 2:                                                 // integer: a varint
             let (_, size) = varint(start + 1, available: available - 1)
             fixed = 1 + size
