@@ -194,6 +194,35 @@ import Testing
         let held = try #require(try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", 7))))
         for n in 0..<5000 { _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n))))) }
         #expect(try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", 7))) === held)
-        #expect(view.state.withLock { $0.registered.count } <= 2048, "lookups do not keep every object they returned")
+        #expect(view.state.withLock { $0.registered.count } == 1, "an object leaves the map as it is released; the one held stays")
+        var all: [ManagedObject]? = try view.fetch(FetchRequest("Note"))
+        #expect(view.state.withLock { $0.registered.count } == 5000)
+        #expect(all?.contains { $0 === held } == true)
+        all = nil
+        #expect(view.state.withLock { $0.registered.count } == 1)
+        #expect(try held.value(forKey: "n") == 7)
+    }
+
+    @Test func objectsReleasedOnOtherThreadsLeaveTheMapWhileItIsUsed() async throws {
+        let model = try Model { Entity("Note") { Attribute("n", .integer64, optional: false); Unique("n") } }
+        let store = Store(inMemory: model)
+        let writer = store.newBackgroundContext()
+        for n in 0..<500 { try writer.make("Note", ["n": .integer(Int64(n))]) }
+        try await writer.save()
+        let view = store.viewContext
+        // Objects handed to tasks that drop them, while this task fetches the same IDs again.
+        for _ in 0..<20 {
+            let batch = try view.fetch(FetchRequest("Note"))
+            await withTaskGroup(of: Void.self) { group in
+                for slice in stride(from: 0, to: batch.count, by: 100) {
+                    let objects = Array(batch[slice..<min(batch.count, slice + 100)])
+                    group.addTask { #expect(objects.allSatisfy { $0.context != nil }) }
+                }
+                let again = try? view.fetch(FetchRequest("Note", predicate: .compare("n", .less, 250)))
+                #expect(again?.count == 250)
+            }
+        }
+        #expect(view.state.withLock { $0.registered.count } == 0)
+        #expect(try view.count(FetchRequest("Note")) == 500)
     }
 }

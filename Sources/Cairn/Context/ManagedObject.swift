@@ -27,6 +27,11 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         self.context = context
     }
 
+    deinit {
+        // Leaves the context's identity map (see ``ObjectContext/forget(_:_:)``).
+        context?.forget(objectID, ObjectIdentifier(self))
+    }
+
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 

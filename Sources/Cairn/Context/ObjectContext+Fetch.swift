@@ -148,18 +148,18 @@ extension ObjectContext {
         guard case .comparison(let key, .equal, let value)? = request.predicate, request.fetchOffset == 0, !request.reversesOrder,
               value != .null, value.isByteCanonical, let entity = model.entity(named: request.entityName),
               let position = entity.attributePosition(key), value.fits(entity.attributes[position].type),
-              let constraint = entity.uniqueness.first(where: { $0.positions == [position] }) else { return nil }
+              let constraint = entity.uniqueness(ofAttribute: position) else { return nil }
         // Sort keys are checked as the general path would (they cannot change one object's order).
         guard request.sortKeys.allSatisfy({ entity.attributePosition($0.key) != nil }) else { return nil }
         let family = request.includesSubentities ? entity.family : [entity.index]
-        let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
         if !hasPendingChangesInChain {
             // Nothing unsaved: the committed holder (checked against its row) is the answer.
-            guard let holder = snapshot.holder(of: uniqueKey), family.contains(holder.entity), request.fetchLimit ?? 1 > 0 else { return [] }
+            guard let holder = snapshot.holder(of: value, for: constraint), family.contains(holder.entity), request.fetchLimit ?? 1 > 0 else { return [] }
             return [holder]
         }
+        let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
         var candidates = pendingHolders(of: uniqueKey)
-        if let holder = snapshot.holder(of: uniqueKey) { candidates.insert(holder) }
+        if let holder = snapshot.holder(of: value, for: constraint) { candidates.insert(holder) }
         let ids = candidates.filter { id in
             guard family.contains(id.entity), let view = view(of: id, in: snapshot), case .attribute(let current) = view[position] else { return false }
             return current == value

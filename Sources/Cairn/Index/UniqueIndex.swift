@@ -99,6 +99,18 @@ struct UniqueIndex: Sendable {
         return entries.compactMap { $0.hash == hash ? $0.id : nil }
     }
 
+    /// The first object filed under `hash` for which `test` holds (no array made: a lookup by
+    /// unique key reads the bucket in place).
+    func firstHolder(_ hash: UInt64, where test: (ObjectID) -> Bool) -> ObjectID? {
+        guard queued.isEmpty else { return holders(hash).first(where: test) }
+        let (top, middle) = Self.place(hash)
+        guard !levels[top].isEmpty else { return nil }
+        return levels[top][middle].withUnsafeBufferPointer { entries in
+            for entry in entries where entry.hash == hash && test(entry.id) { return entry.id }
+            return nil
+        }
+    }
+
     /// Files `id` under `hash` (once).
     mutating func add(_ hash: UInt64, _ id: ObjectID) {
         change(Queued(hash: hash, id: id, adding: true))

@@ -155,6 +155,27 @@ enum ChangeSetCodec {
         return writer.bytes
     }
 
+    /// Calls `body` with a value's encoded bytes (as ``encoded(_:)``): a string shorter than 128
+    /// bytes (the common key) is encoded on the stack, without an array.
+    static func withEncoded<R>(_ value: Value, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if case .string(var text) = value, text.utf8.count < 0x80 {
+            text.makeContiguousUTF8()
+            let count = text.utf8.count
+            let result = text.utf8.withContiguousStorageIfAvailable { utf8 in
+                withUnsafeTemporaryAllocation(byteCount: count + 2, alignment: 1) { buffer -> R in
+                    buffer[0] = Tag.string.rawValue
+                    buffer[1] = UInt8(count)   // a one-byte varint
+                    if count > 0, let base = buffer.baseAddress, let source = utf8.baseAddress {
+                        (base + 2).copyMemory(from: source, byteCount: count)
+                    }
+                    return body(UnsafeRawBufferPointer(buffer))
+                }
+            }
+            if let result { return result }
+        }
+        return encoded(value).withUnsafeBytes(body)
+    }
+
     // MARK: Rows, for replay
 
     /// Reads a change record's body into rows: every value is checked against the model (kind,

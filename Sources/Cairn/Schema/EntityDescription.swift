@@ -59,6 +59,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The position of a relationship.
     public func relationshipPosition(_ name: String) -> Int? { relationshipPositions[name] }
 
+    /// The uniqueness constraint made of this one attribute alone, if there is one.
+    func uniqueness(ofAttribute position: Int) -> UniquenessConstraint? {
+        uniqueness.first { $0.positions.count == 1 && $0.positions[0] == position }
+    }
+
     public var description: String { name }
 }
 

@@ -235,6 +235,19 @@ struct ObjectTable: Sendable {
         return chunk.record(slot)
     }
 
+    /// Calls `body` with the bytes of an object's row, borrowed (no reference counting); nil
+    /// when the object does not exist (or is of another entity).
+    func withRowBytes<R>(_ id: ObjectID, _ body: (RowBytes) -> R) -> R? {
+        let (number, slot) = Self.place(id.key)
+        guard let chunk = chunks[number], let entry = chunk.entries[slot], Int(entry.entity) == id.entity else { return nil }
+        if entry.start == .max { return chunk.large[slot].map { $0.withBorrowed { body($0.bytes) } } }
+        return chunk.buffer.withBytes { all -> R? in
+            let start = Int(entry.start), end = start + Int(entry.length)
+            guard end <= all.count else { return nil }
+            return body(RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count)))
+        }
+    }
+
     /// Calls `body` with the chunk holding `key`, made unique and created when missing.
     private mutating func modify<R>(_ key: UInt64, _ body: (Chunk, Int) -> R) -> R {
         let (chunk, slot) = Self.place(key)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A row's bytes, borrowed for a moment (one comparison, one object of a scan): walked with
 /// plain pointer reads, without reference counting or decoding.
 ///
@@ -12,6 +14,13 @@ struct RowBytes {
     /// Where the values walked so far end (a scan thread's scratch memory, reset for each row),
     /// so that reading several values of one row walks it once; nil: walk from the start.
     let memo: RowMemo?
+
+    /// Whether two byte ranges hold the same bytes.
+    static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let first = a.baseAddress, let second = b.baseAddress else { return true }
+        return memcmp(first, second, a.count) == 0
+    }
 
     init(bytes: UnsafeRawBufferPointer, count: Int, memo: RowMemo? = nil) {
         self.bytes = bytes

@@ -8,42 +8,73 @@ import CairnLog
 /// changed and readers holding an older snapshot are never disturbed. Objects are kept as compact
 /// rows; the uniqueness index maps a 64-bit hash of each key to its holders, checked against the row.
 struct StoreSnapshot: Sendable {
-    let model: Model
+    /// The state, behind one reference: a snapshot is handed from the store to contexts and
+    /// fetches many times a second, and one retain costs less than one per structure.
+    private final class Storage: @unchecked Sendable {
+        // Safety: a storage is changed only through a snapshot holding the only reference to it
+        // (`edit()` copies a shared one first), so no reader ever sees it change. Unchecked
+        // exclusivity: the same rule makes every access exclusive already.
+        let model: Model
+        @exclusivity(unchecked) var lsn: LSN
+        @exclusivity(unchecked) var objects: ObjectTable
+        @exclusivity(unchecked) var unique: UniqueIndex
+        @exclusivity(unchecked) var nextKey: UInt64
+        @exclusivity(unchecked) var indexes: [AttributeIndex]
+
+        init(model: Model, lsn: LSN, objects: ObjectTable, unique: UniqueIndex, nextKey: UInt64, indexes: [AttributeIndex]) {
+            self.model = model
+            self.lsn = lsn
+            self.objects = objects
+            self.unique = unique
+            self.nextKey = nextKey
+            self.indexes = indexes
+        }
+
+        /// A storage sharing every structure with this one (each copied on its first change).
+        func copy() -> Storage {
+            Storage(model: model, lsn: lsn, objects: objects, unique: unique, nextKey: nextKey, indexes: indexes)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The model the snapshot's objects follow.
+    var model: Model { storage.model }
     /// The LSN of the last save it includes.
-    private(set) var lsn: LSN
+    var lsn: LSN { storage.lsn }
     /// Objects by key.
-    private(set) var objects: ObjectTable
-    /// Uniqueness index: key hash → holders.
-    private var unique: UniqueIndex
+    var objects: ObjectTable { storage.objects }
     /// The next object key to hand out.
-    private(set) var nextKey: UInt64
+    var nextKey: UInt64 { storage.nextKey }
     /// One per slot of the model's ``IndexLayout``.
-    private(set) var indexes: [AttributeIndex]
+    var indexes: [AttributeIndex] { storage.indexes }
+
+    /// The storage, this snapshot's alone (copied first when shared), for a change.
+    private mutating func edit() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
 
     /// An empty store.
     init(model: Model) {
-        self.model = model
-        lsn = .zero
-        objects = ObjectTable(entityCount: model.descriptions.count)
-        unique = UniqueIndex()
-        nextKey = 1
-        indexes = Array(repeating: AttributeIndex(), count: model.indexLayout.slots.count)
+        storage = Storage(model: model, lsn: .zero, objects: ObjectTable(entityCount: model.descriptions.count), unique: UniqueIndex(),
+                          nextKey: 1, indexes: Array(repeating: AttributeIndex(), count: model.indexLayout.slots.count))
     }
 
     /// An object's committed record.
     func record(_ id: ObjectID) -> ObjectRecord? {
-        objects.record(id)
+        storage.objects.record(id)
     }
 
     /// The number of objects of an entity (with its sub-entities when asked).
     func count(entity: Int, includingSubentities: Bool = true) -> Int {
         let entities = includingSubentities ? [entity] + model.descriptions[entity].descendants : [entity]
-        return entities.reduce(0) { $0 + objects.counts[$1] }
+        return entities.reduce(0) { $0 + storage.objects.counts[$1] }
     }
 
     /// The IDs of all objects of an entity (with its sub-entities when asked).
     func ids(entity: Int, includingSubentities: Bool = true) -> [ObjectID] {
-        objects.ids(includingSubentities ? model.descriptions[entity].family : [entity])
+        storage.objects.ids(includingSubentities ? model.descriptions[entity].family : [entity])
     }
 
     /// The uniqueness keys of a record (constraints whose values are all non-nil).
@@ -54,14 +85,33 @@ struct StoreSnapshot: Sendable {
     /// The object holding these values of a uniqueness constraint.
     func holder(of key: UniqueKey) -> ObjectID? {
         guard let constraint = model.descriptions[key.owner].uniqueness.first(where: { $0.number == key.number }) else { return nil }
+        guard key.values.count == constraint.positions.count else { return nil }
+        if key.values.count == 1 { return holder(of: key.values[0], for: constraint) }
         let encoded = key.values.map(ChangeSetCodec.encoded)
         var hasher = KeyHasher(owner: key.owner, number: key.number)
         for bytes in encoded { bytes.withUnsafeBytes { hasher.combine($0) } }
         let family = model.descriptions[key.owner].family
-        return unique.holders(hasher.value).first { id in
-            guard family.contains(id.entity), let record = record(id) else { return false }
-            return zip(constraint.positions, encoded).allSatisfy { position, bytes in
-                record.row.withValueBytes(position) { $0.elementsEqual(bytes) }
+        return storage.unique.firstHolder(hasher.value) { id in
+            family.contains(id.entity) && storage.objects.withRowBytes(id) { row in
+                zip(constraint.positions, encoded).allSatisfy { position, bytes in
+                    bytes.withUnsafeBytes { RowBytes.same(row.value(position), $0) }
+                }
+            } == true
+        }
+    }
+
+    /// The object holding `value` for a constraint of one attribute (a lookup by unique key:
+    /// the value is encoded on the stack and compared with the holders' row bytes); nil for a
+    /// constraint of several attributes.
+    func holder(of value: Value, for constraint: UniquenessConstraint) -> ObjectID? {
+        guard constraint.positions.count == 1 else { return nil }
+        let position = constraint.positions[0]
+        let family = model.descriptions[constraint.owner].family
+        return ChangeSetCodec.withEncoded(value) { bytes in
+            var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
+            hasher.combine(bytes)
+            return storage.unique.firstHolder(hasher.value) { id in
+                family.contains(id.entity) && storage.objects.withRowBytes(id) { RowBytes.same($0.value(position), bytes) } == true
             }
         }
     }
@@ -72,43 +122,44 @@ struct StoreSnapshot: Sendable {
     ///   insert of an existing object, an update or delete of a missing one).
     mutating func apply(_ changes: RowChangeSet, at lsn: LSN) throws {
         func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
+        let storage = edit()
         for insert in changes.inserts {
             // Keys come from a counter that starts at 1; half the range is more than any store
             // can use, and keeps the counter far from overflowing.
             guard insert.id.key > 0, insert.id.key < UInt64.max >> 1 else { throw damaged("object key \(insert.id.key) is out of range") }
         }
-        if let taken = objects.insert(changes, version: lsn) { throw damaged("insert of existing object \(taken)") }
+        if let taken = storage.objects.insert(changes, version: lsn) { throw damaged("insert of existing object \(taken)") }
         for insert in changes.inserts {
             let id = insert.id
             changes.withRow(insert) { row in
                 indexKeys(of: id, row: row.bytes, adding: true)
                 indexValues(of: id, row: row.bytes, positions: nil, adding: true)
             }
-            nextKey = max(nextKey, id.key + 1)
+            storage.nextKey = max(storage.nextKey, id.key + 1)
         }
         for update in changes.updates {
             let id = update.id
-            guard let record = objects.record(id) else { throw damaged("update of missing object \(id)") }
+            guard let record = storage.objects.record(id) else { throw damaged("update of missing object \(id)") }
             let touchesKeys = update.positions.contains(where: model.descriptions[id.entity].uniquePositions.contains)
             record.row.withBorrowed { old in
                 if touchesKeys { indexKeys(of: id, row: old.bytes, adding: false) }
                 indexValues(of: id, row: old.bytes, positions: update.positions, adding: false)
             }
             let row = record.row.replacing(update.positions, with: update.patch)
-            objects.replace(ObjectRecord(row: row, version: lsn, entity: id.entity), key: id.key)
+            storage.objects.replace(ObjectRecord(row: row, version: lsn, entity: id.entity), key: id.key)
             row.withBorrowed { new in
                 if touchesKeys { indexKeys(of: id, row: new.bytes, adding: true) }
                 indexValues(of: id, row: new.bytes, positions: update.positions, adding: true)
             }
         }
         for id in changes.deletes {
-            guard let record = objects.remove(id) else { throw damaged("delete of missing object \(id)") }
+            guard let record = storage.objects.remove(id) else { throw damaged("delete of missing object \(id)") }
             record.row.withBorrowed { old in
                 indexKeys(of: id, row: old.bytes, adding: false)
                 indexValues(of: id, row: old.bytes, positions: nil, adding: false)
             }
         }
-        self.lsn = max(self.lsn, lsn)
+        storage.lsn = max(storage.lsn, lsn)
     }
 
     /// The hash of a row's key for a constraint; nil when one of its values is nil (no key).
@@ -137,35 +188,38 @@ struct StoreSnapshot: Sendable {
     /// The committed objects of the constraint's entity family whose key has this hash.
     func holders(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> [ObjectID] {
         let family = model.descriptions[constraint.owner].family
-        return unique.holders(hash).filter { family.contains($0.entity) }
+        return storage.unique.holders(hash).filter { family.contains($0.entity) }
     }
 
     /// Adds or removes an object's entries in the attribute indexes (only those of `positions`
     /// when given).
-    private mutating func indexValues(of id: ObjectID, row: RowBytes, positions: [Int]?, adding: Bool) {
+    private func indexValues(of id: ObjectID, row: RowBytes, positions: [Int]?, adding: Bool) {
         for (position, slot) in model.indexLayout.byEntity[id.entity] where positions?.contains(position) ?? true {
             guard case .attribute(let value) = ChangeSetCodec.decodeStored(row.value(position)) else { continue }
-            if adding { indexes[slot].insert(value, id) } else { indexes[slot].remove(value, id) }
+            if adding { storage.indexes[slot].insert(value, id) } else { storage.indexes[slot].remove(value, id) }
         }
     }
 
     /// Adds or removes an object's entries in the uniqueness index.
-    private mutating func indexKeys(of id: ObjectID, row: RowBytes, adding: Bool) {
+    private func indexKeys(of id: ObjectID, row: RowBytes, adding: Bool) {
         for constraint in model.descriptions[id.entity].uniqueness {
             guard let hash = Self.keyHash(row, constraint) else { continue }
-            if adding { unique.add(hash, id) } else { unique.remove(hash, id) }
+            if adding { storage.unique.add(hash, id) } else { storage.unique.remove(hash, id) }
         }
     }
 
     /// Queues uniqueness-index changes from now on and builds the index in bulk at
     /// ``finishBulkIndexing()`` (replay: no one reads the snapshot until then).
-    mutating func startBulkIndexing() { unique.startBulkBuild() }
+    mutating func startBulkIndexing() { edit().unique.startBulkBuild() }
 
     /// Applies the queued uniqueness-index changes.
-    mutating func finishBulkIndexing() { unique.finishBulkBuild() }
+    mutating func finishBulkIndexing() { edit().unique.finishBulkBuild() }
 
     /// Makes sure keys below `key` are never handed out again.
-    mutating func reserveKeys(below key: UInt64) { nextKey = max(nextKey, key) }
+    mutating func reserveKeys(below key: UInt64) {
+        let storage = edit()
+        storage.nextKey = max(storage.nextKey, key)
+    }
 
     /// Every uniqueness constraint that two objects break, one line each (for migration, which
     /// may add constraints to existing data).
@@ -192,7 +246,10 @@ struct StoreSnapshot: Sendable {
     }
 
     /// Marks the snapshot as including everything up to `lsn` (a record with no object changes).
-    mutating func advance(to lsn: LSN) { self.lsn = max(self.lsn, lsn) }
+    mutating func advance(to lsn: LSN) {
+        let storage = edit()
+        storage.lsn = max(storage.lsn, lsn)
+    }
 }
 
 /// FNV-1a over a constraint's number and its values' encoded bytes.
