@@ -55,4 +55,31 @@ import Testing
         #expect(Self.text(table.record(ObjectID(entity: 0, key: 2))) == "short")
         #expect(table.record(ObjectID(entity: 0, key: 1))?.version == LSN(2))
     }
+
+    @Test func keysNearAndFarAreFoundAndCopiesStayApart() {
+        var table = ObjectTable(entityCount: 2)
+        // Keys in the first chunks, across leaves of the directory, and far past any counter.
+        let keys: [UInt64] = [1, 2, 255, 256, 65_535, 65_536, 70_000, 1 << 28, (1 << 28) + 1, 1 << 40, UInt64.max >> 2]
+        for (index, key) in keys.enumerated() {
+            let inserted = table.insert(ObjectRecord(row: Self.row("k\(key)"), version: LSN(1), entity: index % 2), key: key)
+            #expect(inserted)
+        }
+        let again = table.insert(ObjectRecord(row: Self.row("again"), version: LSN(1), entity: 0), key: 1 << 40)
+        #expect(!again, "a taken key is refused")
+        let older = table
+        for (index, key) in keys.enumerated() {
+            let id = ObjectID(entity: index % 2, key: key)
+            #expect(Self.text(table.record(id)) == "k\(key)")
+            #expect(table.record(ObjectID(entity: 1 - index % 2, key: key)) == nil, "another entity's ID is not found")
+            let length = table.withRowBytes(id) { row in row.bytes.count }
+            #expect(length == table.record(id)?.row.length)
+        }
+        #expect(table.ids([0, 1]).map(\.key) == keys, "listed in key order")
+        for (index, key) in keys.enumerated() where key % 2 == 0 { _ = table.remove(ObjectID(entity: index % 2, key: key)) }
+        table.replace(ObjectRecord(row: Self.row("new"), version: LSN(2), entity: 0), key: 1)
+        #expect(table.ids([0, 1]).map(\.key) == keys.filter { $0 % 2 == 1 })
+        #expect(older.ids([0, 1]).map(\.key) == keys, "the copy keeps every object")
+        #expect(Self.text(older.record(ObjectID(entity: 0, key: 1))) == "k1" && Self.text(table.record(ObjectID(entity: 0, key: 1))) == "new")
+        #expect(table.record(ObjectID(entity: 1, key: 1 << 40)) == nil && older.record(ObjectID(entity: 1, key: 1 << 40)) != nil)
+    }
 }

@@ -1,7 +1,6 @@
 import CCairnSupport
 import CairnLog
 import Foundation
-import HashTreeCollections
 import Synchronization
 
 /// Sees the objects of a scan one at a time, on one thread (``ObjectTable/visit(_:_:)``).
@@ -60,7 +59,7 @@ private final class ResultParts<Part: Sendable>: @unchecked Sendable {
 /// more. Replay fills one chunk after another, appending to its buffer; a save copies only the
 /// chunks it touches (a chunk still shared with an older snapshot is copied before it changes,
 /// and its buffer too, keeping only live rows); a chunk whose objects are all deleted is dropped.
-/// Chunks are found through a small persistent map, so a gap in the keys costs nothing.
+/// Chunks are found through a ``ChunkDirectory`` (two array reads for the keys a counter hands out).
 struct ObjectTable: Sendable {
     private static let shift: UInt64 = 8
     private static let size = 1 << 8
@@ -216,7 +215,7 @@ struct ObjectTable: Sendable {
         }
     }
 
-    private var chunks: TreeDictionary<TrieKey, Chunk> = [:]
+    private var chunks = ChunkDirectory<Chunk>()
     /// Objects per entity (by index).
     private(set) var counts: [Int]
 
@@ -224,8 +223,8 @@ struct ObjectTable: Sendable {
         counts = Array(repeating: 0, count: entityCount)
     }
 
-    private static func place(_ key: UInt64) -> (chunk: TrieKey, slot: Int) {
-        (TrieKey(key >> shift), Int(key & UInt64(size - 1)))
+    private static func place(_ key: UInt64) -> (chunk: UInt64, slot: Int) {
+        (key >> shift, Int(key & UInt64(size - 1)))
     }
 
     /// The object with this ID, if it exists (and is of that entity).
@@ -250,14 +249,8 @@ struct ObjectTable: Sendable {
 
     /// Calls `body` with the chunk holding `key`, made unique and created when missing.
     private mutating func modify<R>(_ key: UInt64, _ body: (Chunk, Int) -> R) -> R {
-        let (chunk, slot) = Self.place(key)
-        if chunks[chunk] == nil {
-            chunks[chunk] = Chunk()
-        } else if !isKnownUniquelyReferenced(&chunks[chunk]) {
-            chunks[chunk] = chunks[chunk].map(Chunk.init(copying:))
-        }
-        let target = chunks[chunk] ?? Chunk()
-        return body(target, slot)
+        let (number, slot) = Self.place(key)
+        return body(chunks.unique(number, make: Chunk.init, copy: Chunk.init(copying:)), slot)
     }
 
     /// Adds an object; false when the key is taken.
@@ -320,7 +313,7 @@ struct ObjectTable: Sendable {
             chunk.clear(slot)
             chunk.live -= 1
         }
-        if chunks[index]?.live == 0 { chunks[index] = nil }
+        if chunks[index]?.live == 0 { chunks.remove(index) }
         counts[removed.entity] -= 1
         return removed
     }
@@ -335,7 +328,7 @@ struct ObjectTable: Sendable {
     func visit<Visitor: RowVisitor>(_ entities: Set<Int>, _ make: @Sendable () -> Visitor) -> [Visitor.Result] {
         let total = entities.reduce(0) { $0 + (counts.indices.contains($1) ? counts[$1] : 0) }
         guard total > 0 else { return [] }
-        let parts = Array(chunks)
+        let parts = chunks.all
         let wanted = counts.indices.map(entities.contains)
         let workers = total >= 20_000 ? 2 : 1
         let batchSize = 16
@@ -351,7 +344,7 @@ struct ObjectTable: Sendable {
                 guard batch < batches else { break }
                 for index in (batch * batchSize)..<min(parts.count, (batch + 1) * batchSize) {
                     let (number, chunk) = parts[index]
-                    chunk.visit(number.value << Self.shift, wanted, memo, &visitor)
+                    chunk.visit(number << Self.shift, wanted, memo, &visitor)
                 }
                 results.set(batch, visitor.takeResult())
             }
@@ -368,10 +361,10 @@ struct ObjectTable: Sendable {
     func ids(_ entities: Set<Int>) -> [ObjectID] {
         let wanted = counts.indices.map(entities.contains)
         var ids: [ObjectID] = []
-        for (number, chunk) in chunks {
+        for (number, chunk) in chunks.all {
             for (slot, entry) in chunk.entries.enumerated() {
                 guard let entry, wanted.indices.contains(Int(entry.entity)), wanted[Int(entry.entity)] else { continue }
-                ids.append(ObjectID(entity: Int(entry.entity), key: number.value << Self.shift | UInt64(slot)))
+                ids.append(ObjectID(entity: Int(entry.entity), key: number << Self.shift | UInt64(slot)))
             }
         }
         return ids

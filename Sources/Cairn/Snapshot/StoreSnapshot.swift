@@ -68,29 +68,29 @@ struct StoreSnapshot: Sendable {
 
     /// The number of objects of an entity (with its sub-entities when asked).
     func count(entity: Int, includingSubentities: Bool = true) -> Int {
-        let entities = includingSubentities ? [entity] + model.descriptions[entity].descendants : [entity]
+        let entities = includingSubentities ? [entity] + storage.model.descriptions[entity].descendants : [entity]
         return entities.reduce(0) { $0 + storage.objects.counts[$1] }
     }
 
     /// The IDs of all objects of an entity (with its sub-entities when asked).
     func ids(entity: Int, includingSubentities: Bool = true) -> [ObjectID] {
-        storage.objects.ids(includingSubentities ? model.descriptions[entity].family : [entity])
+        storage.objects.ids(includingSubentities ? storage.model.descriptions[entity].family : [entity])
     }
 
     /// The uniqueness keys of a record (constraints whose values are all non-nil).
     func uniqueKeys(entity: Int, values: [PropertyValue]) -> [UniqueKey] {
-        model.uniqueKeys(entity: entity, values: values)
+        storage.model.uniqueKeys(entity: entity, values: values)
     }
 
     /// The object holding these values of a uniqueness constraint.
     func holder(of key: UniqueKey) -> ObjectID? {
-        guard let constraint = model.descriptions[key.owner].uniqueness.first(where: { $0.number == key.number }) else { return nil }
+        guard let constraint = storage.model.descriptions[key.owner].uniqueness.first(where: { $0.number == key.number }) else { return nil }
         guard key.values.count == constraint.positions.count else { return nil }
         if key.values.count == 1 { return holder(of: key.values[0], for: constraint) }
         let encoded = key.values.map(ChangeSetCodec.encoded)
         var hasher = KeyHasher(owner: key.owner, number: key.number)
         for bytes in encoded { bytes.withUnsafeBytes { hasher.combine($0) } }
-        let family = model.descriptions[key.owner].family
+        let family = storage.model.descriptions[key.owner].family
         return storage.unique.firstHolder(hasher.value) { id in
             family.contains(id.entity) && storage.objects.withRowBytes(id) { row in
                 zip(constraint.positions, encoded).allSatisfy { position, bytes in
@@ -106,7 +106,7 @@ struct StoreSnapshot: Sendable {
     func holder(of value: Value, for constraint: UniquenessConstraint) -> ObjectID? {
         guard constraint.positions.count == 1 else { return nil }
         let position = constraint.positions[0]
-        let family = model.descriptions[constraint.owner].family
+        let family = storage.model.descriptions[constraint.owner].family
         return ChangeSetCodec.withEncoded(value) { bytes in
             var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
             hasher.combine(bytes)
@@ -140,7 +140,7 @@ struct StoreSnapshot: Sendable {
         for update in changes.updates {
             let id = update.id
             guard let record = storage.objects.record(id) else { throw damaged("update of missing object \(id)") }
-            let touchesKeys = update.positions.contains(where: model.descriptions[id.entity].uniquePositions.contains)
+            let touchesKeys = update.positions.contains(where: storage.model.descriptions[id.entity].uniquePositions.contains)
             record.row.withBorrowed { old in
                 if touchesKeys { indexKeys(of: id, row: old.bytes, adding: false) }
                 indexValues(of: id, row: old.bytes, positions: update.positions, adding: false)
@@ -187,14 +187,14 @@ struct StoreSnapshot: Sendable {
 
     /// The committed objects of the constraint's entity family whose key has this hash.
     func holders(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> [ObjectID] {
-        let family = model.descriptions[constraint.owner].family
+        let family = storage.model.descriptions[constraint.owner].family
         return storage.unique.holders(hash).filter { family.contains($0.entity) }
     }
 
     /// Adds or removes an object's entries in the attribute indexes (only those of `positions`
     /// when given).
     private func indexValues(of id: ObjectID, row: RowBytes, positions: [Int]?, adding: Bool) {
-        for (position, slot) in model.indexLayout.byEntity[id.entity] where positions?.contains(position) ?? true {
+        for (position, slot) in storage.model.indexLayout.byEntity[id.entity] where positions?.contains(position) ?? true {
             guard case .attribute(let value) = ChangeSetCodec.decodeStored(row.value(position)) else { continue }
             if adding { storage.indexes[slot].insert(value, id) } else { storage.indexes[slot].remove(value, id) }
         }
@@ -202,7 +202,7 @@ struct StoreSnapshot: Sendable {
 
     /// Adds or removes an object's entries in the uniqueness index.
     private func indexKeys(of id: ObjectID, row: RowBytes, adding: Bool) {
-        for constraint in model.descriptions[id.entity].uniqueness {
+        for constraint in storage.model.descriptions[id.entity].uniqueness {
             guard let hash = Self.keyHash(row, constraint) else { continue }
             if adding { storage.unique.add(hash, id) } else { storage.unique.remove(hash, id) }
         }
@@ -225,7 +225,7 @@ struct StoreSnapshot: Sendable {
     /// may add constraints to existing data).
     func uniquenessClashes() -> [String] {
         var lines: [String] = []
-        for entity in model.descriptions {
+        for entity in storage.model.descriptions {
             for constraint in entity.uniqueness where constraint.owner == entity.index {
                 var seen: [UInt64: [Row]] = [:]
                 var clashes = 0
