@@ -82,4 +82,46 @@ import Testing
         #expect(Self.text(older.record(ObjectID(entity: 0, key: 1))) == "k1" && Self.text(table.record(ObjectID(entity: 0, key: 1))) == "new")
         #expect(table.record(ObjectID(entity: 1, key: 1 << 40)) == nil && older.record(ObjectID(entity: 1, key: 1 << 40)) != nil)
     }
+
+    /// Reads value 1 of every row of entity 0 as a scan sees it (with the chunk's value starts).
+    struct SecondValues: RowVisitor {
+        var texts: [UInt64: String] = [:]
+        mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
+            texts[id.key] = RowBytes.text(row.bytes.value(1)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+        }
+        mutating func takeResult() -> [UInt64: String] {
+            defer { texts = [:] }
+            return texts
+        }
+    }
+
+    static func scanned(_ table: ObjectTable) -> [UInt64: String] {
+        table.visit([0]) { SecondValues() }.reduce(into: [:]) { $0.merge($1) { first, _ in first } }
+    }
+
+    static func pair(_ first: String, _ second: String) -> Row {
+        var writer = ByteWriter(capacity: 64)
+        ChangeSetCodec.write(Value.string(first), &writer)
+        ChangeSetCodec.write(Value.string(second), &writer)
+        return writer.bytes.withUnsafeBytes { Row.make(count: 2, bytes: $0) }
+    }
+
+    @Test func scansSeeChangedRowsAfterTheirChunkWasScanned() {
+        var table = ObjectTable(entityCount: 1)
+        for key in 1...300 as ClosedRange<UInt64> {
+            _ = table.insert(ObjectRecord(row: Self.pair("a\(key)", "b\(key)"), version: LSN(1), entity: 0), key: key)
+        }
+        #expect(Self.scanned(table)[7] == "b7")
+        #expect(Self.scanned(table)[7] == "b7", "a second scan reads the kept starts")
+        let older = table
+        // A longer first value moves the second one: the kept starts must not be used for it.
+        table.replace(ObjectRecord(row: Self.pair(String(repeating: "long", count: 10), "moved"), version: LSN(2), entity: 0), key: 7)
+        _ = table.insert(ObjectRecord(row: Self.pair("new first", "new second"), version: LSN(2), entity: 0), key: 301)
+        _ = table.remove(ObjectID(entity: 0, key: 8))
+        let now = Self.scanned(table)
+        #expect(now[7] == "moved" && now[301] == "new second" && now[8] == nil && now[9] == "b9")
+        #expect(now.count == 300)
+        let before = Self.scanned(older)
+        #expect(before[7] == "b7" && before[8] == "b8" && before[301] == nil)
+    }
 }

@@ -89,12 +89,16 @@ struct ObjectTable: Sendable {
         var live: Int
         /// Bytes of the buffer no longer used by a row (replaced or deleted rows).
         var garbage: Int
+        /// Where the values of each row start, once a scan has asked (dropped when a row is
+        /// replaced or removed; a row added later has no entry and is walked).
+        private let valueStarts: Mutex<ValueStarts?>
 
         init() {
             entries = Array(repeating: nil, count: ObjectTable.size)
             buffer = RowStorage.make(capacity: 0)
             live = 0
             garbage = 0
+            valueStarts = Mutex(nil)
         }
 
         init(copying other: Chunk) {
@@ -103,6 +107,8 @@ struct ObjectTable: Sendable {
             large = other.large
             live = other.live
             garbage = other.garbage
+            // Offsets within rows: true of the copy's rows too, until one changes.
+            valueStarts = Mutex(other.valueStarts.withLock { $0 })
         }
 
         func record(_ slot: Int) -> ObjectRecord? {
@@ -133,11 +139,28 @@ struct ObjectTable: Sendable {
                                   entity: UInt16(truncatingIfNeeded: entity), count: 0)
         }
 
+        /// The chunk's table of value starts, made by the first scan that asks.
+        private func scanStarts() -> ValueStarts {
+            valueStarts.withLock { known in
+                if let known { return known }
+                let entries = entries
+                let made = buffer.withBytes { all in
+                    ValueStarts(slots: entries.count) { slot -> (UnsafeRawBufferPointer, Int)? in
+                        guard let entry = entries[slot], entry.start != .max, Int(entry.start) + Int(entry.length) <= all.count else { return nil }
+                        return (UnsafeRawBufferPointer(rebasing: all[Int(entry.start)..<(Int(entry.start) + Int(entry.length))]), Int(entry.count))
+                    }
+                }
+                known = made
+                return made
+            }
+        }
+
         /// Shows the objects of the wanted entities (by entity index) to `visitor`, their rows
         /// borrowed from the buffer (no reference counting per object).
         func visit<Visitor: RowVisitor>(_ firstKey: UInt64, _ wanted: [Bool], _ memo: RowMemo, _ visitor: inout Visitor) {
             let entries = entries
             let buffer = buffer
+            let starts = scanStarts()
             buffer.withBytes { all in
                 let ahead = 4
                 for slot in entries.indices {
@@ -156,8 +179,10 @@ struct ObjectTable: Sendable {
                     }
                     let start = Int(entry.start), end = start + Int(entry.length)
                     guard end <= all.count else { continue }
-                    memo.reset()
-                    let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count), memo: memo)
+                    let rowStarts = starts.entries(slot)
+                    if rowStarts == nil { memo.reset() }
+                    let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count),
+                                         memo: rowStarts == nil ? memo : nil, starts: rowStarts)
                     visitor.visit(id, BorrowedRow(bytes: bytes, storage: buffer, start: start))
                 }
             }
@@ -187,6 +212,7 @@ struct ObjectTable: Sendable {
         /// Removes a slot's record.
         func clear(_ slot: Int) {
             guard let old = entries[slot] else { return }
+            valueStarts.withLock { $0 = nil }
             if old.start == .max { large[slot] = nil } else { garbage += Int(old.length) }
             entries[slot] = nil
         }

@@ -22,10 +22,15 @@ struct RowBytes {
         return memcmp(first, second, a.count) == 0
     }
 
-    init(bytes: UnsafeRawBufferPointer, count: Int, memo: RowMemo? = nil) {
+    /// Where each value starts, then the row's length, when the row's chunk knows
+    /// (``ValueStarts``): a value is then found without walking the ones before it.
+    let starts: UnsafePointer<UInt16>?
+
+    init(bytes: UnsafeRawBufferPointer, count: Int, memo: RowMemo? = nil, starts: UnsafePointer<UInt16>? = nil) {
         self.bytes = bytes
         self.count = count
         self.memo = bytes.count < Int(Int32.max) ? memo : nil
+        self.starts = starts
     }
 
     /// The encoded bytes of value `position` (empty when there is no such value).
@@ -33,6 +38,11 @@ struct RowBytes {
     func value(_ position: Int) -> UnsafeRawBufferPointer {
         guard position >= 0, position < count, let base = bytes.baseAddress else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         let end = bytes.count
+        if let starts {
+            let start = Int(starts[position]), next = Int(starts[position + 1])
+            guard start <= next, next <= end else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+            return UnsafeRawBufferPointer(start: base + start, count: next - start)
+        }
         var offset = 0
         var index = 0
         if let memo, position < RowMemo.capacity {
