@@ -176,6 +176,8 @@ import Testing
             #expect(fromIndexed == expected, "indexed: \(syntax.description)\n\(plan)")
             #expect(fromPlain == expected, "plain: \(syntax.description)")
             #expect(try committed.fetchIDs(request) == committedReference.evaluate(request), "committed: \(syntax.description)")
+            #expect(try committed.count(request) == committedReference.evaluate(request).count, "count, committed: \(syntax.description)")
+            #expect(try indexed.viewContext.count(request) == expected.count, "count: \(syntax.description)")
             if plan.contains("index") { indexPlans += 1 }
         }
         #expect(indexPlans > 20, "the random predicates exercise the indexes")

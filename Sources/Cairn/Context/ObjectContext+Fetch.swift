@@ -18,7 +18,22 @@ extension ObjectContext {
     /// How many objects match (offset and limit applied).
     public func count(_ request: FetchRequest) throws -> Int {
         var request = request
-        if request.fetchOffset == 0 && request.fetchLimit == nil { request.sortKeys = [] }   // the order cannot change the count
+        if request.fetchOffset == 0 && request.fetchLimit == nil {
+            request.sortKeys = []   // the order cannot change the count
+            let snapshot = baseSnapshot
+            if let ids = uniqueLookup(request, in: snapshot) { return ids.count }
+            if !hasPendingChangesInChain {
+                let query = try PreparedQuery(request, model: model)
+                if case .scan = query.plan {
+                    // Nothing unsaved and no index: each thread counts its share of the rows,
+                    // listing none of them.
+                    return snapshot.objects.visit(query.family) {
+                        CountingVisitor(filter: query.rowFilter(), reader: ObjectReader.committed(snapshot))
+                    }.reduce(0, +)
+                }
+            }
+            return try matchingIDs(request, in: snapshot).count
+        }
         return try matchingIDs(request).count
     }
 
@@ -167,5 +182,26 @@ extension ObjectContext {
         // Two unsaved objects may share the value until a save refuses it: then the sort keys matter.
         guard ids.count < 2 || request.sortKeys.isEmpty else { return nil }
         return Array(ids.prefix(max(0, request.fetchLimit ?? ids.count)))
+    }
+}
+
+/// Counts the rows a filter accepts (a count answered by a scan).
+private struct CountingVisitor: RowVisitor {
+    let filter: RowFilter?
+    let reader: ObjectReader
+    private var count = 0
+
+    init(filter: RowFilter?, reader: ObjectReader) {
+        self.filter = filter
+        self.reader = reader
+    }
+
+    mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
+        if filter?.evaluate(id, row, reader) ?? true { count += 1 }
+    }
+
+    mutating func takeResult() -> Int {
+        defer { count = 0 }
+        return count
     }
 }

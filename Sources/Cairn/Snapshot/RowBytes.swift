@@ -68,7 +68,7 @@ struct RowBytes {
     /// The length of the value at `offset`: the common ones (fixed sizes, short strings) without
     /// the general decoding.
     @inline(__always)
-    private static func skip(_ base: UnsafeRawPointer, _ offset: Int, _ end: Int) -> Int {
+    static func skip(_ base: UnsafeRawPointer, _ offset: Int, _ end: Int) -> Int {
         let tag = base.load(fromByteOffset: offset, as: UInt8.self)
         let fixed = fixedSize(tag)
         if fixed != 0 { return fixed }

@@ -1,3 +1,5 @@
+import CCairnSupport
+
 /// Where each value of a chunk's rows starts, worked out by the chunk's first scan and kept
 /// with the chunk, so that later scans read value `i` of a row without walking the values
 /// before it (``RowBytes/value(_:)``).
@@ -26,18 +28,26 @@ final class ValueStarts: @unchecked Sendable {
             total += count + 1
         }
         starts = .allocate(capacity: max(total, 1))
+        let ahead = 4
         for slot in 0..<slots where first[slot] >= 0 {
+            // The row a few slots on starts loading now (each row is read from start to end).
+            if slot + ahead < slots, first[slot + ahead] >= 0, let next = row(slot + ahead)?.bytes, let nextBase = next.baseAddress {
+                cairn_prefetch(nextBase)
+                cairn_prefetch(nextBase + min(next.count - 1, 64))
+            }
             guard let (bytes, count) = row(slot), let base = bytes.baseAddress else {
                 first[slot] = -1
                 continue
             }
             let entries = starts + Int(first[slot])
+            let end = bytes.count
             var offset = 0
             for index in 0..<count {
-                entries[index] = UInt16(offset)
-                offset += offset < bytes.count ? RowBytes.length(base + offset, available: bytes.count - offset) : 0
+                entries[index] = UInt16(truncatingIfNeeded: offset)
+                // The walk's fast sizes, clamped to the row as ``RowBytes/length(_:available:)`` is.
+                if offset < end { offset += min(RowBytes.skip(base, offset, end), end - offset) }
             }
-            entries[count] = UInt16(offset)
+            entries[count] = UInt16(truncatingIfNeeded: offset)
         }
     }
 
