@@ -139,8 +139,9 @@ struct ObjectTable: Sendable {
                                   entity: UInt16(truncatingIfNeeded: entity), count: 0)
         }
 
-        /// The chunk's table of value starts, made by the first scan that asks.
-        private func scanStarts() -> ValueStarts {
+        /// The chunk's table of value starts, made now if it has none.
+        @discardableResult
+        func scanStarts() -> ValueStarts {
             valueStarts.withLock { known in
                 if let known { return known }
                 let entries = entries
@@ -182,7 +183,7 @@ struct ObjectTable: Sendable {
                     let rowStarts = starts.entries(slot)
                     if rowStarts == nil { memo.reset() }
                     let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count),
-                                         memo: rowStarts == nil ? memo : nil, starts: rowStarts)
+                                         memo: rowStarts == nil ? memo : nil, starts: rowStarts, wideStarts: starts.wide)
                     visitor.visit(id, BorrowedRow(bytes: bytes, storage: buffer, start: start))
                 }
             }
@@ -292,10 +293,13 @@ struct ObjectTable: Sendable {
     }
 
     /// One more object in `chunk`: a chunk just filled (as replay fills them, one after the
-    /// other) gives back the room its buffer grew by.
+    /// other) gives back the room its buffer grew by and makes its table of value starts.
     private static func filled(_ chunk: Chunk) {
         chunk.live += 1
-        if chunk.live == size { chunk.trim() }
+        if chunk.live == size {
+            chunk.trim()
+            chunk.scanStarts()   // while its rows are in the cache
+        }
     }
 
     /// Adds a record's inserted objects, a run of keys that fall in one chunk at a time (one

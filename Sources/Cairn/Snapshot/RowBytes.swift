@@ -24,13 +24,16 @@ struct RowBytes {
 
     /// Where each value starts, then the row's length, when the row's chunk knows
     /// (``ValueStarts``): a value is then found without walking the ones before it.
-    let starts: UnsafePointer<UInt16>?
+    let starts: UnsafeRawPointer?
+    /// Whether the entries of `starts` take two bytes (one otherwise).
+    let wideStarts: Bool
 
-    init(bytes: UnsafeRawBufferPointer, count: Int, memo: RowMemo? = nil, starts: UnsafePointer<UInt16>? = nil) {
+    init(bytes: UnsafeRawBufferPointer, count: Int, memo: RowMemo? = nil, starts: UnsafeRawPointer? = nil, wideStarts: Bool = false) {
         self.bytes = bytes
         self.count = count
         self.memo = bytes.count < Int(Int32.max) ? memo : nil
         self.starts = starts
+        self.wideStarts = wideStarts
     }
 
     /// The encoded bytes of value `position` (empty when there is no such value).
@@ -39,7 +42,8 @@ struct RowBytes {
         guard position >= 0, position < count, let base = bytes.baseAddress else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         let end = bytes.count
         if let starts {
-            let start = Int(starts[position]), next = Int(starts[position + 1])
+            let start = wideStarts ? Int(starts.load(fromByteOffset: 2 * position, as: UInt16.self)) : Int(starts.load(fromByteOffset: position, as: UInt8.self))
+            let next = wideStarts ? Int(starts.load(fromByteOffset: 2 * position + 2, as: UInt16.self)) : Int(starts.load(fromByteOffset: position + 1, as: UInt8.self))
             guard start <= next, next <= end else { return UnsafeRawBufferPointer(start: nil, count: 0) }
             return UnsafeRawBufferPointer(start: base + start, count: next - start)
         }

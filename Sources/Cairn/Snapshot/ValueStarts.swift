@@ -1,53 +1,66 @@
 import CCairnSupport
 
-/// Where each value of a chunk's rows starts, worked out by the chunk's first scan and kept
-/// with the chunk, so that later scans read value `i` of a row without walking the values
-/// before it (``RowBytes/value(_:)``).
+/// Where each value of a chunk's rows starts, so that a scan reads value `i` of a row without
+/// walking the values before it (``RowBytes/value(_:)``): what the header of an SQLite record
+/// gives, kept beside the rows instead of in them.
 ///
-/// A chunk reachable from a published snapshot never changes, so its table stays true for as
-/// long as the chunk lives; a chunk that changes (only ever while no snapshot can reach it)
-/// drops its table. It costs two bytes per value plus four per row, only for chunks that were
-/// scanned. Rows of 64 KiB or more, or of more than 255 values, have no entry (scans walk them).
+/// Made when replay or a save fills a chunk (its rows are still in the cache then), or by the
+/// first scan of a chunk that has none. A chunk reachable from a published snapshot never
+/// changes, so its table stays true for as long as the chunk lives; a chunk whose row is
+/// replaced or removed (only ever while no snapshot can reach it) drops its table, and a row
+/// added to a chunk after its table was made has no entry (scans walk it). An entry is one byte
+/// per value and one for the row's end when all the chunk's rows are shorter than 255 bytes,
+/// two bytes each otherwise; rows of 64 KiB or more, or of 255 values or more, have none.
 final class ValueStarts: @unchecked Sendable {
     // Safety: written only by `init`; read-only afterwards.
-    /// Per slot: where its row's entries start in `starts`, or -1 (no row, or a row walked).
-    private let first: UnsafeMutablePointer<Int32>
-    /// For each row: the offset of each of its values, then its length (count + 1 entries).
-    private let starts: UnsafeMutablePointer<UInt16>
+    /// Per slot: the index of its row's first entry in `starts`, or `.max` (no entry).
+    private let first: UnsafeMutablePointer<UInt16>
+    /// For each row with an entry: the offset of each of its values, then its length.
+    private let starts: UnsafeMutableRawPointer
     private let slots: Int
+    /// Whether entries take two bytes (a row of the chunk is 255 bytes or longer).
+    let wide: Bool
 
     /// Walks every row of a chunk: `row(slot)` gives its bytes and its number of values.
     init(slots: Int, _ row: (Int) -> (bytes: UnsafeRawBufferPointer, count: Int)?) {
         self.slots = slots
         first = .allocate(capacity: slots)
-        first.initialize(repeating: -1, count: slots)
+        first.initialize(repeating: .max, count: slots)
         var total = 0
-        for slot in 0..<slots {
-            guard let (bytes, count) = row(slot), bytes.count < Int(UInt16.max), count < 256 else { continue }
-            first[slot] = Int32(total)
+        var longest = 0
+        // At most 256 slots of at most 255 entries each: every index fits below `.max`.
+        for slot in 0..<min(slots, 256) {
+            guard let (bytes, count) = row(slot), bytes.count < Int(UInt16.max), count < 255 else { continue }
+            first[slot] = UInt16(total)
             total += count + 1
+            longest = max(longest, bytes.count)
         }
-        starts = .allocate(capacity: max(total, 1))
+        wide = longest >= 255
+        let width = wide ? 2 : 1
+        starts = .allocate(byteCount: max(total, 1) * width, alignment: 2)
         let ahead = 4
-        for slot in 0..<slots where first[slot] >= 0 {
+        for slot in 0..<min(slots, 256) where first[slot] != .max {
             // The row a few slots on starts loading now (each row is read from start to end).
-            if slot + ahead < slots, first[slot + ahead] >= 0, let next = row(slot + ahead)?.bytes, let nextBase = next.baseAddress {
+            if slot + ahead < slots, let next = row(slot + ahead)?.bytes, let nextBase = next.baseAddress {
                 cairn_prefetch(nextBase)
                 cairn_prefetch(nextBase + min(next.count - 1, 64))
             }
             guard let (bytes, count) = row(slot), let base = bytes.baseAddress else {
-                first[slot] = -1
+                first[slot] = .max
                 continue
             }
-            let entries = starts + Int(first[slot])
+            let entries = starts + Int(first[slot]) * width
             let end = bytes.count
             var offset = 0
-            for index in 0..<count {
-                entries[index] = UInt16(truncatingIfNeeded: offset)
+            for index in 0...count {
+                if wide {
+                    entries.storeBytes(of: UInt16(truncatingIfNeeded: offset), toByteOffset: 2 * index, as: UInt16.self)
+                } else {
+                    entries.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: index, as: UInt8.self)
+                }
                 // The walk's fast sizes, clamped to the row as ``RowBytes/length(_:available:)`` is.
-                if offset < end { offset += min(RowBytes.skip(base, offset, end), end - offset) }
+                if index < count, offset < end { offset += min(RowBytes.skip(base, offset, end), end - offset) }
             }
-            entries[count] = UInt16(truncatingIfNeeded: offset)
         }
     }
 
@@ -56,10 +69,11 @@ final class ValueStarts: @unchecked Sendable {
         starts.deallocate()
     }
 
-    /// The entries of a slot's row (value starts, then the row's length), or nil when it has none.
+    /// The entries of a slot's row (value starts, then the row's length; ``wide`` tells their
+    /// size), or nil when it has none.
     @inline(__always)
-    func entries(_ slot: Int) -> UnsafePointer<UInt16>? {
-        guard slot >= 0, slot < slots, case let index = first[slot], index >= 0 else { return nil }
-        return UnsafePointer(starts + Int(index))
+    func entries(_ slot: Int) -> UnsafeRawPointer? {
+        guard slot >= 0, slot < slots, case let index = first[slot], index != .max else { return nil }
+        return UnsafeRawPointer(starts + Int(index) * (wide ? 2 : 1))
     }
 }
