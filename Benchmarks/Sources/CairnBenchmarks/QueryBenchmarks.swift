@@ -118,7 +118,7 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
         _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM person WHERE email LIKE ?", arguments: ["%99@%"])
     }
     compare("full scan, email CONTAINS[c], counted", cairnScan, grdbScan, unit: "scans of \(count), \(matched) match",
-            note: "Cairn's scans took " + scanTimes.map { fixed($0, 1) }.joined(separator: ", ") + " ms; the first makes each chunk's table of value starts")
+            note: "Cairn's scans took " + scanTimes.map { fixed($0, 1) }.joined(separator: ", ") + " ms")
 
     // 5. A sort of 100k results.
     let sorts = quick ? 3 : 3

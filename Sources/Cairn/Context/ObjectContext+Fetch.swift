@@ -145,6 +145,7 @@ extension ObjectContext {
         let snapshot = given ?? baseSnapshot
         if let ids = uniqueLookup(request, in: snapshot) { return ids }
         let query = try PreparedQuery(request, model: model)
+        if !request.sortKeys.isEmpty, let ids = sortedScan(query, snapshot) { return ids }
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         var matches: [ObjectID] = []
         var views: [ObjectView] = []
@@ -154,6 +155,18 @@ extension ObjectContext {
             if sorted { views.append(view) }
         }
         return query.order(matches, views: views, reader: reader)
+    }
+
+    /// A sorted fetch of committed objects by a scan (nothing unsaved, no index to use) whose
+    /// sort keys are the entity's own numbers, dates or strings: each thread reads the keys of
+    /// its matches while it holds their rows. Nil when the request is not one of those.
+    private func sortedScan(_ query: PreparedQuery, _ snapshot: StoreSnapshot) -> [ObjectID]? {
+        guard let keys = SortColumns.directColumns(query), !hasPendingChangesInChain, query.plan.scans(snapshot, family: query.family) else { return nil }
+        let parts = snapshot.objects.visit(query.family) {
+            SortingCollector(filter: query.rowFilter(), reader: ObjectReader.committed(snapshot), keys: keys)
+        }
+        guard let (ids, columns) = SortingCollector.merge(parts, keys: keys) else { return nil }
+        return query.page(SortColumns(query, columns: columns, count: ids.count).permutation(ids: ids).map { ids[$0] })
     }
 
     /// The common lookup `key == value` on an attribute with a uniqueness constraint of its

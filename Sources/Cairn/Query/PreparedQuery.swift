@@ -53,6 +53,12 @@ struct PreparedQuery: Sendable {
             let columns = SortColumns(self, ids: matches, views: views, reader: reader)
             ids = columns.permutation(ids: matches).map { matches[$0] }
         }
+        return page(ids)
+    }
+
+    /// Ordered matches reversed when asked, then offset and limit applied.
+    func page(_ ordered: [ObjectID]) -> [ObjectID] {
+        var ids = ordered
         if request.reversesOrder { ids.reverse() }
         let start = min(max(0, request.fetchOffset), ids.count)
         let end = request.fetchLimit.map { start + min(ids.count - start, max(0, $0)) } ?? ids.count

@@ -26,7 +26,7 @@ enum QueryPlan {
             let low = lower.map { ($0.inclusive ? "≥ " : "> ") + $0.value.description }
             let high = upper.map { ($0.inclusive ? "≤ " : "< ") + $0.value.description }
             return "read \(entity).\(attribute) \([low, high].compactMap { $0 }.joined(separator: " and ")) from its ordered index"
-                + " (a scan instead when the range holds more than one object in eight)" + check
+                + " (a scan instead when the range holds more than one object in sixteen)" + check
         }
     }
 
@@ -77,6 +77,23 @@ enum QueryPlan {
         return .scan
     }
 
+    /// Whether the plan reads every object of `snapshot` (a scan, or a range too wide for its
+    /// index), so that ``candidates(in:family:)`` gives nil.
+    func scans(_ snapshot: StoreSnapshot, family: Set<Int>) -> Bool {
+        switch self {
+        case .scan: true
+        case .range(_, let position, let lower, let upper): Self.rangeIsWide(snapshot, family, position, lower, upper)
+        case .unique, .hashed: false
+        }
+    }
+
+    private static func rangeIsWide(_ snapshot: StoreSnapshot, _ family: Set<Int>, _ position: Int, _ lower: OrderedIndex.Bound?, _ upper: OrderedIndex.Bound?) -> Bool {
+        let slots = family.sorted().compactMap { snapshot.model.indexLayout.slot(entity: $0, position: position) }
+        let inRange = slots.reduce(0) { $0 + snapshot.indexes[$1].ordered.count(from: lower, to: upper) }
+        let objects = family.reduce(0) { $0 + (snapshot.objects.counts.indices.contains($1) ? snapshot.objects.counts[$1] : 0) }
+        return inRange > widestRange(of: objects)
+    }
+
     /// The committed objects the plan finds in `snapshot` (nil for a scan).
     func candidates(in snapshot: StoreSnapshot, family: Set<Int>) -> [ObjectID]? {
         switch self {
@@ -93,11 +110,9 @@ enum QueryPlan {
             }
             return values.count > 1 ? Array(Set(ids)) : ids
         case .range(_, let position, let lower, let upper):
-            let slots = family.sorted().compactMap { snapshot.model.indexLayout.slot(entity: $0, position: position) }
             // A wide range reads faster by a scan (in the table's order) than object by object.
-            let inRange = slots.reduce(0) { $0 + snapshot.indexes[$1].ordered.count(from: lower, to: upper) }
-            let objects = family.reduce(0) { $0 + (snapshot.objects.counts.indices.contains($1) ? snapshot.objects.counts[$1] : 0) }
-            if inRange > Self.widestRange(of: objects) { return nil }
+            if Self.rangeIsWide(snapshot, family, position, lower, upper) { return nil }
+            let slots = family.sorted().compactMap { snapshot.model.indexLayout.slot(entity: $0, position: position) }
             return slots.flatMap { snapshot.indexes[$0].ordered.objects(from: lower, to: upper) }
         }
     }

@@ -21,33 +21,108 @@ struct SortColumns {
 
     /// The columns of `query`'s sort keys (at least one) for the matches `ids`, seen through `views`.
     init(_ query: PreparedQuery, ids: [ObjectID], views: [ObjectView], reader: ObjectReader) {
-        first = Self.column(query, 0, ids: ids, views: views, reader: reader)
+        self.init(query, columns: query.sortPaths.indices.map { Self.column(query, $0, ids: ids, views: views, reader: reader) }, count: ids.count)
+    }
+
+    /// The sort keys' columns (one per key, `count` values each), already read.
+    init(_ query: PreparedQuery, columns: [Column], count: Int) {
+        first = columns.first ?? .integers(Array(repeating: nil, count: count))
         firstAscending = query.request.sortKeys.first?.ascending ?? true
-        others = max(0, query.sortPaths.count - 1)
-        var ranks = [Int32](repeating: 0, count: ids.count * others)
-        for index in query.sortPaths.indices.dropFirst() {
-            let column = Self.column(query, index, ids: ids, views: views, reader: reader)
+        others = max(0, columns.count - 1)
+        var ranks = [Int32](repeating: 0, count: count * others)
+        for (index, column) in columns.enumerated().dropFirst() {
             let sign: Int32 = query.request.sortKeys[index].ascending ? 1 : -1
             for (match, rank) in Self.ranks(column).enumerated() { ranks[match * others + index - 1] = sign * rank }
         }
         self.ranks = ranks
     }
 
+    /// How a key's values are read from row bytes: a number, date or string attribute of the
+    /// entity's own, sorted by its value (not case-insensitively).
+    enum DirectColumn {
+        case numbers(position: Int)
+        case integers(position: Int)
+        case texts(position: Int)
+
+        /// Appends a row's value to `buffer`; false when the bytes are not a value this reading
+        /// decodes (then the general path sorts).
+        @inline(__always)
+        func append(_ row: RowBytes, to buffer: inout ColumnBuffer) -> Bool {
+            switch self {
+            case .numbers(let position): Self.add(row.value(position), RowBytes.double, &buffer.numbers)
+            case .integers(let position): Self.add(row.value(position), RowBytes.integer, &buffer.integers)
+            case .texts(let position): Self.add(row.value(position), { RowBytes.text($0).map { String(decoding: $0, as: UTF8.self) } }, &buffer.texts)
+            }
+        }
+
+        /// The column `buffer` holds for this kind.
+        func column(_ buffer: ColumnBuffer) -> Column {
+            switch self {
+            case .numbers: .numbers(buffer.numbers)
+            case .integers: .integers(buffer.integers)
+            case .texts: .texts(buffer.texts)
+            }
+        }
+
+        @inline(__always)
+        private static func add<T>(_ bytes: UnsafeRawBufferPointer, _ decode: (UnsafeRawBufferPointer) -> T?, _ values: inout [T?]) -> Bool {
+            if bytes.first == ChangeSetCodec.Tag.null.rawValue {
+                values.append(nil)
+                return true
+            }
+            guard let value = decode(bytes) else { return false }
+            values.append(value)
+            return true
+        }
+    }
+
+    /// A column being read by a scan (only the array of its kind is used).
+    struct ColumnBuffer {
+        var numbers: [Double?] = []
+        var integers: [Int64?] = []
+        var texts: [String?] = []
+
+        /// Appends another buffer's values (of the same kind).
+        mutating func append(_ other: ColumnBuffer) {
+            numbers += other.numbers
+            integers += other.integers
+            texts += other.texts
+        }
+    }
+
+    /// How each sort key of `query` is read from row bytes, or nil when one cannot be.
+    static func directColumns(_ query: PreparedQuery) -> [DirectColumn]? {
+        var columns: [DirectColumn] = []
+        for index in query.sortPaths.indices {
+            guard let column = directColumn(query, index) else { return nil }
+            columns.append(column)
+        }
+        return columns
+    }
+
+    private static func directColumn(_ query: PreparedQuery, _ index: Int) -> DirectColumn? {
+        let path = query.sortPaths[index]
+        guard let position = path.directAttribute, let type = path.attributeType, !query.request.sortKeys[index].caseInsensitive else { return nil }
+        switch type {
+        case .double, .date: return .numbers(position: position)
+        case .integer16, .integer32, .integer64: return .integers(position: position)
+        case .string: return .texts(position: position)
+        default: return nil
+        }
+    }
+
     /// Column `index`: typed from the rows' bytes when the key is one of the entity's own
     /// numbers, dates or strings, else from each match's value.
     private static func column(_ query: PreparedQuery, _ index: Int, ids: [ObjectID], views: [ObjectView], reader: ObjectReader) -> Column {
-        let path = query.sortPaths[index]
-        if let position = path.directAttribute, let type = path.attributeType, !query.request.sortKeys[index].caseInsensitive {
-            switch type {
-            case .double, .date:
-                if let numbers = read(views, position, RowBytes.double) { return .numbers(numbers) }
-            case .integer16, .integer32, .integer64:
-                if let integers = read(views, position, RowBytes.integer) { return .integers(integers) }
-            case .string:
-                if let texts = read(views, position, { RowBytes.text($0).map { String(decoding: $0, as: UTF8.self) } }) { return .texts(texts) }
-            default:
-                break
-            }
+        switch directColumn(query, index) {
+        case .numbers(let position)?:
+            if let numbers = read(views, position, RowBytes.double) { return .numbers(numbers) }
+        case .integers(let position)?:
+            if let integers = read(views, position, RowBytes.integer) { return .integers(integers) }
+        case .texts(let position)?:
+            if let texts = read(views, position, { RowBytes.text($0).map { String(decoding: $0, as: UTF8.self) } }) { return .texts(texts) }
+        case nil:
+            break
         }
         return classify(views.indices.map { query.sortValue(index, ids[$0], views[$0], reader) })
     }
