@@ -146,6 +146,14 @@ extension ObjectContext {
         if let ids = uniqueLookup(request, in: snapshot) { return ids }
         let query = try PreparedQuery(request, model: model)
         if !request.sortKeys.isEmpty, let ids = sortedScan(query, snapshot) { return ids }
+        if request.sortKeys.isEmpty, !hasPendingChangesInChain, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
+            // Nothing unsaved, no order but the IDs': the index's candidates checked on their
+            // borrowed rows, no view made.
+            let committed = ObjectReader.committed(snapshot)
+            let filter = query.predicate.map(RowFilter.init)
+            let matches = candidates.filter { id in snapshot.objects.withBorrowedRow(id) { filter?.evaluate(id, $0, committed) ?? true } == true }
+            return query.page(matches.sorted())
+        }
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         var matches: [ObjectID] = []
         var views: [ObjectView] = []

@@ -261,17 +261,24 @@ struct ObjectTable: Sendable {
         return chunk.record(slot)
     }
 
-    /// Calls `body` with the bytes of an object's row, borrowed (no reference counting); nil
-    /// when the object does not exist (or is of another entity).
-    func withRowBytes<R>(_ id: ObjectID, _ body: (RowBytes) -> R) -> R? {
+    /// Calls `body` with an object's row, borrowed (no reference counting); nil when the object
+    /// does not exist (or is of another entity).
+    func withBorrowedRow<R>(_ id: ObjectID, _ body: (BorrowedRow) -> R) -> R? {
         let (number, slot) = Self.place(id.key)
         guard let chunk = chunks[number], let entry = chunk.entries[slot], Int(entry.entity) == id.entity else { return nil }
-        if entry.start == .max { return chunk.large[slot].map { $0.withBorrowed { body($0.bytes) } } }
-        return chunk.buffer.withBytes { all -> R? in
+        if entry.start == .max { return chunk.large[slot].map { $0.withBorrowed(body) } }
+        let buffer = chunk.buffer
+        return buffer.withBytes { all -> R? in
             let start = Int(entry.start), end = start + Int(entry.length)
             guard end <= all.count else { return nil }
-            return body(RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count)))
+            return body(BorrowedRow(bytes: RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count)),
+                                    storage: buffer, start: start))
         }
+    }
+
+    /// Calls `body` with the bytes of an object's row (see ``withBorrowedRow(_:_:)``).
+    func withRowBytes<R>(_ id: ObjectID, _ body: (RowBytes) -> R) -> R? {
+        withBorrowedRow(id) { body($0.bytes) }
     }
 
     /// Calls `body` with the chunk holding `key`, made unique and created when missing.
