@@ -22,17 +22,15 @@ extension ObjectContext {
             request.sortKeys = []   // the order cannot change the count
             let snapshot = baseSnapshot
             if let ids = uniqueLookup(request, in: snapshot) { return ids.count }
-            if !hasPendingChangesInChain {
-                let query = try PreparedQuery(request, model: model)
-                if case .scan = query.plan {
-                    // Nothing unsaved and no index: each thread counts its share of the rows,
-                    // listing none of them.
-                    return snapshot.objects.visit(query.family) {
-                        CountingVisitor(filter: query.rowFilter(), reader: ObjectReader.committed(snapshot))
-                    }.reduce(0, +)
-                }
+            let query = try PreparedQuery(request, model: model)
+            if !hasPendingChangesInChain, query.plan.scans(snapshot, family: query.family) {
+                // Nothing unsaved and no index to use: each thread counts its share of the rows,
+                // listing none of them.
+                return snapshot.objects.visit(query.family) {
+                    CountingVisitor(filter: query.rowFilter(), reader: ObjectReader.committed(snapshot))
+                }.reduce(0, +)
             }
-            return try matchingIDs(request, in: snapshot).count
+            return matchingIDs(query, in: snapshot).count
         }
         return try matchingIDs(request).count
     }
@@ -144,9 +142,14 @@ extension ObjectContext {
     func matchingIDs(_ request: FetchRequest, in given: StoreSnapshot? = nil) throws -> [ObjectID] {
         let snapshot = given ?? baseSnapshot
         if let ids = uniqueLookup(request, in: snapshot) { return ids }
-        let query = try PreparedQuery(request, model: model)
-        if !request.sortKeys.isEmpty, let ids = sortedScan(query, snapshot) { return ids }
-        if request.sortKeys.isEmpty, !hasPendingChangesInChain, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
+        return matchingIDs(try PreparedQuery(request, model: model), in: snapshot)
+    }
+
+    /// The IDs of the objects that match a prepared query, in order, read from `snapshot`.
+    private func matchingIDs(_ query: PreparedQuery, in snapshot: StoreSnapshot) -> [ObjectID] {
+        let sorted = !query.request.sortKeys.isEmpty
+        if sorted, let ids = sortedScan(query, snapshot) { return ids }
+        if !sorted, !hasPendingChangesInChain, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
             // Nothing unsaved, no order but the IDs': the index's candidates checked on their
             // borrowed rows, no view made.
             let committed = ObjectReader.committed(snapshot)
@@ -157,7 +160,6 @@ extension ObjectContext {
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         var matches: [ObjectID] = []
         var views: [ObjectView] = []
-        let sorted = !request.sortKeys.isEmpty
         forEachMatch(query, snapshot: snapshot) { id, view in
             matches.append(id)
             if sorted { views.append(view) }
