@@ -81,4 +81,20 @@ extension ByteWriter {
         writeVarint(UInt64(bytes.count))
         write(bytes: bytes)
     }
+
+    /// Appends a string's UTF-8 bytes after their count (as ``writeLengthPrefixed(_:)``), copied
+    /// in one piece when the string's storage is contiguous, as a native string's is.
+    @inlinable
+    package mutating func writeLengthPrefixed(utf8 text: String) {
+        let utf8 = text.utf8
+        writeVarint(UInt64(utf8.count))
+        let copied: Void? = utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if copied == nil { bytes.append(contentsOf: utf8) }
+    }
+
+    /// Makes room for `count` more bytes (one allocation for a record whose size is known roughly).
+    @inlinable
+    package mutating func reserve(_ count: Int) {
+        bytes.reserveCapacity(bytes.count + count)
+    }
 }

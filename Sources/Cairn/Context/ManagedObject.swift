@@ -89,9 +89,9 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     ///   type when the value does not fit.
     public func setValue(_ value: Value, forKey key: String) throws {
         let position = try attributePosition(key)
-        let attribute = entity.attributes[position]
-        guard value.fits(attribute.type) else {
-            throw StoreError(.typeMismatch, "\(entity.name).\(key) takes \(attribute.type), not \(value.typeName) \(value)",
+        let type = entity.attributes[position].type
+        guard value.fits(type) else {
+            throw StoreError(.typeMismatch, "\(entity.name).\(key) takes \(type), not \(value.typeName) \(value)",
                              entity: entity.name, property: key)
         }
         let context = try liveContext()

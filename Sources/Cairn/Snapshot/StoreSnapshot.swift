@@ -185,6 +185,13 @@ struct StoreSnapshot: Sendable {
         }
     }
 
+    /// Whether a committed object of the constraint's entity family has a key with this hash
+    /// (the common answer of a save's uniqueness check, found without making a list).
+    func hasHolder(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> Bool {
+        let family = storage.model.descriptions[constraint.owner].family
+        return storage.unique.firstHolder(hash) { family.contains($0.entity) } != nil
+    }
+
     /// The committed objects of the constraint's entity family whose key has this hash.
     func holders(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> [ObjectID] {
         let family = storage.model.descriptions[constraint.owner].family

@@ -154,17 +154,18 @@ extension Store {
         }
         // The objects of this save holding each hash: the first, and any after it.
         var claimed: [UInt64: (ObjectID, Row)] = [:]
+        claimed.reserveCapacity(finals.count)
         var alsoClaimed: [UInt64: [(ObjectID, Row)]] = [:]
         for (id, row) in finals {
             for constraint in model.descriptions[id.entity].uniqueness {
                 guard let hash = StoreSnapshot.keyHash(row, constraint) else { continue }
-                let holders = accepted.holders(ofHash: hash, for: constraint)
                 let first = claimed[hash]
                 // The common case: no other object, saved or in this save, has this hash.
-                if holders.isEmpty, first == nil {
+                if first == nil, !accepted.hasHolder(ofHash: hash, for: constraint) {
                     claimed[hash] = (id, row)
                     continue
                 }
+                let holders = accepted.holders(ofHash: hash, for: constraint)
                 let committed = holders.lazy.filter { $0 != id && !released.contains($0) }
                     .compactMap { holder in accepted.record(holder).map { (holder, $0.row) } }
                 let family = model.descriptions[constraint.owner].family
