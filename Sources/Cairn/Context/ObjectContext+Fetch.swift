@@ -154,7 +154,8 @@ extension ObjectContext {
             // borrowed rows, no view made.
             let committed = ObjectReader.committed(snapshot)
             let filter = query.predicate.map(RowFilter.init)
-            let matches = candidates.filter { id in snapshot.objects.withBorrowedRow(id) { filter?.evaluate(id, $0, committed) ?? true } == true }
+            let objects = snapshot.objects
+            let matches = candidates.filter { id in objects.withBorrowedRow(id) { filter?.evaluate(id, $0, committed) ?? true } == true }
             return query.page(matches.sorted())
         }
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
