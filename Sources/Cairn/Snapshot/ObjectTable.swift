@@ -89,8 +89,9 @@ struct ObjectTable: Sendable {
         var live: Int
         /// Bytes of the buffer no longer used by a row (replaced or deleted rows).
         var garbage: Int
-        /// Where the values of each row start, once a scan has asked (dropped when a row is
-        /// replaced or removed; a row added later has no entry and is walked).
+        /// Where the values of each row start: made when the chunk fills, or by the first scan
+        /// that finds none; dropped when a row is replaced or removed (a row added later has no
+        /// entry and is walked).
         private let valueStarts: Mutex<ValueStarts?>
 
         init() {

@@ -15,13 +15,6 @@ struct RowBytes {
     /// so that reading several values of one row walks it once; nil: walk from the start.
     let memo: RowMemo?
 
-    /// Whether two byte ranges hold the same bytes.
-    static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let first = a.baseAddress, let second = b.baseAddress else { return true }
-        return memcmp(first, second, a.count) == 0
-    }
-
     /// Where each value starts, then the row's length, when the row's chunk knows
     /// (``ValueStarts``): a value is then found without walking the ones before it.
     let starts: UnsafeRawPointer?
@@ -34,6 +27,13 @@ struct RowBytes {
         self.memo = bytes.count < Int(Int32.max) ? memo : nil
         self.starts = starts
         self.wideStarts = wideStarts
+    }
+
+    /// Whether two byte ranges hold the same bytes.
+    static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let first = a.baseAddress, let second = b.baseAddress else { return true }
+        return memcmp(first, second, a.count) == 0
     }
 
     /// The encoded bytes of value `position` (empty when there is no such value).
