@@ -184,12 +184,18 @@ import Testing
 }
 
 @Suite struct IdentityMapTests {
-    @Test func heldObjectsKeepTheirInstanceAndReleasedOnesAreForgotten() async throws {
+    /// A store of `count` saved notes numbered from 0 (a unique attribute).
+    static func store(notes count: Int) async throws -> Store {
         let model = try Model { Entity("Note") { Attribute("n", .integer64, optional: false); Unique("n") } }
         let store = Store(inMemory: model)
         let writer = store.newBackgroundContext()
-        for n in 0..<5000 { try writer.make("Note", ["n": .integer(Int64(n))]) }
+        for n in 0..<count { try writer.make("Note", ["n": .integer(Int64(n))]) }
         try await writer.save()
+        return store
+    }
+
+    @Test func heldObjectsKeepTheirInstanceAndReleasedOnesAreForgotten() async throws {
+        let store = try await Self.store(notes: 5000)
         let view = store.viewContext
         let held = try #require(try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", 7))))
         for n in 0..<5000 { _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n))))) }
@@ -204,11 +210,7 @@ import Testing
     }
 
     @Test func objectsReleasedOnOtherThreadsLeaveTheMapWhileItIsUsed() async throws {
-        let model = try Model { Entity("Note") { Attribute("n", .integer64, optional: false); Unique("n") } }
-        let store = Store(inMemory: model)
-        let writer = store.newBackgroundContext()
-        for n in 0..<500 { try writer.make("Note", ["n": .integer(Int64(n))]) }
-        try await writer.save()
+        let store = try await Self.store(notes: 500)
         let view = store.viewContext
         // Objects handed to tasks that drop them, while this task fetches the same IDs again.
         for _ in 0..<20 {

@@ -35,7 +35,7 @@ extension ObjectContext {
         let empty = functions.map { AggregateAccumulator($0.operation) }
         let snapshot = baseSnapshot
         let paged = request.fetchOffset > 0 || request.fetchLimit != nil
-        if groupPaths.isEmpty, !paged, case .scan = query.plan, !hasPendingChangesInChain {
+        if groupPaths.isEmpty, !paged, !hasPendingChangesInChain, query.plan.scans(snapshot, family: query.family) {
             // Nothing unsaved, no groups: each thread accumulates over its share of the rows.
             let partials = snapshot.objects.visit(query.family) {
                 AggregatingVisitor(filter: query.rowFilter(), paths: functionPaths, accumulators: empty,

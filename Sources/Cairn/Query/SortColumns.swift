@@ -51,7 +51,7 @@ struct SortColumns {
             switch self {
             case .numbers(let position): Self.add(row.value(position), RowBytes.double, &buffer.numbers)
             case .integers(let position): Self.add(row.value(position), RowBytes.integer, &buffer.integers)
-            case .texts(let position): Self.add(row.value(position), { RowBytes.text($0).map { String(decoding: $0, as: UTF8.self) } }, &buffer.texts)
+            case .texts(let position): Self.add(row.value(position), SortColumns.string, &buffer.texts)
             }
         }
 
@@ -90,6 +90,11 @@ struct SortColumns {
         }
     }
 
+    /// A string value's text, from its encoded bytes (nil for another kind of value).
+    static func string(_ bytes: UnsafeRawBufferPointer) -> String? {
+        RowBytes.text(bytes).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// How each sort key of `query` is read from row bytes, or nil when one cannot be.
     static func directColumns(_ query: PreparedQuery) -> [DirectColumn]? {
         var columns: [DirectColumn] = []
@@ -120,7 +125,7 @@ struct SortColumns {
         case .integers(let position)?:
             if let integers = read(views, position, RowBytes.integer) { return .integers(integers) }
         case .texts(let position)?:
-            if let texts = read(views, position, { RowBytes.text($0).map { String(decoding: $0, as: UTF8.self) } }) { return .texts(texts) }
+            if let texts = read(views, position, Self.string) { return .texts(texts) }
         case nil:
             break
         }
