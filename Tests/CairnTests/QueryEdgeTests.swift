@@ -183,6 +183,51 @@ import Testing
     }
 }
 
+@Suite struct ExactIndexTests {
+    /// `==` and `IN` on an indexed integer or date answered from the index alone agree with the
+    /// same comparison on an attribute without index, at the edges where a value's hash could be
+    /// another's: integers that round to the same double, and a date whose hash is nil's.
+    @Test func indexedEqualityFromTheIndexAloneAgreesWithAScan() async throws {
+        let model = try Model {
+            Entity("Item") {
+                Attribute("n", .integer64, indexed: true)
+                Attribute("m", .integer64)
+                Attribute("d", .date, indexed: true)
+                Attribute("e", .date)
+            }
+        }
+        let store = Store(inMemory: model)
+        let writer = store.newBackgroundContext()
+        let big: Int64 = 1 << 53
+        let numbers: [Int64?] = [0, 1, -1, big - 1, big, big + 1, -big, -big - 1, .max, .min, nil, 7, 7]
+        // The one double whose hash as a date equals nil's (the hash is a bijection of its bits).
+        let nilLike = Date(timeIntervalSinceReferenceDate: Double(bitPattern: 0x6491_24a8_0223_8c45))
+        #expect(IndexKey.hash(.date(nilLike)) == IndexKey.hash(.null))
+        let dates: [Date?] = [Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: -0.0), nil, Date(timeIntervalSinceReferenceDate: 1.5)]
+        for (index, number) in numbers.enumerated() {
+            let date = dates[index % dates.count].map(Value.date) ?? .null
+            try writer.make("Item", ["n": number.map(Value.integer) ?? .null, "m": number.map(Value.integer) ?? .null, "d": date, "e": date])
+        }
+        try await writer.save()
+        let view = store.viewContext
+        func same(_ indexed: FetchPredicate, _ plain: FetchPredicate, _ label: String) throws {
+            let request = FetchRequest("Item", predicate: indexed)
+            #expect(try view.explain(request).contains("hash index"), "\(label)")
+            #expect(try view.fetchIDs(request) == view.fetchIDs(FetchRequest("Item", predicate: plain)), "\(label)")
+            #expect(try view.count(request) == view.count(FetchRequest("Item", predicate: plain)), "\(label)")
+        }
+        for constant in [0, 1, -1, big - 1, big, big + 1, -big, -big - 1, .max, .min, 7, 8] as [Int64] {
+            try same(.equal("n", .integer(constant)), .equal("m", .integer(constant)), "n == \(constant)")
+        }
+        let list: [Value] = [.integer(big), .integer(7), .integer(-1), .integer(.min)]
+        try same(try FetchPredicate(format: "n IN %@", list), try FetchPredicate(format: "m IN %@", list), "IN")
+        for date in [nilLike, Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 1.5)] {
+            try same(.equal("d", .date(date)), .equal("e", .date(date)), "d == \(date.timeIntervalSinceReferenceDate)")
+        }
+        #expect(try view.count(FetchRequest("Item", predicate: .equal("d", .date(nilLike)))) == 0, "nil is not that date")
+    }
+}
+
 @Suite struct IdentityMapTests {
     /// A store of `count` saved notes numbered from 0 (a unique attribute).
     static func store(notes count: Int) async throws -> Store {
@@ -195,18 +240,28 @@ import Testing
     }
 
     @Test func heldObjectsKeepTheirInstanceAndReleasedOnesAreForgotten() async throws {
-        let store = try await Self.store(notes: 5000)
+        let store = try await Self.store(notes: 20_000)
         let view = store.viewContext
+        func registered() -> Int { view.state.withLock { $0.registered.count } }
         let held = try #require(try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", 7))))
-        for n in 0..<5000 { _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n))))) }
+        for n in 0..<20_000 {
+            _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n)))))
+            #expect(registered() <= IdentityMap.minimumSweep, "released objects are swept once the map reaches its minimum")
+        }
         #expect(try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", 7))) === held)
-        #expect(view.state.withLock { $0.registered.count } == 1, "an object leaves the map as it is released; the one held stays")
         var all: [ManagedObject]? = try view.fetch(FetchRequest("Note"))
-        #expect(view.state.withLock { $0.registered.count } == 5000)
+        #expect(registered() == 20_000, "a sweep keeps every object held")
         #expect(all?.contains { $0 === held } == true)
+        #expect(Set(all!.map(ObjectIdentifier.init)).count == 20_000)
+        view.state.withLock { $0.registered.sweep() }
+        #expect(registered() == 20_000)
         all = nil
-        #expect(view.state.withLock { $0.registered.count } == 1)
+        view.state.withLock { $0.registered.sweep() }
+        #expect(registered() == 1, "the one held stays")
         #expect(try held.value(forKey: "n") == 7)
+        // After a big map, the next sweep comes at the minimum again, not at twice the big size.
+        for n in 0..<(IdentityMap.minimumSweep + 10) { _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n))))) }
+        #expect(registered() <= IdentityMap.minimumSweep)
     }
 
     @Test func objectsReleasedOnOtherThreadsLeaveTheMapWhileItIsUsed() async throws {
@@ -221,9 +276,12 @@ import Testing
                     group.addTask { #expect(objects.allSatisfy { $0.context != nil }) }
                 }
                 let again = try? view.fetch(FetchRequest("Note", predicate: .compare("n", .less, 250)))
+                view.state.withLock { $0.registered.sweep() }     // while the tasks hold and drop their objects
                 #expect(again?.count == 250)
+                #expect(Set(batch.map(ObjectIdentifier.init)).isSuperset(of: (again ?? []).map(ObjectIdentifier.init)))
             }
         }
+        view.state.withLock { $0.registered.sweep() }
         #expect(view.state.withLock { $0.registered.count } == 0)
         #expect(try view.count(FetchRequest("Note")) == 500)
     }

@@ -51,9 +51,11 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
         report.row(name, "Cairn \(fixed(cairn, 1))/s, GRDB \(fixed(grdb, 1))/s", note: "\(fixed(cairn / grdb, 2))×" + (note.isEmpty ? "" : "; " + note) + " (\(unit))")
     }
 
-    // For profiling: CAIRN_BENCH_PROFILE=scan|aggregate|sort|equal|lookup runs that query 200 times first.
+    // For profiling: CAIRN_BENCH_PROFILE=scan|aggregate|sort|equal|lookup runs that query 200 times
+    // (CAIRN_BENCH_PROFILE_REPEATS times) first.
     if let profile = ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"] {
-        for _ in 0..<200 {
+        let repeats = ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE_REPEATS"].flatMap { Int($0) } ?? 200
+        for _ in 0..<repeats {
             switch profile {
             case "scan": _ = try view.count(FetchRequest("Person", predicate: try FetchPredicate(format: "email CONTAINS[c] %@", "99@")))
             case "aggregate": _ = try view.aggregate(.average("score"), FetchRequest("Person", predicate: .equal("active", true)))

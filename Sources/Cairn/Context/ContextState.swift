@@ -14,10 +14,9 @@ struct ContextState {
     var discarded: Set<ObjectID> = []
     /// The committed record of each object as the context first changed it (root contexts).
     var originals: [ObjectID: ObjectRecord] = [:]
-    /// The identity map: one object instance per ID, held weakly (as Core Data does), so that a
-    /// context that reads many objects keeps only those its caller still holds. An object
-    /// leaves the map as it is released (``ObjectContext/forget(_:_:)``).
-    var registered: [ObjectID: WeakObject] = [:]
+    /// The identity map: one object instance per ID, so that a context that reads many objects
+    /// keeps only (about) those its callers still hold.
+    var registered = IdentityMap()
     /// How saves resolve conflicts.
     var mergePolicy: MergePolicy = .error
     /// Whether a save of the context is under way.
@@ -132,12 +131,4 @@ struct PendingChanges: Sendable {
     var originals: [ObjectID: ObjectRecord]
 
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
-}
-
-/// A weak reference to a managed object, for the identity map, with the object's identity (so
-/// that the object, as it is released, removes its own entry and never a newer object's).
-struct WeakObject {
-    weak var object: ManagedObject?
-    /// The object's address, which stays its own until it is gone.
-    let identity: UInt
 }

@@ -2,10 +2,11 @@ import Foundation
 
 /// An object of a context: read and change its attributes and relationships by name.
 ///
-/// One instance per object ID in a context while it is held (the identity map holds objects
-/// weakly, as Core Data's does: a context that reads a million objects keeps only those its
-/// caller still holds). Values are read live from the context, so an object of the view context
-/// shows every save as soon as it is made.
+/// One instance per object ID in a context while it is held. A context does not keep the
+/// objects nobody holds, as Core Data's does not: one that reads a million objects lets go of
+/// those its callers dropped the next time its identity map sweeps. Values
+/// are read live from the context, so an object of the view context shows every save as soon as
+/// it is made; a fetched object is what Core Data calls a fault: it reads its values when asked.
 ///
 /// ```swift
 /// let book = try context.insert("Book")
@@ -25,11 +26,6 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         self.objectID = id
         self.entity = entity
         self.context = context
-    }
-
-    deinit {
-        // Leaves the context's identity map (see ``ObjectContext/forget(_:_:)``).
-        context?.forget(objectID, ObjectIdentifier(self))
     }
 
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }

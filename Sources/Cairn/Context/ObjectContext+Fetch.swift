@@ -150,8 +150,9 @@ extension ObjectContext {
         let sorted = !query.request.sortKeys.isEmpty
         if sorted, let ids = sortedScan(query, snapshot) { return ids }
         if !sorted, !hasPendingChangesInChain, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
-            // Nothing unsaved, no order but the IDs': the index's candidates checked on their
-            // borrowed rows, no view made.
+            // Nothing unsaved, no order but the IDs': the index's candidates, checked on their
+            // borrowed rows (no view made) unless they are exactly the matches.
+            if query.candidatesMatch { return query.page(candidates.sorted()) }
             let committed = ObjectReader.committed(snapshot)
             let filter = query.predicate.map(RowFilter.init)
             let objects = snapshot.objects

@@ -121,21 +121,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     }
 
     private func register(_ id: ObjectID, in state: inout ContextState, _ descriptions: [EntityDescription]? = nil) -> ManagedObject {
-        if let object = state.registered[id]?.object { return object }
-        let object = ManagedObject(id: id, entity: (descriptions ?? store.model.descriptions)[id.entity], context: self)
-        state.registered[id] = WeakObject(object: object, identity: UInt(bitPattern: ObjectIdentifier(object)))
-        return object
-    }
-
-    /// Removes a released object's entry from the identity map (called by the object as it goes,
-    /// so the map never holds more than the objects alive). The entry may already belong to a
-    /// newer object of the same ID, made while this one was being released: that one stays.
-    /// Nothing in this file releases an object while holding the state's lock, so this never
-    /// waits on its own thread.
-    func forget(_ id: ObjectID, _ identity: ObjectIdentifier) {
-        state.withLock { state in
-            if state.registered[id]?.identity == UInt(bitPattern: identity) { state.registered[id] = nil }
-        }
+        state.registered.object(id) { ManagedObject(id: id, entity: (descriptions ?? store.model.descriptions)[id.entity], context: self) }
     }
 
     /// The object with this ID, if it exists in this context.
@@ -346,7 +332,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     public func reset() {
         state.withLock { state in
             _ = state.takeChanges()
-            state.registered = [:]
+            state.registered.removeAll()
             if state.snapshot != nil { state.snapshot = store.snapshot }
         }
     }

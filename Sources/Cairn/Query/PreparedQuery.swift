@@ -10,6 +10,8 @@ struct PreparedQuery: Sendable {
     let predicate: CompiledPredicate?
     let sortPaths: [CompiledKeyPath]
     let plan: QueryPlan
+    /// Whether the plan's committed candidates are exactly the matches (no row to check).
+    let candidatesMatch: Bool
 
     init(_ request: FetchRequest, model: Model) throws {
         self.request = request
@@ -28,6 +30,7 @@ struct PreparedQuery: Sendable {
             return path
         }
         plan = QueryPlan.choose(predicate, entity: entity, family: family, model: model)
+        candidatesMatch = plan.findsExactly(predicate, entity: entity)
     }
 
     /// The predicate compiled again and flattened for row scans: a filter that shares no object

@@ -94,6 +94,17 @@ enum QueryPlan {
         return inRange > widestRange(of: objects)
     }
 
+    /// Whether the plan's candidates are exactly the objects that match `predicate`, with no
+    /// row to read: the predicate is one `==` or `IN` on the hash-indexed attribute, and each
+    /// value is one its index files without collision (``IndexKey/isExact(_:for:)``).
+    func findsExactly(_ predicate: CompiledPredicate?, entity: EntityDescription) -> Bool {
+        guard case .hashed(_, let position, let values) = self, case .comparison(let comparison)? = predicate,
+              comparison.modifier == .direct, comparison.options.isEmpty, [.equal, .in].contains(comparison.op),
+              case .keyPath(let path) = comparison.lhs, path.directAttribute == position else { return false }
+        let type = entity.attributes[position].type
+        return values.allSatisfy { IndexKey.isExact($0, for: type) }
+    }
+
     /// The committed objects the plan finds in `snapshot` (nil for a scan).
     func candidates(in snapshot: StoreSnapshot, family: Set<Int>) -> [ObjectID]? {
         switch self {
