@@ -152,12 +152,12 @@ extension ObjectContext {
         if !sorted, !hasPendingChangesInChain, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
             // Nothing unsaved, no order but the IDs': the index's candidates, checked on their
             // borrowed rows (no view made) unless they are exactly the matches.
-            if query.candidatesMatch { return query.page(candidates.sorted()) }
+            if query.candidatesMatch { return query.page(ObjectID.ordered(candidates)) }
             let committed = ObjectReader.committed(snapshot)
             let filter = query.predicate.map(RowFilter.init)
             let objects = snapshot.objects
             let matches = candidates.filter { id in objects.withBorrowedRow(id) { filter?.evaluate(id, $0, committed) ?? true } == true }
-            return query.page(matches.sorted())
+            return query.page(ObjectID.ordered(matches))
         }
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         var matches: [ObjectID] = []

@@ -1,12 +1,12 @@
 import HashTreeCollections
 
-/// Objects by the hash of one attribute's value (``IndexKey``): answers `==` and `IN`.
-/// Persistent, so snapshots share it.
+/// The objects of one entity by the hash of one attribute's value (``IndexKey``): answers `==`
+/// and `IN`. Persistent, so snapshots share it. It files object keys: the entity is its slot's.
 struct HashIndex: Sendable {
-    /// The objects whose value has one hash: usually one, as a set when there are many.
+    /// The objects whose value has one hash: usually one, as a list when there are many.
     enum Postings: Sendable {
-        case one(ObjectID)
-        case many(TreeSet<ObjectID>)
+        case one(UInt64)
+        case many(PostingList)
     }
 
     private var entries: TreeDictionary<TrieKey, Postings> = [:]
@@ -14,33 +14,34 @@ struct HashIndex: Sendable {
     mutating func insert(_ id: ObjectID, hash value: UInt64) {
         let hash = TrieKey(value)
         switch entries[hash] {
-        case nil: entries[hash] = .one(id)
-        case .one(let other)?: entries[hash] = other == id ? .one(id) : .many([other, id])
-        case .many(var set)?:
-            entries[hash] = nil      // leave the set uniquely referenced while it changes
-            set.insert(id)
-            entries[hash] = .many(set)
+        case nil: entries[hash] = .one(id.key)
+        case .one(let other)?: entries[hash] = other == id.key ? .one(other) : .many(PostingList(sorted: [min(other, id.key), max(other, id.key)]))
+        case .many(var list)?:
+            entries[hash] = nil      // leave the list uniquely referenced while it changes
+            list.insert(id.key)
+            entries[hash] = .many(list)
         }
     }
 
     mutating func remove(_ id: ObjectID, hash value: UInt64) {
         let hash = TrieKey(value)
         switch entries[hash] {
-        case .one(id)?: entries[hash] = nil
-        case .many(var set)?:
+        case .one(id.key)?: entries[hash] = nil
+        case .many(var list)?:
             entries[hash] = nil
-            set.remove(id)
-            if set.count == 1, let last = set.first { entries[hash] = .one(last) } else if !set.isEmpty { entries[hash] = .many(set) }
+            list.remove(id.key)
+            if list.count == 1, let last = list.first { entries[hash] = .one(last) } else if list.count > 1 { entries[hash] = .many(list) }
         default: break
         }
     }
 
-    /// The objects filed under a hash (a superset of those equal to the value).
-    func objects(hash: UInt64) -> [ObjectID] {
+    /// Appends the objects filed under a hash (a superset of those equal to the value), of the
+    /// index's `entity`, in the order of their keys.
+    func appendObjects(hash: UInt64, entity: Int, to ids: inout [ObjectID]) {
         switch entries[TrieKey(hash)] {
-        case nil: []
-        case .one(let id)?: [id]
-        case .many(let set)?: Array(set)
+        case nil: break
+        case .one(let key)?: ids.append(ObjectID(entity: entity, key: key))
+        case .many(let list)?: list.appendObjects(of: entity, to: &ids)
         }
     }
 }

@@ -37,21 +37,20 @@ enum IndexKey {
     /// equal to `value` under `==` hash as it does, so that an index's objects for `value` are
     /// exactly its matches and need no check against their rows. True for integers within
     /// ±2^53 (exact as doubles, and the hash of a double is a bijection of its bits), booleans
-    /// and dates that are numbers (not NaN), unless the hash happens to be nil's. False for text
-    /// and binary (hashes of different values can collide) and for the other number types (their
-    /// `==` mixes types and precisions).
+    /// and dates that are numbers (not NaN); nil is never filed. False for text and binary
+    /// (hashes of different values can collide) and for the other number types (their `==`
+    /// mixes types and precisions).
     static func isExact(_ value: Value, for type: AttributeType) -> Bool {
         switch (type, value) {
         case (.integer16, .integer(let number)), (.integer32, .integer(let number)), (.integer64, .integer(let number)):
-            guard number.magnitude < 1 << 53 else { return false }
+            number.magnitude < 1 << 53
         case (.boolean, .bool):
-            break
+            true
         case (.date, .date(let date)):
-            guard !date.timeIntervalSinceReferenceDate.isNaN else { return false }
+            !date.timeIntervalSinceReferenceDate.isNaN
         default:
-            return false
+            false
         }
-        return hash(value) != hash(.null)
     }
 
     /// FNV-1a over 64-bit words, with a final avalanche: FNV only carries bits upward, so the

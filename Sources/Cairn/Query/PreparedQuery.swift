@@ -51,7 +51,7 @@ struct PreparedQuery: Sendable {
     func order(_ matches: [ObjectID], views: [ObjectView], reader: ObjectReader) -> [ObjectID] {
         var ids = matches
         if request.sortKeys.isEmpty {
-            ids.sort()
+            ids = ObjectID.ordered(ids)
         } else {
             let columns = SortColumns(self, ids: matches, views: views, reader: reader)
             ids = columns.permutation(ids: matches).map { matches[$0] }

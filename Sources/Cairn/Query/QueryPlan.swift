@@ -105,7 +105,7 @@ enum QueryPlan {
         return values.allSatisfy { IndexKey.isExact($0, for: type) }
     }
 
-    /// The committed objects the plan finds in `snapshot` (nil for a scan).
+    /// The committed objects the plan finds in `snapshot` (nil for a scan), in no set order.
     func candidates(in snapshot: StoreSnapshot, family: Set<Int>) -> [ObjectID]? {
         switch self {
         case .scan:
@@ -114,10 +114,11 @@ enum QueryPlan {
             let key = UniqueKey(owner: constraint.owner, number: constraint.number, values: values)
             return snapshot.holder(of: key).map { family.contains($0.entity) ? [$0] : [] } ?? []
         case .hashed(_, let position, let values):
+            // In the objects' order when there is one value (each entity's list is in key order).
             var ids: [ObjectID] = []
             for entity in family.sorted() {
                 guard let slot = snapshot.model.indexLayout.slot(entity: entity, position: position) else { continue }
-                for value in values { ids += snapshot.indexes[slot].hashed.objects(hash: IndexKey.hash(value)) }
+                for value in values { snapshot.indexes[slot].hashed.appendObjects(hash: IndexKey.hash(value), entity: entity, to: &ids) }
             }
             return values.count > 1 ? Array(Set(ids)) : ids
         case .range(_, let position, let lower, let upper):

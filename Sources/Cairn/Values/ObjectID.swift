@@ -32,4 +32,12 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     public var description: String { "\(entity):\(key)" }
+
+    /// IDs in ascending order: as given when they already are (an index's list of one entity),
+    /// by their bare keys when they share one entity, else by entity and key.
+    static func ordered(_ ids: [ObjectID]) -> [ObjectID] {
+        guard let first = ids.first, !zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) else { return ids }
+        guard ids.allSatisfy({ $0.entity == first.entity }) else { return ids.sorted() }
+        return ids.map(\.key).sorted().map { ObjectID(entity: first.entity, key: $0) }
+    }
 }

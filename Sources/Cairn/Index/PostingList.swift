@@ -1,0 +1,96 @@
+/// The keys of the objects a ``HashIndex`` files under one hash, in ascending order, without
+/// duplicates. Persistent: the keys live in runs of at most ``runLimit`` (arrays shared between
+/// snapshots), so that a save that changes the list copies one run and the list of runs, never
+/// every key; reading the list is a walk over a few arrays, already in the objects' order.
+struct PostingList: Sendable {
+    /// The most keys a run holds; a run that grows beyond it splits in two.
+    static let runLimit = 512
+
+    /// Non-empty runs, each ascending, each run's keys all below the next run's.
+    private var runs: [[UInt64]] = []
+    /// How many keys.
+    private(set) var count = 0
+
+    /// A list of these keys (ascending, no duplicates).
+    init(sorted keys: [UInt64]) {
+        runs = stride(from: 0, to: keys.count, by: Self.runLimit).map { Array(keys[$0..<min(keys.count, $0 + Self.runLimit)]) }
+        count = keys.count
+    }
+
+    /// The smallest key.
+    var first: UInt64? { runs.first?.first }
+
+    /// The run a key belongs in: the first whose last key is not below it (the last run when
+    /// every key is below it).
+    private func runIndex(for key: UInt64) -> Int {
+        var low = 0, high = runs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if let last = runs[middle].last, last < key { low = middle + 1 } else { high = middle }
+        }
+        return min(low, runs.count - 1)
+    }
+
+    /// Where `key` is, or would go, in a run.
+    private static func position(of key: UInt64, in run: [UInt64]) -> Int {
+        var low = 0, high = run.count
+        while low < high {
+            let middle = (low + high) / 2
+            if run[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Adds a key (nothing when it is there already).
+    mutating func insert(_ key: UInt64) {
+        guard !runs.isEmpty else { runs = [[key]]; count = 1; return }
+        let index = runIndex(for: key)
+        let position = Self.position(of: key, in: runs[index])
+        guard position == runs[index].count || runs[index][position] != key else { return }
+        runs[index].insert(key, at: position)
+        count += 1
+        if runs[index].count > Self.runLimit {
+            let upper = Array(runs[index][(Self.runLimit / 2)...])
+            runs[index].removeSubrange((Self.runLimit / 2)...)
+            runs.insert(upper, at: index + 1)
+        }
+    }
+
+    /// Removes a key (nothing when it is not there).
+    mutating func remove(_ key: UInt64) {
+        guard !runs.isEmpty else { return }
+        let index = runIndex(for: key)
+        let position = Self.position(of: key, in: runs[index])
+        guard position < runs[index].count, runs[index][position] == key else { return }
+        runs[index].remove(at: position)
+        count -= 1
+        if runs[index].isEmpty { runs.remove(at: index) }
+    }
+
+    /// The keys in ascending order.
+    var keys: [UInt64] { Array(runs.joined()) }
+
+    /// Appends the objects of these keys, of one entity, in order.
+    func appendObjects(of entity: Int, to ids: inout [ObjectID]) {
+        ids.reserveCapacity(ids.count + count)
+        for run in runs {
+            for key in run { ids.append(ObjectID(entity: entity, key: key)) }
+        }
+    }
+
+    /// Checks the list's invariants (for tests): runs non-empty, within the limit, ascending
+    /// across runs, and the count.
+    func checkInvariants() -> Bool {
+        var previous: UInt64?
+        var total = 0
+        for run in runs {
+            guard !run.isEmpty, run.count <= Self.runLimit else { return false }
+            for key in run {
+                if let previous, previous >= key { return false }
+                previous = key
+            }
+            total += run.count
+        }
+        return total == count
+    }
+}
