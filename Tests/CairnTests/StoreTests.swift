@@ -101,6 +101,17 @@ import Testing
         try a.setValue("S2", forKey: "code")
         try b.setValue("S1", forKey: "code")
         try await swap.save()
+        // Deleting an object frees its key for an object inserted in the same save.
+        let reuse = store.newBackgroundContext()
+        try #require(try reuse.fetchFirst(FetchRequest("Book", predicate: .equal("code", "S1")))).delete()
+        let newcomer = try reuse.make("Book", ["code": "S1", "title": "c"])
+        try await reuse.save()
+        #expect(try store.viewContext.fetchIDs(FetchRequest("Book", predicate: .equal("code", "S1"))) == [newcomer.objectID])
+        // A refused save leaves nothing behind: its keys are free for the next save.
+        let after = store.newBackgroundContext()
+        try after.make("Magazine", ["code": "X1"])
+        try await after.save()
+        #expect(try store.viewContext.count(FetchRequest("Item", predicate: .equal("code", "X1"))) == 1)
     }
 
     @Test func modelMismatchFailsWithTheDifferencesOrWipes() async throws {

@@ -185,17 +185,16 @@ struct StoreSnapshot: Sendable {
         }
     }
 
-    /// Whether a committed object of the constraint's entity family has a key with this hash
-    /// (the common answer of a save's uniqueness check, found without making a list).
-    func hasHolder(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> Bool {
+    /// An object other than `id`, of the constraint's entity family, whose key for the
+    /// constraint equals `row`'s (the hash found in the uniqueness index, then the values
+    /// compared in the holders' rows, in place); nil when `id` holds its key alone.
+    func otherHolder(of row: RowBytes, hash: UInt64, for constraint: UniquenessConstraint, except id: ObjectID) -> ObjectID? {
         let family = storage.model.descriptions[constraint.owner].family
-        return storage.unique.firstHolder(hash) { family.contains($0.entity) } != nil
-    }
-
-    /// The committed objects of the constraint's entity family whose key has this hash.
-    func holders(ofHash hash: UInt64, for constraint: UniquenessConstraint) -> [ObjectID] {
-        let family = storage.model.descriptions[constraint.owner].family
-        return storage.unique.holders(hash).filter { family.contains($0.entity) }
+        return storage.unique.firstHolder(hash) { holder in
+            holder != id && family.contains(holder.entity) && storage.objects.withRowBytes(holder) { other in
+                constraint.positions.allSatisfy { RowBytes.same(other.value($0), row.value($0)) }
+            } == true
+        }
     }
 
     /// Adds or removes an object's entries in the attribute indexes (only those of `positions`

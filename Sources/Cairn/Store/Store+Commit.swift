@@ -18,13 +18,13 @@ extension Store {
             guard case .changes(let rows) = try StoreRecord.decode(bytes, lsn: state.accepted.lsn.next, model: model) else {
                 throw StoreError(.corruptRecord, "an encoded change record did not read back")
             }
-            try checkUniqueness(rows, against: state.accepted)
             // Applied before the record is submitted, so that a record the snapshot refuses never
             // reaches the log. Every frame of the log is a store record, so the frame gets the
             // next LSN after the snapshot's.
             let expected = state.accepted.lsn.next
             var next = state.accepted
             try next.apply(rows, at: expected)
+            try checkUniqueness(rows, after: next)
             let lsn = try log?.submit(bytes) ?? expected
             guard lsn == expected else {
                 let failure = StoreError(.corruptRecord, "the log gave LSN \(lsn) to a save expected at \(expected)", lsn: lsn)
@@ -141,44 +141,26 @@ extension Store {
         return values
     }
 
-    /// Refuses changes that would give two objects the same values of a uniqueness constraint,
-    /// comparing the encoded rows the save will store.
-    private func checkUniqueness(_ changes: RowChangeSet, against accepted: StoreSnapshot) throws {
-        var finals: [(ObjectID, Row)] = changes.inserts.map { ($0.id, changes.row($0)) }
-        var released = Set(changes.deletes)
-        for update in changes.updates {
-            let entity = model.descriptions[update.id.entity]
-            guard update.positions.contains(where: entity.uniquePositions.contains), let record = accepted.record(update.id) else { continue }
-            finals.append((update.id, record.row.replacing(update.positions, with: update.patch)))
-            released.insert(update.id)
-        }
-        // The objects of this save holding each hash: the first, and any after it.
-        var claimed: [UInt64: (ObjectID, Row)] = [:]
-        claimed.reserveCapacity(finals.count)
-        var alsoClaimed: [UInt64: [(ObjectID, Row)]] = [:]
-        for (id, row) in finals {
-            for constraint in model.descriptions[id.entity].uniqueness {
-                guard let hash = StoreSnapshot.keyHash(row, constraint) else { continue }
-                let first = claimed[hash]
-                // The common case: no other object, saved or in this save, has this hash.
-                if first == nil, !accepted.hasHolder(ofHash: hash, for: constraint) {
-                    claimed[hash] = (id, row)
-                    continue
-                }
-                let holders = accepted.holders(ofHash: hash, for: constraint)
-                let committed = holders.lazy.filter { $0 != id && !released.contains($0) }
-                    .compactMap { holder in accepted.record(holder).map { (holder, $0.row) } }
-                let family = model.descriptions[constraint.owner].family
-                let earlier = (first.map { [$0] } ?? []) + (alsoClaimed[hash] ?? [])
-                let rivals = Array(committed) + earlier.filter { family.contains($0.0.entity) }
-                if let (holder, _) = rivals.first(where: { StoreSnapshot.sameKey($0.1, row, constraint.positions) }) {
-                    let owner = model.descriptions[constraint.owner].name
-                    let shown = zip(constraint.names, constraint.positions).map { name, position in "\(name) = \(row.value(position))" }
-                    throw StoreError(.uniquenessViolation, "another \(owner) already has \(shown.joined(separator: ", "))",
-                                     entity: owner, property: constraint.names.joined(separator: ","), objects: [id, holder])
-                }
-                if first == nil { claimed[hash] = (id, row) } else { alsoClaimed[hash, default: []].append((id, row)) }
+    /// Refuses changes that would give two objects the same values of a uniqueness constraint.
+    /// `next` is the state with the changes applied (not yet published), so each key the save
+    /// writes is looked up once among every holder it will have — committed objects, objects of
+    /// this save, none released by it — in buckets the save has just visited.
+    private func checkUniqueness(_ changes: RowChangeSet, after next: StoreSnapshot) throws {
+        func check(_ id: ObjectID) throws {
+            let constraints = model.descriptions[id.entity].uniqueness
+            guard !constraints.isEmpty, let row = next.record(id)?.row else { return }
+            for constraint in constraints {
+                guard let hash = StoreSnapshot.keyHash(row, constraint),
+                      let holder = row.withBorrowed({ next.otherHolder(of: $0.bytes, hash: hash, for: constraint, except: id) }) else { continue }
+                let owner = model.descriptions[constraint.owner].name
+                let shown = zip(constraint.names, constraint.positions).map { name, position in "\(name) = \(row.value(position))" }
+                throw StoreError(.uniquenessViolation, "another \(owner) already has \(shown.joined(separator: ", "))",
+                                 entity: owner, property: constraint.names.joined(separator: ","), objects: [id, holder])
             }
+        }
+        for insert in changes.inserts { try check(insert.id) }
+        for update in changes.updates where update.positions.contains(where: model.descriptions[update.id.entity].uniquePositions.contains) {
+            try check(update.id)
         }
     }
 }
