@@ -64,7 +64,9 @@ extension ObjectContext {
 
     /// Required values, relationship counts and `deny` rules.
     private func validate(_ changes: PendingChanges) throws {
-        for id in Set(changes.inserted.keys).union(changes.updated.keys).subtracting(changes.deleted).sorted() {
+        let changed = changes.inserted.keys.filter { !changes.deleted.contains($0) }
+            + changes.updated.keys.filter { changes.inserted[$0] == nil && !changes.deleted.contains($0) }
+        for id in ObjectID.ordered(changed) {
             guard let values = finalValues(id, changes) else { continue }
             let entity = model.descriptions[id.entity]
             for (position, attribute) in entity.attributes.enumerated()

@@ -64,11 +64,11 @@ extension Store {
             guard let original = pending.originals[id] else { return false }
             return latest.version != original.version
         }
-        for id in pending.inserted.keys.sorted() {
+        for id in ObjectID.ordered(Array(pending.inserted.keys)) {
             guard let values = pending.inserted[id] else { continue }
             changes.inserts.append(.init(id: id, values: storable(values, entity: id.entity)))
         }
-        for id in pending.updated.keys.sorted() where !pending.deleted.contains(id) && pending.inserted[id] == nil {
+        for id in ObjectID.ordered(Array(pending.updated.keys)) where !pending.deleted.contains(id) && pending.inserted[id] == nil {
             guard var properties = pending.updated[id] else { continue }
             let entity = model.descriptions[id.entity]
             guard let latest = accepted.record(id) else {
