@@ -95,6 +95,7 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     for index in 0..<lookups { checksum &+= dictionary[Person.key(index &* 7919 % count)] ?? 0 }
     let dictionaryLookup = Double(lookups) / seconds(clock.now - start)
     precondition(checksum != 0)
+    let memoryRead = randomReadLatency(bytes: 128 << 20)
 
     start = clock.now
     let updater = store.newBackgroundContext()
@@ -174,6 +175,7 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     report.row("floor of a lookup in this loop", "key string alone \(Int(keyStrings))/s; with a Swift Dictionary lookup \(Int(dictionaryLookup))/s",
                note: "\(fixed(keyStrings / grdbLookup, 1))× and \(fixed(dictionaryLookup / grdbLookup, 1))× GRDB"
                    + (dictionaryLookup < 50 * grdbLookup ? " (a bare hash table of the keys falls short of 50× itself)" : ""))
+    report.row("one random read of memory", "\(fixed(memoryRead, 1)) ns", note: "a chain of dependent reads in 128 MiB (about this store's size); 50× GRDB's lookup leaves \(fixed(1e9 / (50 * grdbLookup), 1)) ns a lookup")
     report.row("update 10% and save", "Cairn \(Int(cairnUpdate)) objects/s, GRDB \(Int(grdbUpdate)) rows/s", note: "one save / one transaction; \(fixed(cairnUpdate / grdbUpdate, 2))×")
     report.target("reopen to a full view ≥ 3× GRDB and ≥ 2M objects/s", met: cairnReopen >= 3 * grdbReopen && cairnReopen >= 2_000_000,
                   figure: "\(fixed(cairnReopen / grdbReopen, 2))×, \(Int(cairnReopen)) objects/s")
@@ -184,6 +186,31 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
                   met: memoryPerObject * Double(count) <= 2 * Double(logBytes),
                   figure: "\(fixed(memoryPerObject * Double(count) / Double(logBytes), 2))×")
     return report
+}
+
+/// Nanoseconds per read of a chain of dependent reads at random places in `bytes` of memory:
+/// what one cache miss costs on this machine when the data is far larger than the caches (one
+/// random cycle through all the words, Sattolo's shuffle, so that no read can start before the
+/// previous one ends).
+func randomReadLatency(bytes: Int) -> Double {
+    let count = bytes / MemoryLayout<Int>.stride
+    let next = UnsafeMutablePointer<Int>.allocate(capacity: count)
+    defer { next.deallocate() }
+    for index in 0..<count { next[index] = index }
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for index in stride(from: count - 1, to: 0, by: -1) {
+        state ^= state << 13; state ^= state >> 7; state ^= state << 17
+        let other = Int(state % UInt64(index))
+        (next[index], next[other]) = (next[other], next[index])
+    }
+    let steps = 5_000_000
+    var position = 0
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<steps { position = next[position] }
+    let elapsed = clock.now - start
+    precondition(position >= 0)
+    return seconds(elapsed) * 1e9 / Double(steps)
 }
 
 /// The resident set size, after handing memory freed earlier back to the system
