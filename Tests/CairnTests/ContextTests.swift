@@ -157,7 +157,11 @@ import Testing
         try author.delete()
         try await context.save()
         #expect(try store.count(of: "Book") == 0 && store.count(of: "Loan") == 0)
-        // noAction: the card's member link is left alone when the card goes; cascade from member takes the card.
+        // noAction: deleting a card leaves its member's link alone.
+        try card.delete()
+        #expect(try member.object(forKey: "card")?.objectID == card.objectID, "noAction leaves the inverse as it was")
+        context.rollback()
+        // Cascade from the member takes the card.
         try member.delete()
         #expect(card.isDeleted)
         try await context.save()

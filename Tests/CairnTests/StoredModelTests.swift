@@ -89,6 +89,55 @@ import Testing
         try await store.close()
     }
 
+    /// A final class, and the integer and floating-point types beyond the common ones: each is
+    /// converted exactly (never handed back to its own coding, which would recurse).
+    final class Meter: StoredModel, Equatable {
+        let serial: UInt
+        let reading: UInt64
+        let wide: Int128
+        let ratio: Float16
+        init(serial: UInt, reading: UInt64, wide: Int128, ratio: Float16) {
+            self.serial = serial
+            self.reading = reading
+            self.wide = wide
+            self.ratio = ratio
+        }
+        static func == (a: Meter, b: Meter) -> Bool {
+            (a.serial, a.reading, a.wide, a.ratio) == (b.serial, b.reading, b.wide, b.ratio)
+        }
+    }
+
+    @Test func finalClassesAndOtherNumberTypesRoundTripOrFailClearly() async throws {
+        let model = try Model {
+            Entity("Meter") {
+                Attribute("serial", .integer64, optional: false)
+                Attribute("reading", .integer64)
+                Attribute("wide", .integer64)
+                Attribute("ratio", .float)
+                Unique("serial")
+            }
+        }
+        let store = Store(inMemory: model)
+        let context = store.viewContext
+        let meter = Meter(serial: 7, reading: UInt64(Int64.max), wide: -5, ratio: 0.5)
+        try context.upsert(meter)
+        try await context.save()
+        #expect(try context.fetch(Meter.self) == [meter])
+        #expect { try context.upsert(Meter(serial: 8, reading: .max, wide: 0, ratio: 1)) } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .typeMismatch && error.property == "reading"
+        }
+        #expect { try context.upsert(Meter(serial: 9, reading: 0, wide: Int128(Int64.max) + 1, ratio: 1)) } throws: {
+            ($0 as? StoreError)?.property == "wide"
+        }
+        // A stored value the Swift type cannot hold.
+        try context.make("Meter", ["serial": 10, "reading": .integer(-1), "wide": 0, "ratio": .float(1)])
+        #expect { try context.fetch(Meter.self, predicate: .equal("serial", 10)) } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .typeMismatch && error.property == "reading"
+        }
+    }
+
     @Test func mismatchesAreClearErrors() throws {
         struct Stray: StoredModel {
             static let entityName = "Author"

@@ -288,29 +288,34 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         try delete(object.objectID)
     }
 
-    func delete(_ id: ObjectID) throws {
-        guard let values = values(of: id) else { return }
-        let entity = model.descriptions[id.entity]
-        let original = parent == nil ? baseRecord(id) : nil
-        state.withLock { state in
-            if state.inserted.removeValue(forKey: id) != nil {
-                state.discarded.insert(id)
-            } else {
-                state.deleted.insert(id)
-                if state.originals[id] == nil, let original { state.originals[id] = original }
+    func delete(_ first: ObjectID) throws {
+        // A list of objects still to delete rather than recursion: a cascade may run along a
+        // chain of any length (each object already gone is skipped, so cycles end).
+        var pending = [first]
+        while let id = pending.popLast() {
+            guard let values = values(of: id) else { continue }
+            let entity = model.descriptions[id.entity]
+            let original = parent == nil ? baseRecord(id) : nil
+            state.withLock { state in
+                if state.inserted.removeValue(forKey: id) != nil {
+                    state.discarded.insert(id)
+                } else {
+                    state.deleted.insert(id)
+                    if state.originals[id] == nil, let original { state.originals[id] = original }
+                }
             }
-        }
-        for (index, relationship) in entity.relationships.enumerated() {
-            let targets = values[entity.attributes.count + index].targets
-            guard !targets.isEmpty else { continue }
-            switch relationship.deleteRule {
-            case .nullify:
-                if let inverse = entity.inverses[index] { for target in targets { try unlink(target, inverse, from: id) } }
-            case .cascade:
-                if let inverse = entity.inverses[index] { for target in targets { try unlink(target, inverse, from: id) } }
-                for target in targets { try delete(target) }
-            case .deny, .noAction:
-                continue
+            for (index, relationship) in entity.relationships.enumerated() {
+                let targets = values[entity.attributes.count + index].targets
+                guard !targets.isEmpty else { continue }
+                switch relationship.deleteRule {
+                case .nullify:
+                    if let inverse = entity.inverses[index] { for target in targets { try unlink(target, inverse, from: id) } }
+                case .cascade:
+                    if let inverse = entity.inverses[index] { for target in targets { try unlink(target, inverse, from: id) } }
+                    pending.append(contentsOf: targets.reversed())
+                case .deny, .noAction:
+                    continue
+                }
             }
         }
     }

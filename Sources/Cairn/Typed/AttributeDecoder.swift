@@ -64,6 +64,19 @@ struct AttributeDecoder {
         case is URL.Type:
             guard case .uri(let text) = value, let url = URL(string: text) else { throw fail() }
             result = url
+        // Any other standard integer or floating-point type (UInt, UInt64, Int128, Float16…):
+        // converted exactly, so that it never reaches its own `init(from:)`, which would ask
+        // this decoder for itself again.
+        case let integerType as any FixedWidthInteger.Type:
+            guard case .integer(let number) = value, let converted = integerType.init(exactly: number) else { throw fail() }
+            result = converted
+        case let floatingType as any BinaryFloatingPoint.Type:
+            switch value {
+            case .double(let number): result = floatingType.init(number)
+            case .float(let number): result = floatingType.init(number)
+            case .integer(let number): result = floatingType.init(number)
+            default: throw fail()
+            }
         default:
             return nil
         }
@@ -104,7 +117,8 @@ struct AttributeDecoder {
 
         func decodeNil(forKey key: Key) throws -> Bool { try value(key) == .null }
 
-        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decodeValue(type, forKey: key) }
+        private func decodeValue<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let stored = try value(key)
             if stored == .null {
                 throw StoreError(.missingValue, "\(entity).\(key.stringValue) is nil; declare the property optional", entity: entity, property: key.stringValue)
@@ -112,6 +126,10 @@ struct AttributeDecoder {
             if let leaf = try AttributeDecoder.leaf(type, stored, entity: entity, key: key.stringValue) { return leaf }
             return try T(from: Single(value: stored, entity: entity, key: key.stringValue))
         }
+
+        // 128-bit integers have requirements of their own, whose defaults refuse them.
+        func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try decodeValue(type, forKey: key) }
+        func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try decodeValue(type, forKey: key) }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
             throw StoreError(.typeMismatch, "\(entity).\(key.stringValue) is an attribute, not a nested value", entity: entity, property: key.stringValue)
@@ -139,7 +157,10 @@ struct AttributeDecoder {
         }
         func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
         func decodeNil() -> Bool { value == .null }
-        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        func decode(_ type: Int128.Type) throws -> Int128 { try decodeValue(type) }
+        func decode(_ type: UInt128.Type) throws -> UInt128 { try decodeValue(type) }
+        func decode<T: Decodable>(_ type: T.Type) throws -> T { try decodeValue(type) }
+        private func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
             if let leaf = try AttributeDecoder.leaf(type, value, entity: entity, key: key) { return leaf }
             return try T(from: self)
         }

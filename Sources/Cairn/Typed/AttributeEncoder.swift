@@ -14,7 +14,9 @@ struct AttributeEncoder {
 
     /// Converts the leaf types the store knows; nil for others (encoded through their own
     /// `encode(to:)`, which must produce a single value).
-    static func leaf(_ value: Any) -> Value? {
+    ///
+    /// - Throws: ``StoreError/Code/typeMismatch`` for an integer beyond 64 bits, signed.
+    static func leaf(_ value: Any, entity: String, property: String?) throws -> Value? {
         switch value {
         case let text as String: .string(text)
         case let flag as Bool: .bool(flag)
@@ -34,6 +36,16 @@ struct AttributeEncoder {
         case let bytes as [UInt8]: .binary(bytes)
         case let id as UUID: .uuid(id)
         case let url as URL: .uri(url.absoluteString)
+        // Any other standard integer or floating-point type (UInt, UInt64, Int128, Float16…):
+        // converted here, so that it never reaches its own `encode(to:)`, which would hand
+        // itself to this encoder again.
+        case let number as any BinaryInteger:
+            try Int64(exactly: number).map(Value.integer) ?? {
+                throw StoreError(.typeMismatch, "\(number) does not fit an integer attribute (64 bits, signed)", entity: entity, property: property)
+            }()
+        case let number as any BinaryFloatingPoint:
+            // As a float when it holds no more than a float does (Float16), else as a double.
+            Float(exactly: number).map(Value.float) ?? .double(Double(number))
         default: nil
         }
     }
@@ -61,8 +73,9 @@ struct AttributeEncoder {
         var codingPath: [any CodingKey] = []
 
         mutating func encodeNil(forKey key: Key) throws { storage.values[key.stringValue] = .null }
-        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            if let leaf = AttributeEncoder.leaf(value) {
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try encodeValue(value, forKey: key) }
+        private mutating func encodeValue<T: Encodable>(_ value: T, forKey key: Key) throws {
+            if let leaf = try AttributeEncoder.leaf(value, entity: entity, property: key.stringValue) {
                 storage.values[key.stringValue] = leaf
                 return
             }
@@ -73,6 +86,9 @@ struct AttributeEncoder {
             }
             storage.values[key.stringValue] = captured
         }
+        // 128-bit integers have requirements of their own, whose defaults refuse them.
+        mutating func encode(_ value: Int128, forKey key: Key) throws { try encodeValue(value, forKey: key) }
+        mutating func encode(_ value: UInt128, forKey key: Key) throws { try encodeValue(value, forKey: key) }
         mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
             if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
         }
@@ -106,8 +122,15 @@ struct AttributeEncoder {
         func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
         mutating func encodeNil() throws { capture(.null) }
-        mutating func encode<T: Encodable>(_ value: T) throws {
-            if let leaf = AttributeEncoder.leaf(value) { capture(leaf) } else { try value.encode(to: self) }
+        mutating func encode(_ value: Int128) throws { try encodeValue(value) }
+        mutating func encode(_ value: UInt128) throws { try encodeValue(value) }
+        mutating func encode<T: Encodable>(_ value: T) throws { try encodeValue(value) }
+        private mutating func encodeValue<T: Encodable>(_ value: T) throws {
+            if let leaf = try AttributeEncoder.leaf(value, entity: entity, property: codingPath.last?.stringValue) {
+                capture(leaf)
+            } else {
+                try value.encode(to: self)
+            }
         }
     }
 
