@@ -159,3 +159,55 @@ import Testing
         #expect(seen.map(\.deleted) == [[], [], [author.objectID]])
     }
 }
+
+@Suite struct StoreLifetimeTests {
+    /// Several stores open at once in one process, each locked against a second opener; closing
+    /// one lets it be opened again (an app switching users), by path, URL or asynchronously.
+    @Test func storesOpenSideBySideAndCloseReleasesTheirLock() async throws {
+        let first = TemporaryDirectory(), second = TemporaryDirectory()
+        let model = try libraryModel()
+        let a = try Store(at: first.store(), model: model)
+        let b = try Store(at: URL(fileURLWithPath: second.store()), model: model)
+        try a.viewContext.make("Author", ["name": "In A"])
+        try b.viewContext.make("Author", ["name": "In B"])
+        try await a.viewContext.save()
+        try await b.viewContext.save()
+        #expect(throws: (any Error).self, "a store already open is locked") { try Store(at: first.store(), model: model) }
+        try await a.close()
+        let again = try await Store.open(at: first.store(), model: model)
+        #expect(try again.viewContext.fetch(FetchRequest("Author")).map { try $0.value(forKey: "name") } == ["In A"])
+        #expect(try b.viewContext.fetch(FetchRequest("Author")).map { try $0.value(forKey: "name") } == ["In B"])
+        try await again.close()
+        try await b.close()
+        #expect { try Store(at: URL(string: "https://example.org/store")!, model: model) } throws: {
+            ($0 as? StoreError)?.code == .invalidLocation
+        }
+    }
+
+    /// Saves from several background contexts at once, each on its own task, all land (run
+    /// under `--sanitize=thread` too), and the view context ends with every one of them.
+    @Test func concurrentSavesFromManyContextsAllLand() async throws {
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: try libraryModel())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    for round in 0..<10 {
+                        let context = store.newBackgroundContext()
+                        for n in 0..<5 { try context.make("Author", ["name": .string("w\(writer)-r\(round)-\(n)")]) }
+                        try await context.save()
+                    }
+                }
+            }
+            group.addTask {
+                for _ in 0..<50 { _ = try store.viewContext.count(FetchRequest("Author")) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try store.viewContext.count(FetchRequest("Author")) == 8 * 10 * 5)
+        try await store.close()
+        let reopened = try Store(at: folder.store(), model: try libraryModel())
+        #expect(try reopened.viewContext.count(FetchRequest("Author")) == 400)
+        try await reopened.close()
+    }
+}

@@ -40,6 +40,32 @@ public final class Store: Sendable {
         self.init(model: model, directory: directory, options: options, log: log, snapshot: snapshot)
     }
 
+    /// Opens (or creates) the store in the directory at a file URL.
+    ///
+    /// - Throws: ``StoreError/Code/invalidLocation`` for a URL that is not a file URL; otherwise
+    ///   as the initializer that takes a path.
+    public convenience init(at url: URL, model: Model, options: StoreOptions = StoreOptions()) throws {
+        guard url.isFileURL else {
+            throw StoreError(.invalidLocation, "a store lives in a directory: \(url.absoluteString) is not a file URL")
+        }
+        try self.init(at: url.path, model: model, options: options)
+    }
+
+    /// Opens (or creates) the store in `directory` without holding up the calling task: the
+    /// replay of a large log takes seconds, and runs on a thread of its own, not on one of the
+    /// threads Swift's tasks share.
+    ///
+    /// ```swift
+    /// let store = try await Store.open(at: path, model: model)
+    /// ```
+    public static func open(at directory: String, model: Model, options: StoreOptions = StoreOptions()) async throws -> Store {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try Store(at: directory, model: model, options: options) })
+            }
+        }
+    }
+
     /// An empty store that lives in memory only.
     public convenience init(inMemory model: Model) {
         self.init(model: model, directory: nil, options: StoreOptions(), log: nil, snapshot: StoreSnapshot(model: model))

@@ -45,6 +45,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// The store's model differs from the app's in ways migration cannot infer, or its data
         /// does not satisfy the new model; the message lists each problem.
         public static let cannotMigrate = Code(rawValue: "cannot migrate")
+        /// The store's location is not a directory on this machine (a URL that is not a file URL).
+        public static let invalidLocation = Code(rawValue: "invalid location")
         public var description: String { rawValue }
         /// Lets `catch StoreError.Code.mergeConflict` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? StoreError)?.code == code }
