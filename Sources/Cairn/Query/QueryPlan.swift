@@ -4,8 +4,9 @@
 enum QueryPlan {
     /// Every object of the entities.
     case scan
-    /// `==` on every attribute of a uniqueness constraint.
-    case unique(UniquenessConstraint, [Value])
+    /// `==` on every attribute of a uniqueness constraint, or `IN` on the one attribute of a
+    /// constraint: the keys (each the constraint's values, in its order) to look up.
+    case unique(UniquenessConstraint, keys: [[Value]])
     /// `==` or `IN` on an indexed attribute.
     case hashed(attribute: String, position: Int, values: [Value])
     /// A range on an indexed attribute.
@@ -17,8 +18,11 @@ enum QueryPlan {
         switch self {
         case .scan:
             return "scan every \(entity)" + (predicate ? " and evaluate the predicate on each" : "")
-        case .unique(let constraint, let values):
-            return "look up \(entity)(\(constraint.names.joined(separator: ", "))) = \(values.map(\.description).joined(separator: ", ")) in the uniqueness index" + check
+        case .unique(let constraint, let keys):
+            let names = constraint.names.joined(separator: ", ")
+            let what = keys.count == 1 ? "= " + keys[0].map(\.description).joined(separator: ", ")
+                : "IN {\(keys.map { $0.map(\.description).joined(separator: ", ") }.joined(separator: ", "))}"
+            return "look up \(entity)(\(names)) \(what) in the uniqueness index" + check
         case .hashed(let attribute, _, let values):
             let what = values.count == 1 ? "= \(values[0])" : "IN {\(values.map(\.description).joined(separator: ", "))}"
             return "look up \(entity).\(attribute) \(what) in its hash index" + check
@@ -60,10 +64,16 @@ enum QueryPlan {
             }
         }
         for constraint in entity.uniqueness {
+            // A key the index can find: values whose encoding is canonical and fits the type.
+            func findable(_ values: [Value]) -> Bool {
+                values.allSatisfy(\.isByteCanonical) && zip(constraint.positions, values).allSatisfy { $1.fits(entity.attributes[$0].type) }
+            }
+            if constraint.positions.count == 1, let values = equalities[constraint.positions[0]], findable(values) {
+                return .unique(constraint, keys: values.map { [$0] })
+            }
             let values = constraint.positions.compactMap { equalities[$0]?.count == 1 ? equalities[$0]?[0] : nil }
-            guard values.count == constraint.positions.count, values.allSatisfy(\.isByteCanonical),
-                  zip(constraint.positions, values).allSatisfy({ $1.fits(entity.attributes[$0].type) }) else { continue }
-            return .unique(constraint, values)
+            guard values.count == constraint.positions.count, findable(values) else { continue }
+            return .unique(constraint, keys: [values])
         }
         func indexed(_ position: Int) -> Bool {
             family.allSatisfy { model.indexLayout.slot(entity: $0, position: position) != nil || model.descriptions[$0].isAbstract }
@@ -110,9 +120,11 @@ enum QueryPlan {
         switch self {
         case .scan:
             return nil
-        case .unique(let constraint, let values):
-            let key = UniqueKey(owner: constraint.owner, number: constraint.number, values: values)
-            return snapshot.holder(of: key).map { family.contains($0.entity) ? [$0] : [] } ?? []
+        case .unique(let constraint, let keys):
+            let holders = keys.compactMap { values in
+                snapshot.holder(of: UniqueKey(owner: constraint.owner, number: constraint.number, values: values))
+            }
+            return Array(Set(holders.filter { family.contains($0.entity) }))
         case .hashed(_, let position, let values):
             // In the objects' order when there is one value (each entity's list is in key order).
             var ids: [ObjectID] = []
