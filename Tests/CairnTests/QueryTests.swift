@@ -185,6 +185,68 @@ import Testing
         _ = observation
     }
 
+    /// Managed objects and object IDs as arguments, as Core Data users pass them: compared with
+    /// to-one relationships and SELF, looked for in to-many ones, in lists; their canonical text
+    /// parses back; misuse is a clear error.
+    @Test func objectsAsArguments() async throws {
+        let (_, context) = try await Self.library()
+        func author(_ name: String) throws -> ManagedObject {
+            try #require(try context.fetchFirst(FetchRequest("Author", predicate: .equal("name", .string(name)))))
+        }
+        func book(_ title: String) throws -> ManagedObject {
+            try #require(try context.fetchFirst(FetchRequest("Book", predicate: .equal("title", .string(title)))))
+        }
+        func authors(_ format: String, _ arguments: any PredicateArgument...) throws -> [String] {
+            let request = FetchRequest("Author", predicate: try FetchPredicate(format: format, argumentArray: arguments), sortKeys: [SortKey("name")])
+            return try context.fetch(request).compactMap { $0.string("name") }
+        }
+        let zola = try author("Émile Zola"), austen = try author("Jane Austen"), verne = try author("jules verne")
+        #expect(try Self.titles(context, "author == %@", zola) == ["Germinal", "Nana"])
+        #expect(try Self.titles(context, "author == %@", verne.objectID) == ["Le Tour du monde", "Vingt mille lieues"], "an unsaved book too")
+        #expect(try Self.titles(context, "author != %@ AND year < 1880", zola) == ["Emma", "Le Tour du monde", "Persuasion", "Vingt mille lieues"])
+        #expect(try Self.titles(context, "author IN %@", [austen, verne]) == ["Emma", "Le Tour du monde", "Persuasion", "Vingt mille lieues"])
+        let emma = try book("Emma"), nana = try book("Nana")
+        #expect(try Self.titles(context, "SELF == %@", emma) == ["Emma"])
+        #expect(try Self.titles(context, "SELF IN %@ OR year == 1885", [emma, nana]) == ["Emma", "Germinal", "Nana"])
+        #expect(try Self.titles(context, "NOT (SELF IN %@) AND author == %@", [nana], zola) == ["Germinal"])
+        #expect(try authors("%@ IN books", emma) == ["Jane Austen"])
+        #expect(try authors("books CONTAINS %@", nana) == ["Émile Zola"])
+        #expect(try authors("ANY books == %@", nana.objectID) == ["Émile Zola"])
+        // The canonical text names the object and reads back.
+        let syntax = try FetchPredicate(format: "author == %@", zola).syntax
+        #expect(syntax.description == "author == CAST(\"\(zola.objectID.entity):\(zola.objectID.key)\", \"ObjectID\")")
+        #expect(try PredicateSyntax.parse(syntax.description, arguments: []) == syntax)
+        // Misuse.
+        #expect { try Self.titles(context, "title == %@", emma) } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .typeMismatch && error.property == "title"
+        }
+        #expect { try Self.titles(context, "SELF IN %@", [emma.predicateArgumentValue, Value.string("x").predicateArgumentValue]) } throws: { error in
+            (error as? StoreError)?.message.contains("values or objects, not both") == true
+        }
+        #expect { try Self.titles(context, "author < %@", zola) } throws: { ($0 as? StoreError)?.property == "author" }
+        #expect { try PredicateSyntax.parse("author == CAST('zola', 'ObjectID')", arguments: []) } throws: { error in
+            (error as? PredicateSyntaxError)?.message.contains("an object ID such as \"0:42\"") == true
+                && (error as? PredicateSyntaxError)?.column == 16
+        }
+    }
+
+    /// UUIDs compare by value; collection operators other than @count are evaluated too.
+    @Test func uuidsAndCollectionMinimums() async throws {
+        let (_, context) = try await Self.library()
+        let first = UUID(), second = UUID()
+        for (title, id) in [("Emma", first), ("Nana", second)] {
+            try context.fetchFirst(FetchRequest("Book", predicate: .equal("title", .string(title))))?.setValue(.uuid(id), forKey: "isbn")
+        }
+        #expect(try Self.titles(context, "isbn == %@", first) == ["Emma"])
+        #expect(try Self.titles(context, "isbn != %@ AND isbn != nil", first) == ["Nana"])
+        #expect(try Self.titles(context, "isbn IN %@", [second, UUID()]) == ["Nana"])
+        let request = FetchRequest("Author", predicate: try FetchPredicate(format: "books.@min.year < 1816"))
+        #expect(try context.fetch(request).compactMap { $0.string("name") } == ["Jane Austen"])
+        let latest = FetchRequest("Author", predicate: try FetchPredicate(format: "books.@max.year >= 1872"), sortKeys: [SortKey("name")])
+        #expect(try context.fetch(latest).compactMap { $0.string("name") } == ["jules verne", "Émile Zola"])
+    }
+
     @Test func plansUseIndexesAndSayWhich() async throws {
         let (_, context) = try await Self.library()
         func plan(_ entity: String, _ format: String) throws -> String {

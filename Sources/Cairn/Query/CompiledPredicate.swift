@@ -30,6 +30,9 @@ enum CompiledExpression: Sendable {
     /// `collection.@op.keyPath`: over the objects of a to-many key path.
     case collection(CollectionOperator, CompiledKeyPath, CompiledKeyPath?)
     case evaluatedObject
+    /// An object given as an argument, or a list of them.
+    case object(ObjectID)
+    case objects([ObjectID])
 
     func evaluate(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Operand {
         switch self {
@@ -37,6 +40,8 @@ enum CompiledExpression: Sendable {
         case .list(let values): return .values(values)
         case .keyPath(let path): return path.evaluate(id, view, reader)
         case .evaluatedObject: return .object(id)
+        case .object(let object): return .object(object)
+        case .objects(let objects): return .objects(objects)
         case .collection(let operation, let collection, let element):
             guard case .objects(let ids) = collection.evaluate(id, view, reader) else { return .value(.null) }
             if operation == .count { return .value(.integer(Int64(ids.count))) }
@@ -102,8 +107,10 @@ final class CompiledComparison: @unchecked Sendable {
                 // `collection CONTAINS x`, as NSPredicate reads it.
                 guard op == .contains, case .value(let needle) = right else { return false }
                 return values.contains { equal($0, needle) }
-            case .objects:
-                return false
+            case .objects(let ids):
+                // `relationship CONTAINS object`.
+                guard op == .contains, case .object(let needle?) = right else { return false }
+                return ids.contains(needle)
             }
         case .any, .all, .none:
             let results: [Bool]

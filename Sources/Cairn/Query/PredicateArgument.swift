@@ -7,7 +7,8 @@ import Foundation
 /// What each specifier accepts:
 ///
 /// - `%@`: any argument. Strings, numbers, booleans, dates, UUIDs, `Data` (binary), URLs
-///   (`.uri`), decimals and ``Value``s become constants; `nil` optionals become `nil`; arrays,
+///   (`.uri`), decimals and ``Value``s become constants; managed objects and object IDs become
+///   objects (for `author == %@`, `%@ IN books`, `SELF IN %@`); `nil` optionals become `nil`; arrays,
 ///   sets and closed ranges (`18...65`, for `BETWEEN`) become lists. A string is a constant,
 ///   never a key path: use `%K` for that.
 /// - `%K`: a string naming a key path, such as `"author.name"` or `"books.@count"`.
@@ -33,6 +34,8 @@ public enum PredicateArgumentValue: Sendable, Hashable {
     case list([PredicateArgumentValue])
     /// An unsigned integer; refused if it is above `Int64.max`.
     case unsignedInteger(UInt64)
+    /// An object (a ``ManagedObject`` or its ``ObjectID``).
+    case object(ObjectID)
 }
 
 extension PredicateArgumentValue: PredicateArgument {
@@ -143,6 +146,16 @@ extension Data: PredicateArgument {
 extension URL: PredicateArgument {
     /// A URI value: the URL's absolute string.
     public var predicateArgumentValue: PredicateArgumentValue { .value(.uri(absoluteString)) }
+}
+
+extension ObjectID: PredicateArgument {
+    /// The object, for comparisons with relationships and `SELF`.
+    public var predicateArgumentValue: PredicateArgumentValue { .object(self) }
+}
+
+extension ManagedObject: PredicateArgument {
+    /// The object's ID, for comparisons with relationships and `SELF`.
+    public var predicateArgumentValue: PredicateArgumentValue { .object(objectID) }
 }
 
 extension Optional: PredicateArgument where Wrapped: PredicateArgument {
@@ -273,6 +286,8 @@ extension PredicateArgumentValue {
                 throw PredicateArgumentMismatch(expected: "an integer up to \(Int64.max)", found: "\(number) (\(found))")
             }
             return .constant(.integer(signed))
+        case .object(let id):
+            return .object(id)
         }
     }
 }
@@ -369,7 +384,7 @@ extension PredicateOperand {
             var result: [PredicateOperand] = []
             for element in elements { result.append(try element.substituted(variables)) }
             return .list(result)
-        case .keyPath, .collectionOperation, .constant, .evaluatedObject:
+        case .keyPath, .collectionOperation, .constant, .evaluatedObject, .object:
             return self
         }
     }

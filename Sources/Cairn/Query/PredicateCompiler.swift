@@ -25,8 +25,14 @@ struct PredicateCompiler {
         case .keyPath(let keys): return .keyPath(try CompiledKeyPath.resolve(keys, from: entity, in: model))
         case .constant(let value): return .constant(QueryValue.normalized(value))
         case .evaluatedObject: return .evaluatedObject
+        case .object(let id): return .object(id)
         case .variable(let name): throw fail("variable $\(name) has no value (substitute it first)")
         case .list(let items):
+            let objects = items.compactMap { item -> ObjectID? in if case .object(let id) = item { id } else { nil } }
+            if !objects.isEmpty {
+                guard objects.count == items.count else { throw fail("a list holds values or objects, not both") }
+                return .objects(objects)
+            }
             return .list(try items.map { item in
                 guard case .constant(let value) = item else { throw fail("a list may only hold values, not \(item)") }
                 return QueryValue.normalized(value)
@@ -78,6 +84,9 @@ struct PredicateCompiler {
         switch expression {
         case .constant(let value): return .constant(try one(value))
         case .list(let values): return .list(try values.map(one))
+        case .object, .objects:
+            throw StoreError(.typeMismatch, "predicate: \(entity.name).\(key) is \(type); an object compares with a relationship or SELF",
+                             entity: entity.name, property: key)
         default: return expression
         }
     }
@@ -112,9 +121,9 @@ struct PredicateCompiler {
             guard case .keyPath(let path) = side, case .relationship = path.terminal else { continue }
             switch (op, other) {
             case (.equal, .constant(.null)), (.notEqual, .constant(.null)), (.equal, .evaluatedObject), (.notEqual, .evaluatedObject),
-                 (.in, _), (.contains, _): continue
+                 (.equal, .object), (.notEqual, .object), (.in, _), (.contains, _): continue
             default:
-                throw fail("\(path.name) is a relationship: compare it with nil or SELF", key: path.name)
+                throw fail("\(path.name) is a relationship: compare it with nil, SELF or an object", key: path.name)
             }
         }
         switch op {
@@ -122,7 +131,7 @@ struct PredicateCompiler {
             guard case .list(let bounds) = rhs, bounds.count == 2 else { throw fail("BETWEEN needs a list of two values: {lower, upper}") }
         case .in:
             switch rhs {
-            case .list, .keyPath, .constant(.string), .constant(.uri), .constant(.null): break
+            case .list, .objects, .keyPath, .constant(.string), .constant(.uri), .constant(.null): break
             default: throw fail("IN needs a list, a to-many key path or a string on the right")
             }
         default:

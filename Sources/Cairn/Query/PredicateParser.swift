@@ -38,6 +38,8 @@ enum PredicateCastType: String, Sendable, CaseIterable {
     case url = "NSURL"
     /// From a number.
     case float = "Float"
+    /// An object: from `"entity:key"` (an ``ObjectID``'s description).
+    case objectID = "ObjectID"
 }
 
 extension PredicateOperand {
@@ -387,6 +389,14 @@ struct PredicateParser {
         try advance()
         guard symbol == .rightParenthesis else { throw unclosed(open.text + "(", expecting: "\")\"", at: lexer.column(at: open.start)) }
         try advance()
+        if type == .objectID {
+            let text = if case .string(let text) = operand.kind { text } else { "" }
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let entity = Int(parts[0]), entity >= 0, let key = UInt64(parts[1]) else {
+                throw castFailure(operand, to: type)
+            }
+            return .object(ObjectID(entity: entity, key: key))
+        }
         return .constant(try cast(operand, to: type))
     }
 
@@ -402,18 +412,21 @@ struct PredicateParser {
         case (.float, .integer), (.float, .double): Float(operand.text).map(Value.float)
         default: nil
         }
-        guard let value else {
-            let expected = switch type {
-            case .date: "a number of seconds since 2001-01-01"
-            case .uuid: "a UUID string"
-            case .data: "a base64 string"
-            case .decimal: "a decimal number"
-            case .url: "a string"
-            case .float: "a number"
-            }
-            throw lexer.failure("expected \(expected) to cast to \"\(type.rawValue)\", found \(operand.quoted)", at: operand.start)
-        }
+        guard let value else { throw castFailure(operand, to: type) }
         return value
+    }
+
+    private func castFailure(_ operand: PredicateToken, to type: PredicateCastType) -> PredicateSyntaxError {
+        let expected = switch type {
+        case .date: "a number of seconds since 2001-01-01"
+        case .uuid: "a UUID string"
+        case .data: "a base64 string"
+        case .decimal: "a decimal number"
+        case .url: "a string"
+        case .float: "a number"
+        case .objectID: "an object ID such as \"0:42\" (entity:key)"
+        }
+        return lexer.failure("expected \(expected) to cast to \"\(type.rawValue)\", found \(operand.quoted)", at: operand.start)
     }
 
     /// A decimal written `-12.5e3` or the like (`Decimal(string:)` alone accepts a mere prefix).

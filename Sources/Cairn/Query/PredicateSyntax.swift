@@ -68,6 +68,10 @@ public enum PredicateOperand: Sendable, Hashable {
     case variable(String)
     /// `SELF`, the object being evaluated.
     case evaluatedObject
+    /// An object, given as a ``ManagedObject`` or ``ObjectID`` for `%@`: compared with a to-one
+    /// relationship or `SELF` (`author == %@`), or found in a to-many one (`%@ IN books`,
+    /// `books CONTAINS %@`); a list of objects for `IN`. Written `CAST("entity:key", "ObjectID")`.
+    case object(ObjectID)
 }
 
 /// The operator of a comparison; the raw value is its spelling in a format string.
@@ -272,6 +276,8 @@ struct PredicateWriter {
             append("$" + name)
         case .evaluatedObject:
             append("SELF")
+        case .object(let id):
+            append(Self.cast(Self.quoted("\(id.entity):\(id.key)"), to: .objectID))
         }
     }
 
