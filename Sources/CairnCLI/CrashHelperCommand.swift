@@ -27,6 +27,10 @@ struct CrashHelperCommand: AsyncParsableCommand {
     @Flag(help: "Save object-graph batches from concurrent contexts instead of appending raw frames.")
     var graph = false
 
+    func validate() throws {
+        guard (1...1024).contains(appenders) else { throw ValidationError("--appenders takes 1 to 1024") }
+    }
+
     func run() async throws {
         if graph {
             try await GraphCrashHelper.run(store: store, writers: appenders, segmentSize: segmentSize, emit: emit)

@@ -52,7 +52,9 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard books > 0, importers > 0 else { throw ValidationError("--books and --importers must be positive") }
+        guard (1...10_000_000).contains(books), (1...256).contains(importers) else {
+            throw ValidationError("--books takes 1 to 10,000,000 and --importers 1 to 256")
+        }
         let model = try Self.model()
         let clock = ContinuousClock()
         print("Cairn demo: a lending library in \(dir)")

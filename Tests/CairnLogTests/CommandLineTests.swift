@@ -45,6 +45,17 @@ import Testing
 
         let model = try cairn("model", store)
         #expect(model.status == 0 && model.output.contains("\"cairn-model\""))
+
+        // The table form of stats lists each entity with its live objects; a dump without
+        // --entity prints every object, one JSON line each.
+        let table = try cairn("stats", store)
+        let bookLine = table.output.split(separator: "\n").first { $0.contains("Book") }
+        #expect(table.status == 0 && bookLine?.contains("600") == true, "\(table.output)")
+        let everything = try cairn("dump", store)
+        let entities = try everything.output.split(separator: "\n").map { line in
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["entity"] as? String ?? ""
+        }
+        #expect(everything.status == 0 && entities.filter { $0 == "Book" }.count == 600 && Set(entities).isSuperset(of: ["Author", "Book", "Member"]))
     }
 
     @Test func queryFiltersSortsPagesCountsAndExplains() throws {
@@ -62,8 +73,22 @@ import Testing
             return ((object?["values"] as? [String: Any])?["year"] as? Int) ?? 0
         }
         #expect(years == years.sorted(by: >) && years.allSatisfy { $0 >= 2000 })
+        func objects(_ output: String) throws -> [[String: Any]] {
+            try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
+        }
         let json = try cairn("query", store, "--entity", "Author", "--offset", "1", "--limit", "2", "--format", "json")
-        #expect((try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [Any])?.count == 2, "\(json.output)")
+        let three = try cairn("query", store, "--entity", "Author", "--limit", "3", "--format", "json")
+        #expect(try objects(json.output).count == 2, "\(json.output)")
+        #expect(try objects(json.output).map { $0["id"] as? String } == objects(three.output).dropFirst().map { $0["id"] as? String },
+                "the offset skips the first object")
+        // A trailing ~ sorts ignoring case; --count counts what --where keeps.
+        let names = try cairn("query", store, "--entity", "Author", "--sort=name~", "--format", "json")
+        let sorted = try objects(names.output).compactMap { ($0["values"] as? [String: Any])?["name"] as? String }
+        #expect(sorted.count > 3 && sorted == sorted.sorted { $0.lowercased() < $1.lowercased() }, "\(names.output)")
+        let counted = try cairn("query", store, "--entity", "Book", "--where", "year >= 2000", "--count")
+        let listed = try cairn("query", store, "--entity", "Book", "--where", "year >= 2000", "--format", "jsonl")
+        #expect(Int(counted.output.trimmingCharacters(in: .whitespacesAndNewlines)) == listed.output.split(separator: "\n").count)
+        #expect(listed.output.split(separator: "\n").count < 200)
         let table = try cairn("query", store, "--entity", "Author", "--limit", "2")
         #expect(table.output.contains("name") && table.output.contains("(2 objects)"), "\(table.output)")
         let plan = try cairn("query", store, "--entity", "Book", "--where", "isbn == '978-0-0-1'", "--explain")

@@ -43,14 +43,23 @@ import Testing
             for (key, count) in batches {
                 #expect(count == Self.batchSize(key[1]), "cycle \(cycle): batch \(key) holds \(count) of \(Self.batchSize(key[1])) entries")
             }
+            var counted: Set<Int64> = []
             for counter in try context.fetch(FetchRequest("Counter")) {
-                guard case .integer(let writer) = try counter.value(forKey: "writer"), case .integer(let value) = try counter.value(forKey: "value") else { continue }
+                guard case .integer(let writer) = try counter.value(forKey: "writer"), case .integer(let value) = try counter.value(forKey: "value") else {
+                    Issue.record("cycle \(cycle): a counter without values")
+                    continue
+                }
+                counted.insert(writer)
                 let highest = batches.keys.filter { $0[0] == writer }.map { $0[1] }.max() ?? 0
                 #expect(value == highest, "cycle \(cycle): counter of writer \(writer) is \(value), its last batch \(highest)")
                 #expect(value >= acknowledged[writer] ?? 0, "cycle \(cycle): writer \(writer) lost acknowledged saves")
                 for sequence in 1...max(1, value) where value > 0 {
                     #expect(batches[[writer, sequence]] != nil, "cycle \(cycle): batch \(sequence) of writer \(writer) is missing")
                 }
+            }
+            // Every writer with an acknowledged save (in this cycle or an earlier one) has its counter.
+            for (writer, sequence) in acknowledged where sequence > 0 {
+                #expect(counted.contains(writer), "cycle \(cycle): the counter of writer \(writer), acknowledged up to \(sequence), is gone")
             }
             try await reopened.close()
         }
