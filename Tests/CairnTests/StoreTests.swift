@@ -211,3 +211,63 @@ import Testing
         try await reopened.close()
     }
 }
+
+@Suite struct StoreOptionsTests {
+    /// The store's options reach its log: the segment size rolls segments, every durability mode
+    /// keeps what was saved across a close, a torn end is cut by the default recovery and refused
+    /// by `absoluteConsistency`, and a read-only store refuses saves.
+    @Test func optionsReachTheLog() async throws {
+        let model = try libraryModel()
+        for durability in [Durability.always, .interval(.milliseconds(5)), .none] {
+            let folder = TemporaryDirectory()
+            var options = StoreOptions()
+            options.durability = durability
+            options.segmentSize = 4096
+            do {
+                let store = try Store(at: folder.store(), model: model, options: options)
+                for round in 0..<20 {
+                    let context = store.newBackgroundContext()
+                    for n in 0..<10 { try context.make("Author", ["name": .string("a\(round)-\(n)-" + UUID().uuidString + UUID().uuidString)]) }
+                    try await context.save()
+                }
+                try await store.close()
+            }
+            let segments = try LogInspection.inspect(directory: folder.store()).segments
+            #expect(segments.count > 3, "\(durability): 4 KiB segments roll (\(segments.count), \(segments.map(\.bytesOnDisk)))")
+            let reopened = try Store(at: folder.store(), model: model, options: options)
+            #expect(try reopened.count(of: "Author") == 200, "\(durability)")
+            try await reopened.close()
+        }
+
+        // A torn end: bytes of a frame that never finished.
+        let folder = TemporaryDirectory()
+        do {
+            let store = try Store(at: folder.store(), model: model)
+            try store.viewContext.make("Author", ["name": "Kept"])
+            try await store.viewContext.save()
+            try await store.close()
+        }
+        let active = try #require(try LogInspection.inspect(directory: folder.store()).segments.last?.file)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.store() + "/" + active))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0x43, 0x41, 0x49, 0x52, 0x4E, 0x01, 0x02]))
+        try handle.close()
+        var strict = StoreOptions()
+        strict.recovery = .absoluteConsistency
+        #expect(throws: (any Error).self, "absoluteConsistency refuses a torn end") { try Store(at: folder.store(), model: model, options: strict) }
+        var readOnly = StoreOptions()
+        readOnly.readOnly = true
+        readOnly.recovery = .salvage
+        let salvaged = try Store(at: folder.store(), model: model, options: readOnly)
+        #expect(try salvaged.count(of: "Author") == 1)
+        try salvaged.viewContext.make("Author", ["name": "Refused"])
+        await #expect { try await salvaged.viewContext.save() } throws: { ($0 as? StoreError)?.code == .readOnly }
+        try await salvaged.close()
+        let recovered = try Store(at: folder.store(), model: model)     // pointInTime: the tail is cut
+        #expect(try recovered.count(of: "Author") == 1)
+        try recovered.viewContext.make("Author", ["name": "After"])
+        try await recovered.viewContext.save()
+        try await recovered.close()
+        #expect(try LogInspection.inspect(directory: folder.store()).segments.allSatisfy { $0.status == .ok })
+    }
+}
