@@ -10,6 +10,8 @@ extension ObjectContext {
 
     /// The first object that matches, in the request's order.
     public func fetchFirst(_ request: FetchRequest) throws -> ManagedObject? {
+        // The common lookup by unique key: one ID, one object, no list of either.
+        if request.fetchLimit != 0, let ids = uniqueLookup(request, in: baseSnapshot) { return ids.first.map(registeredObject) }
         var request = request
         request.fetchLimit = 1
         return try fetch(request).first
@@ -191,17 +193,18 @@ extension ObjectContext {
               let constraint = entity.uniqueness(ofAttribute: position) else { return nil }
         // Sort keys are checked as the general path would (they cannot change one object's order).
         guard request.sortKeys.allSatisfy({ entity.attributePosition($0.key) != nil }) else { return nil }
-        let family = request.includesSubentities ? entity.family : [entity.index]
+        let subentities = request.includesSubentities
+        func fetched(_ id: ObjectID) -> Bool { subentities ? entity.family.contains(id.entity) : id.entity == entity.index }
         if !hasPendingChangesInChain {
             // Nothing unsaved: the committed holder (checked against its row) is the answer.
-            guard let holder = snapshot.holder(of: value, for: constraint), family.contains(holder.entity), request.fetchLimit ?? 1 > 0 else { return [] }
+            guard let holder = snapshot.holder(of: value, for: constraint), fetched(holder), request.fetchLimit ?? 1 > 0 else { return [] }
             return [holder]
         }
         let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
         var candidates = pendingHolders(of: uniqueKey)
         if let holder = snapshot.holder(of: value, for: constraint) { candidates.insert(holder) }
         let ids = candidates.filter { id in
-            guard family.contains(id.entity), let view = view(of: id, in: snapshot), case .attribute(let current) = view[position] else { return false }
+            guard fetched(id), let view = view(of: id, in: snapshot), case .attribute(let current) = view[position] else { return false }
             return current == value
         }.sorted()
         // Two unsaved objects may share the value until a save refuses it: then the sort keys matter.
