@@ -218,7 +218,11 @@ import Testing
         }
         for constant in [0, 1, -1, big - 1, big, big + 1, -big, -big - 1, .max, .min, 7, 8] as [Int64] {
             try same(.equal("n", .integer(constant)), .equal("m", .integer(constant)), "n == \(constant)")
+            let query = try PreparedQuery(FetchRequest("Item", predicate: .equal("n", .integer(constant))), model: model)
+            #expect(query.candidatesMatch == (constant.magnitude < 1 << 53), "exact from the index: \(constant)")
         }
+        #expect(try PreparedQuery(FetchRequest("Item", predicate: .equal("d", .date(Date()))), model: model).candidatesMatch)
+        #expect(try !PreparedQuery(FetchRequest("Item", predicate: try FetchPredicate(format: "n == 7 AND m == 7")), model: model).candidatesMatch)
         let list: [Value] = [.integer(big), .integer(7), .integer(-1), .integer(.min)]
         try same(try FetchPredicate(format: "n IN %@", list), try FetchPredicate(format: "m IN %@", list), "IN")
         for date in [nilLike, Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 1.5)] {
@@ -264,25 +268,35 @@ import Testing
         #expect(registered() <= IdentityMap.minimumSweep)
     }
 
-    @Test func objectsReleasedOnOtherThreadsLeaveTheMapWhileItIsUsed() async throws {
+    @Test func objectsHeldOnOtherTasksKeepTheirInstanceWhileTheMapSweeps() async throws {
         let store = try await Self.store(notes: 500)
         let view = store.viewContext
-        // Objects handed to tasks that drop them, while this task fetches the same IDs again.
-        for _ in 0..<20 {
-            let batch = try view.fetch(FetchRequest("Note"))
+        for _ in 0..<10 {
+            // Tasks hold the only references to their objects, fetch each again and must get the
+            // same instance, while another task sweeps the map over and over and they drop theirs.
+            var slices = try view.fetch(FetchRequest("Note")).chunked(100)
             await withTaskGroup(of: Void.self) { group in
-                for slice in stride(from: 0, to: batch.count, by: 100) {
-                    let objects = Array(batch[slice..<min(batch.count, slice + 100)])
-                    group.addTask { #expect(objects.allSatisfy { $0.context != nil }) }
+                for slice in slices {
+                    group.addTask {
+                        for object in slice {
+                            let again = try? view.fetchFirst(FetchRequest("Note", predicate: .equal("n", object["n"] ?? .null)))
+                            #expect(again === object, "an object held elsewhere survives every sweep")
+                        }
+                    }
                 }
-                let again = try? view.fetch(FetchRequest("Note", predicate: .compare("n", .less, 250)))
-                view.state.withLock { $0.registered.sweep() }     // while the tasks hold and drop their objects
-                #expect(again?.count == 250)
-                #expect(Set(batch.map(ObjectIdentifier.init)).isSuperset(of: (again ?? []).map(ObjectIdentifier.init)))
+                slices = []
+                group.addTask { for _ in 0..<200 { view.releaseUnusedObjects() } }
             }
         }
-        view.state.withLock { $0.registered.sweep() }
-        #expect(view.state.withLock { $0.registered.count } == 0)
+        view.releaseUnusedObjects()
+        #expect(view.state.withLock { $0.registered.count } == 0, "once nobody holds them, a sweep lets every object go")
         #expect(try view.count(FetchRequest("Note")) == 500)
+    }
+}
+
+extension Array {
+    /// The elements in consecutive slices of `size` (the last may be shorter).
+    func chunked(_ size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min(count, $0 + size)]) }
     }
 }

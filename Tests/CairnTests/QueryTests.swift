@@ -225,6 +225,13 @@ import Testing
             (error as? StoreError)?.message.contains("values or objects, not both") == true
         }
         #expect { try Self.titles(context, "author < %@", zola) } throws: { ($0 as? StoreError)?.property == "author" }
+        #expect { try authors("books == %@", nana) } throws: { ($0 as? StoreError)?.message.contains("ANY") == true }
+        // A long list of objects (looked up in a set).
+        let everyBook = try context.fetch(FetchRequest("Book"))
+        #expect(try Self.titles(context, "SELF IN %@ AND year < 1850", everyBook + everyBook) == ["Emma", "Persuasion"])
+        // Equal: the same object ID in the same context.
+        let emmaAgain = try book("Emma")
+        #expect(emma == emmaAgain && emma != nana && Set([emma, emmaAgain]).count == 1)
         #expect { try PredicateSyntax.parse("author == CAST('zola', 'ObjectID')", arguments: []) } throws: { error in
             (error as? PredicateSyntaxError)?.message.contains("an object ID such as \"0:42\"") == true
                 && (error as? PredicateSyntaxError)?.column == 16

@@ -2,11 +2,13 @@
 ///
 /// The map holds its objects strongly and lets go, in a sweep, of those nobody else holds (the
 /// map's reference is then the only one: `isKnownUniquelyReferenced`). A sweep runs when the map
-/// has grown to twice what the last one left, and to at least ``minimumSweep``: registering an
-/// object costs O(1) amortized, and a context that reads a million objects holds at most about
-/// twice those its callers still hold, plus a few thousand. A weak reference per object would
-/// let an object go as soon as it is released, but costs a side table and a lock at each
-/// release: half the time of a fetch of objects through an index.
+/// has grown to twice what the last one left (and to at least ``minimumSweep``), at the end of
+/// each save of the context, at `refresh()`, and on `releaseUnusedObjects()`. Registering an
+/// object costs O(1) amortized; between sweeps the map may hold objects its callers have
+/// dropped — up to twice as many as were held at the last sweep, plus a few thousand. A weak
+/// reference per object would let an object go as soon as it is released, but costs a side
+/// table and a lock at each release: half the time of a fetch of objects through an index.
+/// A sweep takes the context's lock for a pass over the map.
 ///
 /// Nothing outside the map can make a strong reference to an object the map alone holds, except
 /// by promoting a weak or unowned reference of its own: an object kept only that way may be

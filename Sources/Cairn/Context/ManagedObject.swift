@@ -4,7 +4,8 @@ import Foundation
 ///
 /// One instance per object ID in a context while it is held. A context does not keep the
 /// objects nobody holds, as Core Data's does not: one that reads a million objects lets go of
-/// those its callers dropped the next time its identity map sweeps. Values
+/// those its callers dropped the next time its identity map sweeps (when it has doubled, at each
+/// save, at `refresh()`, or on ``ObjectContext/releaseUnusedObjects()``). Values
 /// are read live from the context, so an object of the view context shows every save as soon as
 /// it is made; a fetched object is what Core Data calls a fault: it reads its values when asked.
 ///
@@ -22,14 +23,23 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// The context it belongs to (nil once that context is gone).
     public weak let context: ObjectContext?
 
+    /// The context's identity, kept apart from the weak reference (for `==`).
+    private let contextIdentity: ObjectIdentifier
+
     init(id: ObjectID, entity: EntityDescription, context: ObjectContext) {
         self.objectID = id
         self.entity = entity
         self.context = context
+        contextIdentity = ObjectIdentifier(context)
     }
 
-    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    /// Objects are equal when they stand for the same object ID in the same context (there is
+    /// one instance of each while it is held; an object kept only through a weak reference may
+    /// meet a newer instance of its ID after its context let it go, and the two are equal).
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool {
+        lhs === rhs || (lhs.objectID == rhs.objectID && lhs.contextIdentity == rhs.contextIdentity)
+    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(objectID) }
 
     public var description: String { "\(entity.name)(\(objectID))" }
 

@@ -11,7 +11,7 @@ extension ObjectContext {
     /// The first object that matches, in the request's order.
     public func fetchFirst(_ request: FetchRequest) throws -> ManagedObject? {
         // The common lookup by unique key: one ID, one object, no list of either.
-        if request.fetchLimit != 0, let ids = uniqueLookup(request, in: baseSnapshot) { return ids.first.map(registeredObject) }
+        if (request.fetchLimit ?? 1) > 0, let ids = uniqueLookup(request, in: baseSnapshot) { return ids.first.map(registeredObject) }
         var request = request
         request.fetchLimit = 1
         return try fetch(request).first
@@ -25,6 +25,9 @@ extension ObjectContext {
             let snapshot = baseSnapshot
             if let ids = uniqueLookup(request, in: snapshot) { return ids.count }
             let query = try PreparedQuery(request, model: model)
+            if query.candidatesMatch, !hasPendingChangesInChain, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
+                return candidates.count     // the index's objects are exactly the matches
+            }
             if !hasPendingChangesInChain, query.plan.scans(snapshot, family: query.family) {
                 // Nothing unsaved and no index to use: each thread counts its share of the rows,
                 // listing none of them.

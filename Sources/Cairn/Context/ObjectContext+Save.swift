@@ -51,6 +51,7 @@ extension ObjectContext {
             }
         }
         refreshPendingKeys(of: stillPending)
+        releaseUnusedObjects()
     }
 
     /// The values an object will have once `changes` are saved.

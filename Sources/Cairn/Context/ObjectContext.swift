@@ -342,10 +342,19 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Moves a root background context to the store's latest state, keeping unsaved changes.
+    /// Moves a root background context to the store's latest state, keeping unsaved changes,
+    /// and lets go of the objects nobody holds any more.
     public func refresh() {
         state.withLock { state in
             if state.snapshot != nil { state.snapshot = store.snapshot }
+            state.registered.sweep()
         }
+    }
+
+    /// Lets go at once of the objects this context handed out that nobody holds any more (the
+    /// context otherwise does so as it registers more objects, and at each save). Objects still
+    /// held keep their instance.
+    public func releaseUnusedObjects() {
+        state.withLock { $0.registered.sweep() }
     }
 }

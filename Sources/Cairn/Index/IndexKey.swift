@@ -3,7 +3,8 @@ import Foundation
 /// The hash an index files a value under: equal values (by the rules of `==` in predicates)
 /// hash equally. Strings are hashed in NFC, so canonically equivalent strings collide on
 /// purpose; numbers by their numeric value; −0.0 as 0.0. Hash collisions of unequal values are
-/// harmless: every object an index returns is checked against the whole predicate.
+/// harmless: the objects an index returns are checked against the whole predicate, except where
+/// ``isExact(_:for:)`` shows that no other value of the attribute shares the hash.
 enum IndexKey {
     static func hash(_ value: Value) -> UInt64 {
         var hasher = FNV64()

@@ -72,7 +72,7 @@ struct PostingList: Sendable {
 
     /// Appends the objects of these keys, of one entity, in order.
     func appendObjects(of entity: Int, to ids: inout [ObjectID]) {
-        ids.reserveCapacity(ids.count + count)
+        if ids.capacity < ids.count + count { ids.reserveCapacity(max(ids.count + count, 2 * ids.capacity)) }
         for run in runs {
             for key in run { ids.append(ObjectID(entity: entity, key: key)) }
         }

@@ -79,6 +79,8 @@ final class CompiledComparison: @unchecked Sendable {
     /// For `IN` with a constant list and no options: the list by ``IndexKey`` hash, so that a
     /// value is checked against the few items that can equal it.
     var listIndex: [UInt64: [Value]]?
+    /// For `IN` with a constant list of more than 8 objects: the list as a set.
+    var objectSet: Set<ObjectID>?
 
     init(lhs: CompiledExpression, op: PredicateOperator, rhs: CompiledExpression, options: ComparisonOptions, modifier: ComparisonModifier) {
         self.lhs = lhs
@@ -134,7 +136,7 @@ final class CompiledComparison: @unchecked Sendable {
         switch right {
         case .value(.null): same = object == nil
         case .object(let other): same = object == other
-        case .objects(let others) where op == .in: return object.map(others.contains) ?? false
+        case .objects(let others) where op == .in: return object.map { objectSet?.contains($0) ?? others.contains($0) } ?? false
         default: return false
         }
         switch op {

@@ -141,6 +141,7 @@ struct PredicateCompiler {
         if op == .in, options.isEmpty, case .list(let items) = rhs, items.count > 4 {
             compiled.listIndex = Dictionary(grouping: items, by: IndexKey.hash)
         }
+        if op == .in, case .objects(let objects) = rhs, objects.count > 8 { compiled.objectSet = Set(objects) }
         if stringOperator, case .constant(let value) = rhs {
             guard let text = value.text else {
                 if value == .null { return compiled }

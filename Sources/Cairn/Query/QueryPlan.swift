@@ -1,6 +1,7 @@
 /// How a fetch finds its candidates: through the uniqueness index, an attribute's hash index,
 /// an attribute's ordered index, or by scanning every object of the entity. Every candidate is
-/// then checked against the whole predicate, and the context's unsaved changes are added.
+/// then checked against the whole predicate (unless the index answers exactly:
+/// ``findsExactly(_:entity:)``), and the context's unsaved changes are added.
 enum QueryPlan {
     /// Every object of the entities.
     case scan
@@ -34,8 +35,8 @@ enum QueryPlan {
         }
     }
 
-    /// Chooses a plan: a uniqueness constraint pinned by `==`, else `==`/`IN` on an indexed
-    /// attribute, else a range on one, else a scan.
+    /// Chooses a plan: a uniqueness constraint pinned by `==` (or `IN` on its one attribute),
+    /// else `==`/`IN` on an indexed attribute, else a range on one, else a scan.
     static func choose(_ predicate: CompiledPredicate?, entity: EntityDescription, family: Set<Int>, model: Model) -> QueryPlan {
         guard let predicate else { return .scan }
         let conjuncts: [CompiledComparison]

@@ -65,8 +65,9 @@ struct AttributeDecoder {
             guard case .uri(let text) = value, let url = URL(string: text) else { throw fail() }
             result = url
         // Any other standard integer or floating-point type (UInt, UInt64, Int128, Float16…):
-        // converted exactly, so that it never reaches its own `init(from:)`, which would ask
-        // this decoder for itself again.
+        // converted here (integers exactly or not at all, floating point to the nearest value),
+        // so that it never reaches its own `init(from:)`, which would ask this decoder for itself
+        // again.
         case let integerType as any FixedWidthInteger.Type:
             guard case .integer(let number) = value, let converted = integerType.init(exactly: number) else { throw fail() }
             result = converted

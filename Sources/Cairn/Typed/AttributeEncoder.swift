@@ -44,10 +44,15 @@ struct AttributeEncoder {
                 throw StoreError(.typeMismatch, "\(number) does not fit an integer attribute (64 bits, signed)", entity: entity, property: property)
             }()
         case let number as any BinaryFloatingPoint:
-            // As a float when it holds no more than a float does (Float16), else as a double.
-            Float(exactly: number).map(Value.float) ?? .double(Double(number))
+            // By its type, whatever the value: as a float (for a float attribute) when the type
+            // holds no more than a float does (Float16), else as a double (Float80…).
+            Self.fitsFloat(type(of: number)) ? .float(Float(number)) : .double(Double(number))
         default: nil
         }
+    }
+
+    private static func fitsFloat(_ type: any BinaryFloatingPoint.Type) -> Bool {
+        type.significandBitCount <= Float.significandBitCount && type.exponentBitCount <= Float.exponentBitCount
     }
 
     final class Storage {
