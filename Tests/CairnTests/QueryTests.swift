@@ -229,6 +229,19 @@ import Testing
         // A long list of objects (looked up in a set).
         let everyBook = try context.fetch(FetchRequest("Book"))
         #expect(try Self.titles(context, "SELF IN %@ AND year < 1850", everyBook + everyBook) == ["Emma", "Persuasion"])
+        // SELF with objects reads just those objects, unsaved ones included, others' entities out.
+        let unsaved = try book("Le Tour du monde")
+        #expect(try context.explain(FetchRequest("Book", predicate: try FetchPredicate(format: "SELF IN %@", [emma, nana])))
+            .contains("read the 2 objects named by SELF"))
+        #expect(try Self.titles(context, "SELF IN %@", [emma.objectID, unsaved.objectID, zola.objectID]) == ["Emma", "Le Tour du monde"])
+        #expect(try Self.titles(context, "SELF == %@ AND year > 1900", emma).isEmpty)
+        let clean = context.store.newBackgroundContext()     // nothing unsaved: the committed path
+        let named = FetchRequest("Book", predicate: try FetchPredicate(format: "SELF IN %@ AND year < 1880", [emma, nana, unsaved]))
+        #expect(try clean.fetch(named).compactMap { $0.string("title") } == ["Emma"])
+        #expect(try clean.count(named) == 1)
+        let scratch = context.newChildContext()
+        try scratch.delete(emma.objectID)
+        #expect(try scratch.fetch(FetchRequest("Book", predicate: try FetchPredicate(format: "SELF IN %@", [emma, nana]))).compactMap { $0.string("title") } == ["Nana"])
         // Equal: the same object ID in the same context.
         let emmaAgain = try book("Emma")
         #expect(emma == emmaAgain && emma != nana && Set([emma, emmaAgain]).count == 1)

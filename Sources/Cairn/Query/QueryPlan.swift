@@ -12,6 +12,8 @@ enum QueryPlan {
     case hashed(attribute: String, position: Int, values: [Value])
     /// A range on an indexed attribute.
     case range(attribute: String, position: Int, lower: OrderedIndex.Bound?, upper: OrderedIndex.Bound?)
+    /// `SELF == object` or `SELF IN {objects}`: the objects named.
+    case objects([ObjectID])
 
     /// The plan in words, for ``ObjectContext/explain(_:)``.
     func explanation(entity: String, predicate: Bool) -> String {
@@ -19,6 +21,8 @@ enum QueryPlan {
         switch self {
         case .scan:
             return "scan every \(entity)" + (predicate ? " and evaluate the predicate on each" : "")
+        case .objects(let ids):
+            return "read the \(ids.count) object\(ids.count == 1 ? "" : "s") named by SELF" + check
         case .unique(let constraint, let keys):
             let names = constraint.names.joined(separator: ", ")
             let what = keys.count == 1 ? "= " + keys[0].map(\.description).joined(separator: ", ")
@@ -44,6 +48,15 @@ enum QueryPlan {
         case .comparison(let comparison): conjuncts = [comparison]
         case .and(let parts): conjuncts = parts.compactMap { if case .comparison(let comparison) = $0 { comparison } else { nil } }
         default: return .scan
+        }
+        // SELF compared with objects given as arguments: those objects are the candidates.
+        for comparison in conjuncts where comparison.modifier == .direct {
+            guard case .evaluatedObject = comparison.lhs else { continue }
+            switch (comparison.op, comparison.rhs) {
+            case (.equal, .object(let id)): return .objects([id])
+            case (.in, .objects(let ids)): return .objects(ids)
+            default: continue
+            }
         }
         var equalities: [Int: [Value]] = [:]
         var lowers: [Int: OrderedIndex.Bound] = [:]
@@ -94,7 +107,7 @@ enum QueryPlan {
         switch self {
         case .scan: true
         case .range(_, let position, let lower, let upper): Self.rangeIsWide(snapshot, family, position, lower, upper)
-        case .unique, .hashed: false
+        case .unique, .hashed, .objects: false
         }
     }
 
@@ -121,6 +134,8 @@ enum QueryPlan {
         switch self {
         case .scan:
             return nil
+        case .objects(let ids):
+            return Array(Set(ids.filter { family.contains($0.entity) && snapshot.record($0) != nil }))
         case .unique(let constraint, let keys):
             let holders = keys.compactMap { values in
                 snapshot.holder(of: UniqueKey(owner: constraint.owner, number: constraint.number, values: values))
