@@ -263,6 +263,22 @@ import Testing
         view.state.withLock { $0.registered.sweep() }
         #expect(registered() == 1, "the one held stays")
         #expect(try held.value(forKey: "n") == 7)
+        // A context that read many objects and dropped them lets them go at its next save; one
+        // that still holds them keeps them (until released: releaseUnusedObjects).
+        let reader = store.newBackgroundContext()
+        var read: [ManagedObject]? = try reader.fetch(FetchRequest("Note"))
+        #expect(read?.count == 20_000)
+        read = nil
+        try reader.make("Note", ["n": 20_001])
+        try await reader.save()
+        #expect(reader.state.withLock { $0.registered.count } <= 1, "dropped objects go at the save")
+        let held = try reader.fetch(FetchRequest("Note"))
+        try reader.make("Note", ["n": 20_002])
+        try await reader.save()
+        #expect(reader.state.withLock { $0.registered.count } >= 20_000, "held objects stay")
+        withExtendedLifetime(held) {}
+        reader.releaseUnusedObjects()
+        #expect(reader.state.withLock { $0.registered.count } == 0)
         // After a big map, the next sweep comes at the minimum again, not at twice the big size.
         for n in 0..<(IdentityMap.minimumSweep + 10) { _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n))))) }
         #expect(registered() <= IdentityMap.minimumSweep)

@@ -2,8 +2,9 @@
 ///
 /// The map holds its objects strongly and lets go, in a sweep, of those nobody else holds (the
 /// map's reference is then the only one: `isKnownUniquelyReferenced`). A sweep runs when the map
-/// has grown to twice what the last one left (and to at least ``minimumSweep``), at the end of
-/// each save of the context, at `refresh()`, and on `releaseUnusedObjects()`. Registering an
+/// has grown to twice what the last one left (and to at least ``minimumSweep``); at the end of
+/// a save of the context and at `refresh()` when an eighth of the map was registered since the
+/// last sweep (``sweepIfDue()``); and on `releaseUnusedObjects()`. Registering an
 /// object costs O(1) amortized; between sweeps the map may hold objects its callers have
 /// dropped — up to twice as many as were held at the last sweep, plus a few thousand. A weak
 /// reference per object would let an object go as soon as it is released, but costs a side
@@ -22,6 +23,8 @@ struct IdentityMap {
     private var objects: [ObjectID: ManagedObject] = [:]
     /// The count at which the next registration sweeps first.
     private var sweepAt = minimumSweep
+    /// Objects registered since the last sweep.
+    private var registeredSinceSweep = 0
 
     /// The objects registered, held by callers or not yet swept.
     var count: Int { objects.count }
@@ -32,7 +35,15 @@ struct IdentityMap {
         if objects.count >= sweepAt { sweep() }
         let object = make()
         objects[id] = object
+        registeredSinceSweep += 1
         return object
+    }
+
+    /// Sweeps when the objects registered since the last sweep number at least an eighth of the
+    /// map, so that a context holding many objects does not pass over all of them at every
+    /// save, while one that registered many and dropped them lets them go at its next save.
+    mutating func sweepIfDue() {
+        if registeredSinceSweep * 8 >= objects.count { sweep() }
     }
 
     /// Lets go of every object nobody else holds, and sets the size of the next sweep.
@@ -47,11 +58,13 @@ struct IdentityMap {
         }
         objects = kept
         sweepAt = max(Self.minimumSweep, 2 * objects.count)
+        registeredSinceSweep = 0
     }
 
     /// Forgets every object.
     mutating func removeAll() {
         objects = [:]
         sweepAt = Self.minimumSweep
+        registeredSinceSweep = 0
     }
 }

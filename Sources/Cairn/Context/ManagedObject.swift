@@ -4,8 +4,8 @@ import Foundation
 ///
 /// One instance per object ID in a context while it is held. A context does not keep the
 /// objects nobody holds, as Core Data's does not: one that reads a million objects lets go of
-/// those its callers dropped the next time its identity map sweeps (when it has doubled, at each
-/// save, at `refresh()`, or on ``ObjectContext/releaseUnusedObjects()``). Values
+/// those its callers dropped the next time its identity map sweeps (when it has doubled, at a
+/// save or `refresh()` after many registrations, or on ``ObjectContext/releaseUnusedObjects()``). Values
 /// are read live from the context, so an object of the view context shows every save as soon as
 /// it is made; a fetched object is what Core Data calls a fault: it reads its values when asked.
 ///

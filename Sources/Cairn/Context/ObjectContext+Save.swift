@@ -51,7 +51,7 @@ extension ObjectContext {
             }
         }
         refreshPendingKeys(of: stillPending)
-        releaseUnusedObjects()
+        state.withLock { $0.registered.sweepIfDue() }
     }
 
     /// The values an object will have once `changes` are saved.

@@ -347,13 +347,13 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     public func refresh() {
         state.withLock { state in
             if state.snapshot != nil { state.snapshot = store.snapshot }
-            state.registered.sweep()
+            state.registered.sweepIfDue()
         }
     }
 
     /// Lets go at once of the objects this context handed out that nobody holds any more (the
-    /// context otherwise does so as it registers more objects, and at each save). Objects still
-    /// held keep their instance.
+    /// context otherwise does so as it registers more objects, and at saves). Objects still held
+    /// keep their instance. A pass over every object the context holds.
     public func releaseUnusedObjects() {
         state.withLock { $0.registered.sweep() }
     }
