@@ -25,10 +25,11 @@ extension ObjectContext {
             let snapshot = baseSnapshot
             if let ids = uniqueLookup(request, in: snapshot) { return ids.count }
             let query = try PreparedQuery(request, model: model)
-            if query.candidatesMatch, !hasPendingChangesInChain, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
+            let unsaved = hasPendingChangesInChain
+            if query.candidatesMatch, !unsaved, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
                 return candidates.count     // the index's objects are exactly the matches
             }
-            if !hasPendingChangesInChain, query.plan.scans(snapshot, family: query.family) {
+            if !unsaved, query.plan.scans(snapshot, family: query.family) {
                 // Nothing unsaved and no index to use: each thread counts its share of the rows,
                 // listing none of them.
                 return snapshot.objects.visit(query.family) {

@@ -150,13 +150,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
             throw StoreError(.abstractEntity, "\(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
         }
         let id = ObjectID(entity: entity.index, key: try store.reserveKey())
-        let values = entity.attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
-            + entity.relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
-        let constrained = !entity.uniqueness.isEmpty
-        state.withLock { state in
-            state.inserted[id] = values
-            if constrained { state.staleKeys.insert(id) }
-        }
+        insertValues(CollectionOfOne((id, entity.newObjectValues)))
         return registeredObject(id)
     }
 
@@ -343,7 +337,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     }
 
     /// Moves a root background context to the store's latest state, keeping unsaved changes,
-    /// and lets go of the objects nobody holds any more.
+    /// and lets go of the objects nobody holds any more when many were registered since the
+    /// identity map last did.
     public func refresh() {
         state.withLock { state in
             if state.snapshot != nil { state.snapshot = store.snapshot }

@@ -59,6 +59,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The position of a relationship.
     public func relationshipPosition(_ name: String) -> Int? { relationshipPositions[name] }
 
+    /// The values of a new object: each attribute's default (or nil), relationships empty.
+    var newObjectValues: [PropertyValue] {
+        attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
+            + relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
+    }
+
     /// The uniqueness constraint made of this one attribute alone, if there is one.
     func uniqueness(ofAttribute position: Int) -> UniquenessConstraint? {
         uniqueness.first { $0.positions.count == 1 && $0.positions[0] == position }

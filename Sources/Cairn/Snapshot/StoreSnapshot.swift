@@ -90,13 +90,10 @@ struct StoreSnapshot: Sendable {
         let encoded = key.values.map(ChangeSetCodec.encoded)
         var hasher = KeyHasher(owner: key.owner, number: key.number)
         for bytes in encoded { bytes.withUnsafeBytes { hasher.combine($0) } }
-        let family = storage.model.descriptions[key.owner].family
-        return storage.unique.firstHolder(hasher.value) { id in
-            family.contains(id.entity) && storage.objects.withRowBytes(id) { row in
-                zip(constraint.positions, encoded).allSatisfy { position, bytes in
-                    bytes.withUnsafeBytes { RowBytes.same(row.value(position), $0) }
-                }
-            } == true
+        return firstHolder(hasher.value, for: constraint) { row in
+            zip(constraint.positions, encoded).allSatisfy { position, bytes in
+                bytes.withUnsafeBytes { RowBytes.same(row.value(position), $0) }
+            }
         }
     }
 
@@ -106,13 +103,20 @@ struct StoreSnapshot: Sendable {
     func holder(of value: Value, for constraint: UniquenessConstraint) -> ObjectID? {
         guard constraint.positions.count == 1 else { return nil }
         let position = constraint.positions[0]
-        let family = storage.model.descriptions[constraint.owner].family
         return ChangeSetCodec.withEncoded(value) { bytes in
             var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
             hasher.combine(bytes)
-            return storage.unique.firstHolder(hasher.value) { id in
-                family.contains(id.entity) && storage.objects.withRowBytes(id) { RowBytes.same($0.value(position), bytes) } == true
-            }
+            return firstHolder(hasher.value, for: constraint) { RowBytes.same($0.value(position), bytes) }
+        }
+    }
+
+    /// The first object filed under `hash` in the uniqueness index, of the constraint's entity
+    /// family and other than `excluded`, whose row `matches` (read in place).
+    private func firstHolder(_ hash: UInt64, for constraint: UniquenessConstraint, except excluded: ObjectID? = nil,
+                             where matches: (RowBytes) -> Bool) -> ObjectID? {
+        let family = storage.model.descriptions[constraint.owner].family
+        return storage.unique.firstHolder(hash) { id in
+            id != excluded && family.contains(id.entity) && storage.objects.withRowBytes(id, matches) == true
         }
     }
 
@@ -189,11 +193,8 @@ struct StoreSnapshot: Sendable {
     /// constraint equals `row`'s (the hash found in the uniqueness index, then the values
     /// compared in the holders' rows, in place); nil when `id` holds its key alone.
     func otherHolder(of row: RowBytes, hash: UInt64, for constraint: UniquenessConstraint, except id: ObjectID) -> ObjectID? {
-        let family = storage.model.descriptions[constraint.owner].family
-        return storage.unique.firstHolder(hash) { holder in
-            holder != id && family.contains(holder.entity) && storage.objects.withRowBytes(holder) { other in
-                constraint.positions.allSatisfy { RowBytes.same(other.value($0), row.value($0)) }
-            } == true
+        firstHolder(hash, for: constraint, except: id) { other in
+            constraint.positions.allSatisfy { RowBytes.same(other.value($0), row.value($0)) }
         }
     }
 

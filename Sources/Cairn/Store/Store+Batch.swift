@@ -19,23 +19,14 @@ extension Store {
         guard !entity.isAbstract else {
             throw StoreError(.abstractEntity, "batch insert: \(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
         }
-        let defaults = entity.attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
-            + entity.relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
-        var positions: [String: Int] = [:]
+        let defaults = entity.newObjectValues
         var rows: [[PropertyValue]] = []
         rows.reserveCapacity(objects.count)
         for (index, object) in objects.enumerated() {
             var values = defaults
             for (key, value) in object {
-                let position: Int
-                if let known = positions[key] {
-                    position = known
-                } else {
-                    guard let found = entity.attributePosition(key) else {
-                        throw StoreError(.unknownName, "batch insert: object \(index): \(entity.name) has no attribute \(key)", entity: entity.name, property: key)
-                    }
-                    positions[key] = found
-                    position = found
+                guard let position = entity.attributePosition(key) else {
+                    throw StoreError(.unknownName, "batch insert: object \(index): \(entity.name) has no attribute \(key)", entity: entity.name, property: key)
                 }
                 guard value.fits(entity.attributes[position].type) else {
                     throw StoreError(.typeMismatch, "batch insert: object \(index): \(entity.name).\(key) takes \(entity.attributes[position].type), not \(value.typeName) \(value)",
