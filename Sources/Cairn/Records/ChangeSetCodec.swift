@@ -38,6 +38,20 @@ enum ChangeSetCodec {
         for id in changes.deletes { write(id, &writer) }
     }
 
+    /// Encodes a change set of new objects alone, `writeValues` writing the values of the object
+    /// at each index (as ``write(_:_:)-(PropertyValue,_)`` would, one per property): a batch
+    /// insert's record, made without a ``ChangeSet``.
+    static func encodeInserts(_ ids: [ObjectID], into writer: inout ByteWriter,
+                              values writeValues: (Int, inout ByteWriter) throws -> Void) rethrows {
+        writer.writeVarint(UInt64(ids.count))
+        for (index, id) in ids.enumerated() {
+            write(id, &writer)
+            try writeValues(index, &writer)
+        }
+        writer.writeVarint(0)       // no updates
+        writer.writeVarint(0)       // no deletes
+    }
+
     private static func write(_ id: ObjectID, _ writer: inout ByteWriter) {
         writer.writeVarint(UInt64(id.entity))
         writer.writeVarint(id.key)

@@ -50,6 +50,16 @@ enum StoreRecord: Sendable {
         return writer.bytes
     }
 
+    /// The bytes of a change record that inserts new objects alone (a batch insert), each
+    /// object's values written by `writeValues` (see ``ChangeSetCodec/encodeInserts(_:into:values:)``).
+    static func encodedInserts(_ ids: [ObjectID], capacity: Int, values writeValues: (Int, inout ByteWriter) throws -> Void) rethrows -> [UInt8] {
+        var writer = ByteWriter(capacity: capacity)
+        writer.write(changesKind)
+        writer.write(version)
+        try ChangeSetCodec.encodeInserts(ids, into: &writer, values: writeValues)
+        return writer.bytes
+    }
+
     /// Parses a record of the frame at `lsn`, checking a change record against `model`.
     static func decode(_ bytes: [UInt8], lsn: LSN, model: Model?) throws -> Decoded {
         func damaged(_ message: String) -> StoreError {

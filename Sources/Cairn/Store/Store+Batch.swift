@@ -15,32 +15,110 @@ extension Store {
     ///   (between the new objects, or with a saved one)…
     @discardableResult
     public func batchInsert(_ entityName: String, _ objects: [[String: Value]]) async throws -> [ObjectID] {
-        let entity = try model.require(entityName)
-        guard !entity.isAbstract else {
-            throw StoreError(.abstractEntity, "batch insert: \(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
-        }
-        let defaults = entity.newObjectValues
-        var rows: [[PropertyValue]] = []
+        let entity = try insertableEntity(entityName)
+        // Each object becomes a row of every attribute, defaults filling what it does not give.
+        let defaults = entity.attributes.map { $0.defaultValue ?? .null }
+        var rows: [[Value]] = []
         rows.reserveCapacity(objects.count)
         for (index, object) in objects.enumerated() {
-            var values = defaults
+            var row = defaults
             for (key, value) in object {
                 guard let position = entity.attributePosition(key) else {
                     throw StoreError(.unknownName, "batch insert: object \(index): \(entity.name) has no attribute \(key)", entity: entity.name, property: key)
                 }
-                guard value.fits(entity.attributes[position].type) else {
-                    throw StoreError(.typeMismatch, "batch insert: object \(index): \(entity.name).\(key) takes \(entity.attributes[position].type), not \(value.typeName) \(value)",
-                                     entity: entity.name, property: key)
-                }
-                values[position] = .attribute(value)
+                row[position] = value
             }
-            rows.append(values)
+            rows.append(row)
         }
+        return try await insertRows(entity, columns: Array(entity.attributes.indices), rows: rows)
+    }
+
+    /// Inserts objects given as rows of values for named attributes, as one save, without
+    /// making managed objects: the fastest way to add many objects (a prepared `INSERT` run for
+    /// each row, in SQL terms). Attributes not among `columns` take their default;
+    /// relationships start empty. Returns the new objects' IDs, in the order of `rows`.
+    ///
+    /// ```swift
+    /// let ids = try await store.batchInsert("Book", columns: ["isbn", "title", "year"], rows: [
+    ///     ["978-0-0-1", "Emma", 1815],
+    ///     ["978-0-0-2", "Persuasion", 1817],
+    /// ])
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` before anything is saved: ``StoreError/Code/unknownName`` for an
+    ///   unknown entity or attribute, ``StoreError/Code/abstractEntity``,
+    ///   ``StoreError/Code/invalidArgument`` for a column named twice or a row whose length is
+    ///   not the number of columns, ``StoreError/Code/typeMismatch`` for a value of the wrong
+    ///   type and ``StoreError/Code/missingValue`` for a required attribute left nil (both name
+    ///   the row and the attribute), ``StoreError/Code/uniquenessViolation`` (between the new
+    ///   objects, or with a saved one).
+    @discardableResult
+    public func batchInsert(_ entityName: String, columns: [String], rows: [[Value]]) async throws -> [ObjectID] {
+        let entity = try insertableEntity(entityName)
+        var positions: [Int] = []
+        positions.reserveCapacity(columns.count)
+        for name in columns {
+            guard let position = entity.attributePosition(name) else {
+                let hint = entity.relationshipPosition(name) != nil ? " (it is a relationship; a batch insert leaves relationships empty)" : ""
+                throw StoreError(.unknownName, "batch insert: \(entity.name) has no attribute \(name)\(hint)", entity: entity.name, property: name)
+            }
+            guard !positions.contains(position) else {
+                throw StoreError(.invalidArgument, "batch insert: column \(name) is named twice", entity: entity.name, property: name)
+            }
+            positions.append(position)
+        }
+        return try await insertRows(entity, columns: positions, rows: rows)
+    }
+
+    /// The entity of a batch insert: known and not abstract.
+    private func insertableEntity(_ name: String) throws -> EntityDescription {
+        let entity = try model.require(name)
+        guard !entity.isAbstract else {
+            throw StoreError(.abstractEntity, "batch insert: \(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
+        }
+        return entity
+    }
+
+    /// Saves new objects whose attributes at `columns` (positions) are given by `rows`: the
+    /// change record is written straight from the rows (no context, no change set), checked as
+    /// a context's save would check new objects, and committed as one save.
+    private func insertRows(_ entity: EntityDescription, columns: [Int], rows: [[Value]]) async throws -> [ObjectID] {
+        guard !rows.isEmpty else { return [] }
+        if let required = entity.relationships.first(where: { !$0.isOptional }) {
+            throw StoreError(.missingValue, "batch insert: \(entity.name).\(required.name) is required, and a batch insert leaves relationships empty",
+                             entity: entity.name, property: required.name)
+        }
+        // Per attribute position: the row's column that gives it, or nil (its default).
+        var columnOf = [Int?](repeating: nil, count: entity.attributes.count)
+        for (column, position) in columns.enumerated() { columnOf[position] = column }
+        let defaults = entity.newObjectValues
         let keys = try reserveKeys(rows.count)
         let ids = keys.map { ObjectID(entity: entity.index, key: $0) }
-        let context = newBackgroundContext(name: "batch insert")
-        context.insertValues(zip(ids, rows))
-        try await context.save()
+        let bytes = try StoreRecord.encodedInserts(ids, capacity: 16 + rows.count * (12 + 12 * defaults.count)) { index, writer in
+            let row = rows[index]
+            guard row.count == columns.count else {
+                throw StoreError(.invalidArgument, "batch insert: object \(index) has \(row.count) values for \(columns.count) columns", entity: entity.name)
+            }
+            for (position, attribute) in entity.attributes.enumerated() {
+                var value = attribute.defaultValue ?? .null
+                if let column = columnOf[position] {
+                    value = row[column]
+                    guard value.fits(attribute.type) else {
+                        throw StoreError(.typeMismatch, "batch insert: object \(index): \(entity.name).\(attribute.name) takes \(attribute.type), not \(value.typeName) \(value)",
+                                         entity: entity.name, property: attribute.name)
+                    }
+                }
+                if attribute.isTransient {
+                    value = .null                           // never saved
+                } else if case .null = value, !attribute.isOptional {
+                    throw StoreError(.missingValue, "batch insert: object \(index): \(entity.name).\(attribute.name) is required",
+                                     entity: entity.name, property: attribute.name, objects: [ids[index]])
+                }
+                ChangeSetCodec.write(value, &writer)
+            }
+            for value in defaults[entity.attributes.count...] { ChangeSetCodec.write(value, &writer) }
+        }
+        _ = try await commitRecord { _ in EncodedSave(bytes: bytes, inserted: ids, updated: [], deleted: []) }
         return ids
     }
 

@@ -7,15 +7,26 @@ extension Store {
     /// Saves are accepted one at a time, in LSN order, against every save accepted before
     /// (durable or not yet); their syncs are shared by the log's group commit.
     func commit(_ pending: PendingChanges, policy: MergePolicy) async throws -> (SaveNotification, StoreSnapshot)? {
-        let accepted = try commits.withLock { state -> (LSN, ChangeSet, StoreSnapshot)? in
+        try await commitRecord { accepted in
+            let changes = try resolve(pending, policy: policy, against: accepted)
+            guard !changes.isEmpty else { return nil }
+            return EncodedSave(bytes: StoreRecord.changes(changes).encoded(), inserted: changes.inserts.map(\.id),
+                               updated: changes.updates.map(\.id), deleted: changes.deletes)
+        }
+    }
+
+    /// Commits the change record `make` encodes against the state every accepted save produced
+    /// (nil: nothing to save). The record is read back and applied to that state as replay
+    /// will apply it, checked for uniqueness, appended to the log, and once it is as durable as
+    /// the store's durability mode says, its state is published and observers notified.
+    func commitRecord(_ make: (StoreSnapshot) throws -> EncodedSave?) async throws -> (SaveNotification, StoreSnapshot)? {
+        let accepted = try commits.withLock { state -> (LSN, EncodedSave, StoreSnapshot)? in
             if state.closed { throw StoreError(.closed, "the store is closed") }
             if let failure = state.failure { throw failure }
-            let changes = try resolve(pending, policy: policy, against: state.accepted)
-            guard !changes.isEmpty else { return nil }
+            guard let save = try make(state.accepted) else { return nil }
             if options.readOnly { throw StoreError(.readOnly, "the store was opened read-only") }
-            let bytes = StoreRecord.changes(changes).encoded()
             // The snapshot is built from the encoded record, exactly as replay will rebuild it.
-            guard case .changes(let rows) = try StoreRecord.decode(bytes, lsn: state.accepted.lsn.next, model: model) else {
+            guard case .changes(let rows) = try StoreRecord.decode(save.bytes, lsn: state.accepted.lsn.next, model: model) else {
                 throw StoreError(.corruptRecord, "an encoded change record did not read back")
             }
             // Applied before the record is submitted, so that a record the snapshot refuses never
@@ -25,7 +36,7 @@ extension Store {
             var next = state.accepted
             try next.apply(rows, at: expected)
             try checkUniqueness(rows, after: next)
-            let lsn = try log?.submit(bytes) ?? expected
+            let lsn = try log?.submit(save.bytes) ?? expected
             guard lsn == expected else {
                 let failure = StoreError(.corruptRecord, "the log gave LSN \(lsn) to a save expected at \(expected)", lsn: lsn)
                 state.failure = failure
@@ -33,9 +44,9 @@ extension Store {
             }
             state.accepted = next
             state.inFlight.append((lsn, next))
-            return (lsn, changes, next)
+            return (lsn, save, next)
         }
-        guard let (lsn, changes, built) = accepted else { return nil }
+        guard let (lsn, save, built) = accepted else { return nil }
         do {
             try await log?.waitUntilAcknowledged(lsn)
         } catch {
@@ -50,8 +61,7 @@ extension Store {
         if let ready {
             published.withLock { current in if ready.lsn > current.lsn { current = ready } }
         }
-        let note = SaveNotification(lsn: lsn, inserted: Set(changes.inserts.map(\.id)),
-                                    updated: Set(changes.updates.map(\.id)), deleted: Set(changes.deletes))
+        let note = SaveNotification(lsn: lsn, inserted: Set(save.inserted), updated: Set(save.updated), deleted: Set(save.deleted))
         for observer in observers.withLock({ Array($0.values) }) { observer(note) }
         return (note, built)
     }
@@ -163,4 +173,12 @@ extension Store {
             try check(update.id)
         }
     }
+}
+
+/// One save's change record, encoded, with the objects it changes (for the did-save notification).
+struct EncodedSave {
+    var bytes: [UInt8]
+    var inserted: [ObjectID]
+    var updated: [ObjectID]
+    var deleted: [ObjectID]
 }

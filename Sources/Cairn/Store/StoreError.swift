@@ -47,6 +47,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let cannotMigrate = Code(rawValue: "cannot migrate")
         /// The store's location is not a directory on this machine (a URL that is not a file URL).
         public static let invalidLocation = Code(rawValue: "invalid location")
+        /// Arguments of a call that do not fit together: a batch insert's row with more or fewer
+        /// values than it has columns, a column named twice.
+        public static let invalidArgument = Code(rawValue: "invalid argument")
         public var description: String { rawValue }
         /// Lets `catch StoreError.Code.mergeConflict` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? StoreError)?.code == code }
