@@ -233,6 +233,51 @@ import Testing
         #expect(try lookup(context, "Renamed") === saved)
         #expect(try context.count(FetchRequest("Author", predicate: .equal("name", "Renamed"))) == 1)
     }
+
+    /// The uniqueness index is shared by every snapshot and read as of each one's LSN.
+    @Test func olderSnapshotsFindTheKeysOfTheirOwnState() async throws {
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: try libraryModel())
+        let first = try await store.batchInsert("Author", columns: ["name"], rows: [["Kept"], ["Moved"], ["Gone"]])
+        let before = store.newBackgroundContext()
+        // A later save gives "Moved" to another object and frees "Gone".
+        let writer = store.newBackgroundContext()
+        try #require(writer.object(with: first[1])).setValue("Elsewhere", forKey: "name")
+        try #require(writer.object(with: first[2])).delete()
+        let newcomer = try writer.make("Author", ["name": "Moved"])
+        try await writer.save()
+        #expect(try lookup(before, "Moved")?.objectID == first[1], "the older snapshot still sees its own holder")
+        #expect(try lookup(before, "Gone")?.objectID == first[2])
+        #expect(try lookup(before, "Elsewhere") == nil)
+        #expect(try lookup(store.viewContext, "Moved")?.objectID == newcomer.objectID)
+        #expect(try lookup(store.viewContext, "Gone") == nil)
+        #expect(try lookup(store.viewContext, "Kept")?.objectID == first[0])
+
+        // A save refused for uniqueness leaves none of its keys behind.
+        await #expect(throws: StoreError.self) {
+            try await store.batchInsert("Author", columns: ["name"], rows: [["Fresh"], ["Kept"]])
+        }
+        #expect(try lookup(store.viewContext, "Fresh") == nil)
+        let fresh = try await store.batchInsert("Author", columns: ["name"], rows: [["Fresh"]])
+        #expect(try lookup(store.viewContext, "Fresh")?.objectID == fresh[0])
+        // An older context that saves after others did: its save checks against the latest keys.
+        try before.make("Author", ["name": "Elsewhere"])
+        do {
+            try await before.save()
+            Issue.record("a save clashing with a later save's key went through")
+        } catch {
+            #expect((error as? StoreError)?.code == .uniquenessViolation)
+        }
+        try await store.close()
+
+        // Reopened: the replayed index agrees.
+        let reopened = try Store(at: folder.store(), model: try libraryModel())
+        #expect(try lookup(reopened.viewContext, "Moved")?.objectID == newcomer.objectID)
+        #expect(try lookup(reopened.viewContext, "Elsewhere")?.objectID == first[1])
+        #expect(try lookup(reopened.viewContext, "Gone") == nil)
+        #expect(try lookup(reopened.viewContext, "Fresh")?.objectID == fresh[0])
+        try await reopened.close()
+    }
 }
 
 @Suite struct SaveEdgeTests {

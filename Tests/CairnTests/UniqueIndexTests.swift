@@ -1,41 +1,155 @@
+import CairnLog
 import Testing
 @testable import Cairn
 
-/// The uniqueness index files objects by key hash, several under one hash when they collide, and
-/// a copy (an older snapshot's) never sees the changes made to another.
+/// The uniqueness index files objects by key hash, several under one hash when they collide;
+/// every snapshot reads it as of its own LSN, so an older snapshot never sees a later save, a
+/// refused save leaves no trace, and a branch off an older state gets a copy of its own.
 @Suite struct UniqueIndexTests {
-    /// `bulk`: the changes are queued and applied at the end, as replay builds the index.
-    @Test(arguments: [false, true])
-    func holdersFollowAddsAndRemovesAndCopiesStayApart(bulk: Bool) {
-        var index = UniqueIndex()
-        if bulk { index.startBulkBuild() }
-        var reference: [UInt64: Set<ObjectID>] = [:]
+    private typealias Reference = [UInt64: Set<ObjectID>]
+
+    /// Random adds and removes, a few dozen per save, against a reference kept per LSN.
+    private struct Workload {
         var generator = SystemRandomNumberGenerator()
-        var older: [(UniqueIndex, [UInt64: Set<ObjectID>])] = []
-        // Few distinct hashes, so that collisions and repeated adds are common.
-        let hashes = (0..<300).map { _ in UInt64.random(in: 0...UInt64.max, using: &generator) }
-        for step in 0..<20_000 {
-            let hash = hashes[Int.random(in: 0..<hashes.count, using: &generator)]
-            let id = ObjectID(entity: Int.random(in: 0..<2, using: &generator), key: UInt64.random(in: 1...40, using: &generator))
-            if Bool.random(using: &generator) {
-                index.add(hash, id)
-                reference[hash, default: []].insert(id)
-            } else {
-                index.remove(hash, id)
-                reference[hash]?.remove(id)
-            }
-            if step % 2500 == 0 { older.append((index, reference)) }
-            if bulk, step % 5000 == 0 {
-                for hash in hashes.prefix(20) { #expect(Set(index.holders(hash)) == reference[hash] ?? [], "during the bulk build") }
+        // Few distinct hashes, so that collisions and repeated adds and removes are common.
+        let hashes: [UInt64]
+
+        init() {
+            var generator = SystemRandomNumberGenerator()
+            hashes = (0..<300).map { _ in UInt64.random(in: 0...UInt64.max, using: &generator) }
+        }
+
+        mutating func save(_ index: UniqueIndex, at lsn: LSN, _ reference: inout Reference, changes: Int = 40) {
+            for _ in 0..<changes {
+                let hash = hashes[Int.random(in: 0..<hashes.count, using: &generator)]
+                let id = ObjectID(entity: Int.random(in: 0..<2, using: &generator), key: UInt64.random(in: 1...40, using: &generator))
+                if Bool.random(using: &generator) {
+                    index.add(hash, id, at: lsn)
+                    reference[hash, default: []].insert(id)
+                } else {
+                    index.remove(hash, id, at: lsn)
+                    reference[hash]?.remove(id)
+                    if reference[hash]?.isEmpty == true { reference[hash] = nil }
+                }
             }
         }
-        if bulk { index.finishBulkBuild() }
-        for hash in hashes { #expect(Set(index.holders(hash)) == reference[hash] ?? [], "hash \(hash)") }
+    }
+
+    private func check(_ index: UniqueIndex, at lsn: LSN, equals reference: Reference, _ hashes: [UInt64], _ comment: Comment) {
+        for hash in hashes {
+            #expect(Set(index.holders(hash, at: lsn)) == reference[hash] ?? [], comment)
+        }
+    }
+
+    @Test func everyLSNSeesItsOwnState() throws {
+        var workload = Workload()
+        let index = UniqueIndex()
+        var reference: Reference = [:]
+        var states: [(LSN, Reference)] = []
+        for number in 1...400 {
+            let lsn = LSN(UInt64(number))
+            index.register(lsn)
+            index.begin(lsn)
+            workload.save(index, at: lsn, &reference)
+            states.append((lsn, reference))
+        }
+        for (lsn, expected) in states { check(index, at: lsn, equals: expected, workload.hashes, "as of \(lsn)") }
         #expect(index.count == reference.values.reduce(0) { $0 + $1.count })
-        for (var copy, expected) in older {
-            if bulk { copy.finishBulkBuild() }
-            for hash in hashes { #expect(Set(copy.holders(hash)) == expected[hash] ?? []) }
+        #expect(index.holders(12345, at: LSN(400)).isEmpty)
+        // A lookup that tests rows finds the first holder that passes.
+        let hash = try #require(workload.hashes.first { reference[$0]?.isEmpty == false })
+        let wanted = try #require(reference[hash]?.max())
+        #expect(index.firstHolder(hash, at: LSN(400)) { $0 == wanted } == wanted)
+        #expect(index.firstHolder(hash, at: LSN(400)) { _ in false } == nil)
+    }
+
+    @Test func aRolledBackSaveLeavesNoTrace() {
+        var workload = Workload()
+        let index = UniqueIndex()
+        var reference: Reference = [:]
+        for number in 1...50 {
+            let lsn = LSN(UInt64(number))
+            index.register(lsn)
+            index.begin(lsn)
+            workload.save(index, at: lsn, &reference)
         }
-        #expect(index.holders(12345).isEmpty)
+        var refused = reference
+        index.begin(LSN(51))
+        workload.save(index, at: LSN(51), &refused, changes: 400)
+        #expect(!index.canApply(after: LSN(50)))
+        index.rollback(LSN(51))
+        #expect(index.canApply(after: LSN(50)))
+        check(index, at: LSN(51), equals: reference, workload.hashes, "a refused save is undone")
+        #expect(index.count == reference.values.reduce(0) { $0 + $1.count })
+        // The next save takes the refused one's LSN.
+        index.begin(LSN(51))
+        workload.save(index, at: LSN(51), &reference)
+        check(index, at: LSN(51), equals: reference, workload.hashes, "the save after a refused one")
+    }
+
+    @Test func aBranchGetsACopyAsOfItsLSN() {
+        var workload = Workload()
+        let index = UniqueIndex()
+        var reference: Reference = [:]
+        for number in 1...30 {
+            index.begin(LSN(UInt64(number)))
+            workload.save(index, at: LSN(UInt64(number)), &reference)
+        }
+        var atTwenty: Reference = [:]
+        // What LSN 20 sees (checked against the reference by everyLSNSeesItsOwnState), then a
+        // branch there.
+        for hash in workload.hashes {
+            let holders = Set(index.holders(hash, at: LSN(20)))
+            if !holders.isEmpty { atTwenty[hash] = holders }
+        }
+        #expect(!index.canApply(after: LSN(20)), "LSN 30 was applied after 20")
+        let branch = index.copy(asOf: LSN(20))
+        #expect(branch.canApply(after: LSN(20)))
+        var branchReference = atTwenty
+        branch.begin(LSN(21))
+        workload.save(branch, at: LSN(21), &branchReference)
+        check(branch, at: LSN(21), equals: branchReference, workload.hashes, "the branch's own save")
+        check(index, at: LSN(30), equals: reference, workload.hashes, "the line is untouched by the branch")
+        check(index, at: LSN(20), equals: atTwenty, workload.hashes, "older states too")
+    }
+
+    @Test func removedEntriesStayWhileASnapshotCanReadThem() {
+        let index = UniqueIndex()
+        let hash: UInt64 = 42
+        index.register(LSN(1))
+        index.begin(LSN(1))
+        for key in 1...6000 as ClosedRange<UInt64> { index.add(hash &+ key, ObjectID(entity: 0, key: key), at: LSN(1)) }
+        // Saves 2 and 3 remove every key; a snapshot at 1 is still registered, so the entries stay.
+        index.begin(LSN(2))
+        for key in 1...3000 as ClosedRange<UInt64> { index.remove(hash &+ key, ObjectID(entity: 0, key: key), at: LSN(2)) }
+        index.begin(LSN(3))
+        for key in 3001...6000 as ClosedRange<UInt64> { index.remove(hash &+ key, ObjectID(entity: 0, key: key), at: LSN(3)) }
+        index.register(LSN(3))
+        index.begin(LSN(4))
+        #expect(index.holders(hash &+ 10, at: LSN(1)) == [ObjectID(entity: 0, key: 10)], "kept for the snapshot at 1")
+        #expect(index.holders(hash &+ 10, at: LSN(3)).isEmpty)
+        // Once the snapshot at 1 is gone, the next save drops them.
+        index.unregister(LSN(1))
+        index.begin(LSN(5))
+        #expect(index.holders(hash &+ 10, at: LSN(1)).isEmpty, "dropped: no snapshot reads them")
+        #expect(index.count == 0)
+    }
+
+    /// Replay: changes are queued and applied at the end, bucket after bucket.
+    @Test func aBulkBuildEndsAsTheChangesInOrderWould() {
+        var workload = Workload()
+        let index = UniqueIndex()
+        index.startBulkBuild()
+        var reference: Reference = [:]
+        for number in 1...300 {
+            workload.save(index, at: LSN(UInt64(number)), &reference)
+            if number % 100 == 0 {
+                check(index, at: LSN(UInt64(number)), equals: reference, Array(workload.hashes.prefix(20)), "during the bulk build")
+            }
+        }
+        index.finishBulkBuild()
+        #expect(index.canApply(after: LSN(300)))
+        check(index, at: LSN(300), equals: reference, workload.hashes, "after the bulk build")
+        #expect(index.count == reference.values.reduce(0) { $0 + $1.count })
     }
 }

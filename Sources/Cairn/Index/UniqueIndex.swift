@@ -1,78 +1,301 @@
-/// The uniqueness index of a snapshot: the objects holding each key hash (of every uniqueness
-/// constraint; ``KeyHasher``), checked against their rows by whoever reads it.
+import CairnLog
+import Synchronization
+
+/// The uniqueness index of a line of snapshots: the objects holding each key hash (of every
+/// uniqueness constraint; ``KeyHasher``), checked against their rows by whoever reads it.
 ///
-/// A persistent two-level table of 256 × 256 buckets, each a small array of (hash, object)
-/// entries, chosen by the hash's mixed top bits. Arrays are copy-on-write at every level, so a
-/// save copies the top level (256 references), the middle blocks it touches and the buckets it
-/// changes, and a snapshot keeps sharing everything else. At a million keys a bucket holds about
-/// fifteen entries: finding a key is two array reads and a short scan, and adding one an append,
-/// which costs far less than a hash trie's walk and node resizing.
-struct UniqueIndex: Sendable {
-    private struct Entry: Sendable {
+/// One index serves every snapshot of a store's line of saves, each reading it as of its own
+/// LSN: an entry records the LSN of the save that added it and of the one that removed it, and a
+/// snapshot at LSN `s` sees the entries with `added <= s < removed`. A save changes the index in
+/// place (an append to one bucket per new key) instead of copying the buckets and levels it
+/// touches: with keys spread by their hash, a save of 10,000 new keys touches nearly every
+/// block of a persistent table, and copying them (and releasing the copies when the older
+/// snapshot goes) cost more than all the rest of applying the save.
+///
+/// - The line: only a snapshot at the index's newest LSN (``head``) may apply a save to it in
+///   place. A snapshot that branches off an older state (a second save built on a snapshot that
+///   another save already advanced) first takes a copy of the index as of its LSN.
+/// - A save that fails after changing the index is undone with ``rollback(_:)``.
+/// - Entries removed by a save stay while an older snapshot may read them: snapshots register
+///   their LSN (``register(_:)``/``unregister(_:)``), and once removed entries are an eighth of
+///   the index, those no registered snapshot can see are dropped.
+///
+/// 65,536 buckets, chosen by the hash's mixed top bits: at a million keys a bucket holds about
+/// fifteen entries, so finding a key is one array read and a short scan. Reads and changes take
+/// a lock, one key at a time, so a reader waits at most for one change, never for a whole save.
+final class UniqueIndex: @unchecked Sendable {
+    // Safety: every mutable property is read and written with `lock` held.
+
+    private struct Entry {
         var hash: UInt64
-        var id: ObjectID
+        var key: UInt64
+        var added: UInt64
+        var removed: UInt64
+        var entity: Int
+
+        var id: ObjectID { ObjectID(entity: entity, key: key) }
+
+        func isVisible(at lsn: UInt64) -> Bool { added <= lsn && lsn < removed }
     }
 
     /// An add or remove queued while the index is built in bulk (replay).
     private struct Queued {
         var hash: UInt64
         var id: ObjectID
+        var lsn: UInt64
         var adding: Bool
     }
 
-    private static let width = 256
-    /// `levels[top][middle]`: a bucket; an empty middle level has no blocks yet.
-    private var levels: [[[Entry]]] = Array(repeating: [], count: UniqueIndex.width)
+    private static let bucketCount = 1 << 16
+    /// The LSN of an entry no save has removed.
+    private static let live = UInt64.max
 
-    /// The number of (hash, object) entries.
-    private(set) var count = 0
+    private let lock = Mutex(())
+    @exclusivity(unchecked) private var buckets: [[Entry]]
+    /// The newest LSN applied: the one snapshot that may change the index in place is there.
+    @exclusivity(unchecked) private var newest: UInt64 = 0
+    /// While a save is applied: the LSN before it, and the buckets it changed (for a rollback).
+    @exclusivity(unchecked) private var before: UInt64 = 0
+    @exclusivity(unchecked) private var touched: [Int] = []
+    /// Entries live at the newest LSN, and entries removed but kept for older snapshots.
+    @exclusivity(unchecked) private var liveCount = 0
+    @exclusivity(unchecked) private var removedCount = 0
+    /// How many snapshots read the index as of each LSN.
+    @exclusivity(unchecked) private var readers: [UInt64: Int] = [:]
     /// While the index is built in bulk: the changes, in order, applied by ``finishBulkBuild()``.
-    private var queued: [Queued] = []
-    private var bulk = false
+    @exclusivity(unchecked) private var queued: [Queued] = []
+    @exclusivity(unchecked) private var bulk = false
+
+    /// An empty index.
+    init() {
+        buckets = Array(repeating: [], count: Self.bucketCount)
+    }
+
+    private init(buckets: [[Entry]], newest: UInt64, liveCount: Int) {
+        self.buckets = buckets
+        self.newest = newest
+        self.liveCount = liveCount
+    }
+
+    private static func bucket(_ hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: avalanche(hash) >> 48)
+    }
+
+    // MARK: Reading
+
+    /// The number of entries a snapshot at the newest LSN sees.
+    var count: Int { lock.withLock { _ in liveCount + queued.count(where: \.adding) - queued.count(where: { !$0.adding }) } }
+
+    /// The newest LSN applied.
+    var head: LSN { lock.withLock { _ in LSN(newest) } }
+
+    /// The objects filed under `hash`, as of `lsn`.
+    func holders(_ hash: UInt64, at lsn: LSN) -> [ObjectID] {
+        lock.withLock { _ in holdersLocked(hash, at: lsn.rawValue) }
+    }
+
+    private func holdersLocked(_ hash: UInt64, at lsn: UInt64) -> [ObjectID] {
+        var entries = buckets[Self.bucket(hash)].filter { $0.hash == hash && $0.isVisible(at: lsn) }
+        // Read during a bulk build (nothing does, but the answer stays right).
+        for change in queued where change.hash == hash && change.lsn <= lsn {
+            _ = Self.applyAtOnce(change, to: &entries)
+        }
+        return entries.map(\.id)
+    }
+
+    /// The first object filed under `hash` as of `lsn` for which `test` holds (no array made: a
+    /// lookup by unique key reads the bucket in place). `test` runs with the index locked: it
+    /// must not use the index.
+    func firstHolder(_ hash: UInt64, at lsn: LSN, where test: (ObjectID) -> Bool) -> ObjectID? {
+        lock.withLock { _ in
+            guard queued.isEmpty else { return holdersLocked(hash, at: lsn.rawValue).first(where: test) }
+            return buckets[Self.bucket(hash)].withUnsafeBufferPointer { entries in
+                for entry in entries where entry.hash == hash && entry.isVisible(at: lsn.rawValue) && test(entry.id) { return entry.id }
+                return nil
+            }
+        }
+    }
+
+    // MARK: Snapshots
+
+    /// Counts a snapshot reading the index as of `lsn`.
+    func register(_ lsn: LSN) {
+        lock.withLock { _ in readers[lsn.rawValue, default: 0] += 1 }
+    }
+
+    /// Stops counting a snapshot that read the index as of `lsn`.
+    func unregister(_ lsn: LSN) {
+        lock.withLock { _ in
+            guard let count = readers[lsn.rawValue] else { return }
+            readers[lsn.rawValue] = count > 1 ? count - 1 : nil
+        }
+    }
+
+    /// Whether a snapshot at `lsn` may apply a save to this index in place: no save after `lsn`
+    /// was applied to it (by another snapshot that branched off the same state first).
+    func canApply(after lsn: LSN) -> Bool {
+        lock.withLock { _ in newest <= lsn.rawValue }
+    }
+
+    /// A new index holding what a snapshot at `lsn` sees of this one (for a snapshot that
+    /// branches off an older state).
+    func copy(asOf lsn: LSN) -> UniqueIndex {
+        lock.withLock { _ in
+            // What the snapshot sees is live in the copy: saves after `lsn` belong to the line.
+            var copied = buckets.map { entries in
+                entries.compactMap { entry in
+                    entry.isVisible(at: lsn.rawValue) ? Entry(hash: entry.hash, key: entry.key, added: entry.added, removed: Self.live, entity: entry.entity) : nil
+                }
+            }
+            var live = copied.reduce(0) { $0 + $1.count }
+            for change in queued where change.lsn <= lsn.rawValue {
+                let index = Self.bucket(change.hash)
+                live += Self.applyAtOnce(change, to: &copied[index])
+            }
+            return UniqueIndex(buckets: copied, newest: lsn.rawValue, liveCount: live)
+        }
+    }
+
+    // MARK: Changing
+
+    /// Starts applying the save at `lsn` (after the newest): its changes can be undone with
+    /// ``rollback(_:)`` until the next save begins. Drops the removed entries no snapshot can
+    /// see any more when they are many.
+    func begin(_ lsn: LSN) {
+        lock.withLock { _ in
+            before = newest
+            newest = max(newest, lsn.rawValue)
+            touched.removeAll(keepingCapacity: true)
+            if removedCount > 4096 && removedCount * 8 > liveCount { dropUnreadEntries() }
+        }
+    }
+
+    /// Undoes the changes of the save at `lsn` (begun with ``begin(_:)``, not yet followed by
+    /// another): the index is again as the snapshot before it saw it.
+    func rollback(_ lsn: LSN) {
+        lock.withLock { _ in
+            guard newest == lsn.rawValue else { return }
+            for bucket in Set(touched) {
+                var entries = buckets[bucket]
+                entries.removeAll { entry in
+                    guard entry.added == lsn.rawValue else { return false }
+                    if entry.removed == Self.live { liveCount -= 1 }
+                    return true
+                }
+                for index in entries.indices where entries[index].removed == lsn.rawValue {
+                    entries[index].removed = Self.live
+                    liveCount += 1
+                    removedCount -= 1
+                }
+                buckets[bucket] = entries
+            }
+            touched.removeAll()
+            newest = before
+        }
+    }
 
     /// From now until ``finishBulkBuild()``, changes are queued and applied at the end, bucket
     /// after bucket: a replay adds a key per object, and a random bucket per add costs a cache
     /// miss, while the bulk build goes through memory in order.
-    mutating func startBulkBuild() { bulk = true }
+    func startBulkBuild() {
+        lock.withLock { _ in bulk = true }
+    }
 
-    /// Applies the queued changes (each bucket's in their order) and stops queueing.
-    mutating func finishBulkBuild() {
-        bulk = false
-        guard !queued.isEmpty else { return }
-        let bucketCount = Self.width * Self.width
-        // A counting sort by bucket (stable, so each bucket's changes keep their order).
-        var starts = [Int](repeating: 0, count: bucketCount + 1)
-        let buckets = queued.map { change -> Int in
-            let (top, middle) = Self.place(change.hash)
-            return top * Self.width + middle
-        }
-        for bucket in buckets { starts[bucket + 1] += 1 }
-        for bucket in 0..<bucketCount { starts[bucket + 1] += starts[bucket] }
-        var next = starts
-        var sorted = queued
-        for (index, bucket) in buckets.enumerated() {
-            sorted[next[bucket]] = queued[index]
-            next[bucket] += 1
-        }
-        queued = []
-        for bucket in 0..<bucketCount where starts[bucket] < starts[bucket + 1] {
-            let top = bucket / Self.width, middle = bucket % Self.width
-            if levels[top].isEmpty { levels[top] = Array(repeating: [], count: Self.width) }
-            var entries = levels[top][middle]
-            levels[top][middle] = []
-            for change in sorted[starts[bucket]..<starts[bucket + 1]] {
-                count += Self.apply(change, to: &entries)
+    /// Applies the queued changes (each bucket's in their order) and stops queueing. Removed
+    /// entries go at once: no snapshot reads the index while it is built in bulk.
+    func finishBulkBuild() {
+        lock.withLock { _ in
+            bulk = false
+            guard !queued.isEmpty else { return }
+            // A counting sort by bucket (stable, so each bucket's changes keep their order).
+            var starts = [Int](repeating: 0, count: Self.bucketCount + 1)
+            let placed = queued.map { Self.bucket($0.hash) }
+            for bucket in placed { starts[bucket + 1] += 1 }
+            for bucket in 0..<Self.bucketCount { starts[bucket + 1] += starts[bucket] }
+            var next = starts
+            var sorted = queued
+            for (index, bucket) in placed.enumerated() {
+                sorted[next[bucket]] = queued[index]
+                next[bucket] += 1
             }
-            levels[top][middle] = entries
+            queued = []
+            for bucket in 0..<Self.bucketCount where starts[bucket] < starts[bucket + 1] {
+                var entries = buckets[bucket]
+                buckets[bucket] = []
+                entries.reserveCapacity(entries.count + starts[bucket + 1] - starts[bucket])
+                for change in sorted[starts[bucket]..<starts[bucket + 1]] {
+                    liveCount += Self.applyAtOnce(change, to: &entries)
+                }
+                buckets[bucket] = entries
+            }
         }
     }
 
-    /// Applies one change to a bucket; returns the change in the number of entries.
-    private static func apply(_ change: Queued, to entries: inout [Entry]) -> Int {
-        let index = entries.firstIndex { $0.hash == change.hash && $0.id == change.id }
+    /// Files `id` under `hash` as of the save at `lsn` (once). Returns whether another object
+    /// is filed under the same hash (a possible clash, for the caller to check against rows).
+    @discardableResult
+    func add(_ hash: UInt64, _ id: ObjectID, at lsn: LSN) -> Bool {
+        lock.withLock { _ in
+            if bulk {
+                queued.append(Queued(hash: hash, id: id, lsn: lsn.rawValue, adding: true))
+                newest = max(newest, lsn.rawValue)
+                return false
+            }
+            let bucket = Self.bucket(hash)
+            var shared = false
+            var found: Int?
+            var revive: Int?
+            for (index, entry) in buckets[bucket].enumerated() where entry.hash == hash {
+                if entry.key == id.key && entry.entity == id.entity {
+                    if entry.removed == Self.live { found = index } else if entry.removed == lsn.rawValue { revive = index }
+                } else if entry.removed == Self.live {
+                    shared = true
+                }
+            }
+            if found != nil { return shared }
+            touched.append(bucket)
+            if let revive {
+                // Removed and filed again by the same save: as if never removed.
+                buckets[bucket][revive].removed = Self.live
+                removedCount -= 1
+            } else {
+                buckets[bucket].append(Entry(hash: hash, key: id.key, added: lsn.rawValue, removed: Self.live, entity: id.entity))
+            }
+            liveCount += 1
+            return shared
+        }
+    }
+
+    /// Removes `id` from `hash` as of the save at `lsn`: snapshots before it still see it.
+    func remove(_ hash: UInt64, _ id: ObjectID, at lsn: LSN) {
+        lock.withLock { _ in
+            if bulk {
+                queued.append(Queued(hash: hash, id: id, lsn: lsn.rawValue, adding: false))
+                newest = max(newest, lsn.rawValue)
+                return
+            }
+            let bucket = Self.bucket(hash)
+            guard let index = buckets[bucket].firstIndex(where: { $0.hash == hash && $0.key == id.key && $0.entity == id.entity && $0.removed == Self.live })
+            else { return }
+            touched.append(bucket)
+            liveCount -= 1
+            if buckets[bucket][index].added == lsn.rawValue {
+                // Filed by this same save: no snapshot has seen it.
+                buckets[bucket].remove(at: index)
+            } else {
+                buckets[bucket][index].removed = lsn.rawValue
+                removedCount += 1
+            }
+        }
+    }
+
+    /// Applies one queued change to a bucket outright (no snapshot reads the old state);
+    /// returns the change in the number of entries.
+    private static func applyAtOnce(_ change: Queued, to entries: inout [Entry]) -> Int {
+        let index = entries.firstIndex { $0.hash == change.hash && $0.key == change.id.key && $0.entity == change.id.entity }
         switch (index, change.adding) {
         case (nil, true):
-            entries.append(Entry(hash: change.hash, id: change.id))
+            entries.append(Entry(hash: change.hash, key: change.id.key, added: change.lsn, removed: live, entity: change.id.entity))
             return 1
         case (let index?, false):
             entries.swapAt(index, entries.count - 1)
@@ -83,51 +306,15 @@ struct UniqueIndex: Sendable {
         }
     }
 
-    private static func place(_ hash: UInt64) -> (top: Int, middle: Int) {
-        let mixed = avalanche(hash)
-        return (Int(truncatingIfNeeded: mixed >> 56), Int(truncatingIfNeeded: (mixed >> 48) & 0xFF))
-    }
-
-    /// The objects filed under `hash`.
-    func holders(_ hash: UInt64) -> [ObjectID] {
-        let (top, middle) = Self.place(hash)
-        var entries = levels[top].isEmpty ? [] : levels[top][middle]
-        if !queued.isEmpty {
-            // Read during a bulk build (nothing does, but the answer stays right).
-            for change in queued where change.hash == hash { _ = Self.apply(change, to: &entries) }
+    /// Drops the removed entries that no registered snapshot sees (lock held).
+    private func dropUnreadEntries() {
+        guard let oldest = readers.keys.min() else { return }
+        for bucket in buckets.indices where buckets[bucket].contains(where: { $0.removed != Self.live }) {
+            buckets[bucket].removeAll { entry in
+                guard entry.removed != Self.live, entry.removed <= oldest else { return false }
+                removedCount -= 1
+                return true
+            }
         }
-        return entries.compactMap { $0.hash == hash ? $0.id : nil }
-    }
-
-    /// The first object filed under `hash` for which `test` holds (no array made: a lookup by
-    /// unique key reads the bucket in place).
-    func firstHolder(_ hash: UInt64, where test: (ObjectID) -> Bool) -> ObjectID? {
-        guard queued.isEmpty else { return holders(hash).first(where: test) }
-        let (top, middle) = Self.place(hash)
-        guard !levels[top].isEmpty else { return nil }
-        return levels[top][middle].withUnsafeBufferPointer { entries in
-            for entry in entries where entry.hash == hash && test(entry.id) { return entry.id }
-            return nil
-        }
-    }
-
-    /// Files `id` under `hash` (once).
-    mutating func add(_ hash: UInt64, _ id: ObjectID) {
-        change(Queued(hash: hash, id: id, adding: true))
-    }
-
-    /// Removes `id` from `hash`.
-    mutating func remove(_ hash: UInt64, _ id: ObjectID) {
-        change(Queued(hash: hash, id: id, adding: false))
-    }
-
-    private mutating func change(_ change: Queued) {
-        if bulk {
-            queued.append(change)
-            return
-        }
-        let (top, middle) = Self.place(change.hash)
-        if levels[top].isEmpty { levels[top] = Array(repeating: [], count: Self.width) }
-        count += Self.apply(change, to: &levels[top][middle])
     }
 }

@@ -2,10 +2,11 @@ import CairnLog
 
 /// The committed state of a store at one LSN: every object, and the uniqueness indexes.
 ///
-/// Immutable once published. Persistent structures (the chunked ``ObjectTable``, the
-/// ``UniqueIndex``'s copy-on-write buckets, the attribute indexes' chunks) make a new snapshot
-/// share almost everything with the previous one, so a save costs in proportion to what it
-/// changed and readers holding an older snapshot are never disturbed. Objects are kept as compact
+/// Immutable once published. Persistent structures (the chunked ``ObjectTable``, the attribute
+/// indexes' chunks) make a new snapshot share almost everything with the previous one, and the
+/// ``UniqueIndex`` is shared by the whole line of snapshots, each reading it as of its LSN, so a
+/// save costs in proportion to what it changed and readers holding an older snapshot are never
+/// disturbed. Objects are kept as compact
 /// rows; the uniqueness index maps a 64-bit hash of each key to its holders, checked against the row.
 struct StoreSnapshot: Sendable {
     /// The state, behind one reference: a snapshot is handed from the store to contexts and
@@ -15,9 +16,15 @@ struct StoreSnapshot: Sendable {
         // (`edit()` copies a shared one first), so no reader ever sees it change. Unchecked
         // exclusivity: the same rule makes every access exclusive already.
         let model: Model
-        @exclusivity(unchecked) var lsn: LSN
+        /// Registered with the uniqueness index, which keeps what a snapshot at this LSN reads.
+        @exclusivity(unchecked) var lsn: LSN {
+            didSet { if lsn != oldValue { unique.unregister(oldValue); unique.register(lsn) } }
+        }
         @exclusivity(unchecked) var objects: ObjectTable
-        @exclusivity(unchecked) var unique: UniqueIndex
+        /// Shared with the other snapshots of the line of saves, read as of ``lsn``.
+        @exclusivity(unchecked) var unique: UniqueIndex {
+            didSet { oldValue.unregister(lsn); unique.register(lsn) }
+        }
         @exclusivity(unchecked) var nextKey: UInt64
         @exclusivity(unchecked) var indexes: [AttributeIndex]
 
@@ -28,7 +35,10 @@ struct StoreSnapshot: Sendable {
             self.unique = unique
             self.nextKey = nextKey
             self.indexes = indexes
+            unique.register(lsn)
         }
+
+        deinit { unique.unregister(lsn) }
 
         /// A storage sharing every structure with this one (each copied on its first change).
         func copy() -> Storage {
@@ -115,7 +125,7 @@ struct StoreSnapshot: Sendable {
     private func firstHolder(_ hash: UInt64, for constraint: UniquenessConstraint, except excluded: ObjectID? = nil,
                              where matches: (RowBytes) -> Bool) -> ObjectID? {
         let family = storage.model.descriptions[constraint.owner].family
-        return storage.unique.firstHolder(hash) { id in
+        return storage.unique.firstHolder(hash, at: storage.lsn) { id in
             id != excluded && family.contains(id.entity) && storage.objects.withRowBytes(id, matches) == true
         }
     }
@@ -125,8 +135,27 @@ struct StoreSnapshot: Sendable {
     /// - Throws: ``StoreError/Code/corruptRecord`` when the changes do not fit the state (an
     ///   insert of an existing object, an update or delete of a missing one).
     mutating func apply(_ changes: RowChangeSet, at lsn: LSN) throws {
-        func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
         let storage = edit()
+        // The uniqueness index is changed in place, as of `lsn`, unless this snapshot branches
+        // off a state another save already moved on from.
+        if !storage.unique.canApply(after: storage.lsn) { storage.unique = storage.unique.copy(asOf: storage.lsn) }
+        storage.unique.begin(lsn)
+        do {
+            try applyChanges(changes, at: lsn, to: storage)
+        } catch {
+            storage.unique.rollback(lsn)
+            throw error
+        }
+    }
+
+    /// Undoes the uniqueness-index changes of the save at `lsn` just applied to this snapshot,
+    /// which the caller then drops (a save refused after it was applied).
+    func abandon(_ lsn: LSN) {
+        storage.unique.rollback(lsn)
+    }
+
+    private func applyChanges(_ changes: RowChangeSet, at lsn: LSN, to storage: Storage) throws {
+        func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
         for insert in changes.inserts {
             // Keys come from a counter that starts at 1; half the range is more than any store
             // can use, and keeps the counter far from overflowing.
@@ -136,7 +165,7 @@ struct StoreSnapshot: Sendable {
         for insert in changes.inserts {
             let id = insert.id
             changes.withRow(insert) { row in
-                indexKeys(of: id, row: row.bytes, adding: true)
+                indexKeys(of: id, row: row.bytes, adding: true, at: lsn)
                 indexValues(of: id, row: row.bytes, positions: nil, adding: true)
             }
             storage.nextKey = max(storage.nextKey, id.key + 1)
@@ -146,20 +175,20 @@ struct StoreSnapshot: Sendable {
             guard let record = storage.objects.record(id) else { throw damaged("update of missing object \(id)") }
             let touchesKeys = update.positions.contains(where: storage.model.descriptions[id.entity].uniquePositions.contains)
             record.row.withBorrowed { old in
-                if touchesKeys { indexKeys(of: id, row: old.bytes, adding: false) }
+                if touchesKeys { indexKeys(of: id, row: old.bytes, adding: false, at: lsn) }
                 indexValues(of: id, row: old.bytes, positions: update.positions, adding: false)
             }
             let row = record.row.replacing(update.positions, with: update.patch)
             storage.objects.replace(ObjectRecord(row: row, version: lsn, entity: id.entity), key: id.key)
             row.withBorrowed { new in
-                if touchesKeys { indexKeys(of: id, row: new.bytes, adding: true) }
+                if touchesKeys { indexKeys(of: id, row: new.bytes, adding: true, at: lsn) }
                 indexValues(of: id, row: new.bytes, positions: update.positions, adding: true)
             }
         }
         for id in changes.deletes {
             guard let record = storage.objects.remove(id) else { throw damaged("delete of missing object \(id)") }
             record.row.withBorrowed { old in
-                indexKeys(of: id, row: old.bytes, adding: false)
+                indexKeys(of: id, row: old.bytes, adding: false, at: lsn)
                 indexValues(of: id, row: old.bytes, positions: nil, adding: false)
             }
         }
@@ -208,10 +237,10 @@ struct StoreSnapshot: Sendable {
     }
 
     /// Adds or removes an object's entries in the uniqueness index.
-    private func indexKeys(of id: ObjectID, row: RowBytes, adding: Bool) {
+    private func indexKeys(of id: ObjectID, row: RowBytes, adding: Bool, at lsn: LSN) {
         for constraint in storage.model.descriptions[id.entity].uniqueness {
             guard let hash = Self.keyHash(row, constraint) else { continue }
-            if adding { storage.unique.add(hash, id) } else { storage.unique.remove(hash, id) }
+            if adding { storage.unique.add(hash, id, at: lsn) } else { storage.unique.remove(hash, id, at: lsn) }
         }
     }
 

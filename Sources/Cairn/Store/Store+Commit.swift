@@ -35,8 +35,14 @@ extension Store {
             let expected = state.accepted.lsn.next
             var next = state.accepted
             try next.apply(rows, at: expected)
-            try checkUniqueness(rows, after: next)
-            let lsn = try log?.submit(save.bytes) ?? expected
+            let lsn: LSN
+            do {
+                try checkUniqueness(rows, after: next)
+                lsn = try log?.submit(save.bytes) ?? expected
+            } catch {
+                next.abandon(expected)
+                throw error
+            }
             guard lsn == expected else {
                 let failure = StoreError(.corruptRecord, "the log gave LSN \(lsn) to a save expected at \(expected)", lsn: lsn)
                 state.failure = failure
