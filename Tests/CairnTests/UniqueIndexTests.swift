@@ -63,6 +63,18 @@ import Testing
         #expect(index.firstHolder(hash, at: LSN(400)) { _ in false } == nil)
     }
 
+    @Test func anAddSaysWhenAnotherObjectSharesTheHash() {
+        let index = UniqueIndex()
+        index.begin(LSN(1))
+        #expect(!index.add(7, ObjectID(entity: 0, key: 1), at: LSN(1)))
+        #expect(index.add(7, ObjectID(entity: 0, key: 2), at: LSN(1)), "a second object under the hash")
+        #expect(!index.add(8, ObjectID(entity: 0, key: 3), at: LSN(1)))
+        index.begin(LSN(2))
+        index.remove(7, ObjectID(entity: 0, key: 1), at: LSN(2))
+        index.remove(7, ObjectID(entity: 0, key: 2), at: LSN(2))
+        #expect(!index.add(7, ObjectID(entity: 1, key: 1), at: LSN(2)), "removed entries share nothing")
+    }
+
     @Test func aRolledBackSaveLeavesNoTrace() {
         var workload = Workload()
         let index = UniqueIndex()

@@ -57,7 +57,9 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
 
     // For profiling replay alone: CAIRN_BENCH_REOPENS=N opens the store N more times first.
     for _ in 0..<(ProcessInfo.processInfo.environment["CAIRN_BENCH_REOPENS"].flatMap(Int.init) ?? 0) {
+        let opened = clock.now
         try await Store(at: cairnPath, model: model).close()
+        print("reopen \(Int(Double(count) / seconds(clock.now - opened))) objects/s")
     }
     // Reopening is timed three times (this VM's speed varies from one second to the next); the
     // median counts, the last open stays for what follows.

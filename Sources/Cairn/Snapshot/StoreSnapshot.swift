@@ -130,18 +130,21 @@ struct StoreSnapshot: Sendable {
         }
     }
 
-    /// Applies one save's changes as of `lsn`.
+    /// Applies one save's changes as of `lsn`. Returns the objects whose new uniqueness keys
+    /// share their hash with another object's: the only ones that may break a constraint, for
+    /// the caller to check against rows.
     ///
     /// - Throws: ``StoreError/Code/corruptRecord`` when the changes do not fit the state (an
     ///   insert of an existing object, an update or delete of a missing one).
-    mutating func apply(_ changes: RowChangeSet, at lsn: LSN) throws {
+    @discardableResult
+    mutating func apply(_ changes: RowChangeSet, at lsn: LSN) throws -> [ObjectID] {
         let storage = edit()
         // The uniqueness index is changed in place, as of `lsn`, unless this snapshot branches
         // off a state another save already moved on from.
         if !storage.unique.canApply(after: storage.lsn) { storage.unique = storage.unique.copy(asOf: storage.lsn) }
         storage.unique.begin(lsn)
         do {
-            try applyChanges(changes, at: lsn, to: storage)
+            return try applyChanges(changes, at: lsn, to: storage)
         } catch {
             storage.unique.rollback(lsn)
             throw error
@@ -154,8 +157,9 @@ struct StoreSnapshot: Sendable {
         storage.unique.rollback(lsn)
     }
 
-    private func applyChanges(_ changes: RowChangeSet, at lsn: LSN, to storage: Storage) throws {
+    private func applyChanges(_ changes: RowChangeSet, at lsn: LSN, to storage: Storage) throws -> [ObjectID] {
         func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
+        var clashing: [ObjectID] = []
         for insert in changes.inserts {
             // Keys come from a counter that starts at 1; half the range is more than any store
             // can use, and keeps the counter far from overflowing.
@@ -165,7 +169,7 @@ struct StoreSnapshot: Sendable {
         for insert in changes.inserts {
             let id = insert.id
             changes.withRow(insert) { row in
-                indexKeys(of: id, row: row.bytes, adding: true, at: lsn)
+                if indexKeys(of: id, row: row.bytes, adding: true, at: lsn) { clashing.append(id) }
                 indexValues(of: id, row: row.bytes, positions: nil, adding: true)
             }
             storage.nextKey = max(storage.nextKey, id.key + 1)
@@ -181,7 +185,7 @@ struct StoreSnapshot: Sendable {
             let row = record.row.replacing(update.positions, with: update.patch)
             storage.objects.replace(ObjectRecord(row: row, version: lsn, entity: id.entity), key: id.key)
             row.withBorrowed { new in
-                if touchesKeys { indexKeys(of: id, row: new.bytes, adding: true, at: lsn) }
+                if touchesKeys && indexKeys(of: id, row: new.bytes, adding: true, at: lsn) { clashing.append(id) }
                 indexValues(of: id, row: new.bytes, positions: update.positions, adding: true)
             }
         }
@@ -193,6 +197,7 @@ struct StoreSnapshot: Sendable {
             }
         }
         storage.lsn = max(storage.lsn, lsn)
+        return clashing
     }
 
     /// The hash of a row's key for a constraint; nil when one of its values is nil (no key).
@@ -237,11 +242,19 @@ struct StoreSnapshot: Sendable {
     }
 
     /// Adds or removes an object's entries in the uniqueness index.
-    private func indexKeys(of id: ObjectID, row: RowBytes, adding: Bool, at lsn: LSN) {
+    /// Returns whether an added key shares its hash with another object's.
+    @discardableResult
+    private func indexKeys(of id: ObjectID, row: RowBytes, adding: Bool, at lsn: LSN) -> Bool {
+        var shared = false
         for constraint in storage.model.descriptions[id.entity].uniqueness {
             guard let hash = Self.keyHash(row, constraint) else { continue }
-            if adding { storage.unique.add(hash, id, at: lsn) } else { storage.unique.remove(hash, id, at: lsn) }
+            if adding {
+                if storage.unique.add(hash, id, at: lsn) { shared = true }
+            } else {
+                storage.unique.remove(hash, id, at: lsn)
+            }
         }
+        return shared
     }
 
     /// Queues uniqueness-index changes from now on and builds the index in bulk at

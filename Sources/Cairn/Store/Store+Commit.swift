@@ -34,10 +34,10 @@ extension Store {
             // next LSN after the snapshot's.
             let expected = state.accepted.lsn.next
             var next = state.accepted
-            try next.apply(rows, at: expected)
+            let clashing = try next.apply(rows, at: expected)
             let lsn: LSN
             do {
-                try checkUniqueness(rows, after: next)
+                try checkUniqueness(of: clashing, after: next)
                 lsn = try log?.submit(save.bytes) ?? expected
             } catch {
                 next.abandon(expected)
@@ -158,13 +158,15 @@ extension Store {
     }
 
     /// Refuses changes that would give two objects the same values of a uniqueness constraint.
-    /// `next` is the state with the changes applied (not yet published), so each key the save
-    /// writes is looked up once among every holder it will have — committed objects, objects of
-    /// this save, none released by it — in buckets the save has just visited.
-    private func checkUniqueness(_ changes: RowChangeSet, after next: StoreSnapshot) throws {
-        func check(_ id: ObjectID) throws {
+    /// `clashing` are the objects whose new keys share a hash with another object's in `next`,
+    /// the state with the changes applied (not yet published): any two objects with equal keys
+    /// are among them (the second of the two to be filed saw the first), so each is looked up
+    /// among every holder it will have — committed objects, objects of this save, none released
+    /// by it — and its values compared with theirs.
+    private func checkUniqueness(of clashing: [ObjectID], after next: StoreSnapshot) throws {
+        for id in clashing {
             let constraints = model.descriptions[id.entity].uniqueness
-            guard !constraints.isEmpty, let row = next.record(id)?.row else { return }
+            guard let row = next.record(id)?.row else { continue }
             for constraint in constraints {
                 guard let hash = StoreSnapshot.keyHash(row, constraint),
                       let holder = row.withBorrowed({ next.otherHolder(of: $0.bytes, hash: hash, for: constraint, except: id) }) else { continue }
@@ -173,10 +175,6 @@ extension Store {
                 throw StoreError(.uniquenessViolation, "another \(owner) already has \(shown.joined(separator: ", "))",
                                  entity: owner, property: constraint.names.joined(separator: ","), objects: [id, holder])
             }
-        }
-        for insert in changes.inserts { try check(insert.id) }
-        for update in changes.updates where update.positions.contains(where: model.descriptions[update.id.entity].uniquePositions.contains) {
-            try check(update.id)
         }
     }
 }
