@@ -1,3 +1,4 @@
+import CairnLog
 import Foundation
 import Testing
 @testable import Cairn
@@ -284,6 +285,39 @@ import Testing
         // After a big map, the next sweep comes at the minimum again, not at twice the big size.
         for n in 0..<(IdentityMap.minimumSweep + 10) { _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n))))) }
         #expect(registered() <= IdentityMap.minimumSweep)
+    }
+
+    /// Objects hold their context's state strongly (a context holds its objects too): a context
+    /// that goes empties its state, so objects still held answer that it is gone and keep
+    /// nothing alive, and nothing keeps a dropped context's state alive.
+    @Test func objectsThatOutliveTheirContextKeepNothingAlive() async throws {
+        let store = try await Self.store(notes: 10)
+        weak var droppedState: Protected<ContextState>?
+        var kept: ManagedObject?
+        weak var keptState: Protected<ContextState>?
+        do {
+            let dropped = store.newBackgroundContext()
+            droppedState = dropped.state
+            let objects = try dropped.fetch(FetchRequest("Note"))
+            try dropped.make("Note", ["n": 100])
+            #expect(objects.count == 10)
+            let keeping = store.newBackgroundContext()
+            keptState = keeping.state
+            kept = try keeping.make("Note", ["n": 101])
+            #expect(kept?.isInserted == true)
+        }
+        #expect(droppedState == nil, "a dropped context's state goes with its objects")
+        do {
+            let object = try #require(kept)
+            #expect(object.context == nil && !object.isInserted)
+            let emptied = keptState?.withLock { state in state.inserted.isEmpty && state.registered.count == 0 && state.snapshot == nil }
+            #expect(emptied == true, "the state an object keeps is empty")
+            #expect(throws: StoreError.self) { try object.setValue(.integer(5), forKey: "n") }
+            #expect(throws: StoreError.self) { try object.value(forKey: "n") }
+        }
+        kept = nil
+        #expect(keptState == nil)
+        #expect(try store.count(of: "Note") == 10, "nothing unsaved reached the store")
     }
 
     @Test func objectsHeldOnOtherTasksKeepTheirInstanceWhileTheMapSweeps() async throws {

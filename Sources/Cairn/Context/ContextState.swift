@@ -61,6 +61,15 @@ struct ContextState {
         for key in keys { pendingKeys[key, default: []].insert(id) }
     }
 
+    /// Sets a property of an object inserted in this context, in place (no copy of its
+    /// values); false when the object is not one.
+    mutating func setInserted(_ id: ObjectID, _ position: Int, _ value: PropertyValue, constrained: Bool) -> Bool {
+        guard let index = inserted.index(forKey: id) else { return false }
+        inserted.values[index][position] = value
+        if constrained { staleKeys.insert(id) }             // its keys are worked out when asked for
+        return true
+    }
+
     var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
 
     /// The pending changes, taken out of the state (put back with ``restore(_:)`` on failure).

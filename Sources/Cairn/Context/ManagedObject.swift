@@ -1,3 +1,4 @@
+import CairnLog
 import Foundation
 
 /// An object of a context: read and change its attributes and relationships by name.
@@ -25,12 +26,17 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
 
     /// The context's identity, kept apart from the weak reference (for `==`).
     private let contextIdentity: ObjectIdentifier
+    /// The context's state, held strongly: setting an attribute of a new object (the bulk of
+    /// an import) changes it without loading the weak reference. The context empties it as it
+    /// goes (and so breaks the cycle through its identity map).
+    private let contextState: Protected<ContextState>
 
     init(id: ObjectID, entity: EntityDescription, context: ObjectContext) {
         self.objectID = id
         self.entity = entity
         self.context = context
         contextIdentity = ObjectIdentifier(context)
+        contextState = context.state
     }
 
     /// Objects are equal when they stand for the same object ID in the same context (there is
@@ -100,6 +106,7 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
             throw StoreError(.typeMismatch, "\(entity.name).\(key) takes \(type), not \(value.typeName) \(value)",
                              entity: entity.name, property: key)
         }
+        if contextState.withLock({ $0.setInserted(objectID, position, .attribute(value), constrained: entity.isConstrained[position]) }) { return }
         let context = try liveContext()
         try context.setRaw(objectID, position, .attribute(value))
     }

@@ -33,6 +33,13 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         self.state = Protected(initial)
     }
 
+    /// Its objects hold the state (to change their values without a weak reference to the
+    /// context); a context that goes lets go of everything the state held, so that objects
+    /// still held elsewhere keep nothing alive and answer that their context is gone.
+    deinit {
+        state.withLock { $0 = ContextState() }
+    }
+
     public var description: String { "ObjectContext(\(name))" }
 
     /// The model of the store (kept here, so that reading it is not a copy of the store's).
@@ -167,14 +174,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// Sets one property's raw value, recording the change (no inverse maintenance).
     func setRaw(_ id: ObjectID, _ position: Int, _ value: PropertyValue) throws {
         // The common case first: a new object only changes its own values.
-        let constrained = model.descriptions[id.entity].uniquePositions.contains(position)
-        let setOnInsert = state.withLock { state -> Bool in
-            guard let index = state.inserted.index(forKey: id) else { return false }
-            state.inserted.values[index][position] = value         // in place: no copy of the values
-            if constrained { state.staleKeys.insert(id) }           // its keys are worked out when asked for
-            return true
-        }
-        if setOnInsert { return }
+        let constrained = model.descriptions[id.entity].isConstrained[position]
+        if state.withLock({ $0.setInserted(id, position, value, constrained: constrained) }) { return }
         defer { if constrained { refreshPendingKeys(of: [id]) } }
         let original = parent == nil ? baseRecord(id) : nil
         let exists = values(of: id) != nil

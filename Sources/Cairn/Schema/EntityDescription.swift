@@ -22,6 +22,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let attributePositions: [String: Int]
     /// Positions of attributes that belong to a uniqueness constraint.
     let uniquePositions: Set<Int>
+    /// Per property position, whether it belongs to a uniqueness constraint (a set lookup
+    /// without hashing, for every attribute set on an object).
+    let isConstrained: [Bool]
+    /// The values of a new object: each attribute's default (or nil), relationships empty (one
+    /// array shared by every new object until it is first changed).
+    let newObjectValues: [PropertyValue]
     /// This entity and its descendants (the entities a fetch or a constraint of it covers).
     let family: Set<Int>
     /// What each property may hold, in a form cheap to check at replay (no strings to retain).
@@ -40,6 +46,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.destinations = destinations
         self.inverses = inverses
         uniquePositions = Set(uniqueness.flatMap(\.positions))
+        isConstrained = (0..<(attributes.count + relationships.count)).map(uniquePositions.contains)
+        newObjectValues = attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
+            + relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
         family = Set([index] + descendants)
         storedKinds = attributes.map { StoredKind(attribute: $0.type) }
             + relationships.indices.map { StoredKind.relationship(toMany: relationships[$0].isToMany, destination: destinations[$0]) }
@@ -58,12 +67,6 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public func attributePosition(_ name: String) -> Int? { attributePositions[name] }
     /// The position of a relationship.
     public func relationshipPosition(_ name: String) -> Int? { relationshipPositions[name] }
-
-    /// The values of a new object: each attribute's default (or nil), relationships empty.
-    var newObjectValues: [PropertyValue] {
-        attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
-            + relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
-    }
 
     /// The uniqueness constraint made of this one attribute alone, if there is one.
     func uniqueness(ofAttribute position: Int) -> UniquenessConstraint? {
