@@ -5,13 +5,17 @@ struct ContextState {
     /// The snapshot a root context reads (nil: follow the store's latest, or read the parent).
     var snapshot: StoreSnapshot?
     /// New objects with all their values.
-    var inserted: [ObjectID: [PropertyValue]] = [:]
+    var inserted: [ObjectID: [PropertyValue]] = [:] { didSet { changeCount &+= 1 } }
     /// Changed properties of existing objects, by position.
-    var updated: [ObjectID: [Int: PropertyValue]] = [:]
+    var updated: [ObjectID: [Int: PropertyValue]] = [:] { didSet { changeCount &+= 1 } }
     /// Existing objects deleted.
-    var deleted: Set<ObjectID> = []
+    var deleted: Set<ObjectID> = [] { didSet { changeCount &+= 1 } }
     /// Objects inserted, then deleted before a save (they answer `isDeleted`).
-    var discarded: Set<ObjectID> = []
+    var discarded: Set<ObjectID> = [] { didSet { changeCount &+= 1 } }
+    /// Counts the changes to the four above (a save that finds it unchanged when it is done
+    /// knows that nothing changed while it ran, and empties them at once). `didSet` without
+    /// `oldValue` keeps their in-place changes in place.
+    private(set) var changeCount: UInt64 = 0
     /// The committed record of each object as the context first changed it (root contexts).
     var originals: [ObjectID: ObjectRecord] = [:]
     /// The identity map: one object instance per ID, so that a context that reads many objects
@@ -71,6 +75,22 @@ struct ContextState {
     }
 
     var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+
+    /// After a save of everything that was pending, when nothing changed since it began
+    /// (``changeCount`` as it was then): forgets every pending change and key at once. False
+    /// when something changed (the caller then removes what was saved one object at a time).
+    mutating func clearSaved(changeCount taken: UInt64) -> Bool {
+        guard changeCount == taken else { return false }
+        // Objects inserted and deleted before the save stay discarded (they answer isDeleted).
+        inserted = [:]
+        updated = [:]
+        deleted = []
+        originals = [:]
+        pendingKeys = [:]
+        keysOfObject = [:]
+        staleKeys = []
+        return true
+    }
 
     /// The pending changes, taken out of the state (put back with ``restore(_:)`` on failure).
     mutating func takeChanges() -> PendingChanges {

@@ -14,30 +14,43 @@ extension ObjectContext {
     ///   ``StoreError/Code/uniquenessViolation``, ``StoreError/Code/mergeConflict``, …) or a
     ///   ``LogError``; the changes then stay in the context.
     public func save() async throws {
-        let (changes, policy) = try state.withLock { state -> (PendingChanges, MergePolicy) in
+        let (changes, policy, changeCount) = try state.withLock { state -> (PendingChanges, MergePolicy, UInt64) in
             guard !state.saving else {
                 throw StoreError(.invalidObject, "a save of \(name) is already in progress; use a context from one task at a time")
             }
             let changes = state.pendingChanges
             state.saving = !changes.isEmpty
-            return (changes, state.mergePolicy)
+            return (changes, state.mergePolicy, state.changeCount)
         }
         guard !changes.isEmpty else { return }
         defer { state.withLock { $0.saving = false } }
         // The changes stay visible in this context (and its children) until the save is done.
         try validate(changes)
+        // When nothing changed while the save ran, everything pending was saved: forget it at
+        // once. Otherwise what was saved goes object by object, and what changed since stays.
+        let clearedAll: Bool
         if let parent {
             parent.absorb(changes)
-            state.withLock { $0.removeSaved(changes) { _ in nil } }
+            clearedAll = state.withLock { state in
+                if state.clearSaved(changeCount: changeCount) { return true }
+                state.removeSaved(changes) { _ in nil }
+                return false
+            }
         } else {
             // Changes kept for the next save are rebased on the state this save produced, not on
             // a later save's: their conflict checks must still see that later save.
             let saved = try await store.commit(changes, policy: policy)?.1
             let latest = store.snapshot
-            state.withLock { state in
+            clearedAll = state.withLock { state in
                 if state.snapshot != nil { state.snapshot = latest }
+                if state.clearSaved(changeCount: changeCount) { return true }
                 state.removeSaved(changes) { (saved ?? latest).record($0) }
+                return false
             }
+        }
+        guard !clearedAll else {
+            state.withLock { $0.registered.sweepIfDue() }
+            return
         }
         let saved = Set(changes.inserted.keys).union(changes.updated.keys)
         let stillPending = state.withLock { state in
@@ -63,32 +76,15 @@ extension ObjectContext {
         return values
     }
 
-    /// Required values, relationship counts and `deny` rules.
+    /// Required values, relationship counts and `deny` rules. The first problem in object ID
+    /// order is reported (objects are checked in any order, and sorted only when one fails).
     private func validate(_ changes: PendingChanges) throws {
-        let changed = changes.inserted.keys.filter { !changes.deleted.contains($0) }
-            + changes.updated.keys.filter { changes.inserted[$0] == nil && !changes.deleted.contains($0) }
-        for id in ObjectID.ordered(changed) {
-            guard let values = finalValues(id, changes) else { continue }
-            let entity = model.descriptions[id.entity]
-            for (position, attribute) in entity.attributes.enumerated()
-            where !attribute.isOptional && !attribute.isTransient && values[position] == .attribute(.null) {
-                throw StoreError(.missingValue, "\(entity.name).\(attribute.name) is required", entity: entity.name,
-                                 property: attribute.name, objects: [id])
-            }
-            for (index, relationship) in entity.relationships.enumerated() {
-                let count = values[entity.attributes.count + index].targets.count
-                if count == 0 && !relationship.isOptional {
-                    throw StoreError(.missingValue, "\(entity.name).\(relationship.name) is required", entity: entity.name,
-                                     property: relationship.name, objects: [id])
-                }
-                guard relationship.isToMany, count > 0 || !relationship.isOptional else { continue }
-                let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
-                guard (minimum...maximum).contains(count) else {
-                    throw StoreError(.countViolation, "\(entity.name).\(relationship.name) holds \(count) objects; it takes \(minimum) to \(maximum == Int.max ? "any number" : String(maximum))",
-                                     entity: entity.name, property: relationship.name, objects: [id])
-                }
-            }
+        var failed: [ObjectID] = []
+        for (id, values) in changes.inserted where !changes.deleted.contains(id) && problem(id, values) != nil { failed.append(id) }
+        for id in changes.updated.keys where changes.inserted[id] == nil && !changes.deleted.contains(id) {
+            if let values = finalValues(id, changes), problem(id, values) != nil { failed.append(id) }
         }
+        if let first = failed.min(), let values = finalValues(first, changes), let problem = problem(first, values) { throw problem }
         for id in changes.deleted.sorted() {
             guard let values = finalValues(id, changes) else { continue }
             let entity = model.descriptions[id.entity]
@@ -100,6 +96,31 @@ extension ObjectContext {
                 }
             }
         }
+    }
+
+    /// What breaks the model in an object's values as they will be saved: a required value
+    /// missing, a to-many relationship holding too few or too many objects.
+    private func problem(_ id: ObjectID, _ values: [PropertyValue]) -> StoreError? {
+        let entity = model.descriptions[id.entity]
+        for (position, attribute) in entity.attributes.enumerated() where !attribute.isOptional && !attribute.isTransient {
+            guard case .attribute(.null) = values[position] else { continue }
+            return StoreError(.missingValue, "\(entity.name).\(attribute.name) is required", entity: entity.name,
+                              property: attribute.name, objects: [id])
+        }
+        for (index, relationship) in entity.relationships.enumerated() {
+            let count = values[entity.attributes.count + index].targets.count
+            if count == 0 && !relationship.isOptional {
+                return StoreError(.missingValue, "\(entity.name).\(relationship.name) is required", entity: entity.name,
+                                  property: relationship.name, objects: [id])
+            }
+            guard relationship.isToMany, count > 0 || !relationship.isOptional else { continue }
+            let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
+            guard (minimum...maximum).contains(count) else {
+                return StoreError(.countViolation, "\(entity.name).\(relationship.name) holds \(count) objects; it takes \(minimum) to \(maximum == Int.max ? "any number" : String(maximum))",
+                                  entity: entity.name, property: relationship.name, objects: [id])
+            }
+        }
+        return nil
     }
 
     /// Takes a child's saved changes as this context's own unsaved ones.

@@ -19,7 +19,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// For each relationship, the destination entity's index and the inverse's position there.
     let destinations: [Int]
     let inverses: [Int?]
-    let attributePositions: [String: Int]
+    let attributePositions: NameTable
     /// Positions of attributes that belong to a uniqueness constraint.
     let uniquePositions: Set<Int>
     /// Per property position, whether it belongs to a uniqueness constraint (a set lookup
@@ -32,7 +32,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let family: Set<Int>
     /// What each property may hold, in a form cheap to check at replay (no strings to retain).
     let storedKinds: [StoredKind]
-    let relationshipPositions: [String: Int]
+    let relationshipPositions: NameTable
 
     init(index: Int, entity: Entity, attributes: [Attribute], relationships: [Relationship], parentIndex: Int?,
          descendants: [Int], uniqueness: [UniquenessConstraint], destinations: [Int], inverses: [Int?]) {
@@ -52,8 +52,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         family = Set([index] + descendants)
         storedKinds = attributes.map { StoredKind(attribute: $0.type) }
             + relationships.indices.map { StoredKind.relationship(toMany: relationships[$0].isToMany, destination: destinations[$0]) }
-        attributePositions = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-        relationshipPositions = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        attributePositions = NameTable(attributes.map(\.name))
+        relationshipPositions = NameTable(relationships.map(\.name))
     }
 
     /// The entity's name.
@@ -64,9 +64,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public var propertyCount: Int { attributes.count + relationships.count }
 
     /// The position of an attribute.
-    public func attributePosition(_ name: String) -> Int? { attributePositions[name] }
+    public func attributePosition(_ name: String) -> Int? { attributePositions.position(name) }
     /// The position of a relationship.
-    public func relationshipPosition(_ name: String) -> Int? { relationshipPositions[name] }
+    public func relationshipPosition(_ name: String) -> Int? { relationshipPositions.position(name) }
 
     /// The uniqueness constraint made of this one attribute alone, if there is one.
     func uniqueness(ofAttribute position: Int) -> UniquenessConstraint? {

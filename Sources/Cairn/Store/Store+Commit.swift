@@ -80,10 +80,8 @@ extension Store {
             guard let original = pending.originals[id] else { return false }
             return latest.version != original.version
         }
-        for id in ObjectID.ordered(Array(pending.inserted.keys)) {
-            guard let values = pending.inserted[id] else { continue }
-            changes.inserts.append(.init(id: id, values: storable(values, entity: id.entity)))
-        }
+        changes.inserts = pending.inserted.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
+        changes.inserts.sort { $0.id < $1.id }
         for id in ObjectID.ordered(Array(pending.updated.keys)) where !pending.deleted.contains(id) && pending.inserted[id] == nil {
             guard var properties = pending.updated[id] else { continue }
             let entity = model.descriptions[id.entity]
