@@ -73,6 +73,15 @@ import Testing
         index.remove(7, ObjectID(entity: 0, key: 1), at: LSN(2))
         index.remove(7, ObjectID(entity: 0, key: 2), at: LSN(2))
         #expect(!index.add(7, ObjectID(entity: 1, key: 1), at: LSN(2)), "removed entries share nothing")
+        // Many at once: the objects whose hash is shared, whatever their order.
+        index.begin(LSN(3))
+        let keys = (10..<1010 as Range<UInt64>).map { UniqueIndex.Key(hash: $0 % 500 == 0 ? 8 : $0 &* 0x9E37_79B9, id: ObjectID(entity: 2, key: $0)) }
+        let shared = index.add(keys.reversed(), at: LSN(3))
+        #expect(Set(shared) == [ObjectID(entity: 2, key: 500), ObjectID(entity: 2, key: 1000)], "both share hash 8 with object 0:3")
+        #expect(index.holders(8, at: LSN(3)).count == 3)
+        #expect(index.count == 2 + 1000)
+        for key in keys { #expect(index.holders(key.hash, at: LSN(3)).contains(key.id)) }
+        #expect(index.holders(8, at: LSN(2)) == [ObjectID(entity: 0, key: 3)], "not before their save")
     }
 
     @Test func aRolledBackSaveLeavesNoTrace() {

@@ -231,39 +231,70 @@ final class UniqueIndex: @unchecked Sendable {
         }
     }
 
+    /// An object's key hash, to file.
+    struct Key {
+        var hash: UInt64
+        var id: ObjectID
+    }
+
+    /// Files many keys as of the save at `lsn`, as ``add(_:_:at:)`` files one, and returns the
+    /// objects whose hash another object shares. They are filed in bucket order, a few hundred
+    /// for each time the lock is taken: the buckets' cache misses then overlap, where one add at
+    /// a time waits for each (the lock's atomic instructions order every memory access).
+    func add(_ keys: [Key], at lsn: LSN) -> [ObjectID] {
+        var shared: [ObjectID] = []
+        // Each key's bucket in the high half of a word, its index in the low half: sorting the
+        // words orders the keys by bucket.
+        let order = keys.indices.map { UInt64(Self.bucket(keys[$0].hash)) << 32 | UInt64($0) }.sorted()
+        var start = 0
+        while start < order.count {
+            let end = min(order.count, start + 256)
+            lock.withLock { _ in
+                for word in order[start..<end] {
+                    let key = keys[Int(truncatingIfNeeded: word & 0xFFFF_FFFF)]
+                    if addLocked(key.hash, key.id, at: lsn.rawValue) { shared.append(key.id) }
+                }
+            }
+            start = end
+        }
+        return shared
+    }
+
     /// Files `id` under `hash` as of the save at `lsn` (once). Returns whether another object
     /// is filed under the same hash (a possible clash, for the caller to check against rows).
     @discardableResult
     func add(_ hash: UInt64, _ id: ObjectID, at lsn: LSN) -> Bool {
-        lock.withLock { _ in
-            if bulk {
-                queued.append(Queued(hash: hash, id: id, lsn: lsn.rawValue, adding: true))
-                newest = max(newest, lsn.rawValue)
-                return false
-            }
-            let bucket = Self.bucket(hash)
-            var shared = false
-            var found: Int?
-            var revive: Int?
-            for (index, entry) in buckets[bucket].enumerated() where entry.hash == hash {
-                if entry.key == id.key && entry.entity == id.entity {
-                    if entry.removed == Self.live { found = index } else if entry.removed == lsn.rawValue { revive = index }
-                } else if entry.removed == Self.live {
-                    shared = true
-                }
-            }
-            if found != nil { return shared }
-            touched.append(bucket)
-            if let revive {
-                // Removed and filed again by the same save: as if never removed.
-                buckets[bucket][revive].removed = Self.live
-                removedCount -= 1
-            } else {
-                buckets[bucket].append(Entry(hash: hash, key: id.key, added: lsn.rawValue, removed: Self.live, entity: id.entity))
-            }
-            liveCount += 1
-            return shared
+        lock.withLock { _ in addLocked(hash, id, at: lsn.rawValue) }
+    }
+
+    private func addLocked(_ hash: UInt64, _ id: ObjectID, at lsn: UInt64) -> Bool {
+        if bulk {
+            queued.append(Queued(hash: hash, id: id, lsn: lsn, adding: true))
+            newest = max(newest, lsn)
+            return false
         }
+        let bucket = Self.bucket(hash)
+        var shared = false
+        var found: Int?
+        var revive: Int?
+        for (index, entry) in buckets[bucket].enumerated() where entry.hash == hash {
+            if entry.key == id.key && entry.entity == id.entity {
+                if entry.removed == Self.live { found = index } else if entry.removed == lsn { revive = index }
+            } else if entry.removed == Self.live {
+                shared = true
+            }
+        }
+        if found != nil { return shared }
+        touched.append(bucket)
+        if let revive {
+            // Removed and filed again by the same save: as if never removed.
+            buckets[bucket][revive].removed = Self.live
+            removedCount -= 1
+        } else {
+            buckets[bucket].append(Entry(hash: hash, key: id.key, added: lsn, removed: Self.live, entity: id.entity))
+        }
+        liveCount += 1
+        return shared
     }
 
     /// Removes `id` from `hash` as of the save at `lsn`: snapshots before it still see it.

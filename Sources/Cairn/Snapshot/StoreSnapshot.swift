@@ -166,14 +166,19 @@ struct StoreSnapshot: Sendable {
             guard insert.id.key > 0, insert.id.key < UInt64.max >> 1 else { throw damaged("object key \(insert.id.key) is out of range") }
         }
         if let taken = storage.objects.insert(changes, version: lsn) { throw damaged("insert of existing object \(taken)") }
+        // New objects' keys are filed together (in bucket order: the cache misses overlap).
+        var newKeys: [UniqueIndex.Key] = []
         for insert in changes.inserts {
             let id = insert.id
             changes.withRow(insert) { row in
-                if indexKeys(of: id, row: row.bytes, adding: true, at: lsn) { clashing.append(id) }
+                for constraint in storage.model.descriptions[id.entity].uniqueness {
+                    if let hash = Self.keyHash(row.bytes, constraint) { newKeys.append(UniqueIndex.Key(hash: hash, id: id)) }
+                }
                 indexValues(of: id, row: row.bytes, positions: nil, adding: true)
             }
             storage.nextKey = max(storage.nextKey, id.key + 1)
         }
+        clashing += storage.unique.add(newKeys, at: lsn)
         for update in changes.updates {
             let id = update.id
             guard let record = storage.objects.record(id) else { throw damaged("update of missing object \(id)") }
