@@ -28,10 +28,25 @@ extension Log {
     /// the LSN under its own lock, then waits with ``waitUntilAcknowledged(_:)`` outside it.
     /// The frame may already be written when this returns (the caller then wrote the queue).
     public func submit(_ payload: [UInt8]) throws -> LSN {
+        try submit(prepare(payload))
+    }
+
+    /// Compresses and checksums a payload for ``submit(_:)-(PreparedPayload)``: the costly part
+    /// of an append, which needs no LSN, so a caller may do it on another thread while it does
+    /// other work.
+    ///
+    /// - Throws: ``LogError/Code/frameTooLarge`` for a payload over the maximum frame size.
+    public func prepare(_ payload: [UInt8]) throws -> PreparedPayload {
         guard payload.count <= options.maximumFrameSize else {
             throw LogError(.frameTooLarge, "payload of \(payload.count) bytes exceeds the maximum frame size \(options.maximumFrameSize)", path: directory)
         }
-        let encoded = payload.withUnsafeBytes { codec.encode($0) }
+        return PreparedPayload(encoded: payload.withUnsafeBytes { codec.encode($0) })
+    }
+
+    /// Queues a prepared payload as the next frame and returns its LSN at once, as
+    /// ``submit(_:)-([UInt8])`` does.
+    public func submit(_ prepared: PreparedPayload) throws -> LSN {
+        let encoded = prepared.encoded
         let (lsn, leads) = try appendState.withLock { state -> (LSN, Bool) in
             try state.checkAcceptingAppends(directory)
             let lsn = state.nextLSN
@@ -318,4 +333,9 @@ extension Log {
 
     /// A random, non-zero segment epoch.
     static func newEpoch() -> UInt32 { UInt32.random(in: 1...UInt32.max) }
+}
+
+/// A payload compressed and checksummed by ``Log/prepare(_:)``, ready to be submitted.
+public struct PreparedPayload: Sendable {
+    let encoded: EncodedPayload
 }

@@ -25,6 +25,11 @@ extension Store {
             if let failure = state.failure { throw failure }
             guard let save = try make(state.accepted) else { return nil }
             if options.readOnly { throw StoreError(.readOnly, "the store was opened read-only") }
+            // A large record is compressed on another core while it is applied here.
+            let bytes = save.bytes
+            let compressed = log.flatMap { log in
+                bytes.count >= Self.concurrentCompression ? ConcurrentResult { try log.prepare(bytes) } : nil
+            }
             // The snapshot is built from the encoded record, exactly as replay will rebuild it.
             guard case .changes(let rows) = try StoreRecord.decode(save.bytes, lsn: state.accepted.lsn.next, model: model) else {
                 throw StoreError(.corruptRecord, "an encoded change record did not read back")
@@ -38,7 +43,11 @@ extension Store {
             let lsn: LSN
             do {
                 try checkUniqueness(of: clashing, after: next)
-                lsn = try log?.submit(save.bytes) ?? expected
+                if let log {
+                    lsn = try log.submit(try compressed?.value() ?? log.prepare(bytes))
+                } else {
+                    lsn = expected
+                }
             } catch {
                 next.abandon(expected)
                 throw error
@@ -71,6 +80,9 @@ extension Store {
         for observer in observers.withLock({ Array($0.values) }) { observer(note) }
         return (note, built)
     }
+
+    /// Records at least this long are compressed on another thread while they are applied.
+    static let concurrentCompression = 1 << 16
 
     /// Turns pending changes into a change set, resolving conflicts by `policy`.
     private func resolve(_ pending: PendingChanges, policy: MergePolicy, against accepted: StoreSnapshot) throws -> ChangeSet {
