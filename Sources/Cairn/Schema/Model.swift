@@ -26,7 +26,8 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
     public let userInfo: [String: String]
     /// Named subsets of the entities (Xcode's configurations): configuration name → entity names.
     public let configurations: [String: [String]]
-    private let positions: [String: Int]
+    /// Entity positions by name.
+    private let names: NameTable
     /// The attributes the store indexes.
     let indexLayout: IndexLayout
 
@@ -48,7 +49,7 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
                 throw ModelError(.duplicateName, "two entities are named \(entity.name)", entity: entity.name)
             }
         }
-        self.positions = positions
+        names = NameTable(sorted.map(\.name))
         for (configuration, members) in configurations.sorted(by: { $0.key < $1.key }) {
             if let unknown = members.first(where: { positions[$0] == nil }) {
                 throw ModelError(.unknownConfigurationMember, "configuration \(configuration) names entity \(unknown), which does not exist", entity: unknown)
@@ -65,7 +66,7 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
 
     /// The resolved entity with this name.
     public func entity(named name: String) -> EntityDescription? {
-        positions[name].map { descriptions[$0] }
+        names.position(name).map { descriptions[$0] }
     }
 
     public static func == (lhs: Model, rhs: Model) -> Bool {

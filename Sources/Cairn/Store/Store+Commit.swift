@@ -92,8 +92,7 @@ extension Store {
             guard let original = pending.originals[id] else { return false }
             return latest.version != original.version
         }
-        changes.inserts = pending.inserted.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
-        changes.inserts.sort { $0.id < $1.id }
+        changes.inserts = ObjectID.inOrder(pending.inserted).map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
         for id in ObjectID.ordered(Array(pending.updated.keys)) where !pending.deleted.contains(id) && pending.inserted[id] == nil {
             guard var properties = pending.updated[id] else { continue }
             let entity = model.descriptions[id.entity]
