@@ -112,10 +112,10 @@ extension ObjectContext {
     /// missing, a to-many relationship holding too few or too many objects.
     private func problem(_ id: ObjectID, _ values: [PropertyValue]) -> StoreError? {
         let entity = model.descriptions[id.entity]
-        for (position, attribute) in entity.attributes.enumerated() where !attribute.isOptional && !attribute.isTransient {
+        for position in entity.requiredPositions {
             guard case .attribute(.null) = values[position] else { continue }
-            return StoreError(.missingValue, "\(entity.name).\(attribute.name) is required", entity: entity.name,
-                              property: attribute.name, objects: [id])
+            let name = entity.attributes[position].name
+            return StoreError(.missingValue, "\(entity.name).\(name) is required", entity: entity.name, property: name, objects: [id])
         }
         for (index, relationship) in entity.relationships.enumerated() {
             let count = values[entity.attributes.count + index].targets.count

@@ -28,6 +28,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The values of a new object: each attribute's default (or nil), relationships empty (one
     /// array shared by every new object until it is first changed).
     let newObjectValues: [PropertyValue]
+    /// Positions of the attributes a saved object must have a value for (neither optional nor
+    /// transient), and of the transient ones: checked for every object saved, without copying
+    /// each ``Attribute`` (its names and dictionaries) on the way.
+    let requiredPositions: [Int]
+    let transientPositions: [Int]
     /// This entity and its descendants (the entities a fetch or a constraint of it covers).
     let family: Set<Int>
     /// What each property may hold, in a form cheap to check at replay (no strings to retain).
@@ -47,6 +52,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.inverses = inverses
         uniquePositions = Set(uniqueness.flatMap(\.positions))
         isConstrained = (0..<(attributes.count + relationships.count)).map(uniquePositions.contains)
+        requiredPositions = attributes.indices.filter { !attributes[$0].isOptional && !attributes[$0].isTransient }
+        transientPositions = attributes.indices.filter { attributes[$0].isTransient }
         newObjectValues = attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
             + relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
         family = Set([index] + descendants)

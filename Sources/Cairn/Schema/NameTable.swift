@@ -1,9 +1,8 @@
 /// Property positions by name, found without Swift's seeded hashing: an entity has few
 /// properties with short names, and an import sets them by name millions of times.
 ///
-/// Open addressing over a power-of-two table at most half full, keyed by a mix of the name's
-/// UTF-8 length, its first byte and its last two (names that share them just probe further);
-/// the name found is compared with the one asked for. The first of two equal names wins (a
+/// Open addressing over a power-of-two table at most half full, keyed by FNV-1a of the name's
+/// UTF-8 bytes; the name found is compared with the one asked for. The first of two equal names wins (a
 /// model never has two).
 struct NameTable: Sendable {
     private let names: [String]
@@ -41,10 +40,10 @@ struct NameTable: Sendable {
     }
 
     private static func hash(_ name: String) -> Int {
-        let utf8 = name.utf8
-        let count = utf8.count
-        let beforeLast = count >= 2 ? utf8[utf8.index(utf8.endIndex, offsetBy: -2)] : 0
-        let word = UInt64(count) << 24 | UInt64(utf8.first ?? 0) << 16 | UInt64(beforeLast) << 8 | UInt64(utf8.last ?? 0)
-        return Int(truncatingIfNeeded: avalanche(word))
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return Int(truncatingIfNeeded: hash ^ (hash >> 29))
     }
 }

@@ -92,6 +92,11 @@ extension Store {
         var columnOf = [Int?](repeating: nil, count: entity.attributes.count)
         for (column, position) in columns.enumerated() { columnOf[position] = column }
         let defaults = entity.newObjectValues
+        // What each attribute takes, read once rather than copied out of its Attribute per row.
+        let types = entity.attributes.map(\.type)
+        let initial = entity.attributes.map { $0.defaultValue ?? .null }
+        let required = entity.attributes.map { !$0.isOptional && !$0.isTransient }
+        let transient = entity.attributes.map(\.isTransient)
         let keys = try reserveKeys(rows.count)
         let ids = keys.map { ObjectID(entity: entity.index, key: $0) }
         let bytes = try StoreRecord.encodedInserts(ids, capacity: 16 + rows.count * (12 + 12 * defaults.count)) { index, writer in
@@ -99,20 +104,22 @@ extension Store {
             guard row.count == columns.count else {
                 throw StoreError(.invalidArgument, "batch insert: object \(index) has \(row.count) values for \(columns.count) columns", entity: entity.name)
             }
-            for (position, attribute) in entity.attributes.enumerated() {
-                var value = attribute.defaultValue ?? .null
+            for position in types.indices {
+                var value = initial[position]
                 if let column = columnOf[position] {
                     value = row[column]
-                    guard value.fits(attribute.type) else {
-                        throw StoreError(.typeMismatch, "batch insert: object \(index): \(entity.name).\(attribute.name) takes \(attribute.type), not \(value.typeName) \(value)",
-                                         entity: entity.name, property: attribute.name)
+                    guard value.fits(types[position]) else {
+                        let name = entity.attributes[position].name
+                        throw StoreError(.typeMismatch, "batch insert: object \(index): \(entity.name).\(name) takes \(types[position]), not \(value.typeName) \(value)",
+                                         entity: entity.name, property: name)
                     }
                 }
-                if attribute.isTransient {
+                if transient[position] {
                     value = .null                           // never saved
-                } else if case .null = value, !attribute.isOptional {
-                    throw StoreError(.missingValue, "batch insert: object \(index): \(entity.name).\(attribute.name) is required",
-                                     entity: entity.name, property: attribute.name, objects: [ids[index]])
+                } else if case .null = value, required[position] {
+                    let name = entity.attributes[position].name
+                    throw StoreError(.missingValue, "batch insert: object \(index): \(entity.name).\(name) is required",
+                                     entity: entity.name, property: name, objects: [ids[index]])
                 }
                 ChangeSetCodec.write(value, &writer)
             }

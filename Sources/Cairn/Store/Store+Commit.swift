@@ -160,9 +160,8 @@ extension Store {
 
     /// Values as stored: transient attributes are never saved.
     private func storable(_ values: [PropertyValue], entity index: Int) -> [PropertyValue] {
-        let entity = model.descriptions[index]
         var values = values
-        for (position, attribute) in entity.attributes.enumerated() where attribute.isTransient { values[position] = .attribute(.null) }
+        for position in model.descriptions[index].transientPositions { values[position] = .attribute(.null) }
         return values
     }
 
