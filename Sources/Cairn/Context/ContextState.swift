@@ -31,13 +31,23 @@ struct ContextState {
     var keysOfObject: [ObjectID: [UniqueKey]] = [:]
     /// Inserted objects whose keys changed since they were last filed in ``pendingKeys``: filed
     /// again when a lookup needs them (a context that inserts many objects and saves never
-    /// files them at all).
-    var staleKeys: Set<ObjectID> = []
+    /// files them at all). A list, with repeats (an append costs less than a set's insert, and
+    /// objects are marked at every change of a constrained attribute): ``markStale(_:)`` keeps
+    /// it within twice the inserted objects.
+    private(set) var staleKeys: [ObjectID] = []
+
+    /// Notes that an inserted object's uniqueness keys changed.
+    mutating func markStale(_ id: ObjectID) {
+        staleKeys.append(id)
+        if staleKeys.count > 2 * inserted.count + 64 {
+            staleKeys = Set(staleKeys).filter { inserted[$0] != nil }.sorted()
+        }
+    }
 
     /// Files the current uniqueness keys of the inserted objects whose keys are stale.
     mutating func refreshStaleKeys(_ model: Model) {
         guard !staleKeys.isEmpty else { return }
-        for id in staleKeys {
+        for id in Set(staleKeys) {
             // An object no longer inserted had its keys filed by whatever changed that.
             guard let values = inserted[id] else { continue }
             setPendingKeys(model.uniqueKeys(entity: id.entity, values: values), for: id)
@@ -65,12 +75,19 @@ struct ContextState {
         for key in keys { pendingKeys[key, default: []].insert(id) }
     }
 
+    /// Records a new object with all its values (`constrained`: its entity has uniqueness
+    /// constraints, whose keys are worked out when a lookup asks).
+    mutating func insert(_ id: ObjectID, _ values: [PropertyValue], constrained: Bool) {
+        inserted[id] = values
+        if constrained { markStale(id) }
+    }
+
     /// Sets a property of an object inserted in this context, in place (no copy of its
     /// values); false when the object is not one.
     mutating func setInserted(_ id: ObjectID, _ position: Int, _ value: PropertyValue, constrained: Bool) -> Bool {
         guard let index = inserted.index(forKey: id) else { return false }
         inserted.values[index][position] = value
-        if constrained { staleKeys.insert(id) }             // its keys are worked out when asked for
+        if constrained { markStale(id) }                    // its keys are worked out when asked for
         return true
     }
 

@@ -60,10 +60,8 @@ extension ObjectContext {
         }
         state.withLock { state in
             guard !state.dropKeysIfNothingPending() else { return }
-            for id in saved.subtracting(stillPending) {
-                state.staleKeys.remove(id)
-                state.setPendingKeys([], for: id)
-            }
+            // (Saved objects left in the stale list are no longer inserted: skipped when it is read.)
+            for id in saved.subtracting(stillPending) { state.setPendingKeys([], for: id) }
         }
         refreshPendingKeys(of: stillPending)
         state.withLock { $0.registered.sweepIfDue() }

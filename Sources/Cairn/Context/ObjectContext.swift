@@ -157,17 +157,9 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
             throw StoreError(.abstractEntity, "\(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
         }
         let id = ObjectID(entity: entity.index, key: try store.reserveKey())
-        insertValues(CollectionOfOne((id, entity.newObjectValues)))
-        return registeredObject(id)
-    }
-
-    /// Records new objects with all their values at once (for batch inserts: no managed objects).
-    func insertValues(_ objects: some Sequence<(ObjectID, [PropertyValue])>) {
-        state.withLock { state in
-            for (id, values) in objects {
-                state.inserted[id] = values
-                if !model.descriptions[id.entity].uniqueness.isEmpty { state.staleKeys.insert(id) }
-            }
+        return state.withLock { state in
+            state.insert(id, entity.newObjectValues, constrained: !entity.uniqueness.isEmpty)
+            return register(id, in: &state)
         }
     }
 
