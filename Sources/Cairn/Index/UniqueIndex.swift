@@ -26,24 +26,48 @@ import Synchronization
 final class UniqueIndex: @unchecked Sendable {
     // Safety: every mutable property is read and written with `lock` held.
 
+    /// 32 bytes. Only the low half of the key hash is kept (the bucket comes from the high
+    /// bits): two keys that agree on it and share a bucket both count as holders, and readers
+    /// compare holders' rows anyway.
     private struct Entry {
-        var hash: UInt64
+        var check: UInt32
+        var entity: Int32
         var key: UInt64
         var added: UInt64
         var removed: UInt64
-        var entity: Int
 
-        var id: ObjectID { ObjectID(entity: entity, key: key) }
+        init(hash: UInt64, id: ObjectID, added: UInt64, removed: UInt64 = UniqueIndex.live) {
+            check = UInt32(truncatingIfNeeded: hash)
+            entity = Int32(truncatingIfNeeded: id.entity)
+            key = id.key
+            self.added = added
+            self.removed = removed
+        }
 
+        var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
+
+        func matches(_ hash: UInt64) -> Bool { check == UInt32(truncatingIfNeeded: hash) }
+        func holds(_ id: ObjectID) -> Bool { key == id.key && Int(entity) == id.entity }
         func isVisible(at lsn: UInt64) -> Bool { added <= lsn && lsn < removed }
     }
 
-    /// An add or remove queued while the index is built in bulk (replay).
+    /// An add or remove queued while the index is built in bulk (replay). Its entry will be
+    /// visible to every snapshot: none reads the index before the build ends, and every later
+    /// one is at or past the newest LSN applied.
     private struct Queued {
         var hash: UInt64
-        var id: ObjectID
-        var lsn: UInt64
+        var key: UInt64
+        var entity: Int32
         var adding: Bool
+
+        init(hash: UInt64, id: ObjectID, adding: Bool) {
+            self.hash = hash
+            key = id.key
+            entity = Int32(truncatingIfNeeded: id.entity)
+            self.adding = adding
+        }
+
+        var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
     }
 
     private static let bucketCount = 1 << 16
@@ -95,9 +119,9 @@ final class UniqueIndex: @unchecked Sendable {
     }
 
     private func holdersLocked(_ hash: UInt64, at lsn: UInt64) -> [ObjectID] {
-        var entries = buckets[Self.bucket(hash)].filter { $0.hash == hash && $0.isVisible(at: lsn) }
-        // Read during a bulk build (nothing does, but the answer stays right).
-        for change in queued where change.hash == hash && change.lsn <= lsn {
+        var entries = buckets[Self.bucket(hash)].filter { $0.matches(hash) && $0.isVisible(at: lsn) }
+        // Read during a bulk build (nothing does; the answer is the state of every change so far).
+        for change in queued where change.hash == hash {
             _ = Self.applyAtOnce(change, to: &entries)
         }
         return entries.map(\.id)
@@ -110,7 +134,7 @@ final class UniqueIndex: @unchecked Sendable {
         lock.withLock { _ in
             guard queued.isEmpty else { return holdersLocked(hash, at: lsn.rawValue).first(where: test) }
             return buckets[Self.bucket(hash)].withUnsafeBufferPointer { entries in
-                for entry in entries where entry.hash == hash && entry.isVisible(at: lsn.rawValue) && test(entry.id) { return entry.id }
+                for entry in entries where entry.matches(hash) && entry.isVisible(at: lsn.rawValue) && test(entry.id) { return entry.id }
                 return nil
             }
         }
@@ -143,12 +167,15 @@ final class UniqueIndex: @unchecked Sendable {
         lock.withLock { _ in
             // What the snapshot sees is live in the copy: saves after `lsn` belong to the line.
             var copied = buckets.map { entries in
-                entries.compactMap { entry in
-                    entry.isVisible(at: lsn.rawValue) ? Entry(hash: entry.hash, key: entry.key, added: entry.added, removed: Self.live, entity: entry.entity) : nil
+                entries.compactMap { entry -> Entry? in
+                    guard entry.isVisible(at: lsn.rawValue) else { return nil }
+                    var kept = entry
+                    kept.removed = Self.live
+                    return kept
                 }
             }
             var live = copied.reduce(0) { $0 + $1.count }
-            for change in queued where change.lsn <= lsn.rawValue {
+            for change in queued {
                 let index = Self.bucket(change.hash)
                 live += Self.applyAtOnce(change, to: &copied[index])
             }
@@ -242,6 +269,13 @@ final class UniqueIndex: @unchecked Sendable {
     /// for each time the lock is taken: the buckets' cache misses then overlap, where one add at
     /// a time waits for each (the lock's atomic instructions order every memory access).
     func add(_ keys: [Key], at lsn: LSN) -> [ObjectID] {
+        let queuedAll = lock.withLock { _ in
+            guard bulk else { return false }
+            for key in keys { queued.append(Queued(hash: key.hash, id: key.id, adding: true)) }
+            newest = max(newest, lsn.rawValue)
+            return true
+        }
+        if queuedAll { return [] }
         var shared: [ObjectID] = []
         // Each key's bucket in the high half of a word, its index in the low half: sorting the
         // words orders the keys by bucket.
@@ -269,7 +303,7 @@ final class UniqueIndex: @unchecked Sendable {
 
     private func addLocked(_ hash: UInt64, _ id: ObjectID, at lsn: UInt64) -> Bool {
         if bulk {
-            queued.append(Queued(hash: hash, id: id, lsn: lsn, adding: true))
+            queued.append(Queued(hash: hash, id: id, adding: true))
             newest = max(newest, lsn)
             return false
         }
@@ -277,8 +311,8 @@ final class UniqueIndex: @unchecked Sendable {
         var shared = false
         var found: Int?
         var revive: Int?
-        for (index, entry) in buckets[bucket].enumerated() where entry.hash == hash {
-            if entry.key == id.key && entry.entity == id.entity {
+        for (index, entry) in buckets[bucket].enumerated() where entry.matches(hash) {
+            if entry.holds(id) {
                 if entry.removed == Self.live { found = index } else if entry.removed == lsn { revive = index }
             } else if entry.removed == Self.live {
                 shared = true
@@ -291,7 +325,7 @@ final class UniqueIndex: @unchecked Sendable {
             buckets[bucket][revive].removed = Self.live
             removedCount -= 1
         } else {
-            buckets[bucket].append(Entry(hash: hash, key: id.key, added: lsn, removed: Self.live, entity: id.entity))
+            buckets[bucket].append(Entry(hash: hash, id: id, added: lsn))
         }
         liveCount += 1
         return shared
@@ -301,12 +335,12 @@ final class UniqueIndex: @unchecked Sendable {
     func remove(_ hash: UInt64, _ id: ObjectID, at lsn: LSN) {
         lock.withLock { _ in
             if bulk {
-                queued.append(Queued(hash: hash, id: id, lsn: lsn.rawValue, adding: false))
+                queued.append(Queued(hash: hash, id: id, adding: false))
                 newest = max(newest, lsn.rawValue)
                 return
             }
             let bucket = Self.bucket(hash)
-            guard let index = buckets[bucket].firstIndex(where: { $0.hash == hash && $0.key == id.key && $0.entity == id.entity && $0.removed == Self.live })
+            guard let index = buckets[bucket].firstIndex(where: { $0.matches(hash) && $0.holds(id) && $0.removed == Self.live })
             else { return }
             touched.append(bucket)
             liveCount -= 1
@@ -323,10 +357,10 @@ final class UniqueIndex: @unchecked Sendable {
     /// Applies one queued change to a bucket outright (no snapshot reads the old state);
     /// returns the change in the number of entries.
     private static func applyAtOnce(_ change: Queued, to entries: inout [Entry]) -> Int {
-        let index = entries.firstIndex { $0.hash == change.hash && $0.key == change.id.key && $0.entity == change.id.entity }
+        let index = entries.firstIndex { $0.matches(change.hash) && $0.holds(change.id) }
         switch (index, change.adding) {
         case (nil, true):
-            entries.append(Entry(hash: change.hash, key: change.id.key, added: change.lsn, removed: live, entity: change.id.entity))
+            entries.append(Entry(hash: change.hash, id: change.id, added: 0))
             return 1
         case (let index?, false):
             entries.swapAt(index, entries.count - 1)
