@@ -24,6 +24,19 @@ package struct ByteWriter {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
+    /// Appends a 64-bit integer in little-endian order (the non-generic form of ``write(_:)``,
+    /// for the doubles and dates of every change record).
+    @inlinable
+    package mutating func write(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a 32-bit integer in little-endian order.
+    @inlinable
+    package mutating func write(_ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
     /// Appends one byte (the non-generic fast path of ``write(_:)``).
     @inlinable
     package mutating func writeByte(_ byte: UInt8) {

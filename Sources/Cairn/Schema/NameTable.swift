@@ -40,10 +40,12 @@ struct NameTable: Sendable {
     }
 
     private static func hash(_ name: String) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        func fnv(_ bytes: some Sequence<UInt8>) -> Int {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            return Int(truncatingIfNeeded: hash ^ (hash >> 29))
         }
-        return Int(truncatingIfNeeded: hash ^ (hash >> 29))
+        // A native or small string gives its bytes in one piece, far faster than its iterator.
+        return name.utf8.withContiguousStorageIfAvailable { fnv($0) } ?? fnv(name.utf8)
     }
 }
