@@ -1,5 +1,5 @@
 import CairnLog
-import Synchronization
+import Foundation
 
 /// The uniqueness index of a line of snapshots: the objects holding each key hash (of every
 /// uniqueness constraint; ``KeyHasher``), checked against their rows by whoever reads it.
@@ -74,7 +74,7 @@ final class UniqueIndex: @unchecked Sendable {
     /// The LSN of an entry no save has removed.
     private static let live = UInt64.max
 
-    private let lock = Mutex(())
+    private let lock = IndexLock()
     @exclusivity(unchecked) private var buckets: [[Entry]]
     /// The newest LSN applied: the one snapshot that may change the index in place is there.
     @exclusivity(unchecked) private var newest: UInt64 = 0
@@ -381,5 +381,19 @@ final class UniqueIndex: @unchecked Sendable {
                 return true
             }
         }
+    }
+}
+
+/// A pthread mutex (`NSLock`: the thread sanitizer sees it, where it reports every access
+/// guarded by a `Synchronization.Mutex` on Linux as a race), taken as `Mutex.withLock` is.
+private final class IndexLock: @unchecked Sendable {
+    // Safety: NSLock is thread-safe.
+    private let lock = NSLock()
+
+    func withLock<R>(_ body: (inout Void) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        var unit: Void = ()
+        return try body(&unit)
     }
 }

@@ -21,9 +21,19 @@ enum ChangeSetCodec {
         // rather than a dozen reallocations that copy everything written so far.
         writer.reserve(16 + changes.inserts.reduce(0) { $0 + 12 + 12 * $1.values.count } + changes.updates.count * 32 + changes.deletes.count * 8)
         writer.writeVarint(UInt64(changes.inserts.count))
-        for insert in changes.inserts {
-            write(insert.id, &writer)
-            for value in insert.values { write(value, &writer) }
+        if changes.inserts.count >= concurrentInserts {
+            // The second half is encoded on another core meanwhile, then appended.
+            let half = changes.inserts.count / 2
+            let later = changes.inserts[half...]
+            let second = ConcurrentResult { () throws(Never) -> [UInt8] in
+                var part = ByteWriter(capacity: later.reduce(0) { $0 + 12 + 12 * $1.values.count })
+                encodeInserts(later, into: &part)
+                return part.bytes
+            }
+            encodeInserts(changes.inserts[..<half], into: &writer)
+            writer.write(bytes: second.value())
+        } else {
+            encodeInserts(changes.inserts[...], into: &writer)
         }
         writer.writeVarint(UInt64(changes.updates.count))
         for update in changes.updates {
@@ -36,6 +46,16 @@ enum ChangeSetCodec {
         }
         writer.writeVarint(UInt64(changes.deletes.count))
         for id in changes.deletes { write(id, &writer) }
+    }
+
+    /// Change sets with at least this many inserts encode them on two cores.
+    static let concurrentInserts = 4096
+
+    private static func encodeInserts(_ inserts: ArraySlice<ChangeSet.Insert>, into writer: inout ByteWriter) {
+        for insert in inserts {
+            write(insert.id, &writer)
+            for value in insert.values { write(value, &writer) }
+        }
     }
 
     /// Encodes a change set of new objects alone, `writeValues` writing the values of the object

@@ -1,16 +1,21 @@
 import Foundation
 
-/// Work started on another thread, its result waited for later: a large save's compression
-/// runs on a second core while the save is applied to the snapshot.
-final class ConcurrentResult<Value: Sendable>: @unchecked Sendable {
+/// Work started on another thread, its result waited for later: a large save's record is
+/// encoded and compressed on a second core while the first does the rest of the save.
+final class ConcurrentResult<Value: Sendable, Failure: Error>: @unchecked Sendable {
     // Safety: `result` is read and written with `condition` locked.
     private let condition = NSCondition()
-    private var result: Result<Value, any Error>?
+    private var result: Result<Value, Failure>?
 
     /// Starts `work` on a thread of the global dispatch queue.
-    init(_ work: @escaping @Sendable () throws -> Value) {
+    init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
         DispatchQueue.global().async { [self] in
-            let outcome = Result(catching: work)
+            let outcome: Result<Value, Failure>
+            do throws(Failure) {
+                outcome = .success(try work())
+            } catch {
+                outcome = .failure(error)
+            }
             condition.lock()
             result = outcome
             condition.broadcast()
@@ -19,7 +24,7 @@ final class ConcurrentResult<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Waits for the work to end, and returns what it returned or throws what it threw.
-    func value() throws -> Value {
+    func value() throws(Failure) -> Value {
         condition.lock()
         defer { condition.unlock() }
         while true {

@@ -28,7 +28,7 @@ extension Store {
             // A large record is compressed on another core while it is applied here.
             let bytes = save.bytes
             let compressed = log.flatMap { log in
-                bytes.count >= Self.concurrentCompression ? ConcurrentResult { try log.prepare(bytes) } : nil
+                bytes.count >= Self.concurrentCompression ? ConcurrentResult { () throws(any Error) in try log.prepare(bytes) } : nil
             }
             // The snapshot is built from the encoded record, exactly as replay will rebuild it.
             guard case .changes(let rows) = try StoreRecord.decode(save.bytes, lsn: state.accepted.lsn.next, model: model) else {
