@@ -52,11 +52,13 @@ struct IdentityMap {
         // reference), into a new dictionary when it stays, so that the storage shrinks with the
         // map (one that only removes keys keeps the room of its largest size).
         var kept: [ObjectID: ManagedObject] = [:]
+        var dropped: [ManagedObject] = []
         for id in Array(objects.keys) {
             guard var object = objects.removeValue(forKey: id) else { continue }
-            if !isKnownUniquelyReferenced(&object) { kept[id] = object }
+            if isKnownUniquelyReferenced(&object) { dropped.append(object) } else { kept[id] = object }
         }
         objects = kept
+        Reclaimer.release(dropped, parts: dropped.count)
         sweepAt = max(Self.minimumSweep, 2 * objects.count)
         registeredSinceSweep = 0
     }

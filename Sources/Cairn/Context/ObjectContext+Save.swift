@@ -1,5 +1,4 @@
 import CairnLog
-import Foundation
 
 extension ObjectContext {
     /// Saves the context's changes.
@@ -51,7 +50,7 @@ extension ObjectContext {
         }
         guard !clearedAll else {
             state.withLock { $0.registered.sweepIfDue() }
-            releaseElsewhere(changes)
+            Reclaimer.release(changes, parts: changes.inserted.count + changes.updated.count)
             return
         }
         let saved = Set(changes.inserted.keys).union(changes.updated.keys)
@@ -65,14 +64,6 @@ extension ObjectContext {
         }
         refreshPendingKeys(of: stillPending)
         state.withLock { $0.registered.sweepIfDue() }
-    }
-
-    /// Lets go of a large save's changes on another thread (freeing a value array per object
-    /// is a good part of a save's time, and no one waits for it), a small one's here.
-    private func releaseElsewhere(_ changes: consuming PendingChanges) {
-        guard changes.inserted.count + changes.updated.count >= 1024 else { return }
-        let released = Released(changes)
-        DispatchQueue.global(qos: .utility).async { released.drop() }
     }
 
     /// The values an object will have once `changes` are saved.
@@ -166,12 +157,4 @@ extension ObjectContext {
             }
         }
     }
-}
-
-/// Changes handed to another thread to be freed there.
-private final class Released: @unchecked Sendable {
-    // Safety: the changes are touched once, by `drop()`, after the thread that made them let go.
-    private var changes: PendingChanges?
-    init(_ changes: consuming PendingChanges) { self.changes = changes }
-    func drop() { changes = nil }
 }

@@ -37,7 +37,9 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// context); a context that goes lets go of everything the state held, so that objects
     /// still held elsewhere keep nothing alive and answer that their context is gone.
     deinit {
-        state.withLock { $0 = ContextState() }
+        var left = ContextState()
+        state.withLock { swap(&$0, &left) }
+        Reclaimer.release(left, parts: left.registered.count + left.inserted.count)
     }
 
     public var description: String { "ObjectContext(\(name))" }
