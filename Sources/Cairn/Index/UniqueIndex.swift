@@ -277,15 +277,23 @@ final class UniqueIndex: @unchecked Sendable {
         }
         if queuedAll { return [] }
         var shared: [ObjectID] = []
-        // Each key's bucket in the high half of a word, its index in the low half: sorting the
-        // words orders the keys by bucket.
-        let order = keys.indices.map { UInt64(Self.bucket(keys[$0].hash)) << 32 | UInt64($0) }.sorted()
+        // A counting sort of the keys by the top 8 bits of their bucket: 256 groups of 256
+        // buckets, each group's slots of the bucket table 2 KiB apart at most.
+        let groups = keys.map { Self.bucket($0.hash) >> 8 }
+        var starts = [Int](repeating: 0, count: 257)
+        for group in groups { starts[group + 1] += 1 }
+        for group in 0..<256 { starts[group + 1] += starts[group] }
+        var order = [Int](repeating: 0, count: keys.count)
+        for (index, group) in groups.enumerated() {
+            order[starts[group]] = index
+            starts[group] += 1
+        }
         var start = 0
         while start < order.count {
             let end = min(order.count, start + 256)
             lock.withLock { _ in
-                for word in order[start..<end] {
-                    let key = keys[Int(truncatingIfNeeded: word & 0xFFFF_FFFF)]
+                for index in order[start..<end] {
+                    let key = keys[index]
                     if addLocked(key.hash, key.id, at: lsn.rawValue) { shared.append(key.id) }
                 }
             }
