@@ -210,6 +210,34 @@ import Testing
         #expect(try reopened.viewContext.count(FetchRequest("Author")) == 400)
         try await reopened.close()
     }
+
+    /// Large saves use a second thread (their records are encoded in two halves and compressed
+    /// while they are applied) while holding the store's commit lock: many of them at once, from
+    /// more tasks than there are cores, all land.
+    @Test func concurrentLargeSavesAllLand() async throws {
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: try libraryModel())
+        let tasks = 6, size = ChangeSetCodec.concurrentInserts + 100
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<tasks {
+                group.addTask {
+                    let context = store.newBackgroundContext()
+                    for n in 0..<size { try context.make("Author", ["name": .string("w\(writer)-\(n)"), "born": .integer(Int64(n))]) }
+                    try await context.save()
+                }
+                group.addTask {
+                    try await store.batchInsert("Author", columns: ["name"], rows: (0..<size).map { [.string("b\(writer)-\($0)")] })
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try store.count(of: "Author") == 2 * tasks * size)
+        try await store.close()
+        let reopened = try Store(at: folder.store(), model: try libraryModel())
+        #expect(try reopened.count(of: "Author") == 2 * tasks * size)
+        #expect(try reopened.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "w5-4100")))?.value(forKey: "born") == .integer(4100))
+        try await reopened.close()
+    }
 }
 
 @Suite struct StoreOptionsTests {
