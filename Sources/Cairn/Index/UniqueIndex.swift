@@ -12,8 +12,8 @@ import Foundation
 /// block of a persistent table, and copying them (and releasing the copies when the older
 /// snapshot goes) cost more than all the rest of applying the save.
 ///
-/// - The line: only a snapshot at the index's newest LSN (``head``) may apply a save to it in
-///   place. A snapshot that branches off an older state (a second save built on a snapshot that
+/// - The line: only a snapshot at the newest LSN applied to the index may apply a save to it
+///   in place (``canApply(after:)``). A snapshot that branches off an older state (a second save built on a snapshot that
 ///   another save already advanced) first takes a copy of the index as of its LSN.
 /// - A save that fails after changing the index is undone with ``rollback(_:)``.
 /// - Entries removed by a save stay while an older snapshot may read them: snapshots register
@@ -107,11 +107,9 @@ final class UniqueIndex: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// The number of entries a snapshot at the newest LSN sees.
+    /// The number of entries a snapshot at the newest LSN sees (during a bulk build, the entries
+    /// so far plus the queued adds less the queued removes).
     var count: Int { lock.withLock { _ in liveCount + queued.count(where: \.adding) - queued.count(where: { !$0.adding }) } }
-
-    /// The newest LSN applied.
-    var head: LSN { lock.withLock { _ in LSN(newest) } }
 
     /// The objects filed under `hash`, as of `lsn`.
     func holders(_ hash: UInt64, at lsn: LSN) -> [ObjectID] {
