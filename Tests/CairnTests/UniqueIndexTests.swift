@@ -149,9 +149,25 @@ import Testing
         index.begin(LSN(4))
         #expect(index.holders(hash &+ 10, at: LSN(1)) == [ObjectID(entity: 0, key: 10)], "kept for the snapshot at 1")
         #expect(index.holders(hash &+ 10, at: LSN(3)).isEmpty)
-        // Once the snapshot at 1 is gone, the next save drops them.
+        // While it stays, saves do not pass over the index again and again for nothing.
+        let passes = index.dropPasses
+        for number in 5...50 as ClosedRange<UInt64> {
+            index.begin(LSN(number))
+            index.add(hash &+ 100_000 &+ number, ObjectID(entity: 1, key: number), at: LSN(number))
+            index.remove(hash &+ 100_000 &+ number, ObjectID(entity: 1, key: number), at: LSN(number))
+        }
+        #expect(index.dropPasses == passes, "no pass until as many more entries were removed")
+        #expect(index.holders(hash &+ 10, at: LSN(1)) == [ObjectID(entity: 0, key: 10)])
+        // Once the snapshot at 1 is gone, the next pass drops them.
         index.unregister(LSN(1))
-        index.begin(LSN(5))
+        index.begin(LSN(51))
+        for key in 6001...10_200 as ClosedRange<UInt64> {
+            index.add(hash &+ key, ObjectID(entity: 0, key: key), at: LSN(51))
+        }
+        index.begin(LSN(52))
+        for key in 6001...10_200 as ClosedRange<UInt64> { index.remove(hash &+ key, ObjectID(entity: 0, key: key), at: LSN(52)) }
+        index.begin(LSN(53))
+        #expect(index.dropPasses == passes + 1)
         #expect(index.holders(hash &+ 10, at: LSN(1)).isEmpty, "dropped: no snapshot reads them")
         #expect(index.count == 0)
     }

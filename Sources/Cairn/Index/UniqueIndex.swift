@@ -18,7 +18,8 @@ import Foundation
 /// - A save that fails after changing the index is undone with ``rollback(_:)``.
 /// - Entries removed by a save stay while an older snapshot may read them: snapshots register
 ///   their LSN (``register(_:)``/``unregister(_:)``), and once removed entries are an eighth of
-///   the index, those no registered snapshot can see are dropped.
+///   the index (and at least 4,096 more than after the last such pass), those no registered
+///   snapshot can see are dropped.
 ///
 /// 65,536 buckets, chosen by the hash's mixed top bits: at a million keys a bucket holds about
 /// fifteen entries, so finding a key is one array read and a short scan. Reads and changes take
@@ -84,6 +85,12 @@ final class UniqueIndex: @unchecked Sendable {
     /// Entries live at the newest LSN, and entries removed but kept for older snapshots.
     @exclusivity(unchecked) private var liveCount = 0
     @exclusivity(unchecked) private var removedCount = 0
+    /// The number of removed entries at which the next save looks for entries to drop: a pass
+    /// over the whole index, so not again until as many more were removed (an old snapshot may
+    /// keep every one of them readable for long).
+    @exclusivity(unchecked) private var dropAt = 4096
+    /// How many passes looked for removed entries to drop (for tests).
+    @exclusivity(unchecked) private(set) var dropPasses = 0
     /// How many snapshots read the index as of each LSN.
     @exclusivity(unchecked) private var readers: [UInt64: Int] = [:]
     /// While the index is built in bulk: the changes, in order, applied by ``finishBulkBuild()``.
@@ -191,7 +198,10 @@ final class UniqueIndex: @unchecked Sendable {
             before = newest
             newest = max(newest, lsn.rawValue)
             touched.removeAll(keepingCapacity: true)
-            if removedCount > 4096 && removedCount * 8 > liveCount { dropUnreadEntries() }
+            if removedCount > dropAt && removedCount * 8 > liveCount {
+                dropUnreadEntries()
+                dropAt = removedCount + max(4096, liveCount / 8)
+            }
         }
     }
 
@@ -379,6 +389,7 @@ final class UniqueIndex: @unchecked Sendable {
 
     /// Drops the removed entries that no registered snapshot sees (lock held).
     private func dropUnreadEntries() {
+        dropPasses += 1
         guard let oldest = readers.keys.min() else { return }
         for bucket in buckets.indices where buckets[bucket].contains(where: { $0.removed != Self.live }) {
             buckets[bucket].removeAll { entry in
