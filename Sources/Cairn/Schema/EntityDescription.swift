@@ -28,6 +28,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The values of a new object: each attribute's default (or nil), relationships empty (one
     /// array shared by every new object until it is first changed).
     let newObjectValues: [PropertyValue]
+    /// Each attribute's default value (nil when it has none), by position.
+    let attributeDefaults: [Value]
     /// Positions of the attributes a saved object must have a value for (neither optional nor
     /// transient), and of the transient ones: checked for every object saved, without copying
     /// each ``Attribute`` (its names and dictionaries) on the way.
@@ -54,7 +56,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         isConstrained = (0..<(attributes.count + relationships.count)).map(uniquePositions.contains)
         requiredPositions = attributes.indices.filter { !attributes[$0].isOptional && !attributes[$0].isTransient }
         transientPositions = attributes.indices.filter { attributes[$0].isTransient }
-        newObjectValues = attributes.map { PropertyValue.attribute($0.defaultValue ?? .null) }
+        attributeDefaults = attributes.map { $0.defaultValue ?? .null }
+        newObjectValues = attributeDefaults.map(PropertyValue.attribute)
             + relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
         family = Set([index] + descendants)
         storedKinds = attributes.map { StoredKind(attribute: $0.type) }

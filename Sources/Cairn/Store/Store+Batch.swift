@@ -17,11 +17,10 @@ extension Store {
     public func batchInsert(_ entityName: String, _ objects: [[String: Value]]) async throws -> [ObjectID] {
         let entity = try insertableEntity(entityName)
         // Each object becomes a row of every attribute, defaults filling what it does not give.
-        let defaults = entity.attributes.map { $0.defaultValue ?? .null }
         var rows: [[Value]] = []
         rows.reserveCapacity(objects.count)
         for (index, object) in objects.enumerated() {
-            var row = defaults
+            var row = entity.attributeDefaults
             for (key, value) in object {
                 guard let position = entity.attributePosition(key) else {
                     throw StoreError(.unknownName, "batch insert: object \(index): \(entity.name) has no attribute \(key)", entity: entity.name, property: key)
@@ -92,11 +91,13 @@ extension Store {
         var columnOf = [Int?](repeating: nil, count: entity.attributes.count)
         for (column, position) in columns.enumerated() { columnOf[position] = column }
         let defaults = entity.newObjectValues
-        // What each attribute takes, read once rather than copied out of its Attribute per row.
+        // What each attribute takes, read once rather than copied out of its Attribute per row;
+        // which attributes are required or transient, as the entity says for every save.
         let types = entity.attributes.map(\.type)
-        let initial = entity.attributes.map { $0.defaultValue ?? .null }
-        let required = entity.attributes.map { !$0.isOptional && !$0.isTransient }
-        let transient = entity.attributes.map(\.isTransient)
+        var required = [Bool](repeating: false, count: types.count)
+        for position in entity.requiredPositions { required[position] = true }
+        var transient = [Bool](repeating: false, count: types.count)
+        for position in entity.transientPositions { transient[position] = true }
         let keys = try reserveKeys(rows.count)
         let ids = keys.map { ObjectID(entity: entity.index, key: $0) }
         let bytes = try StoreRecord.encodedInserts(ids, capacity: 16 + rows.count * (12 + 12 * defaults.count)) { index, writer in
@@ -105,7 +106,7 @@ extension Store {
                 throw StoreError(.invalidArgument, "batch insert: object \(index) has \(row.count) values for \(columns.count) columns", entity: entity.name)
             }
             for position in types.indices {
-                var value = initial[position]
+                var value = entity.attributeDefaults[position]
                 if let column = columnOf[position] {
                     value = row[column]
                     guard value.fits(types[position]) else {
