@@ -7,9 +7,10 @@ import Foundation
 /// access it guards as a race, and Cairn's concurrency tests must run clean under
 /// `swift test --sanitize=thread`. Uncontended, both cost some tens of nanoseconds.
 package final class Protected<Value>: @unchecked Sendable {
-    // Safety: `value` is only touched inside `withLock`, which holds `lock`.
+    // Safety: `value` is only touched inside `withLock`, which holds `lock` (so the dynamic
+    // exclusivity check, a cost at every access, can go).
     private let lock = NSLock()
-    private var value: Value
+    @exclusivity(unchecked) private var value: Value
 
     /// Wraps `value`.
     package init(_ value: Value) { self.value = value }

@@ -5,7 +5,7 @@ struct ContextState {
     /// The snapshot a root context reads (nil: follow the store's latest, or read the parent).
     var snapshot: StoreSnapshot?
     /// New objects with all their values.
-    var inserted: [ObjectID: [PropertyValue]] = [:] { didSet { changeCount &+= 1 } }
+    var inserted = InsertedObjects() { didSet { changeCount &+= 1 } }
     /// Changed properties of existing objects, by position.
     var updated: [ObjectID: [Int: PropertyValue]] = [:] { didSet { changeCount &+= 1 } }
     /// Existing objects deleted.
@@ -40,7 +40,7 @@ struct ContextState {
     mutating func markStale(_ id: ObjectID) {
         staleKeys.append(id)
         if staleKeys.count > 2 * inserted.count + 64 {
-            staleKeys = Set(staleKeys).filter { inserted[$0] != nil }.sorted()
+            staleKeys = Set(staleKeys).filter(inserted.contains).sorted()
         }
     }
 
@@ -76,17 +76,20 @@ struct ContextState {
     }
 
     /// Records a new object with all its values (`constrained`: its entity has uniqueness
-    /// constraints, whose keys are worked out when a lookup asks).
-    mutating func insert(_ id: ObjectID, _ values: [PropertyValue], constrained: Bool) {
-        inserted[id] = values
+    /// constraints, whose keys are worked out when a lookup asks); returns its slot in
+    /// ``inserted``.
+    mutating func insert(_ id: ObjectID, _ values: [PropertyValue], constrained: Bool) -> Int {
+        let slot = inserted.nextSlot
+        inserted.add(id, values)
         if constrained { markStale(id) }
+        return slot
     }
 
     /// Sets a property of an object inserted in this context, in place (no copy of its
-    /// values); false when the object is not one.
-    mutating func setInserted(_ id: ObjectID, _ position: Int, _ value: PropertyValue, constrained: Bool) -> Bool {
-        guard let index = inserted.index(forKey: id) else { return false }
-        inserted.values[index][position] = value
+    /// values), through its slot in ``inserted`` when it is still there (`slot` < 0: look it
+    /// up); false when the object is not one.
+    mutating func setInserted(_ id: ObjectID, slot: Int, _ position: Int, _ value: PropertyValue, constrained: Bool) -> Bool {
+        guard inserted.setValue(value, at: position, slot: slot, of: id) || inserted.setValue(value, at: position, of: id) else { return false }
         if constrained { markStale(id) }                    // its keys are worked out when asked for
         return true
     }
@@ -99,7 +102,7 @@ struct ContextState {
     mutating func clearSaved(changeCount taken: UInt64) -> Bool {
         guard changeCount == taken else { return false }
         // Objects inserted and deleted before the save stay discarded (they answer isDeleted).
-        inserted = [:]
+        inserted = InsertedObjects()
         updated = [:]
         deleted = []
         originals = [:]
@@ -112,7 +115,7 @@ struct ContextState {
     /// The pending changes, taken out of the state (put back with ``restore(_:)`` on failure).
     mutating func takeChanges() -> PendingChanges {
         defer {
-            inserted = [:]
+            inserted = InsertedObjects()
             updated = [:]
             deleted = []
             discarded = []
@@ -171,7 +174,7 @@ extension ContextState {
 
 /// A context's pending changes, as a save takes them.
 struct PendingChanges: Sendable {
-    var inserted: [ObjectID: [PropertyValue]]
+    var inserted: InsertedObjects
     var updated: [ObjectID: [Int: PropertyValue]]
     var deleted: Set<ObjectID>
     var originals: [ObjectID: ObjectRecord]

@@ -32,11 +32,16 @@ struct IdentityMap {
     /// The object registered for `id`, or the one `make` makes (registered from now on).
     mutating func object(_ id: ObjectID, orMake make: () -> ManagedObject) -> ManagedObject {
         if let object = objects[id] { return object }
-        if objects.count >= sweepAt { sweep() }
         let object = make()
-        objects[id] = object
-        registeredSinceSweep += 1
+        add(object)
         return object
+    }
+
+    /// Registers the object of an ID that has none yet (a new object's: no lookup first).
+    mutating func add(_ object: ManagedObject) {
+        if objects.count >= sweepAt { sweep() }
+        objects[object.objectID] = object
+        registeredSinceSweep += 1
     }
 
     /// Sweeps when the objects registered since the last sweep number at least an eighth of the
@@ -54,6 +59,9 @@ struct IdentityMap {
         // (Objects let go of here are freed here: freeing them on another thread while this one
         // fetches more made both wait on the allocator; fetches of 12k objects ran a third slower.)
         var kept: [ObjectID: ManagedObject] = [:]
+        // A map that reached a sweep by size will likely grow as far again: room for that
+        // much, so that it does not grow (and rehash) from nothing.
+        if objects.count >= Self.minimumSweep { kept.reserveCapacity(Self.minimumSweep) }
         for id in Array(objects.keys) {
             guard var object = objects.removeValue(forKey: id) else { continue }
             if !isKnownUniquelyReferenced(&object) { kept[id] = object }

@@ -30,13 +30,17 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// an import) changes it without loading the weak reference. The context empties it as it
     /// goes (and so breaks the cycle through its identity map).
     private let contextState: Protected<ContextState>
+    /// For an object its context inserted: its slot in the context's new objects (see
+    /// ``InsertedObjects``), where setting a value needs no lookup; -1 for others.
+    private let insertSlot: Int
 
-    init(id: ObjectID, entity: EntityDescription, context: ObjectContext) {
+    init(id: ObjectID, entity: EntityDescription, context: ObjectContext, slot: Int = -1) {
         self.objectID = id
         self.entity = entity
         self.context = context
         contextIdentity = ObjectIdentifier(context)
         contextState = context.state
+        insertSlot = slot
     }
 
     /// Objects are equal when they stand for the same object ID in the same context (there is
@@ -106,7 +110,8 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
             throw StoreError(.typeMismatch, "\(entity.name).\(key) takes \(type), not \(value.typeName) \(value)",
                              entity: entity.name, property: key)
         }
-        if contextState.withLock({ $0.setInserted(objectID, position, .attribute(value), constrained: entity.isConstrained[position]) }) { return }
+        let constrained = entity.isConstrained[position]
+        if contextState.withLock({ $0.setInserted(objectID, slot: insertSlot, position, .attribute(value), constrained: constrained) }) { return }
         let context = try liveContext()
         try context.setRaw(objectID, position, .attribute(value))
     }

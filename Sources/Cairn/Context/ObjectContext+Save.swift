@@ -39,7 +39,7 @@ extension ObjectContext {
         } else {
             // Changes kept for the next save are rebased on the state this save produced, not on
             // a later save's: their conflict checks must still see that later save.
-            let saved = try await store.commit(changes, policy: policy)?.1
+            let saved = try await store.commit(changes, policy: policy)
             let latest = store.snapshot
             clearedAll = state.withLock { state in
                 if state.snapshot != nil { state.snapshot = latest }
@@ -140,8 +140,8 @@ extension ObjectContext {
         state.withLock { state in
             for (id, values) in changes.inserted { state.inserted[id] = values }
             for (id, properties) in changes.updated {
-                if state.inserted[id] != nil {
-                    for (position, value) in properties { state.inserted[id]?[position] = value }
+                if state.inserted.contains(id) {
+                    for (position, value) in properties { _ = state.inserted.setValue(value, at: position, of: id) }
                 } else {
                     state.updated[id, default: [:]].merge(properties) { _, newer in newer }
                     if state.originals[id] == nil, let original = originals[id] { state.originals[id] = original }

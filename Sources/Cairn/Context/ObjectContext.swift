@@ -160,8 +160,10 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         }
         let id = ObjectID(entity: entity.index, key: try store.reserveKey())
         return state.withLock { state in
-            state.insert(id, entity.newObjectValues, constrained: !entity.uniqueness.isEmpty)
-            return register(id, in: &state)
+            let slot = state.insert(id, entity.newObjectValues, constrained: !entity.uniqueness.isEmpty)
+            let object = ManagedObject(id: id, entity: entity, context: self, slot: slot)
+            state.registered.add(object)
+            return object
         }
     }
 
@@ -169,15 +171,12 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     func setRaw(_ id: ObjectID, _ position: Int, _ value: PropertyValue) throws {
         // The common case first: a new object only changes its own values.
         let constrained = model.descriptions[id.entity].isConstrained[position]
-        if state.withLock({ $0.setInserted(id, position, value, constrained: constrained) }) { return }
+        if state.withLock({ $0.setInserted(id, slot: -1, position, value, constrained: constrained) }) { return }
         defer { if constrained { refreshPendingKeys(of: [id]) } }
         let original = parent == nil ? baseRecord(id) : nil
         let exists = values(of: id) != nil
         try state.withLock { state in
-            if state.inserted[id] != nil {
-                state.inserted[id]?[position] = value
-                return
-            }
+            if state.inserted.setValue(value, at: position, of: id) { return }
             guard exists else {
                 throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
             }

@@ -81,14 +81,15 @@ struct ObjectTable: Sendable {
     final class Chunk: @unchecked Sendable {
         // Safety: a chunk reachable from a published snapshot is never mutated: `modify` copies
         // any chunk that is not uniquely referenced first, and the buffer is appended to only
-        // while the chunk alone refers to it.
-        var entries: [Entry?]
-        var buffer: RowStorage
+        // while the chunk alone refers to it. (So no two accesses can overlap, and the dynamic
+        // exclusivity check, a cost at every access, is off.)
+        @exclusivity(unchecked) var entries: [Entry?]
+        @exclusivity(unchecked) var buffer: RowStorage
         /// Rows too long for the buffer, by slot.
-        var large: [Int: Row] = [:]
-        var live: Int
+        @exclusivity(unchecked) var large: [Int: Row] = [:]
+        @exclusivity(unchecked) var live: Int
         /// Bytes of the buffer no longer used by a row (replaced or deleted rows).
-        var garbage: Int
+        @exclusivity(unchecked) var garbage: Int
         /// Where the values of each row start: made when the chunk fills, or by the first scan
         /// that finds none; dropped when a row is replaced or removed (a row added later has no
         /// entry and is walked).

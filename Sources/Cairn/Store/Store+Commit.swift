@@ -3,10 +3,11 @@ import CairnLog
 extension Store {
     /// Commits a root context's changes: resolves conflicts, checks uniqueness, appends the
     /// change record, waits for durability, publishes the new snapshot and notifies observers.
+    /// Returns the state the save produced (nil: nothing to save).
     ///
     /// Saves are accepted one at a time, in LSN order, against every save accepted before
     /// (durable or not yet); their syncs are shared by the log's group commit.
-    func commit(_ pending: PendingChanges, policy: MergePolicy) async throws -> (SaveNotification, StoreSnapshot)? {
+    func commit(_ pending: PendingChanges, policy: MergePolicy) async throws -> StoreSnapshot? {
         try await commitRecord { accepted in
             let changes = try resolve(pending, policy: policy, against: accepted)
             guard !changes.isEmpty else { return nil }
@@ -19,7 +20,8 @@ extension Store {
     /// (nil: nothing to save). The record is read back and applied to that state as replay
     /// will apply it, checked for uniqueness, appended to the log, and once it is as durable as
     /// the store's durability mode says, its state is published and observers notified.
-    func commitRecord(_ make: (StoreSnapshot) throws -> EncodedSave?) async throws -> (SaveNotification, StoreSnapshot)? {
+    /// Returns the state the record produced.
+    func commitRecord(_ make: (StoreSnapshot) throws -> EncodedSave?) async throws -> StoreSnapshot? {
         let accepted = try commits.withLock { state -> (LSN, EncodedSave, StoreSnapshot)? in
             if state.closed { throw StoreError(.closed, "the store is closed") }
             if let failure = state.failure { throw failure }
@@ -76,9 +78,13 @@ extension Store {
         if let ready {
             published.withLock { current in if ready.lsn > current.lsn { current = ready } }
         }
-        let note = SaveNotification(lsn: lsn, inserted: Set(save.inserted), updated: Set(save.updated), deleted: Set(save.deleted))
-        for observer in observers.withLock({ Array($0.values) }) { observer(note) }
-        return (note, built)
+        // The notification's sets are made only for observers to read.
+        let listening = observers.withLock { Array($0.values) }
+        if !listening.isEmpty {
+            let note = SaveNotification(lsn: lsn, inserted: Set(save.inserted), updated: Set(save.updated), deleted: Set(save.deleted))
+            for observer in listening { observer(note) }
+        }
+        return built
     }
 
     /// Records at least this long are compressed on another thread while they are applied.
@@ -92,7 +98,7 @@ extension Store {
             guard let original = pending.originals[id] else { return false }
             return latest.version != original.version
         }
-        changes.inserts = ObjectID.inOrder(pending.inserted).map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
+        changes.inserts = pending.inserted.inIDOrder.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
         for id in ObjectID.ordered(Array(pending.updated.keys)) where !pending.deleted.contains(id) && pending.inserted[id] == nil {
             guard var properties = pending.updated[id] else { continue }
             let entity = model.descriptions[id.entity]

@@ -33,24 +33,6 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public var description: String { "\(entity):\(key)" }
 
-    /// The entries of a dictionary by ID, in ascending order. A context's new objects have keys
-    /// from a short run of the store's counter: when they are of one entity and their keys span
-    /// at most a few times their number, each goes straight to its place (no sort).
-    static func inOrder<Value>(_ entries: [ObjectID: Value]) -> [(ObjectID, Value)] {
-        guard let first = entries.first?.key else { return [] }
-        var low = first.key, high = first.key
-        var oneEntity = true
-        for id in entries.keys {
-            low = Swift.min(low, id.key)
-            high = Swift.max(high, id.key)
-            if id.entity != first.entity { oneEntity = false }
-        }
-        guard oneEntity, high - low < UInt64(4 * entries.count + 64) else { return entries.sorted { $0.key < $1.key } }
-        var places = [(ObjectID, Value)?](repeating: nil, count: Int(high - low) + 1)
-        for (id, value) in entries { places[Int(id.key - low)] = (id, value) }
-        return places.compactMap { $0 }
-    }
-
     /// IDs in ascending order: as given when they already are (an index's list of one entity),
     /// by their bare keys when they share one entity, else by entity and key.
     static func ordered(_ ids: [ObjectID]) -> [ObjectID] {
