@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Testing
 @testable import Cairn
 
@@ -71,5 +72,43 @@ import Testing
         #expect(again == nil)
         list[kept[0]] = nil
         #expect(list.count == kept.count - 1 && list.isEmpty == false)
+    }
+}
+
+/// New objects take keys from runs a context reserves from the store: runs that double up to
+/// 256, so a context inserting a few objects reserves a few keys, and one importing many takes
+/// the store's lock once per run.
+@Suite struct ObjectKeyRunTests {
+    @Test func contextsReserveKeysInDoublingRuns() async throws {
+        let folder = TemporaryDirectory()
+        let model = try libraryModel()
+        let store = try Store(at: folder.store(), model: model)
+        let first = store.newBackgroundContext(name: "first"), second = store.newBackgroundContext(name: "second")
+        let a = try (0..<3).map { _ in try first.insert("Author").objectID.key }      // runs of 1 and 2
+        let b = try second.insert("Author").objectID.key                               // a run of 1 after them
+        let c = try first.insert("Author").objectID.key                                // a new run of 4
+        #expect(a == [a[0], a[0] + 1, a[0] + 2])
+        #expect(b == a[0] + 3)
+        #expect(c == a[0] + 4)
+        // A long import: runs grow to 256 and stay there; keys rise, with no repeat.
+        let many = try (0..<2000).map { _ in try first.insert("Author").objectID.key }
+        #expect(zip(many, many.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(many.last.map { $0 - many[0] } == 1999)         // one context alone: no gap
+        for object in first.insertedObjects { try object.setValue(.string("n\(object.objectID.key)"), forKey: "name") }
+        for object in second.insertedObjects { try object.setValue(.string("m"), forKey: "name") }
+        try await first.save()
+        try await second.save()
+        // Keys left unused by a run (gaps) do not matter to a reopen or to later inserts.
+        let third = store.newBackgroundContext()
+        let d = try third.insert("Author")
+        try d.setValue(.string("after"), forKey: "name")
+        try await third.save()
+        #expect(d.objectID.key > many.last ?? 0)
+        try await store.close()
+        let reopened = try Store(at: folder.store(), model: model)
+        #expect(try reopened.count(of: "Author") == 2006)
+        let later = try reopened.viewContext.insert("Author")
+        #expect(later.objectID.key > d.objectID.key)
+        try await reopened.close()
     }
 }

@@ -23,6 +23,10 @@ struct ContextState {
     var registered = IdentityMap()
     /// How saves resolve conflicts.
     var mergePolicy: MergePolicy = .error
+    /// Object keys reserved from the store for this context's new objects and not used yet
+    /// (see ``nextKey(reserve:)``), and how many the next reservation takes.
+    private var freeKeys: Range<UInt64> = 0..<0
+    private var keyRun = 1
     /// Whether a save of the context is under way.
     var saving = false
     /// Uniqueness keys of objects with unsaved changes (inserted, or with a constrained attribute
@@ -73,6 +77,21 @@ struct ContextState {
         }
         keysOfObject[id] = keys.isEmpty ? nil : keys
         for key in keys { pendingKeys[key, default: []].insert(id) }
+    }
+
+    /// A key for a new object. Keys are reserved from the store (`reserve`, under the store's
+    /// lock) in runs that double up to 256, so that an import takes that lock once per 256
+    /// objects rather than once per object, while a context that inserts a few objects
+    /// reserves a few keys. What a context leaves of its run stays unused: object keys may
+    /// have gaps (the object table's chunks then have empty slots).
+    mutating func nextKey(reserve: (Int) throws -> Range<UInt64>) rethrows -> UInt64 {
+        if freeKeys.isEmpty {
+            freeKeys = try reserve(keyRun)
+            keyRun = min(2 * keyRun, 256)
+        }
+        let key = freeKeys.lowerBound
+        freeKeys = (key + 1)..<freeKeys.upperBound
+        return key
     }
 
     /// Records a new object with all its values (`constrained`: its entity has uniqueness

@@ -158,8 +158,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         guard !entity.isAbstract else {
             throw StoreError(.abstractEntity, "\(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
         }
-        let id = ObjectID(entity: entity.index, key: try store.reserveKey())
-        return state.withLock { state in
+        return try state.withLock { state in
+            let id = ObjectID(entity: entity.index, key: try state.nextKey(reserve: store.reserveKeys))
             let slot = state.insert(id, entity.newObjectValues, constrained: !entity.uniqueness.isEmpty)
             let object = ManagedObject(id: id, entity: entity, context: self, slot: slot)
             state.registered.add(object)

@@ -130,11 +130,6 @@ public final class Store: Sendable {
     /// The current published snapshot.
     var snapshot: StoreSnapshot { published.withLock { $0 } }
 
-    /// Reserves keys for new objects.
-    func reserveKey() throws -> UInt64 {
-        try reserveKeys(1).lowerBound
-    }
-
     /// Hands out `count` consecutive object keys.
     func reserveKeys(_ count: Int) throws -> Range<UInt64> {
         try keys.withLock { next in
