@@ -53,18 +53,21 @@ struct IdentityMap {
 
     /// Lets go of every object nobody else holds, and sets the size of the next sweep.
     mutating func sweep() {
-        // Each object moves out of the map to be checked (a copy would not be the only
-        // reference), into a new dictionary when it stays, so that the storage shrinks with the
-        // map (one that only removes keys keeps the room of its largest size).
+        // Each object is checked where it is stored (`values[index]`, accessed in place: a copy
+        // would not be the only reference); those still held elsewhere go into a new
+        // dictionary, and the old one is dropped whole, freeing the rest. (Removing objects one
+        // at a time moves and rehashes their neighbours at each removal: most of a sweep's time.
+        // A new dictionary also shrinks with the map.)
         // (Objects let go of here are freed here: freeing them on another thread while this one
         // fetches more made both wait on the allocator; fetches of 12k objects ran a third slower.)
         var kept: [ObjectID: ManagedObject] = [:]
-        // A map that reached a sweep by size will likely grow as far again: room for that
-        // much, so that it does not grow (and rehash) from nothing.
-        if objects.count >= Self.minimumSweep { kept.reserveCapacity(Self.minimumSweep) }
-        for id in Array(objects.keys) {
-            guard var object = objects.removeValue(forKey: id) else { continue }
-            if !isKnownUniquelyReferenced(&object) { kept[id] = object }
+        var index = objects.startIndex
+        while index != objects.endIndex {
+            if !isKnownUniquelyReferenced(&objects.values[index]) {
+                let (id, object) = objects[index]
+                kept[id] = object
+            }
+            objects.formIndex(after: &index)
         }
         objects = kept
         sweepAt = max(Self.minimumSweep, 2 * objects.count)
