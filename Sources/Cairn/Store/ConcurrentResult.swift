@@ -1,20 +1,21 @@
+import CairnLog
 import Foundation
 
 /// Work started on another thread, its result waited for later: a large save's record is
 /// encoded and compressed on a second core while the first does the rest of the save.
 ///
-/// The work gets a thread of its own, not one of a dispatch queue's: the waiter holds the
-/// store's commit lock, and tasks blocked on that lock may occupy every thread of the pools that
-/// Swift concurrency and the global queues share, so work queued there might never start. A
-/// thread costs some tens of microseconds, against the milliseconds of the saves that use one.
+/// The work runs on one of ``WorkerThreads`` (an idle one, or a new one), not on a dispatch
+/// queue's: the waiter holds the store's commit lock, and tasks blocked on that lock may occupy
+/// every thread of the pools that Swift concurrency and the global queues share, so work queued
+/// there might never start. A reused thread also reuses the memory its last job freed.
 final class ConcurrentResult<Value: Sendable, Failure: Error>: @unchecked Sendable {
     // Safety: `result` is read and written with `condition` locked.
     private let condition = NSCondition()
     private var result: Result<Value, Failure>?
 
-    /// Starts `work` on a new thread.
+    /// Starts `work` on another thread.
     init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
-        Thread.detachNewThread { [self] in
+        WorkerThreads.shared.run { [self] in
             let outcome: Result<Value, Failure>
             do throws(Failure) {
                 outcome = .success(try work())
