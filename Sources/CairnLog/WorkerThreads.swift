@@ -1,7 +1,7 @@
 import Foundation
 
 /// Threads kept for Cairn's own work off the caller's thread (replay, the second half of a
-/// large save), reused from one job to the next.
+/// large save), reused from one job to the next (one set of threads per kind of work).
 ///
 /// A job runs on a thread that is idle, or on a new one when none is: a job never waits for
 /// another to end (the jobs of a save are waited for while the store's commit lock is held, and
@@ -17,8 +17,13 @@ import Foundation
 package final class WorkerThreads: @unchecked Sendable {
     // Safety: every stored property is read and written with `condition` locked.
 
-    /// The threads of the process.
+    /// The threads for work done during saves.
     package static let shared = WorkerThreads()
+
+    /// The threads that build snapshots at open (replay), apart from the others: a store
+    /// opened after another was closed is then built by the thread that built the last one,
+    /// in the memory that one freed, not by a thread that last encoded a save.
+    package static let replay = WorkerThreads()
 
     /// How long an idle thread waits for a job before it ends.
     package static let idleLifetime: TimeInterval = 60

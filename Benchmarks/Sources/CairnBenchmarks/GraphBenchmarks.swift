@@ -20,19 +20,25 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let clock = ContinuousClock()
     let profile = ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"]
     var start = clock.now
+    var makingTimes: [Duration] = [], savingTimes: [Duration] = []     // per save of `batch` objects
     if profile != "batch" {
         let store = try Store(at: cairnPath, model: model)
         for offset in stride(from: 0, to: count, by: batch) {
             let context = store.newBackgroundContext()
+            let making = clock.now
             for person in people[offset..<min(count, offset + batch)] { try person.insert(into: context) }
+            let saving = clock.now
             try await context.save()
+            makingTimes.append(saving - making)
+            savingTimes.append(clock.now - saving)
         }
         try await store.close()
     }
     let cairnInsert = Double(count) / seconds(clock.now - start)
     // For profiling the inserts alone: CAIRN_BENCH_PROFILE=insert stops here.
     if profile == "insert" {
-        print("insert \(Int(cairnInsert)) objects/s")
+        func median(_ times: [Duration]) -> String { "\(fixed(seconds(times.sorted()[times.count / 2]) * 1000, 2)) ms" }
+        print("insert \(Int(cairnInsert)) objects/s; per \(batch) objects, median: making them \(median(makingTimes)), saving \(median(savingTimes))")
         return initial
     }
 
@@ -63,19 +69,26 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     }
     // Reopening is timed three times (this VM's speed varies from one second to the next); the
     // median counts, the last open stays for what follows.
-    // The memory a store adds is measured on the first open.
+    // The memory a store adds is measured on the first open. Each store is closed and let go
+    // of before the next opens (left to the end of the function, two stores would still hold
+    // their memory while the third is built).
     var cairnReopens: [Double] = []
     let heapBefore = heapInUse()
-    start = clock.now
-    let first = try Store(at: cairnPath, model: model)
-    cairnReopens.append(Double(count) / seconds(clock.now - start))
-    let heapAfter = heapInUse()
-    let memoryPerObject = Double(heapAfter - heapBefore) / Double(count)
-    try await first.close()
-    start = clock.now
-    let second = try Store(at: cairnPath, model: model)
-    cairnReopens.append(Double(count) / seconds(clock.now - start))
-    try await second.close()
+    var memoryPerObject = 0.0
+    do {
+        start = clock.now
+        let first = try Store(at: cairnPath, model: model)
+        cairnReopens.append(Double(count) / seconds(clock.now - start))
+        let heapAfter = heapInUse()
+        memoryPerObject = Double(heapAfter - heapBefore) / Double(count)
+        try await first.close()
+    }
+    do {
+        start = clock.now
+        let second = try Store(at: cairnPath, model: model)
+        cairnReopens.append(Double(count) / seconds(clock.now - start))
+        try await second.close()
+    }
     start = clock.now
     let store = try Store(at: cairnPath, model: model)
     cairnReopens.append(Double(count) / seconds(clock.now - start))
@@ -115,7 +128,7 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     try await store.close()
 
     if onlyCairn {
-        report.row("Cairn alone", "insert \(Int(cairnInsert))/s, batch insert \(Int(cairnBatchInsert))/s, reopen \(Int(cairnReopen))/s, lookup \(Int(cairnLookup))/s, update \(Int(cairnUpdate))/s, \(Int(memoryPerObject)) bytes/object")
+        report.row("Cairn alone", "insert \(Int(cairnInsert))/s, batch insert \(Int(cairnBatchInsert))/s, reopen \(Int(cairnReopen))/s (\(cairnReopens.map { "\(Int($0 / 1000))k" }.joined(separator: ", "))), lookup \(Int(cairnLookup))/s, update \(Int(cairnUpdate))/s, \(Int(memoryPerObject)) bytes/object")
         return report
     }
 
@@ -176,7 +189,7 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
 
     report.row("insert, durable saves of 10k", "Cairn \(Int(cairnInsert)) objects/s, GRDB \(Int(grdbInsert)) rows/s", note: "\(fixed(cairnInsert / grdbInsert, 2))× (managed objects in a context)")
     report.row("batch insert, durable saves of 10k", "Cairn \(Int(cairnBatchInsert)) objects/s, GRDB \(Int(grdbInsert)) rows/s", note: "\(fixed(cairnBatchInsert / grdbInsert, 2))× (Store.batchInsert)")
-    report.row("reopen to a full view", "Cairn \(Int(cairnReopen)) objects/s, GRDB \(Int(grdbReopen)) rows/s", note: "GRDB: open + fetch all rows into structs; \(fixed(cairnReopen / grdbReopen, 2))×")
+    report.row("reopen to a full view", "Cairn \(Int(cairnReopen)) objects/s, GRDB \(Int(grdbReopen)) rows/s", note: "GRDB: open + fetch all rows into structs; \(fixed(cairnReopen / grdbReopen, 2))×; Cairn's median of three opens: \(cairnReopens.map { "\(Int($0 / 1000))k" }.joined(separator: ", ")) (the first follows malloc_trim)")
     report.row("resident memory added by reopening", "\(Int(memoryPerObject)) bytes per object",
                note: "\(fixed(memoryPerObject * Double(count) / Double(logBytes), 2))× the uncompressed log (\(Int(logBytes) / count) bytes per object); \(fixed(memoryPerObject * Double(count) / Double(dataBytes), 2))× the bare attribute bytes (\(dataBytes / count))")
     report.row("lookup by unique key", "Cairn \(Int(cairnLookup))/s, GRDB \(Int(grdbLookup))/s", note: "\(fixed(cairnLookup / grdbLookup, 1))× (Cairn: fetchFirst in the view context)")

@@ -1,7 +1,7 @@
 import CairnLog
 import Foundation
 
-/// Applies change records to a snapshot on a second thread (one of ``WorkerThreads``) while the opening thread reads,
+/// Applies change records to a snapshot on a second thread (one of ``WorkerThreads/replay``) while the opening thread reads,
 /// decompresses and decodes the next frames, so that replay uses both cores.
 ///
 /// Records are applied in the order they are submitted. The first failure stops the work and is
@@ -32,7 +32,7 @@ final class SnapshotBuilder: @unchecked Sendable {
         self.snapshot.startBulkIndexing()
         // A reused thread: the snapshot's memory then comes from the arena of the thread that
         // built the last one, memory a closed store freed (``WorkerThreads``).
-        WorkerThreads.shared.run { [self] in run() }
+        WorkerThreads.replay.run { [self] in run() }
     }
 
     /// Queues a record (waits while the queue is full).
