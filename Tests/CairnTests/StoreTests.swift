@@ -114,6 +114,42 @@ import Testing
         #expect(try store.viewContext.count(FetchRequest("Item", predicate: .equal("code", "X1"))) == 1)
     }
 
+    /// A save of many new objects files their keys on another core while it files the rows
+    /// (``StoreSnapshot/concurrentKeys``): the same refusals, and a refused one leaves no key.
+    @Test func largeSavesFileTheirKeysConcurrentlyWithTheSameChecks() async throws {
+        let folder = TemporaryDirectory()
+        let model = try libraryModel()
+        let store = try Store(at: folder.store(), model: model)
+        let count = StoreSnapshot.concurrentKeys + 500
+        func names(_ prefix: String) -> [String] { (0..<count).map { "\(prefix)\($0)" } }
+        let first = store.newBackgroundContext()
+        for name in names("a") { try first.make("Author", ["name": .string(name)]) }
+        try await first.save()
+        // A clash with a committed object, and one between two new objects, each in a large save.
+        for twin in ["a17", "b\(count - 1)"] {
+            let clashing = store.newBackgroundContext()
+            for name in names("b") + [twin] { try clashing.make("Author", ["name": .string(name)]) }
+            await #expect { try await clashing.save() } throws: { error in
+                let error = try #require(error as? StoreError)
+                return error.code == .uniquenessViolation && error.objects.count == 2
+            }
+        }
+        // Nothing of the refused saves stays: their keys are free, the committed ones are found.
+        let second = store.newBackgroundContext()
+        for name in names("b") { try second.make("Author", ["name": .string(name)]) }
+        try await second.save()
+        for name in ["a0", "a17", "b0", "b\(count - 1)"] {
+            #expect(try store.viewContext.count(FetchRequest("Author", predicate: .equal("name", .string(name)))) == 1, "\(name)")
+        }
+        try await store.close()
+        let reopened = try Store(at: folder.store(), model: model)
+        #expect(try reopened.count(of: "Author") == 2 * count)
+        let late = reopened.newBackgroundContext()
+        try late.make("Author", ["name": "b5"])
+        await #expect { try await late.save() } throws: { ($0 as? StoreError)?.code == .uniquenessViolation }
+        try await reopened.close()
+    }
+
     @Test func modelMismatchFailsWithTheDifferencesOrWipes() async throws {
         let folder = TemporaryDirectory()
         let store = try Store(at: folder.store(), model: try libraryModel())

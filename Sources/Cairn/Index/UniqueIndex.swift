@@ -112,6 +112,9 @@ final class UniqueIndex: @unchecked Sendable {
         Int(truncatingIfNeeded: avalanche(hash) >> 48)
     }
 
+    /// Whether the index is being built in bulk (replay): changes are then only queued.
+    var isBuildingInBulk: Bool { lock.withLock { _ in bulk } }
+
     // MARK: Reading
 
     /// The number of entries a snapshot at the newest LSN sees (during a bulk build, the entries

@@ -151,6 +151,9 @@ struct StoreSnapshot: Sendable {
         }
     }
 
+    /// The number of new keys from which a save files them on another core.
+    static let concurrentKeys = 4096
+
     /// Undoes the uniqueness-index changes of the save at `lsn` just applied to this snapshot,
     /// which the caller then drops (a save refused after it was applied).
     func abandon(_ lsn: LSN) {
@@ -165,8 +168,10 @@ struct StoreSnapshot: Sendable {
             // can use, and keeps the counter far from overflowing.
             guard insert.id.key > 0, insert.id.key < UInt64.max >> 1 else { throw damaged("object key \(insert.id.key) is out of range") }
         }
-        if let taken = storage.objects.insert(changes, version: lsn) { throw damaged("insert of existing object \(taken)") }
-        // New objects' keys are filed together (in bucket order: the cache misses overlap).
+        // New objects' keys are filed together (in bucket order: the cache misses overlap); for
+        // a large save, on another core while this one files the rows (nearly every key is a
+        // cache miss in a large index). Filing must end before this returns or throws: a
+        // failure's rollback must not run alongside it.
         var newKeys: [UniqueIndex.Key] = []
         for insert in changes.inserts {
             let id = insert.id
@@ -174,11 +179,24 @@ struct StoreSnapshot: Sendable {
                 for constraint in storage.model.descriptions[id.entity].uniqueness {
                     if let hash = Self.keyHash(row.bytes, constraint) { newKeys.append(UniqueIndex.Key(hash: hash, id: id)) }
                 }
-                indexValues(of: id, row: row.bytes, positions: nil, adding: true)
             }
-            storage.nextKey = max(storage.nextKey, id.key + 1)
         }
-        clashing += storage.unique.add(newKeys, at: lsn)
+        let unique = storage.unique
+        let filing = newKeys.count >= Self.concurrentKeys && !unique.isBuildingInBulk
+            ? ConcurrentResult { [newKeys] () throws(Never) in unique.add(newKeys, at: lsn) } : nil
+        if filing == nil { clashing += unique.add(newKeys, at: lsn) }
+        do {
+            if let taken = storage.objects.insert(changes, version: lsn) { throw damaged("insert of existing object \(taken)") }
+            for insert in changes.inserts {
+                let id = insert.id
+                changes.withRow(insert) { row in indexValues(of: id, row: row.bytes, positions: nil, adding: true) }
+                storage.nextKey = max(storage.nextKey, id.key + 1)
+            }
+        } catch {
+            _ = filing?.value()
+            throw error
+        }
+        if let filing { clashing += filing.value() }
         for update in changes.updates {
             let id = update.id
             guard let record = storage.objects.record(id) else { throw damaged("update of missing object \(id)") }
