@@ -63,10 +63,23 @@ struct ContextState {
     /// something is.
     mutating func dropKeysIfNothingPending() -> Bool {
         guard inserted.isEmpty, updated.isEmpty, deleted.isEmpty else { return false }
+        forgetKeys()
+        return true
+    }
+
+    private mutating func forgetKeys() {
         pendingKeys = [:]
         keysOfObject = [:]
         staleKeys = []
-        return true
+    }
+
+    /// Forgets every pending change and filed key (not the discarded objects).
+    private mutating func forgetPendingChanges() {
+        inserted = InsertedObjects()
+        updated = [:]
+        deleted = []
+        originals = [:]
+        forgetKeys()
     }
 
     /// Records the current uniqueness keys of an object with unsaved changes.
@@ -121,27 +134,15 @@ struct ContextState {
     mutating func clearSaved(changeCount taken: UInt64) -> Bool {
         guard changeCount == taken else { return false }
         // Objects inserted and deleted before the save stay discarded (they answer isDeleted).
-        inserted = InsertedObjects()
-        updated = [:]
-        deleted = []
-        originals = [:]
-        pendingKeys = [:]
-        keysOfObject = [:]
-        staleKeys = []
+        forgetPendingChanges()
         return true
     }
 
     /// The pending changes, taken out of the state (put back with ``restore(_:)`` on failure).
     mutating func takeChanges() -> PendingChanges {
         defer {
-            inserted = InsertedObjects()
-            updated = [:]
-            deleted = []
+            forgetPendingChanges()
             discarded = []
-            originals = [:]
-            pendingKeys = [:]
-            keysOfObject = [:]
-            staleKeys = []
         }
         return PendingChanges(inserted: inserted, updated: updated, deleted: deleted, originals: originals)
     }

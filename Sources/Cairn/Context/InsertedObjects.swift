@@ -93,12 +93,7 @@ struct InsertedObjects: Sendable {
     }
 
     /// The IDs of the objects, in insertion order.
-    var keys: [ObjectID] {
-        var result: [ObjectID] = []
-        result.reserveCapacity(count)
-        for (id, _) in self { result.append(id) }
-        return result
-    }
+    var keys: [ObjectID] { map(\.key) }
 }
 
 extension InsertedObjects: Sequence {

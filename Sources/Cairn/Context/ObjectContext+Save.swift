@@ -28,25 +28,24 @@ extension ObjectContext {
         try validate(changes)
         // When nothing changed while the save ran, everything pending was saved: forget it at
         // once. Otherwise what was saved goes object by object, and what changed since stays.
-        let clearedAll: Bool
+        var latest: StoreSnapshot?
+        let committed: (ObjectID) -> ObjectRecord?
         if let parent {
             parent.absorb(changes)
-            clearedAll = state.withLock { state in
-                if state.clearSaved(changeCount: changeCount) { return true }
-                state.removeSaved(changes) { _ in nil }
-                return false
-            }
+            committed = { _ in nil }
         } else {
             // Changes kept for the next save are rebased on the state this save produced, not on
             // a later save's: their conflict checks must still see that later save.
             let saved = try await store.commit(changes, policy: policy)
-            let latest = store.snapshot
-            clearedAll = state.withLock { state in
-                if state.snapshot != nil { state.snapshot = latest }
-                if state.clearSaved(changeCount: changeCount) { return true }
-                state.removeSaved(changes) { (saved ?? latest).record($0) }
-                return false
-            }
+            let published = store.snapshot
+            latest = published
+            committed = { (saved ?? published).record($0) }
+        }
+        let clearedAll = state.withLock { state in
+            if let latest, state.snapshot != nil { state.snapshot = latest }
+            if state.clearSaved(changeCount: changeCount) { return true }
+            state.removeSaved(changes, committed: committed)
+            return false
         }
         guard !clearedAll else {
             state.withLock { $0.registered.sweepIfDue() }
