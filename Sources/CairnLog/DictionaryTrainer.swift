@@ -1,3 +1,15 @@
+/// When the log builds compression dictionaries. The defaults are the format's (docs/FORMAT.md
+/// §5); tests lower them to train and retrain in short runs.
+package struct DictionaryTrainingPolicy: Sendable, Equatable {
+    /// New samples since the last dictionary that make the next one worth building.
+    package var threshold = 256
+    /// After the first, a dictionary is built only at the roll of a segment at least this large
+    /// (a dictionary file of up to 64 KiB is then a small cost beside the segment).
+    package var retrainingSegmentSize = 1 << 20
+
+    package init() {}
+}
+
 /// Collects samples of recent small payloads and builds LZ4 dictionaries from them.
 ///
 /// Records saved by an app repeat the same field names, types and common values; a dictionary

@@ -20,6 +20,9 @@ package struct FrameScanner {
         package var offset: UInt64
         /// What is wrong with it.
         package var reason: String
+        /// Whether the bytes cannot be a torn write: a frame whose header checksum holds yet
+        /// which no writer could have written (an LSN above ``LSN/maximum``). Always corruption.
+        package var isDefinitelyDamage = false
     }
 
     /// One step of the walk.
@@ -111,6 +114,10 @@ package struct FrameScanner {
         case .failure(.inconsistentLengths): return refuse("codec, lengths and dictionary id disagree")
         }
         guard header.epoch == epoch else { return refuse("frame epoch \(header.epoch) is not the segment's \(epoch)") }
+        guard header.lsn <= .maximum else {
+            return .failure(Problem(offset: offset, reason: "frame LSN \(header.lsn) is above the largest LSN \(LSN.maximum)",
+                                    isDefinitelyDamage: true))
+        }
         guard header.lsn == lsn else { return refuse("frame LSN \(header.lsn), expected \(lsn)") }
         guard Int(header.storedLength) <= maximumFrameSize, Int(header.rawLength) <= maximumFrameSize else {
             return refuse("frame claims \(max(header.storedLength, header.rawLength)) bytes, more than the maximum frame size \(maximumFrameSize)")

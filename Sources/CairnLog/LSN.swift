@@ -19,8 +19,17 @@ public struct LSN: RawRepresentable, Hashable, Comparable, Sendable, Codable, Cu
     /// The position before any frame: "nothing yet".
     public static let zero = LSN(0)
 
-    /// The LSN that follows this one.
+    /// The largest LSN a log may hold (2^63 − 1). A frame, segment or manifest naming a larger
+    /// one is refused as corruption, so that no arithmetic on an LSN read from disk can overflow:
+    /// the next LSN after any valid one, and the sum of a valid first LSN and frame count, both
+    /// fit in 64 bits.
+    public static let maximum = LSN(UInt64(Int64.max))
+
+    /// The LSN that follows this one (``maximum`` + 1 at most, for any valid LSN).
     public var next: LSN { LSN(rawValue &+ 1) }
+
+    /// The LSN before this one; ``zero`` before ``zero`` (no wrap-around).
+    public var previous: LSN { LSN(rawValue == 0 ? 0 : rawValue - 1) }
 
     public static func < (lhs: LSN, rhs: LSN) -> Bool { lhs.rawValue < rhs.rawValue }
 

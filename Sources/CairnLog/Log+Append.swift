@@ -50,6 +50,9 @@ extension Log {
         let (lsn, leads) = try appendState.withLock { state -> (LSN, Bool) in
             try state.checkAcceptingAppends(directory)
             let lsn = state.nextLSN
+            guard lsn <= .maximum else {
+                throw LogError(.readOnly, "the log has used every LSN up to \(LSN.maximum)", path: directory, lsn: lsn)
+            }
             state.nextLSN = lsn.next
             state.pending.append(PendingFrame(lsn: lsn, payload: encoded))
             if state.writing { return (lsn, false) }
@@ -106,7 +109,20 @@ extension Log {
             }
             if batch.isEmpty { return }
             do {
-                try withWriter { try write(batch, &$0) }
+                try withWriter { state in
+                    do {
+                        try write(batch, &state)
+                    } catch {
+                        // Whatever step failed (a write, the roll's sync, a new segment, a
+                        // dictionary, the manifest), frames written since the last
+                        // acknowledgement are cut: their appends throw, so they must not
+                        // reappear after a reopen. Poisoned first, so that no sync finishing
+                        // meanwhile acknowledges them.
+                        poison(with: error as? LogError ?? LogError(.io, "\(error)", path: directory))
+                        cutBackToAcknowledged(&state)
+                        throw error
+                    }
+                }
             } catch {
                 poison(with: error as? LogError ?? LogError(.io, "\(error)", path: directory))
                 return
@@ -172,18 +188,13 @@ extension Log {
     }
 
     /// Writes the buffered `frames` (LSNs up to `last`) at the end of the active segment and
-    /// publishes them as written. On failure, tries to cut the segment back to where the chunk
-    /// began (so that no unacknowledged frame survives; the next open cuts any torn rest).
+    /// publishes them as written. On failure the caller cuts the segment back to its last
+    /// acknowledged frame.
     private func writeChunk(_ buffer: inout [UInt8], frames: UInt64, through last: LSN, _ state: inout WriterState) throws {
         guard !buffer.isEmpty else { return }
         let start = state.length
         let file = state.segment.file
-        do {
-            try buffer.withUnsafeBytes { try io.writeAll(file, $0, at: start) }
-        } catch {
-            try? io.truncate(file, to: start)
-            throw error
-        }
+        try buffer.withUnsafeBytes { try io.writeAll(file, $0, at: start) }
         state.length = start + UInt64(buffer.count)
         state.frameCount += frames
         buffer.removeAll(keepingCapacity: true)
@@ -197,6 +208,9 @@ extension Log {
     private func publish(_ target: SyncTarget, synced: Bool) {
         let durability = options.durability
         let ready = appendState.withLock { state -> [Waiter] in
+            // After a failure nothing more is acknowledged: the writer is cutting the frames
+            // that were not acknowledged before it, and their appends have been told they failed.
+            guard state.failure == nil else { return [] }
             state.writtenLSN = max(state.writtenLSN, target.lsn)
             if synced {
                 state.durableLSN = max(state.durableLSN, target.lsn)
@@ -215,13 +229,8 @@ extension Log {
     /// Syncs the active segment, seals it, and starts the next one at `firstLSN`.
     private func roll(_ state: inout WriterState, firstLSN: LSN) throws {
         // The manifest is about to say the segment is sealed at this length: make it so on disk.
-        let written = SyncTarget(segment: state.segment, lsn: LSN(firstLSN.rawValue - 1), end: state.length)
-        do {
-            try io.sync(state.segment.file)
-        } catch {
-            cutBackToAcknowledged(&state)
-            throw error
-        }
+        let written = SyncTarget(segment: state.segment, lsn: firstLSN.previous, end: state.length)
+        try io.sync(state.segment.file)
         publish(written, synced: true)
 
         var manifest = state.manifest
@@ -234,10 +243,12 @@ extension Log {
         let segment = Manifest.Segment(number: manifest.nextSegmentNumber, epoch: Self.newEpoch(), firstLSN: firstLSN,
                                        isSealed: false, length: 0, frameCount: 0)
         let handle = SegmentHandle(file: try createSegmentFile(segment), number: segment.number, io: io)
+        // The new file's directory entry is durable before any manifest names it.
+        try io.syncDirectory(layout.directory)
         var installed: CompressionDictionary?
         // Retrain at rolls of segments large enough that a new dictionary file (up to 64 KiB)
         // is a small cost beside them.
-        if state.length >= UInt64(Self.retrainingSegmentSize), let bytes = codec.trainIfReady() {
+        if state.length >= UInt64(options.dictionaryTraining.retrainingSegmentSize), let bytes = codec.trainIfReady() {
             installed = try addDictionary(bytes, to: &manifest)
         }
         manifest.segments.append(segment)
@@ -307,13 +318,16 @@ extension Log {
         publish(target, synced: true)
     }
 
-    /// After a failed sync: cuts the active segment back to the end of its last acknowledged
-    /// frame, best effort (the frames after it were never acknowledged; the next open cuts any
-    /// torn rest).
+    /// After a failure (the log is poisoned): cuts the active segment back to the end of its
+    /// last acknowledged frame and syncs the cut, best effort (the frames after it were never
+    /// acknowledged; the next open cuts any torn rest).
     private func cutBackToAcknowledged(_ state: inout WriterState) {
         let number = state.segment.number
-        guard let end = appendState.withLock({ $0.extents.last(where: { $0.segment.number == number })?.end }) else { return }
-        if (try? io.truncate(state.segment.file, to: end)) != nil { state.length = end }
+        guard let end = appendState.withLock({ $0.extents.last(where: { $0.segment.number == number })?.end }),
+              end < state.length || (try? io.size(of: state.segment.file)).map({ $0 > end }) == true else { return }
+        guard (try? io.truncate(state.segment.file, to: end)) != nil else { return }
+        state.length = end
+        try? io.fullSync(state.segment.file)
     }
 
     /// Refuses all further appends and fails every waiting one with `error`.
@@ -327,9 +341,6 @@ extension Log {
         }
         for waiter in waiting { waiter.continuation.resume(throwing: error) }
     }
-
-    /// A dictionary is retrained only at the roll of a segment at least this large.
-    static let retrainingSegmentSize = 1 << 20
 
     /// A random, non-zero segment epoch.
     static func newEpoch() -> UInt32 { UInt32.random(in: 1...UInt32.max) }

@@ -103,7 +103,8 @@ extension Log {
             let bytes = try io.readWholeFile(path, limit: CompressionDictionary.maximumSize + 64)
             dictionaries.append(try CompressionDictionary(file: bytes, expected: record, path: path))
         }
-        let codec = PayloadCodec(policy: options.compression, dictionaries: dictionaries)
+        let codec = PayloadCodec(policy: options.compression, dictionaries: dictionaries,
+                                 trainingThreshold: options.dictionaryTraining.threshold)
 
         let buffer = ReadBuffer()
         var extents: [SegmentExtent] = []
@@ -119,7 +120,7 @@ extension Log {
                 }
             } catch let error as LogError where salvage && error.code == .corruption {
                 report.damage.append(error)
-                let lost = segment.isSealed ? segment.firstLSN...LSN(segment.firstLSN.rawValue + max(segment.frameCount, 1) - 1) : nil
+                let lost = segment.isSealed ? segment.firstLSN...LSN(segment.firstLSN.rawValue + max(segment.frameCount, 1) - 1) : nil   // no overflow: Manifest.checkInvariants
                 if let lost { report.lostRanges.append(lost) }
                 continue
             }
@@ -129,7 +130,7 @@ extension Log {
             }
             report.lostRanges += scan.lostRanges
             if let previous = last, previous.segment.isSealed, previous.nextLSN < segment.firstLSN, salvage {
-                report.lostRanges.append(previous.nextLSN...LSN(segment.firstLSN.rawValue - 1))
+                report.lostRanges.append(previous.nextLSN...segment.firstLSN.previous)
             }
             extents.append(SegmentExtent(segment: segment, path: path, end: scan.validEnd, nextLSN: scan.nextLSN))
             last = scan
@@ -138,7 +139,7 @@ extension Log {
         guard let active = last, let activeRecord = manifest.activeSegment, active.segment == activeRecord else {
             throw LogError.corruption("the active segment could not be read", path: layout.path(.segment, manifest.activeSegment?.number ?? 0))
         }
-        if let problem = active.problem, !active.validFrameFollows {
+        if let problem = active.problem, !active.validFrameFollows, !problem.isDefinitelyDamage {
             var torn = RecoveryReport.TornTail(path: active.path, offset: problem.offset,
                                                bytes: active.fileLength - problem.offset, reason: problem.reason, wasCut: false)
             if options.recovery == .absoluteConsistency {

@@ -56,7 +56,7 @@ public final class Log: Sendable {
         self.manifestFile = ManifestFile(layout: layout, io: options.fileIO)
         self.lockFile = Protected(lockFile)
         self.writer = Protected(writer)
-        let last = LSN(nextLSN.rawValue - 1)
+        let last = nextLSN.previous
         self.appendState = Protected(AppendState(nextLSN: nextLSN, writtenLSN: last, durableLSN: last, extents: extents,
                                              lastSync: .now, readOnly: writer == nil))
     }
@@ -86,7 +86,7 @@ public final class Log: Sendable {
     public func close() async throws {
         let last = appendState.withLock { state -> LSN in
             state.closed = true
-            return LSN(state.nextLSN.rawValue - 1)
+            return state.nextLSN.previous
         }
         // An append that failed has already reported its error; close only reports its own.
         try? await waitFor(last)

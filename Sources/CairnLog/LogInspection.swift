@@ -120,7 +120,7 @@ extension LogInspection {
                     status = .tornTail(offset: problem.offset, reason: problem.reason)
                 }
                 segments.append(Segment(file: name, isSealed: record.isSealed, frames: scan.frames,
-                                        lsnRange: scan.frames == 0 ? nil : record.firstLSN...LSN(scan.nextLSN.rawValue - 1),
+                                        lsnRange: scan.frames == 0 ? nil : record.firstLSN...scan.nextLSN.previous,
                                         bytesOnDisk: scan.fileLength, storedBytes: scan.storedBytes, rawBytes: scan.rawBytes,
                                         status: status))
             } catch let error as LogError {

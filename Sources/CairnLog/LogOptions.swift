@@ -44,6 +44,8 @@ public struct LogOptions: Sendable {
 
     /// The file system, replaceable in tests to inject faults.
     package var fileIO: any FileIO = PosixFileIO()
+    /// When compression dictionaries are built.
+    package var dictionaryTraining = DictionaryTrainingPolicy()
 
     /// The default options.
     public init() {}

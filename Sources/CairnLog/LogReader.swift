@@ -58,7 +58,7 @@ public final class LogReader {
             case .end:
                 finishSegment()
             case .invalid(let problem):
-                let lastGood = LSN(current.expectedLSN.rawValue &- 1)
+                let lastGood = current.expectedLSN.previous
                 if salvage, let found = try current.findValidFrame(after: problem.offset, laterThan: lastGood) {
                     current.resume(at: found.offset, lsn: found.lsn)
                     scanner = current

@@ -206,14 +206,20 @@ extension Manifest {
         func fail(_ message: String) -> LogError { LogError.corruption("manifest: " + message, path: path) }
         guard let last = segments.last else { throw fail("no segments") }
         guard !last.isSealed else { throw fail("the last segment is sealed; there is no active segment") }
+        if let base, base.lastLSN > .maximum { throw fail("base ends at LSN \(base.lastLSN), above the largest LSN \(LSN.maximum)") }
         var expectedLSN = base.map { $0.lastLSN.next } ?? segments[0].firstLSN
         for (index, segment) in segments.enumerated() {
+            // Both at most 2^63 - 1, so that their sum (the next segment's first LSN) cannot wrap.
+            guard segment.firstLSN <= .maximum, segment.frameCount <= LSN.maximum.rawValue,
+                  segment.firstLSN.rawValue + segment.frameCount <= LSN.maximum.rawValue + 1 else {
+                throw fail("segment \(segment.number) runs past the largest LSN \(LSN.maximum) (first LSN \(segment.firstLSN), \(segment.frameCount) frames)")
+            }
             if index > 0 && segment.number <= segments[index - 1].number { throw fail("segment numbers are not increasing") }
             if index < segments.count - 1 && !segment.isSealed { throw fail("segment \(segment.number) is not the last yet is not sealed") }
             guard segment.firstLSN == expectedLSN, segment.firstLSN.rawValue > 0 else {
                 throw fail("segment \(segment.number) starts at LSN \(segment.firstLSN), expected \(expectedLSN)")
             }
-            expectedLSN = LSN(segment.firstLSN.rawValue &+ segment.frameCount)
+            expectedLSN = LSN(segment.firstLSN.rawValue + segment.frameCount)
         }
         if Set(dictionaries.map(\.id)).count != dictionaries.count { throw fail("duplicate dictionary ids") }
         if maximumFrameSize == 0 || maximumFrameSize > UInt32.max - UInt32(FrameHeader.size) { throw fail("maximum frame size \(maximumFrameSize) out of range") }

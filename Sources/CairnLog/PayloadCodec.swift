@@ -34,11 +34,11 @@ package final class PayloadCodec: Sendable {
     private let trainer: Protected<DictionaryTrainer>
     private let scratch = Protected<[StreamBox]>([])
 
-    package init(policy: CompressionPolicy, dictionaries: [CompressionDictionary]) {
+    package init(policy: CompressionPolicy, dictionaries: [CompressionDictionary], trainingThreshold: Int = DictionaryTrainingPolicy().threshold) {
         self.policy = policy
         self.dictionaries = Protected(Dictionary(uniqueKeysWithValues: dictionaries.map { ($0.id, $0) }))
         self.current = Protected(policy == .lz4Dictionary ? dictionaries.max { $0.id < $1.id } : nil)
-        self.trainer = Protected(DictionaryTrainer())
+        self.trainer = Protected(DictionaryTrainer(threshold: trainingThreshold))
     }
 
     deinit {

@@ -15,9 +15,43 @@ package struct PosixFileIO: FileIO {
         case .createNew: flags = O_RDWR | O_CREAT | O_EXCL
         case .createOrOpen: flags = O_RDWR | O_CREAT
         }
-        let descriptor = retryingInterrupts { Glibc.open(path, flags | O_CLOEXEC, 0o600) }
-        guard descriptor >= 0 else { throw LogError.system("open", path: path, errno: errno) }
+        // O_NONBLOCK: opening a FIFO put in a store file's place must not wait for a writer.
+        // O_NOFOLLOW: a store file that is a symbolic link is refused, not followed elsewhere.
+        let descriptor = retryingInterrupts { Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0o600) }
+        guard descriptor >= 0 else {
+            let number = errno
+            if number == ELOOP {
+                throw LogError(.corruption, "is a symbolic link; Cairn opens only regular files as store files", path: path)
+            }
+            throw LogError.system("open", path: path, errno: number)
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let number = errno
+            _ = Glibc.close(descriptor)
+            throw LogError.system("fstat", path: path, errno: number)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            _ = Glibc.close(descriptor)
+            throw LogError(.corruption, "is \(Self.kind(of: info.st_mode)), not a regular file; Cairn opens only regular files as store files",
+                           path: path)
+        }
+        // Back to blocking I/O (which regular files always do anyway).
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         return OpenFile(descriptor: descriptor, path: path)
+    }
+
+    /// What a file that is not regular is, in words.
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFDIR: "a directory"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "a special file"
+        }
     }
 
     package func close(_ file: OpenFile) {

@@ -26,8 +26,8 @@ package struct SegmentScan: Sendable {
 
     /// A damaged sealed segment, or damage followed by valid frames, as an error.
     package var corruption: LogError? {
-        if let problem, segment.isSealed || validFrameFollows {
-            let detail = segment.isSealed ? "sealed segment" : "active segment, valid frames follow"
+        if let problem, segment.isSealed || validFrameFollows || problem.isDefinitelyDamage {
+            let detail = segment.isSealed ? "sealed segment" : validFrameFollows ? "active segment, valid frames follow" : "active segment"
             return LogError.corruption("\(problem.reason) (\(detail))", path: path, offset: problem.offset, lsn: nextLSN)
         }
         guard segment.isSealed else { return nil }
@@ -74,12 +74,12 @@ package struct SegmentScan: Sendable {
                 // In a sealed segment any bad frame is corruption; only the active segment
                 // needs the search that tells a torn tail from damage followed by valid frames.
                 guard !segment.isSealed || salvage else { break walk }
-                let lastGood = LSN(scanner.expectedLSN.rawValue &- 1)
+                let lastGood = scanner.expectedLSN.previous
                 guard let found = try scanner.findValidFrame(after: problem.offset, laterThan: lastGood) else { break walk }
                 result.validFrameFollows = true
                 guard salvage else { break walk }
                 if found.lsn > scanner.expectedLSN {
-                    result.lostRanges.append(scanner.expectedLSN...LSN(found.lsn.rawValue - 1))
+                    result.lostRanges.append(scanner.expectedLSN...found.lsn.previous)
                 }
                 scanner.resume(at: found.offset, lsn: found.lsn)
             }

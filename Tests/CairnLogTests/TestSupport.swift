@@ -73,16 +73,27 @@ enum Fault: Sendable, Equatable {
     case shortWrite
 }
 
-/// A file system that fails the n-th write or sync (counting from 1), and counts calls.
+/// Every kind of call a ``FaultyFileIO`` counts as one I/O step.
+enum IOStep: String, Sendable, CaseIterable {
+    case open, write, read, sync, fullSync, truncate, size, tryLock, rename, remove, syncDirectory, listDirectory, createDirectory
+}
+
+/// A file system that fails the n-th write or sync (counting from 1), or the n-th I/O step of
+/// any kind, or the first call of a kind on a path, and counts calls.
 final class FaultyFileIO: FileIO, Sendable {
     private let base = PosixFileIO()
     private struct State {
         var writes = 0
         var syncs = 0
+        var steps = 0
         var failWriteAt: Int?
         var failSyncAt: Int?
+        var failStepAt: Int?
+        var failPath: (suffix: String, step: IOStep)?
         var fault: Fault = .error(EIO)
         var pendingError: Int32?
+        var failed: String?
+        var syncDelay: UInt32 = 0
     }
     private let state = Protected(State())
 
@@ -99,13 +110,54 @@ final class FaultyFileIO: FileIO, Sendable {
         }
     }
 
+    /// Arms a failure of the n-th I/O step of any kind from now on: `ENOSPC` for a write (a
+    /// full disk), `EIO` for anything else.
+    func injectAtStep(_ step: Int) {
+        state.withLock { $0.failStepAt = $0.steps + step }
+    }
+
+    /// Arms a failure of the first `step` on a path ending in `suffix` (`ENOSPC` for a write,
+    /// `EIO` otherwise).
+    func inject(_ step: IOStep, onPathEndingIn suffix: String) {
+        state.withLock { $0.failPath = (suffix, step) }
+    }
+
+    /// Makes every `fdatasync` take at least this many microseconds (a slow disk), so that a
+    /// test can make a step fail while a sync is still running.
+    func delaySyncs(microseconds: UInt32) { state.withLock { $0.syncDelay = microseconds } }
+
     /// Disarms any fault.
-    func heal() { state.withLock { $0.failWriteAt = nil; $0.failSyncAt = nil; $0.pendingError = nil } }
+    func heal() {
+        state.withLock {
+            $0.failWriteAt = nil; $0.failSyncAt = nil; $0.pendingError = nil; $0.failStepAt = nil; $0.failPath = nil
+        }
+    }
 
     var writeCount: Int { state.withLock { $0.writes } }
     var syncCount: Int { state.withLock { $0.syncs } }
+    /// I/O steps of every kind so far.
+    var stepCount: Int { state.withLock { $0.steps } }
+    /// The step that was failed, as "kind path", once one was.
+    var failedStep: String? { state.withLock { $0.failed } }
+
+    /// Counts a step; throws the armed failure when this is the step.
+    private func step(_ kind: IOStep, _ path: String) throws {
+        let failure = state.withLock { state -> Int32? in
+            state.steps += 1
+            var fails = state.steps == state.failStepAt
+            if let armed = state.failPath, armed.step == kind, path.hasSuffix(armed.suffix) {
+                fails = true
+                state.failPath = nil
+            }
+            guard fails else { return nil }
+            state.failed = "\(kind.rawValue) \(path)"
+            return kind == .write ? ENOSPC : EIO
+        }
+        if let failure { throw LogError.system("\(kind.rawValue) (injected)", path: path, errno: failure) }
+    }
 
     func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
+        try step(.write, file.path)
         enum Action { case pass, fail(Int32), short }
         let action = state.withLock { state -> Action in
             state.writes += 1
@@ -139,27 +191,59 @@ final class FaultyFileIO: FileIO, Sendable {
     }
 
     func sync(_ file: OpenFile) throws {
+        try step(.sync, file.path)
         if let failure = nextSyncFault() { throw LogError.system("fdatasync", path: file.path, errno: failure) }
+        let delay = state.withLock { $0.syncDelay }
+        if delay > 0 { usleep(delay) }
         try base.sync(file)
     }
 
     func fullSync(_ file: OpenFile) throws {
+        try step(.fullSync, file.path)
         if let failure = nextSyncFault() { throw LogError.system("fsync", path: file.path, errno: failure) }
         try base.fullSync(file)
     }
 
-    func open(_ path: String, mode: FileOpenMode) throws -> OpenFile { try base.open(path, mode: mode) }
+    func open(_ path: String, mode: FileOpenMode) throws -> OpenFile {
+        try step(.open, path)
+        return try base.open(path, mode: mode)
+    }
     func close(_ file: OpenFile) { base.close(file) }
     func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
-        try base.read(file, into: buffer, at: offset)
+        try step(.read, file.path)
+        return try base.read(file, into: buffer, at: offset)
     }
-    func truncate(_ file: OpenFile, to length: UInt64) throws { try base.truncate(file, to: length) }
-    func size(of file: OpenFile) throws -> UInt64 { try base.size(of: file) }
-    func tryLock(_ file: OpenFile) throws -> Bool { try base.tryLock(file) }
-    func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
-    func remove(_ path: String) throws { try base.remove(path) }
-    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
-    func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
-    func createDirectory(_ path: String) throws { try base.createDirectory(path) }
+    func truncate(_ file: OpenFile, to length: UInt64) throws {
+        try step(.truncate, file.path)
+        try base.truncate(file, to: length)
+    }
+    func size(of file: OpenFile) throws -> UInt64 {
+        try step(.size, file.path)
+        return try base.size(of: file)
+    }
+    func tryLock(_ file: OpenFile) throws -> Bool {
+        try step(.tryLock, file.path)
+        return try base.tryLock(file)
+    }
+    func rename(_ source: String, to destination: String) throws {
+        try step(.rename, source)
+        try base.rename(source, to: destination)
+    }
+    func remove(_ path: String) throws {
+        try step(.remove, path)
+        try base.remove(path)
+    }
+    func syncDirectory(_ path: String) throws {
+        try step(.syncDirectory, path)
+        try base.syncDirectory(path)
+    }
+    func contentsOfDirectory(_ path: String) throws -> [String] {
+        try step(.listDirectory, path)
+        return try base.contentsOfDirectory(path)
+    }
+    func createDirectory(_ path: String) throws {
+        try step(.createDirectory, path)
+        try base.createDirectory(path)
+    }
     func exists(_ path: String) -> Bool { base.exists(path) }
 }
