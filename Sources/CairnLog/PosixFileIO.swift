@@ -23,6 +23,9 @@ package struct PosixFileIO: FileIO {
             if number == ELOOP {
                 throw LogError(.corruption, "is a symbolic link; Cairn opens only regular files as store files", path: path)
             }
+            if number == EISDIR {
+                throw LogError(.corruption, "is a directory, not a regular file; Cairn opens only regular files as store files", path: path)
+            }
             throw LogError.system("open", path: path, errno: number)
         }
         var info = stat()
