@@ -59,6 +59,9 @@ package protocol FileIO: Sendable {
     func createDirectory(_ path: String) throws
     /// Whether anything exists at `path`.
     func exists(_ path: String) -> Bool
+    /// The first offset at or after `offset` that may hold data (`SEEK_DATA`): the end of a
+    /// hole. Nil when only a hole follows. Implementations that cannot tell return `offset`.
+    func nextData(in file: OpenFile, from offset: UInt64) -> UInt64?
 }
 
 extension FileIO {
@@ -101,14 +104,46 @@ extension FileIO {
         return bytes
     }
 
+    /// By default, holes are not known: every offset may hold data.
+    package func nextData(in file: OpenFile, from offset: UInt64) -> UInt64? { offset }
+
     /// Replaces a file atomically: write a temporary file, sync it, rename it over `path`, sync
     /// the directory. A crash at any point leaves either the old or the new content.
     package func replaceAtomically(_ path: String, directory: String, with bytes: [UInt8]) throws {
+        try writeAtomically(path, directory: directory) { file in
+            try bytes.withUnsafeBytes { try writeAll(file, $0, at: 0) }
+        }
+    }
+
+    /// Copies bytes `range` of `source` into a new file at `path`, atomically as
+    /// ``replaceAtomically(_:directory:with:)`` does, a megabyte at a time (a range of any
+    /// length is copied in bounded memory); holes of the source stay holes in the copy.
+    package func copyAtomically(_ source: OpenFile, _ range: Range<UInt64>, to path: String, directory: String) throws {
+        try writeAtomically(path, directory: directory) { file in
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { chunk.deallocate() }
+            var offset = range.lowerBound
+            while offset < range.upperBound {
+                guard let data = nextData(in: source, from: offset), data < range.upperBound else { break }
+                offset = max(offset, data)
+                let count = Int(min(UInt64(chunk.count), range.upperBound - offset))
+                let part = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<count])
+                try readExactly(source, into: part, at: offset)
+                try writeAll(file, UnsafeRawBufferPointer(part), at: offset - range.lowerBound)
+                offset += UInt64(count)
+            }
+            try truncate(file, to: range.upperBound - range.lowerBound)
+        }
+    }
+
+    /// Writes a new file through `<path>.tmp`: `write` fills it, then it is synced, renamed over
+    /// `path`, and the directory synced. On failure the temporary file is removed.
+    private func writeAtomically(_ path: String, directory: String, write: (OpenFile) throws -> Void) throws {
         let temporary = path + ".tmp"
         if exists(temporary) { try remove(temporary) }
         let file = try open(temporary, mode: .createNew)
         do {
-            try bytes.withUnsafeBytes { try writeAll(file, $0, at: 0) }
+            try write(file)
             try fullSync(file)
         } catch {
             close(file)

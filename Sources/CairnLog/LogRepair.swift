@@ -36,10 +36,8 @@ extension Log {
         let file = try io.open(path, mode: .readWrite)
         defer { io.close(file) }
         let length = try io.size(of: file)
-        var removed = [UInt8](repeating: 0, count: Int(length - offset))
-        try removed.withUnsafeMutableBytes { try io.readExactly(file, into: $0, at: offset) }
         let sidePath = path + ".torn-\(offset)"
-        try io.replaceAtomically(sidePath, directory: layout.directory, with: removed)
+        try io.copyAtomically(file, offset..<length, to: sidePath, directory: layout.directory)
         try io.truncate(file, to: offset)
         try io.fullSync(file)
         return LogRepairResult(segment: active.file, offset: offset, savedTo: sidePath, bytes: length - offset)

@@ -140,6 +140,15 @@ package struct PosixFileIO: FileIO {
         throw LogError.system("mkdir", path: path, errno: errno)
     }
 
+    package func nextData(in file: OpenFile, from offset: UInt64) -> UInt64? {
+        let found = lseek(file.descriptor, off_t(offset), Self.seekData)
+        if found >= 0 { return UInt64(found) }
+        return errno == ENXIO ? nil : offset
+    }
+
+    /// `SEEK_DATA` (Linux, glibc), which Swift's Glibc module does not export.
+    private static let seekData: Int32 = 3
+
     package func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0

@@ -94,6 +94,8 @@ final class FaultyFileIO: FileIO, Sendable {
         var pendingError: Int32?
         var failed: String?
         var syncDelay: UInt32 = 0
+        var largestRead = 0
+        var bytesRead = 0
     }
     private let state = Protected(State())
 
@@ -135,6 +137,9 @@ final class FaultyFileIO: FileIO, Sendable {
 
     var writeCount: Int { state.withLock { $0.writes } }
     var syncCount: Int { state.withLock { $0.syncs } }
+    /// The longest single read so far, and all bytes read.
+    var largestRead: Int { state.withLock { $0.largestRead } }
+    var bytesRead: Int { state.withLock { $0.bytesRead } }
     /// I/O steps of every kind so far.
     var stepCount: Int { state.withLock { $0.steps } }
     /// The step that was failed, as "kind path", once one was.
@@ -211,7 +216,9 @@ final class FaultyFileIO: FileIO, Sendable {
     func close(_ file: OpenFile) { base.close(file) }
     func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
         try step(.read, file.path)
-        return try base.read(file, into: buffer, at: offset)
+        let count = try base.read(file, into: buffer, at: offset)
+        state.withLock { $0.largestRead = max($0.largestRead, buffer.count); $0.bytesRead += count }
+        return count
     }
     func truncate(_ file: OpenFile, to length: UInt64) throws {
         try step(.truncate, file.path)
@@ -246,4 +253,5 @@ final class FaultyFileIO: FileIO, Sendable {
         try base.createDirectory(path)
     }
     func exists(_ path: String) -> Bool { base.exists(path) }
+    func nextData(in file: OpenFile, from offset: UInt64) -> UInt64? { base.nextData(in: file, from: offset) }
 }
