@@ -85,6 +85,7 @@ struct DumpCommand: AsyncParsableCommand {
         var options = StoreOptions()
         options.readOnly = true
         let opened = try Store(at: store, model: model, options: options)
+        RecoveryWarning.print(opened.recoveryReport, store: store)
         let context = opened.newBackgroundContext(name: "dump")
         let names = try entity.map { name -> [String] in
             guard let found = model.entity(named: name) else { throw ValidationError("the model has no entity \(name)") }

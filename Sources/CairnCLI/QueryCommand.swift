@@ -55,6 +55,7 @@ struct QueryCommand: AsyncParsableCommand {
         var options = StoreOptions()
         options.readOnly = true
         let opened = try Store(at: store, model: model, options: options)
+        RecoveryWarning.print(opened.recoveryReport, store: store)
         let output: String
         do {
             output = try answer(opened)

@@ -7,7 +7,8 @@ import Foundation
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Print segments, frames, LSN range, bytes and compression ratio of a store."
+        abstract: "Print segments, frames, LSN range, bytes and compression ratio of a store.",
+        discussion: "Exits with status 1 when the store is damaged, as verify does (after printing the figures)."
     )
 
     @Argument(help: "The store's directory.")
@@ -20,6 +21,12 @@ struct StatsCommand: ParsableCommand {
         let inspection = try LogInspection.inspect(directory: store)
         var stats = StoreStatistics(inspection)
         stats.entities = try? StoreStatistics.entityCounts(store)
+        for segment in inspection.segments {
+            if case .tornTail(let offset, let reason) = segment.status {
+                let line = "cairn: warning: \(store): ignored the bytes from offset \(offset) of \(segment.file), which are not a complete frame (\(reason)); run `cairn verify \(store)`\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -27,6 +34,7 @@ struct StatsCommand: ParsableCommand {
         } else {
             print(stats.table)
         }
+        if !inspection.isHealthy { throw ExitCode(1) }
     }
 }
 
@@ -78,6 +86,7 @@ struct StoreStatistics: Codable {
             let status = switch segment.status {
             case .ok: "ok"
             case .tornTail(let offset, _): "torn tail at \(offset)"
+            case .writeInProgress(let offset, _): "write in progress at \(offset)"
             case .damaged(let error): "damaged: \(error)"
             }
             return Segment(file: segment.file, sealed: segment.isSealed, frames: segment.frames,

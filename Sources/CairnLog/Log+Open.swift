@@ -66,21 +66,15 @@ extension Log {
         var report = RecoveryReport()
 
         let names = try io.contentsOfDirectory(layout.directory)
-        let numbered = names.compactMap(StoreLayout.parse)
-        let segmentNumbers = Set(numbered.filter { $0.kind == .segment }.map(\.number))
+        let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
         var manifest: Manifest
-        switch try ManifestFile(layout: layout, io: io).read(existingSegments: segmentNumbers, repair: writable) {
+        switch try ManifestFile(layout: layout, io: io).read(segmentsWithFrames: segmentsWithFrames, repair: writable) {
         case .found(let found, let note):
             manifest = found
             report.manifestNote = note
         case .missing:
             // A creation interrupted before its first manifest leaves only a frameless segment.
-            let interruptedCreation = try segmentNumbers.allSatisfy { number in
-                let file = try io.open(layout.path(.segment, number), mode: .readOnly)
-                defer { io.close(file) }
-                return try io.size(of: file) <= UInt64(SegmentHeader.size)
-            }
-            guard interruptedCreation else {
+            guard segmentsWithFrames.isEmpty else {
                 throw LogError.corruption("segment files are present but no manifest is", path: layout.manifest)
             }
             guard writable && options.createIfMissing else {
@@ -90,6 +84,11 @@ extension Log {
         }
 
         try manifest.checkSupported(path: layout.manifest)
+        // Files the manifest does not list: frames it does not account for mean it is stale.
+        let unlisted = UnlistedFile.classify(names: names, manifest: manifest, layout: layout, io: io)
+        let unaccounted = unlisted.filter { $0.kind == .unaccountedSegment }
+        if let first = unaccounted.first, !salvage { throw first.refusal(layout) }
+
         if writable && UInt32(options.maximumFrameSize) > manifest.maximumFrameSize {
             manifest.maximumFrameSize = UInt32(options.maximumFrameSize)
             manifest.generation += 1
@@ -109,31 +108,35 @@ extension Log {
         let buffer = ReadBuffer()
         var extents: [SegmentExtent] = []
         var last: SegmentScan?
-        for segment in manifest.segments {
+        func scan(_ segment: Manifest.Segment) throws -> SegmentScan {
             let path = layout.path(.segment, segment.number)
-            let scan: SegmentScan
+            return try SegmentScan.scan(segment, layout: layout, io: io, storeID: manifest.storeID,
+                                        maximumFrameSize: frameLimit, salvage: salvage, buffer: buffer) { frame in
+                let record = try codec.record(from: frame, path: path, decode: replay != nil)
+                try replay?(record)
+            }
+        }
+        for segment in manifest.segments {
+            let result: SegmentScan
             do {
-                scan = try SegmentScan.scan(segment, layout: layout, io: io, storeID: manifest.storeID,
-                                            maximumFrameSize: frameLimit, salvage: salvage, buffer: buffer) { frame in
-                    let record = try codec.record(from: frame, path: path, decode: replay != nil)
-                    try replay?(record)
-                }
+                result = try scan(segment)
             } catch let error as LogError where salvage && error.code == .corruption {
                 report.damage.append(error)
-                let lost = segment.isSealed ? segment.firstLSN...LSN(segment.firstLSN.rawValue + max(segment.frameCount, 1) - 1) : nil   // no overflow: Manifest.checkInvariants
+                // No overflow: Manifest.checkInvariants bounds first LSN + frame count.
+                let lost = segment.isSealed ? segment.firstLSN...LSN(segment.firstLSN.rawValue + max(segment.frameCount, 1) - 1) : nil
                 if let lost { report.lostRanges.append(lost) }
                 continue
             }
-            if let corruption = scan.corruption {
+            if let corruption = result.corruption {
                 guard salvage else { throw corruption }
                 report.damage.append(corruption)
             }
-            report.lostRanges += scan.lostRanges
+            report.lostRanges += result.lostRanges
             if let previous = last, previous.segment.isSealed, previous.nextLSN < segment.firstLSN, salvage {
                 report.lostRanges.append(previous.nextLSN...segment.firstLSN.previous)
             }
-            extents.append(SegmentExtent(segment: segment, path: path, end: scan.validEnd, nextLSN: scan.nextLSN))
-            last = scan
+            extents.append(SegmentExtent(segment: segment, path: result.path, end: result.validEnd, nextLSN: result.nextLSN))
+            last = result
         }
 
         guard let active = last, let activeRecord = manifest.activeSegment, active.segment == activeRecord else {
@@ -147,17 +150,47 @@ extension Log {
                                path: active.path, offset: problem.offset)
             }
             if writable {
+                // Cut, but never lost: the bytes go to a side file first.
                 let file = try io.open(active.path, mode: .readWrite)
                 defer { io.close(file) }
+                torn.savedTo = try saveCutBytes(of: file, from: problem.offset, to: active.fileLength,
+                                                segment: activeRecord.number, layout: layout, io: io)
                 try io.truncate(file, to: problem.offset)
                 try io.fullSync(file)
                 torn.wasCut = true
+            } else {
+                torn.writerActive = writerHoldsLock(layout, io)
             }
             report.tornTail = torn
         }
 
+        var nextLSN = active.nextLSN
+        if salvage {
+            // Segments after the active one that the (stale) manifest does not list.
+            for file in unaccounted {
+                guard let header = file.header, header.storeID == manifest.storeID, header.number > activeRecord.number,
+                      header.number == StoreLayout.parse(file.name)?.number, header.firstLSN >= nextLSN else {
+                    report.damage.append(file.refusal(layout))
+                    continue
+                }
+                let record = Manifest.Segment(number: header.number, epoch: header.epoch, firstLSN: header.firstLSN,
+                                              isSealed: false, length: 0, frameCount: 0)
+                let result: SegmentScan
+                do { result = try scan(record) } catch let error as LogError {
+                    report.damage.append(error)
+                    continue
+                }
+                if let corruption = result.corruption { report.damage.append(corruption) }
+                if nextLSN < header.firstLSN { report.lostRanges.append(nextLSN...header.firstLSN.previous) }
+                report.lostRanges += result.lostRanges
+                report.unlistedSegmentsRead.append(file.name)
+                extents.append(SegmentExtent(segment: record, path: result.path, end: result.validEnd, nextLSN: result.nextLSN))
+                nextLSN = result.nextLSN
+            }
+        }
+
         if writable {
-            report.removedFiles = try removeLeftovers(names: names, manifest: manifest, layout: layout, io: io)
+            report.removedFiles = try removeLeftovers(unlisted, layout: layout, io: io)
         }
 
         var writer: WriterState?
@@ -167,9 +200,32 @@ extension Log {
                                  length: active.validEnd, frameCount: active.frames)
         }
         let log = Log(layout: layout, options: options, report: report, codec: codec, storeID: manifest.storeID,
-                      frameLimit: frameLimit, lockFile: lock, writer: writer, extents: extents, nextLSN: active.nextLSN)
+                      frameLimit: frameLimit, lockFile: lock, writer: writer, extents: extents, nextLSN: nextLSN)
         log.startSyncThread()
         return log
+    }
+
+    /// Copies bytes `offset..<end` of a segment to a new side file beside it
+    /// (`NNNNNNNNNNNN.seg.torn-O`, or `.torn-O.2`… when taken) before they are cut; returns its
+    /// path. Cairn never removes side files.
+    static func saveCutBytes(of file: OpenFile, from offset: UInt64, to end: UInt64, segment: UInt64,
+                             layout: StoreLayout, io: any FileIO) throws -> String {
+        var attempt = 1
+        var path = layout.path(StoreLayout.sideFileName(segment: segment, offset: offset, attempt: attempt))
+        while io.exists(path) {
+            attempt += 1
+            path = layout.path(StoreLayout.sideFileName(segment: segment, offset: offset, attempt: attempt))
+        }
+        try io.copyAtomically(file, offset..<end, to: path, directory: layout.directory)
+        return path
+    }
+
+    /// Whether another open holds the store's writer lock (then an incomplete last frame is a
+    /// write in progress). Takes and at once releases the lock when it is free.
+    static func writerHoldsLock(_ layout: StoreLayout, _ io: any FileIO) -> Bool {
+        guard let file = try? io.open(layout.lock, mode: .readOnly) else { return false }
+        defer { io.close(file) }
+        return (try? io.tryLock(file)) == false
     }
 
     private static func createStore(layout: StoreLayout, io: any FileIO, maximumFrameSize: Int) throws -> Manifest {
@@ -187,17 +243,14 @@ extension Log {
         return manifest
     }
 
-    /// Removes files of Cairn's own patterns that the manifest does not reference.
-    private static func removeLeftovers(names: [String], manifest: Manifest, layout: StoreLayout, io: any FileIO) throws -> [String] {
-        var referenced = Set(manifest.segments.map { StoreLayout.name(.segment, $0.number) })
-        referenced.formUnion(manifest.dictionaries.map { StoreLayout.name(.dictionary, UInt64($0.id)) })
-        if let base = manifest.base { referenced.insert(StoreLayout.name(.base, base.number)) }
+    /// Removes the unlisted files that provably hold nothing acknowledged (``UnlistedFile``):
+    /// never a side file, never a segment holding frames.
+    private static func removeLeftovers(_ unlisted: [UnlistedFile], layout: StoreLayout, io: any FileIO) throws -> [String] {
         var removed: [String] = []
-        for name in names.sorted() where !referenced.contains(name) {
-            guard StoreLayout.parse(name) != nil || StoreLayout.isTemporary(name) else { continue }
-            guard io.exists(layout.path(name)) else { continue }
-            try io.remove(layout.path(name))
-            removed.append(name)
+        for file in unlisted where file.kind == .leftover {
+            guard io.exists(layout.path(file.name)) else { continue }
+            try io.remove(layout.path(file.name))
+            removed.append(file.name)
         }
         if !removed.isEmpty { try io.syncDirectory(layout.directory) }
         return removed

@@ -5,9 +5,13 @@ public struct LogInspection: Sendable {
     public enum Status: Sendable, Equatable {
         /// Every frame is valid and the length is as recorded.
         case ok
-        /// The active segment ends in an incomplete frame at `offset` (a crash during a write);
-        /// opening cuts it, `cairn verify --repair` saves and cuts it.
+        /// The active segment ends in an incomplete frame at `offset` (a crash during a write,
+        /// or damage to the last frame): a writable open, or `cairn verify --repair`, saves the
+        /// bytes to a side file and cuts them.
         case tornTail(offset: UInt64, reason: String)
+        /// The active segment ends in an incomplete frame at `offset` while another process
+        /// holds the store for writing: a write in progress, not damage.
+        case writeInProgress(offset: UInt64, reason: String)
         /// Damage that is not a torn tail; opening fails.
         case damaged(LogError)
     }
@@ -45,9 +49,32 @@ public struct LogInspection: Sendable {
     /// Problems outside segments (a damaged dictionary).
     public var otherProblems: [LogError]
 
-    /// Whether nothing is damaged (a torn tail counts as damage for `verify`).
+    /// A file of Cairn's name patterns that the manifest does not list.
+    public struct UnlistedFile: Sendable, Equatable {
+        /// The file's name.
+        public var name: String
+        /// What it is, and why it is there.
+        public var reason: String
+        /// Whether it holds frames the manifest does not account for (the manifest is stale):
+        /// opening refuses the store. Otherwise it is a left-over that a writable open removes,
+        /// or a side file of cut bytes, which is kept.
+        public var holdsUnaccountedFrames: Bool
+        /// Whether it is a side file of bytes cut from a torn tail (kept for the operator).
+        public var isSideFile: Bool
+    }
+
+    /// Files of Cairn's name patterns that the manifest does not list.
+    public var unlistedFiles: [UnlistedFile] = []
+
+    /// Whether nothing is damaged (a torn tail counts as damage for `verify`; a write in
+    /// progress does not; neither does a left-over or a side file).
     public var isHealthy: Bool {
-        otherProblems.isEmpty && segments.allSatisfy { $0.status == .ok }
+        otherProblems.isEmpty && !unlistedFiles.contains(where: \.holdsUnaccountedFrames) && segments.allSatisfy { segment in
+            switch segment.status {
+            case .ok, .writeInProgress: true
+            case .tornTail, .damaged: false
+            }
+        }
     }
     /// Valid frames in all segments.
     public var frames: UInt64 { segments.reduce(0) { $0 + $1.frames } }
@@ -77,15 +104,21 @@ extension LogInspection {
         try inspect(directory: directory, io: PosixFileIO())
     }
 
-    package static func inspect(directory: String, io: any FileIO) throws -> LogInspection {
+    /// `holdingLock`: the caller holds the writer lock itself (`verify --repair`), so a torn
+    /// tail is not another writer's write in progress.
+    package static func inspect(directory: String, io: any FileIO, holdingLock: Bool = false) throws -> LogInspection {
         let layout = StoreLayout(directory: directory)
-        let segmentNumbers = Set(try io.contentsOfDirectory(layout.directory).compactMap(StoreLayout.parse)
-            .filter { $0.kind == .segment }.map(\.number))
+        let names = try io.contentsOfDirectory(layout.directory)
+        let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
         guard case .found(let manifest, let note) = try ManifestFile(layout: layout, io: io)
-            .read(existingSegments: segmentNumbers, repair: false) else {
+            .read(segmentsWithFrames: segmentsWithFrames, repair: false) else {
             throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
         }
         try manifest.checkSupported(path: layout.manifest)
+        let unlisted = CairnLog.UnlistedFile.classify(names: names, manifest: manifest, layout: layout, io: io).map { file in
+            UnlistedFile(name: file.name, reason: file.reason, holdsUnaccountedFrames: file.kind == .unaccountedSegment,
+                         isSideFile: file.kind == .sideFile)
+        }
         let maximumFrameSize = Int(manifest.maximumFrameSize)
         var problems: [LogError] = []
         var dictionaries: [CompressionDictionary] = []
@@ -117,7 +150,8 @@ extension LogInspection {
                 if let error = decodeError ?? scan.corruption {
                     status = .damaged(error)
                 } else if let problem = scan.problem {
-                    status = .tornTail(offset: problem.offset, reason: problem.reason)
+                    status = !holdingLock && Log.writerHoldsLock(layout, io) ? .writeInProgress(offset: problem.offset, reason: problem.reason)
+                        : .tornTail(offset: problem.offset, reason: problem.reason)
                 }
                 segments.append(Segment(file: name, isSealed: record.isSealed, frames: scan.frames,
                                         lsnRange: scan.frames == 0 ? nil : record.firstLSN...scan.nextLSN.previous,
@@ -134,6 +168,6 @@ extension LogInspection {
         }
         return LogInspection(directory: layout.directory, manifestGeneration: manifest.generation, manifestNote: note,
                              dictionaries: manifest.dictionaries.count, dictionaryBytes: dictionaryBytes,
-                             segments: segments, otherProblems: problems)
+                             segments: segments, otherProblems: problems, unlistedFiles: unlisted)
     }
 }

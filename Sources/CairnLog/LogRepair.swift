@@ -25,7 +25,7 @@ extension Log {
         let layout = StoreLayout(directory: directory)
         let lock = try acquireLock(layout, io)
         defer { io.close(lock) }
-        let inspection = try LogInspection.inspect(directory: directory, io: io)
+        let inspection = try LogInspection.inspect(directory: directory, io: io, holdingLock: true)
         for segment in inspection.segments {
             if case .damaged(let error) = segment.status { throw error }
         }
@@ -36,8 +36,8 @@ extension Log {
         let file = try io.open(path, mode: .readWrite)
         defer { io.close(file) }
         let length = try io.size(of: file)
-        let sidePath = path + ".torn-\(offset)"
-        try io.copyAtomically(file, offset..<length, to: sidePath, directory: layout.directory)
+        guard let number = StoreLayout.parse(active.file)?.number else { return LogRepairResult() }
+        let sidePath = try saveCutBytes(of: file, from: offset, to: length, segment: number, layout: layout, io: io)
         try io.truncate(file, to: offset)
         try io.fullSync(file)
         return LogRepairResult(segment: active.file, offset: offset, savedTo: sidePath, bytes: length - offset)

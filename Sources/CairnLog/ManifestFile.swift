@@ -47,9 +47,10 @@ package struct ManifestFile: Sendable {
     /// - `MANIFEST` absent and `MANIFEST.tmp` valid: a crash between the renames; the temporary
     ///   file is the newest generation and is used (and promoted when `repair` is true).
     /// - `MANIFEST` damaged or absent and `MANIFEST.prev` valid: used only when no segment newer
-    ///   than its last exists on disk, so that nothing acknowledged since is dropped.
+    ///   than its last holds frames (`segmentsWithFrames`), so that nothing acknowledged since is
+    ///   dropped.
     /// - otherwise the error of `MANIFEST` is thrown (naming the file and offset).
-    package func read(existingSegments: Set<UInt64>, repair: Bool) throws -> Outcome {
+    package func read(segmentsWithFrames: Set<UInt64>, repair: Bool) throws -> Outcome {
         var primaryError: LogError?
         if io.exists(layout.manifest) {
             do {
@@ -67,13 +68,29 @@ package struct ManifestFile: Sendable {
         }
         if io.exists(layout.previousManifest), let previous = try? load(layout.previousManifest) {
             let newest = previous.segments.last?.number ?? 0
-            if existingSegments.allSatisfy({ $0 <= newest }) {
+            if segmentsWithFrames.allSatisfy({ $0 <= newest }) {
                 let reason = primaryError.map { "MANIFEST is damaged (\($0)); used MANIFEST.prev" } ?? "MANIFEST was missing; used MANIFEST.prev"
                 return .found(previous, note: reason)
             }
         }
         if let primaryError { throw primaryError }
         return .missing
+    }
+
+    /// The numbers of the segment files among `names` that are longer than a segment header
+    /// (or cannot be opened to tell): those that may hold frames.
+    package static func segmentsHoldingFrames(_ names: [String], layout: StoreLayout, io: any FileIO) -> Set<UInt64> {
+        var found = Set<UInt64>()
+        for name in names {
+            guard let (kind, number) = StoreLayout.parse(name), kind == .segment else { continue }
+            guard let file = try? io.open(layout.path(name), mode: .readOnly) else {
+                found.insert(number)
+                continue
+            }
+            if (try? io.size(of: file)).map({ $0 > UInt64(SegmentHeader.size) }) ?? true { found.insert(number) }
+            io.close(file)
+        }
+        return found
     }
 
     private func load(_ path: String) throws -> Manifest {

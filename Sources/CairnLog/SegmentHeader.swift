@@ -40,6 +40,13 @@ package struct SegmentHeader: Equatable, Sendable {
 
     /// Parses a header and checks it against what the manifest says of the segment.
     package init(decoding raw: UnsafeRawBufferPointer, expected: Manifest.Segment, storeID: UUID, path: String) throws {
+        try self.init(decoding: raw, path: path)
+        try check(against: expected, storeID: storeID, path: path)
+    }
+
+    /// Parses a header on its own: magic, checksum, version and size (a segment no manifest
+    /// lists is read this way).
+    package init(decoding raw: UnsafeRawBufferPointer, path: String) throws {
         guard raw.count >= Self.size else {
             throw LogError.corruption("segment header is incomplete (\(raw.count) of \(Self.size) bytes)", path: path, offset: 0)
         }
@@ -65,6 +72,10 @@ package struct SegmentHeader: Equatable, Sendable {
         } catch let overrun as ByteReader.Overrun {
             throw LogError.corruption("segment header truncated", path: path, offset: UInt64(overrun.offset))
         }
+    }
+
+    /// Checks a parsed header against the manifest's record of the segment and the store's ID.
+    package func check(against expected: Manifest.Segment, storeID: UUID, path: String) throws {
         guard self.storeID == storeID else { throw LogError.corruption("segment belongs to another store (\(self.storeID))", path: path, offset: 32) }
         guard number == expected.number else { throw LogError.corruption("segment header says number \(number), the manifest \(expected.number)", path: path, offset: 16) }
         guard epoch == expected.epoch else { throw LogError.corruption("segment epoch \(epoch) differs from the manifest's \(expected.epoch)", path: path, offset: 12) }

@@ -54,6 +54,20 @@ package struct StoreLayout: Sendable {
         return (kind, number)
     }
 
+    /// The name of the side file that keeps the bytes cut at `offset` from segment `number`:
+    /// `000000000003.seg.torn-4096`, then `….torn-4096.2`, `.3`… when that name is taken.
+    package static func sideFileName(segment number: UInt64, offset: UInt64, attempt: Int) -> String {
+        name(.segment, number) + ".torn-\(offset)" + (attempt > 1 ? ".\(attempt)" : "")
+    }
+
+    /// Whether a name is a side file of cut bytes (never removed).
+    package static func isSideFile(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 || parts.count == 4, parse(parts[0] + "." + parts[1])?.kind == .segment,
+              parts[2].hasPrefix("torn-"), parts[2].count > 5, parts[2].dropFirst(5).allSatisfy(\.isNumber) else { return false }
+        return parts.count == 3 || (!parts[3].isEmpty && parts[3].allSatisfy(\.isNumber))
+    }
+
     /// Whether a name is one of Cairn's temporary files: `MANIFEST.tmp`, or a `.tmp` file named
     /// after a numbered file (a dictionary being written, a side file of `verify --repair`).
     package static func isTemporary(_ name: String) -> Bool {

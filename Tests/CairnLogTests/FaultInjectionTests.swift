@@ -112,10 +112,10 @@ import Testing
         let log = try Log.open(at: directory.store(), options: options)
         try await log.append(payload(1))
         io.inject(.error(EIO), at: .sync, call: 1)
-        let syncs = io.syncCount
+        let syncs = io.dataSyncCount
         await #expect { try await log.append(payload(2)) } throws: { ($0 as? LogError)?.code == .io }
         await #expect { try await log.append(payload(3)) } throws: { ($0 as? LogError)?.code == .poisoned }
-        #expect(io.syncCount == syncs + 1, "no sync after the failed one")
+        #expect(io.dataSyncCount == syncs + 1, "no fdatasync after the failed one (the cut that follows is made durable by fsync, which acknowledges nothing)")
         try await log.close()
         let reopened = try Log.open(at: directory.store(), options: options)
         #expect(reopened.lastLSN == LSN(1))

@@ -85,6 +85,7 @@ final class FaultyFileIO: FileIO, Sendable {
     private struct State {
         var writes = 0
         var syncs = 0
+        var dataSyncs = 0
         var steps = 0
         var failWriteAt: Int?
         var failSyncAt: Int?
@@ -137,6 +138,8 @@ final class FaultyFileIO: FileIO, Sendable {
 
     var writeCount: Int { state.withLock { $0.writes } }
     var syncCount: Int { state.withLock { $0.syncs } }
+    /// `fdatasync` calls alone (the syncs that acknowledge appends).
+    var dataSyncCount: Int { state.withLock { $0.dataSyncs } }
     /// The longest single read so far, and all bytes read.
     var largestRead: Int { state.withLock { $0.largestRead } }
     var bytesRead: Int { state.withLock { $0.bytesRead } }
@@ -197,6 +200,7 @@ final class FaultyFileIO: FileIO, Sendable {
 
     func sync(_ file: OpenFile) throws {
         try step(.sync, file.path)
+        state.withLock { $0.dataSyncs += 1 }
         if let failure = nextSyncFault() { throw LogError.system("fdatasync", path: file.path, errno: failure) }
         let delay = state.withLock { $0.syncDelay }
         if delay > 0 { usleep(delay) }

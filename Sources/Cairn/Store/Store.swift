@@ -127,6 +127,10 @@ public final class Store: Sendable {
         try await log?.close()
     }
 
+    /// What opening the store's log found and did: a torn tail saved and cut (or, read-only,
+    /// ignored), left-over files removed, a fallback manifest. Nil for an in-memory store.
+    public var recoveryReport: RecoveryReport? { log?.recoveryReport }
+
     /// The current published snapshot.
     var snapshot: StoreSnapshot { published.withLock { $0 } }
 
