@@ -6,6 +6,11 @@ import Testing
 @Suite struct CommandLineTests {
     /// Runs `cairn` and returns its exit status and standard output.
     func cairn(_ arguments: String...) throws -> (status: Int32, output: String) {
+        try cairn(arguments)
+    }
+
+    /// Runs `cairn` and returns its exit status and standard output and error, interleaved.
+    func cairn(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -173,5 +178,26 @@ import Testing
         let repair = try cairn("verify", "--repair", store)
         #expect(repair.status != 0, "corruption is not a torn tail: repair refuses to cut")
         #expect(try contents(segment) == bytes)
+    }
+
+    @Test func readOnlyCommandsWarnAboutAnIgnoredTailAndStatsFailsOnDamage() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        #expect(try cairn("demo", "--dir", store, "--books", "50").status == 0)
+        let segment = try #require(try segmentFiles(store).last)
+        let original = try contents(segment)
+        #expect(try cairn("stats", store).status == 0)
+        // A bit flipped in the last frame (the demo's last save) turns it into a torn tail.
+        var bytes = original
+        bytes[bytes.count - 5] ^= 0x20
+        try write(bytes, to: segment)
+        for arguments in [["dump", store], ["query", store, "--entity", "Book", "--count"], ["stats", store]] {
+            let result = try cairn(arguments)
+            let warnings = result.output.split(separator: "\n").filter { $0.hasPrefix("cairn: warning:") }
+            #expect(warnings.count == 1, "\(arguments[0]): \(result.output.suffix(400))")
+            #expect(warnings.first?.contains(segment) == true || warnings.first?.contains(URL(fileURLWithPath: segment).lastPathComponent) == true)
+            #expect(result.status == (arguments[0] == "stats" ? 1 : 0), "\(arguments[0]) exits \(result.status)")
+        }
+        #expect(try cairn("verify", store).status == 1)
     }
 }

@@ -98,4 +98,64 @@ import Testing
         #expect(lsns == Array(2...10))
         await #expect(throws: LogError.self) { try await salvaged.append(payload(0)) }
     }
+
+    @Test func aDamagedLastFrameIsSavedToASideFileBeforeItIsCutAndTheCutIsReported() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        let (start, end) = try await makeStore(store, count: 5)
+        let segment = try #require(try segmentFiles(store).last)
+        var bytes = try contents(segment)
+        bytes[start + FrameHeader.size + 3] ^= 0x04
+        try write(bytes, to: segment)
+        let damagedTail = Array(bytes[start...])
+
+        var readOnly = LogOptions()
+        readOnly.readOnly = true
+        let reader = try Log.open(at: store, options: readOnly)
+        let ignored = try #require(reader.recoveryReport.tornTail)
+        #expect(!ignored.wasCut && !ignored.writerActive && ignored.offset == UInt64(start))
+        #expect(ignored.description.contains("ignored") && reader.lastLSN == LSN(4))
+        #expect(!(try LogInspection.inspect(directory: store).isHealthy))
+
+        let log = try Log.open(at: store)
+        let cut = try #require(log.recoveryReport.tornTail)
+        #expect(cut.wasCut && cut.bytes == UInt64(end - start))
+        #expect(cut.savedTo == segment + ".torn-\(start)")
+        #expect(try contents(try #require(cut.savedTo)) == damagedTail, "the cut bytes are kept beside the store")
+        #expect(log.recoveryReport.description.contains("saved them to"))
+        try await log.close()
+        #expect(try contents(segment).count == start)
+        let after = try LogInspection.inspect(directory: store)
+        #expect(after.isHealthy && after.unlistedFiles.contains { $0.isSideFile })
+
+        // The same damage again at the same offset: a second side file, the first untouched.
+        try write(bytes, to: segment)
+        let again = try Log.open(at: store)
+        #expect(again.recoveryReport.tornTail?.savedTo == segment + ".torn-\(start).2")
+        try await again.close()
+        #expect(try contents(segment + ".torn-\(start)") == damagedTail)
+    }
+
+    @Test func anIncompleteLastFrameWhileAWriterHoldsTheStoreIsAWriteInProgress() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        let writer = try Log.open(at: store)
+        for index in 0..<5 { try await writer.append(payload(index)) }
+        let segment = try #require(try segmentFiles(store).last)
+        let length = try contents(segment).count
+        // Half a frame header, as a reader may find it while the writer's pwrite runs.
+        try write(try contents(segment) + [UInt8](repeating: 0x3C, count: 16), to: segment)
+
+        var readOnly = LogOptions()
+        readOnly.readOnly = true
+        let reader = try Log.open(at: store, options: readOnly)
+        #expect(reader.recoveryReport.tornTail?.writerActive == true)
+        #expect(reader.recoveryReport.tornTail?.description.contains("write in progress") == true)
+        let inspection = try LogInspection.inspect(directory: store)
+        #expect(inspection.segments.last?.status == .writeInProgress(offset: UInt64(length), reason: "incomplete frame header: 16 of 32 bytes before the end"))
+        #expect(inspection.isHealthy)
+        try await writer.close()
+        // Without the writer the same bytes are a torn tail.
+        #expect(try Log.open(at: store, options: readOnly).recoveryReport.tornTail?.writerActive == false)
+    }
 }
