@@ -52,6 +52,8 @@ package struct SegmentScan: Sendable {
         let file = try io.open(path, mode: .readOnly)
         defer { io.close(file) }
         result.fileLength = try io.size(of: file)
+        // The buffer may still hold the previous file's first bytes (when its header failed).
+        buffer.reset()
         let headerBytes = try buffer.bytes(io, file, at: 0, length: min(SegmentHeader.size, Int(result.fileLength)),
                                            fileEnd: result.fileLength)
         _ = try SegmentHeader(decoding: headerBytes, expected: segment, storeID: storeID, path: path)

@@ -1,3 +1,4 @@
+import CCairnSupport
 import Dispatch
 import Glibc
 import Foundation
@@ -19,6 +20,8 @@ final class SyncThread: Sendable {
     init(interval: Duration?, hasWork: @escaping @Sendable () -> Bool, work: @escaping @Sendable () -> Bool) {
         let thread = Thread { [self] in
             defer { exited.signal() }
+            // Named from inside: Foundation on Linux does not pass `Thread.name` to the system.
+            cairn_name_current_thread(Self.threadName)
             let clock = ContinuousClock()
             while !stopped.current {
                 if let interval {
@@ -36,9 +39,12 @@ final class SyncThread: Sendable {
                 if stopped.current || !work() { return }
             }
         }
-        thread.name = "cairn-sync"
+        thread.name = Self.threadName
         thread.start()
     }
+
+    /// The thread's name, as tools such as `top -H` and `gdb` show it.
+    static let threadName = "cairn-sync"
 
     /// How long the thread polls for more work before it sleeps.
     static let pollingTime = Duration.microseconds(200)

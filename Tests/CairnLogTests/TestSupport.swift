@@ -95,6 +95,7 @@ final class FaultyFileIO: FileIO, Sendable {
         var pendingError: Int32?
         var failed: String?
         var syncDelay: UInt32 = 0
+        var syncThreadDelay: UInt32 = 0
         var largestRead = 0
         var bytesRead = 0
     }
@@ -128,6 +129,10 @@ final class FaultyFileIO: FileIO, Sendable {
     /// Makes every `fdatasync` take at least this many microseconds (a slow disk), so that a
     /// test can make a step fail while a sync is still running.
     func delaySyncs(microseconds: UInt32) { state.withLock { $0.syncDelay = microseconds } }
+
+    /// Makes the syncs of the log's sync thread (`cairn-sync`) take this long: a stuck
+    /// background sync, while syncs on other threads run at once.
+    func delaySyncThreadSyncs(microseconds: UInt32) { state.withLock { $0.syncThreadDelay = microseconds } }
 
     /// Disarms any fault.
     func heal() {
@@ -202,8 +207,9 @@ final class FaultyFileIO: FileIO, Sendable {
         try step(.sync, file.path)
         state.withLock { $0.dataSyncs += 1 }
         if let failure = nextSyncFault() { throw LogError.system("fdatasync", path: file.path, errno: failure) }
-        let delay = state.withLock { $0.syncDelay }
+        let (delay, threadDelay) = state.withLock { ($0.syncDelay, $0.syncThreadDelay) }
         if delay > 0 { usleep(delay) }
+        if threadDelay > 0 && currentThreadName() == SyncThread.threadName { usleep(threadDelay) }
         try base.sync(file)
     }
 
@@ -258,4 +264,11 @@ final class FaultyFileIO: FileIO, Sendable {
     }
     func exists(_ path: String) -> Bool { base.exists(path) }
     func nextData(in file: OpenFile, from offset: UInt64) -> UInt64? { base.nextData(in: file, from: offset) }
+}
+
+/// The calling thread's name as the system knows it.
+func currentThreadName() -> String {
+    let path = "/proc/thread-self/comm"
+    let name = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    return name.trimmingCharacters(in: .whitespacesAndNewlines)
 }

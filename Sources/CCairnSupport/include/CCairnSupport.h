@@ -17,4 +17,8 @@ static inline void cairn_prefetch(const void *address) {
     __builtin_prefetch(address, 0, 3);
 }
 
+/// Names the calling thread for the system (`top -H`, `gdb`, `/proc`): at most 15 bytes are
+/// kept. Foundation on Linux does not pass `Thread.name` on.
+void cairn_name_current_thread(const char *name);
+
 #endif

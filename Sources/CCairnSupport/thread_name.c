@@ -1,0 +1,11 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+#include "CCairnSupport.h"
+
+void cairn_name_current_thread(const char *name) {
+    char clipped[16];
+    size_t index = 0;
+    for (; name[index] != 0 && index < sizeof clipped - 1; index++) clipped[index] = name[index];
+    clipped[index] = 0;
+    pthread_setname_np(pthread_self(), clipped);
+}
