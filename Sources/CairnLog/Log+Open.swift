@@ -239,6 +239,8 @@ extension Log {
         let header = SegmentHeader(epoch: segment.epoch, number: 1, firstLSN: .first, storeID: manifest.storeID)
         try header.encoded().withUnsafeBytes { try io.writeAll(file, $0, at: 0) }
         try io.fullSync(file)
+        // The segment's directory entry is durable before the manifest that names it.
+        try io.syncDirectory(layout.directory)
         try ManifestFile(layout: layout, io: io).write(manifest)
         return manifest
     }

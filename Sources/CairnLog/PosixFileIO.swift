@@ -131,7 +131,12 @@ package struct PosixFileIO: FileIO {
     }
 
     package func createDirectory(_ path: String) throws {
-        if mkdir(path, 0o700) == 0 { return }
+        if mkdir(path, 0o700) == 0 {
+            // The new directory's own entry is durable before anything is written in it.
+            let parent = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+            try syncDirectory(parent.isEmpty ? "/" : parent)
+            return
+        }
         if errno == EEXIST {
             var info = stat()
             if stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return }
