@@ -200,4 +200,18 @@ import Testing
         }
         #expect(try cairn("verify", store).status == 1)
     }
+
+    @Test func verifyReadsEveryRecordNotOnlyEveryFrame() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        #expect(try cairn("demo", "--dir", store, "--books", "20").status == 0)
+        #expect(try cairn("verify", store).output.contains("every record readable"))
+        // A whole, checksummed frame whose record the store refuses (an unknown record kind).
+        let log = try Log.open(at: store)
+        let lsn = try await log.append([9, 1, 0, 0, 0])
+        try await log.close()
+        let result = try cairn("verify", store)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("DAMAGED: records") && result.output.contains("LSN \(lsn)"), "\(result.output)")
+    }
 }

@@ -143,9 +143,7 @@ enum ChangeSetCodec {
         case .float: return .float(Float(bitPattern: try reader.read()))
         case .decimal:
             let description = try text()
-            guard let number = Decimal(string: description, locale: Locale(identifier: "en_US_POSIX")) else {
-                throw Problem(message: "invalid decimal \(description)")
-            }
+            guard let number = Self.decimal(description) else { throw Problem(message: "invalid decimal \(description)") }
             return .decimal(number)
         case .falseValue: return .bool(false)
         case .trueValue: return .bool(true)
@@ -377,5 +375,19 @@ struct RowChangeSet: @unchecked Sendable {
             let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[insert.start..<(insert.start + insert.length)]), count: insert.count)
             return try body(BorrowedRow(bytes: bytes, storage: insertedRows, start: insert.start))
         }
+    }
+}
+
+extension ChangeSetCodec {
+    /// A decimal written as `Decimal.description` writes it: an optional `-`, digits, and
+    /// optionally `.` and digits. Anything else is refused (`Decimal(string:)` alone reads the
+    /// longest number at the start and ignores the rest: `12.x.3` would read as 12).
+    static func decimal(_ text: String) -> Decimal? {
+        var bytes = Substring(text).utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let digits = { (part: Substring.UTF8View.SubSequence) in !part.isEmpty && part.allSatisfy { $0 >= 48 && $0 <= 57 } }
+        let parts = bytes.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+        guard (parts.count == 1 || parts.count == 2), parts.allSatisfy(digits) else { return nil }
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 }
