@@ -269,7 +269,15 @@ extension Log {
     /// Creates a segment file with its header, synced, open for writing.
     func createSegmentFile(_ segment: Manifest.Segment) throws -> OpenFile {
         let path = layout.path(.segment, segment.number)
-        if io.exists(path) { try io.remove(path) }
+        if io.exists(path) {
+            // Only a frameless file (an earlier roll interrupted before any frame) is replaced;
+            // one that holds more came from elsewhere and is not Cairn's to delete.
+            guard !ManifestFile.segmentsHoldingFrames([StoreLayout.name(.segment, segment.number)], layout: layout, io: io)
+                .contains(segment.number) else {
+                throw LogError.corruption("a segment file the manifest does not list is in the way of the next segment", path: path)
+            }
+            try io.remove(path)
+        }
         let file = try io.open(path, mode: .createNew)
         do {
             let header = SegmentHeader(epoch: segment.epoch, number: segment.number, firstLSN: segment.firstLSN, storeID: storeID)

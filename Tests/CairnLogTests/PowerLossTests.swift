@@ -50,6 +50,23 @@ final class SyncTrackingFileIO: FileIO, Sendable {
 }
 
 @Suite struct PowerLossTests {
+    /// Runs `appenders` concurrent appenders of `each` payloads (`payload(appender * 1000 + i)`),
+    /// recording each acknowledged LSN with its payload's number.
+    static func append(to log: Log, appenders: Int, each: Int, acknowledged: Protected<[LSN: Int]>) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for appender in 0..<appenders {
+                group.addTask {
+                    for index in 0..<each {
+                        let id = appender * 1000 + index
+                        let lsn = try await log.append(payload(id))
+                        acknowledged.withLock { $0[lsn] = id }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     /// While appenders run, repeatedly copies what a power cut would leave (the manifest and
     /// dictionaries as renamed into place, every segment cut to its synced length) and checks
     /// that the copy opens and holds every append acknowledged before the copy began.
@@ -61,20 +78,7 @@ final class SyncTrackingFileIO: FileIO, Sendable {
         options.fileIO = io
         let log = try Log.open(at: store, options: options)
         let acknowledged = Protected<[LSN: Int]>([:])
-        let appenders = Task {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for appender in 0..<8 {
-                    group.addTask {
-                        for index in 0..<800 {
-                            let id = appender * 1000 + index
-                            let lsn = try await log.append(payload(id))
-                            acknowledged.withLock { $0[lsn] = id }
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
-        }
+        let appenders = Task { try await Self.append(to: log, appenders: 8, each: 800, acknowledged: acknowledged) }
         var cuts = 0
         while cuts < 40 {
             try await Task.sleep(for: .milliseconds(5))
@@ -129,18 +133,7 @@ final class SyncTrackingFileIO: FileIO, Sendable {
         options.dictionaryTraining.threshold = 32
         options.dictionaryTraining.retrainingSegmentSize = 4096
         let log = try Log.open(at: directory.store(), options: options)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for appender in 0..<6 {
-                group.addTask {
-                    for index in 0..<120 {
-                        let id = appender * 1000 + index
-                        let lsn = try await log.append(payload(id))
-                        acknowledged.withLock { $0[lsn] = id }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await Self.append(to: log, appenders: 6, each: 120, acknowledged: acknowledged)
         try await log.close()
 
         var salvaged = 0

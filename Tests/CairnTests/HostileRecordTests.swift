@@ -29,15 +29,17 @@ import Testing
         }
     }
 
+    /// A change record (kind 2, version 1) whose body `build` writes.
+    func record(_ build: (inout ByteWriter) -> Void) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.writeByte(2)
+        writer.writeByte(1)
+        build(&writer)
+        return writer.bytes
+    }
+
     @Test func forgedRecordsAreRefusedWithTheirLSN() async throws {
         let author = try #require(try libraryModel().entity(named: "Author")).index
-        func record(_ build: (inout ByteWriter) -> Void) -> [UInt8] {
-            var writer = ByteWriter()
-            writer.writeByte(2)
-            writer.writeByte(1)
-            build(&writer)
-            return writer.bytes
-        }
         let cases: [(String, [UInt8])] = [
             ("empty", []),
             ("unknown kind", [9, 1]),
@@ -72,13 +74,6 @@ import Testing
         let model = try libraryModel()
         func index(_ name: String) throws -> UInt64 { UInt64(try #require(model.entity(named: name)).index) }
         let (author, item, loan) = (try index("Author"), try index("Item"), try index("Loan"))
-        func record(_ build: (inout ByteWriter) -> Void) -> [UInt8] {
-            var writer = ByteWriter()
-            writer.writeByte(2)
-            writer.writeByte(1)
-            build(&writer)
-            return writer.bytes
-        }
         /// An Author's values: name, born (null), rating (null), books (the given targets).
         func authorValues(_ w: inout ByteWriter, name: String, books: [(UInt64, UInt64)] = []) {
             w.writeByte(1); w.writeLengthPrefixed(Array(name.utf8))
