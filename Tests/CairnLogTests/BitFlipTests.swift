@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func twoThousandRandomBitsOfALargeSealedSegment() async throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         try await checkFlips(segmentSize: 1 << 20, frames: 5000) { count in
             (0..<2000).map { _ in Int.random(in: 0..<count, using: &generator) }
         }

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func bothPathsAgreeOnEveryLengthAndAlignment() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let bytes = (0..<1100).map { _ in UInt8.random(in: 0...255, using: &generator) }
         bytes.withUnsafeBytes { raw in
             for start in 0..<9 {

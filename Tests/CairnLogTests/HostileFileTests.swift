@@ -89,7 +89,7 @@ import Testing
         let original = try contents(manifest)
         try FileManager.default.removeItem(atPath: store + "/MANIFEST.prev")
 
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let garbage: [[UInt8]] = [
             (0..<original.count).map { _ in UInt8.random(in: 0...255, using: &generator) },
             Array(original.prefix(original.count / 2)),

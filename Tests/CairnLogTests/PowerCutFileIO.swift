@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Foundation
 import Glibc
 @testable import CairnLog
@@ -35,7 +36,7 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
     private let capture: @Sendable ([String: [UInt8]]) -> Void
 
     init(seed: UInt64, every: Int, capture: @escaping @Sendable ([String: [UInt8]]) -> Void) {
-        self.generator = SeededGenerator(seed: seed)
+        self.generator = SeededRandom(seed: seed)
         self.every = every
         self.capture = capture
     }
@@ -177,17 +178,4 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
     func contentsOfDirectory(_ path: String) throws -> [String] { try locked { try base.contentsOfDirectory(path) } }
     func createDirectory(_ path: String) throws { try locked { try base.createDirectory(path) } }
     func exists(_ path: String) -> Bool { locked { base.exists(path) } }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing image can be made again.
-struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
 }

@@ -119,8 +119,7 @@ final class SyncTrackingFileIO: FileIO, Sendable {
     /// not inside an unsynced batch (docs/FORMAT.md §7), the open refuses it as corruption
     /// naming the segment, and salvage reads every acknowledged append.
     @Test func aPowerCutThatDropsDirectoryEntriesAndReordersSectorsKeepsEveryAcknowledgedAppend() async throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["CAIRN_TEST_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max)
-        print("PowerLossTests: CAIRN_TEST_SEED=\(seed)")
+        let seed = TestSeed.named()
         let directory = TemporaryDirectory()
         let acknowledged = Protected<[LSN: Int]>([:])
         let images = Protected<[(acknowledged: [LSN: Int], files: [String: [UInt8]])]>([])
@@ -153,12 +152,12 @@ final class SyncTrackingFileIO: FileIO, Sendable {
             } catch let error as LogError where image.acknowledged.isEmpty {
                 #expect(error.code == .notFound || error.code == .corruption, "image \(number): \(error)")
             } catch {
-                Issue.record("image \(number) (seed \(seed)): \(error)")
+                Issue.record("image \(number) (CAIRN_TEST_SEED=\(TestSeed.base)): \(error)")
                 continue
             }
             let byLSN = Dictionary(records.map { ($0.lsn, $0.payload) }, uniquingKeysWith: { first, _ in first })
             for (lsn, id) in image.acknowledged where byLSN[lsn] != payload(id) {
-                Issue.record("image \(number) (seed \(seed)): acknowledged LSN \(lsn) lost")
+                Issue.record("image \(number) (CAIRN_TEST_SEED=\(TestSeed.base)): acknowledged LSN \(lsn) lost")
             }
         }
         print("PowerLossTests: \(images.current.count) power-cut images, \(salvaged) needed salvage")

@@ -21,7 +21,7 @@ import Testing
         let directory = TemporaryDirectory()
         let store = directory.store()
         var acknowledged: [LSN: UInt64] = [:]
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         for cycle in 0..<cycles {
             let helper = try HelperProcess(["crash-helper", store, "--appenders", "4", "--segment-size", "16384"])
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...250, using: &generator)))

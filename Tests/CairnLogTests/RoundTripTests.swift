@@ -87,7 +87,7 @@ import Testing
     @Test func incompressiblePayloadsAreStoredRaw() async throws {
         let directory = TemporaryDirectory()
         let log = try Log.open(at: directory.store())
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let random = (0..<50).map { _ in (0..<500).map { _ in UInt8.random(in: 0...255, using: &generator) } }
         for bytes in random { try await log.append(bytes) }
         try await log.close()

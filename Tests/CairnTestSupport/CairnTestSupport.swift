@@ -91,3 +91,48 @@ public struct HelperError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
 }
+
+/// Seeds for randomized tests, so that any failing run can be replayed.
+///
+/// A run draws one base seed (or takes `CAIRN_TEST_SEED`) and prints it once; each test mixes
+/// it with its own name, so tests differ from one another yet `CAIRN_TEST_SEED=<printed> swift
+/// test` repeats every one of them exactly.
+public enum TestSeed {
+    /// The run's base seed.
+    public static let base: UInt64 = {
+        let given = ProcessInfo.processInfo.environment["CAIRN_TEST_SEED"].flatMap { UInt64($0) }
+        let seed = given ?? UInt64.random(in: 1...UInt64.max)
+        print("Cairn tests: CAIRN_TEST_SEED=\(seed)\(given == nil ? " (set it to replay this run's random tests)" : " (given)")")
+        return seed
+    }()
+
+    /// The seed of one test: the base seed mixed with `name` (by default the calling function's
+    /// name and file).
+    public static func named(_ name: String = #function, file: String = #fileID) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in (file + "/" + name).utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return base ^ hash
+    }
+
+    /// A generator seeded for one test.
+    public static func generator(_ name: String = #function, file: String = #fileID) -> SeededRandom {
+        SeededRandom(seed: named(name, file: file))
+    }
+}
+
+/// A small, fast, deterministic generator (SplitMix64): the same seed gives the same sequence.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// Starts the sequence of `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next number of the sequence.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}

@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Testing
 @testable import Cairn
 

@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Foundation
 import Testing
 @testable import Cairn

@@ -1,3 +1,4 @@
+import CairnTestSupport
 import CairnLog
 import Foundation
 import Testing
@@ -134,7 +135,7 @@ import Testing
         let model = try Model { Entity("Note") { Attribute("text", .string) } }
         let store = Store(inMemory: model)
         let context = store.newBackgroundContext()
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let alphabet = Array("abcAB9@.-é")
         var texts: [String] = []
         for _ in 0..<1500 {
@@ -158,7 +159,7 @@ import Testing
 
     @Test func orderedIndexCountsMatchWhatItLists() {
         var index = OrderedIndex()
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         var values: [Int64] = []
         for key in 0..<6000 as Range<UInt64> {
             values.append(Int64.random(in: 0..<700, using: &generator))

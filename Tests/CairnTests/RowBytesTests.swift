@@ -1,3 +1,4 @@
+import CairnTestSupport
 import CairnLog
 import Foundation
 import Testing
@@ -40,7 +41,7 @@ import Testing
         let bytes = Self.pieces.flatMap { $0 }
         let memo = RowMemo.allocate()
         defer { memo.deallocate() }
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         bytes.withUnsafeBytes { raw in
             for _ in 0..<200 {
                 memo.reset()
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func damagedRowsNeverLeadAReadOutside() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let whole = Self.pieces.flatMap { $0 }
         let memo = RowMemo.allocate()
         defer { memo.deallocate() }
@@ -83,7 +84,7 @@ import Testing
     }
 
     @Test func valueStartsGiveWhatAWalkGivesEvenOnDamagedRows() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         let whole = Self.pieces.flatMap { $0 }
         // The whole set of pieces has a 300-byte string (two-byte entries); without it, one-byte entries.
         let short = Self.pieces.filter { $0.count < 100 }.flatMap { $0 }

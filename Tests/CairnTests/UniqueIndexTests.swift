@@ -1,3 +1,4 @@
+import CairnTestSupport
 import CairnLog
 import Testing
 @testable import Cairn
@@ -10,12 +11,12 @@ import Testing
 
     /// Random adds and removes, a few dozen per save, against a reference kept per LSN.
     private struct Workload {
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator()
         // Few distinct hashes, so that collisions and repeated adds and removes are common.
         let hashes: [UInt64]
 
         init() {
-            var generator = SystemRandomNumberGenerator()
+            var generator = TestSeed.generator()
             hashes = (0..<300).map { _ in UInt64.random(in: 0...UInt64.max, using: &generator) }
         }
 
