@@ -47,13 +47,23 @@ let package = Package(
             dependencies: ["CairnLog"],
             path: "Tests/CairnTestSupport"
         ),
+        // A test-only executable that the crash tests start and kill; not part of `cairn`.
+        .executableTarget(
+            name: "CairnCrashHelper",
+            dependencies: [
+                "CairnLog",
+                "Cairn",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/CairnCrashHelper"
+        ),
         .testTarget(
             name: "CairnLogTests",
-            dependencies: ["CairnLog", "CairnCLI", "CairnTestSupport"]
+            dependencies: ["CairnLog", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
         ),
         .testTarget(
             name: "CairnTests",
-            dependencies: ["Cairn", "CairnCLI", "CairnTestSupport"]
+            dependencies: ["Cairn", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,6 +7,6 @@ struct CairnCommand: AsyncParsableCommand {
         commandName: "cairn",
         abstract: "Inspect, check and exercise Cairn stores.",
         subcommands: [DemoCommand.self, CreateCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, VerifyCommand.self,
-                      StatsCommand.self, CrashHelperCommand.self]
+                      StatsCommand.self]
     )
 }

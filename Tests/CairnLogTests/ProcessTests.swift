@@ -23,7 +23,7 @@ import Testing
         var acknowledged: [LSN: UInt64] = [:]
         var generator = TestSeed.generator()
         for cycle in 0..<cycles {
-            let helper = try HelperProcess(["crash-helper", store, "--appenders", "4", "--segment-size", "16384"])
+            let helper = try HelperProcess([store, "--appenders", "4", "--segment-size", "16384"])
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...250, using: &generator)))
             helper.kill()
             for line in helper.lines where line.hasPrefix("ack ") {
@@ -62,7 +62,7 @@ import Testing
     @Test func aSecondWriterProcessIsRefusedWithTheHoldersPid() async throws {
         let directory = TemporaryDirectory()
         let store = directory.store()
-        let helper = try HelperProcess(["crash-helper", store, "--max-records", "0"])
+        let helper = try HelperProcess([store, "--max-records", "0"])
         defer { helper.kill() }
         let ready = try #require(try await helper.waitForLine(startingWith: "ready"), "the helper opened the store")
         let pid = String(ready.split(separator: " ")[1])

@@ -24,15 +24,17 @@ public final class TemporaryDirectory: Sendable {
 }
 
 
-/// A `cairn crash-helper` child process whose output is collected as it comes.
+/// A `CairnCrashHelper` child process whose output is collected as it comes.
 public final class HelperProcess: Sendable {
     /// The child process.
     public let process: Process
     private let output = Protected<[UInt8]>([])
 
-    /// Starts `cairn` with `arguments`.
+    /// Starts the crash helper with `arguments`.
     public init(_ arguments: [String]) throws {
-        guard let executable = cairnExecutable() else { throw HelperError(message: "the cairn executable is not built next to the tests") }
+        guard let executable = builtExecutable("CairnCrashHelper") else {
+            throw HelperError(message: "the CairnCrashHelper executable is not built next to the tests")
+        }
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -74,15 +76,18 @@ public final class HelperProcess: Sendable {
 }
 
 /// The `cairn` executable built next to the test bundle.
-public func cairnExecutable() -> String? {
+public func cairnExecutable() -> String? { builtExecutable("cairn") }
+
+/// An executable of this package built next to the test bundle.
+public func builtExecutable(_ name: String) -> String? {
     var candidates: [String] = []
     let argument0 = CommandLine.arguments.first ?? ""
     var directory = (argument0 as NSString).deletingLastPathComponent
     for _ in 0..<4 {
-        candidates.append(directory + "/cairn")
+        candidates.append(directory + "/" + name)
         directory = (directory as NSString).deletingLastPathComponent
     }
-    candidates.append(FileManager.default.currentDirectoryPath + "/.build/debug/cairn")
+    candidates.append(FileManager.default.currentDirectoryPath + "/.build/debug/" + name)
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
 

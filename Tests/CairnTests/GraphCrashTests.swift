@@ -19,7 +19,7 @@ import Testing
         var acknowledged: [Int64: Int64] = [:]      // writer → highest acknowledged sequence
         var generator = TestSeed.generator()
         for cycle in 0..<cycles {
-            let helper = try HelperProcess(["crash-helper", store, "--graph", "--appenders", "3", "--segment-size", "32768"])
+            let helper = try HelperProcess([store, "--graph", "--appenders", "3", "--segment-size", "32768"])
             try await Task.sleep(for: .milliseconds(Int.random(in: 30...300, using: &generator)))
             helper.kill()
             for line in helper.lines where line.hasPrefix("saved ") {

@@ -2,7 +2,7 @@ import Cairn
 import CairnLog
 import Glibc
 
-/// The object-graph half of `cairn crash-helper --graph`: concurrent writers, each saving
+/// The object-graph half of `CairnCrashHelper --graph`: concurrent writers, each saving
 /// batches of entries together with an update of its counter, printing `saved W S K` once the
 /// save of batch S (K entries) by writer W returned.
 enum GraphCrashHelper {

@@ -2,14 +2,14 @@ import ArgumentParser
 import CairnLog
 import Glibc
 
-/// `cairn crash-helper STORE`: appends until killed, printing `ack LSN ID` for each
+/// `CairnCrashHelper STORE`: appends until killed, printing `ack LSN ID` for each
 /// acknowledged append. The crash tests kill it with SIGKILL at random moments and check that
-/// every acknowledged frame survives. Not shown in `cairn --help`.
+/// every acknowledged frame survives. A test-only executable: it is not part of `cairn`.
+@main
 struct CrashHelperCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crash-helper",
-        abstract: "Append until killed, printing each acknowledged LSN (for crash tests).",
-        shouldDisplay: false
+        commandName: "cairn-crash-helper",
+        abstract: "Append until killed, printing each acknowledged LSN (for crash tests)."
     )
 
     @Argument(help: "The store's directory.")
