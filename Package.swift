@@ -5,8 +5,8 @@ import PackageDescription
 ///
 /// Modules, each depending only on those before it:
 /// `CLZ4` → `CairnLog` → `Cairn` → `CairnCLI` (the `cairn` executable).
-/// `CCairnSupport` is a tiny C target: hardware CRC32C for `CairnLog`, a prefetch hint for
-/// `Cairn`'s scans.
+/// Under both `CairnLog` and `Cairn`: `CairnSupport` (locks, worker threads, byte readers and
+/// writers) and `CCairnSupport`, a tiny C target (hardware CRC32C, a prefetch hint, thread names).
 let package = Package(
     name: "Cairn",
     platforms: [.macOS(.v15)],
@@ -26,25 +26,29 @@ let package = Package(
             providers: [.apt(["liblz4-dev"])]
         ),
         .target(name: "CCairnSupport"),
+        // What the log and the object graph both use that is not about the log: locks, kept
+        // worker threads, byte readers and writers. Internal: no product exports it.
+        .target(name: "CairnSupport"),
         .target(
             name: "CairnLog",
-            dependencies: ["CLZ4", "CCairnSupport"]
+            dependencies: ["CLZ4", "CCairnSupport", "CairnSupport"]
         ),
         .target(
             name: "Cairn",
-            dependencies: ["CairnLog", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections")]
+            dependencies: ["CairnLog", "CairnSupport", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections")]
         ),
         .executableTarget(
             name: "CairnCLI",
             dependencies: [
                 "CairnLog",
+                "CairnSupport",
                 "Cairn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(
             name: "CairnTestSupport",
-            dependencies: ["CairnLog"],
+            dependencies: ["CairnLog", "CairnSupport"],
             path: "Tests/CairnTestSupport"
         ),
         // A test-only executable that the crash tests start and kill; not part of `cairn`.
@@ -52,6 +56,7 @@ let package = Package(
             name: "CairnCrashHelper",
             dependencies: [
                 "CairnLog",
+                "CairnSupport",
                 "Cairn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -59,11 +64,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CairnLogTests",
-            dependencies: ["CairnLog", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
+            dependencies: ["CairnLog", "CairnSupport", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
         ),
         .testTarget(
             name: "CairnTests",
-            dependencies: ["Cairn", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
+            dependencies: ["Cairn", "CairnSupport", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import CLZ4
+import CairnSupport
 
 /// An LZ4 dictionary: bytes that small payloads are compressed against, so that a 200-byte
 /// record compresses although it repeats little of itself.

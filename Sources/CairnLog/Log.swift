@@ -1,3 +1,4 @@
+import CairnSupport
 import Glibc
 import Synchronization
 import struct Foundation.UUID

@@ -1,3 +1,4 @@
+import CairnSupport
 import struct Foundation.UUID
 
 /// The manifest: which files make up the store, and what is known of each.

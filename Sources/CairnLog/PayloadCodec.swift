@@ -1,4 +1,5 @@
 import CLZ4
+import CairnSupport
 
 /// How the log compresses payloads.
 public enum CompressionPolicy: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import CairnSupport
 import struct Foundation.UUID
 
 /// The 64 bytes at the start of every segment file.

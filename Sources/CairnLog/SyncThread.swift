@@ -1,4 +1,5 @@
 import CCairnSupport
+import CairnSupport
 import Dispatch
 import Glibc
 import Foundation

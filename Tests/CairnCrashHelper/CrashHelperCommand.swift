@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnLog
+import CairnSupport
 import Glibc
 
 /// `CairnCrashHelper STORE`: appends until killed, printing `ack LSN ID` for each

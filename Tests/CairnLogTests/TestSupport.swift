@@ -1,3 +1,4 @@
+import CairnSupport
 import CairnTestSupport
 import Foundation
 import Glibc

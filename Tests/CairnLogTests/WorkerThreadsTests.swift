@@ -1,3 +1,4 @@
+@testable import CairnSupport
 import Dispatch
 import Foundation
 import Glibc

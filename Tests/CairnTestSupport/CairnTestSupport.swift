@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import Foundation
 import Glibc
 

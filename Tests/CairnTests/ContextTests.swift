@@ -1,3 +1,4 @@
+import CairnSupport
 import CairnTestSupport
 @testable import CairnLog
 import Foundation

@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import CairnTestSupport
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import CairnSupport
 import CairnTestSupport
 import CairnLog
 import Foundation

@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import Foundation
 
 /// An object of a context: read and change its attributes and relationships by name.

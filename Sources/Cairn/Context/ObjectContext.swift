@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 
 /// A scratch pad of objects over a store, as Core Data's managed object context.
 ///

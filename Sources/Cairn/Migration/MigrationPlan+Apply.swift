@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 
 extension MigrationPlan {
     /// The objects of `snapshot` (written with ``source``) as a snapshot of ``destination`` at

@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 
 /// The binary form of a plan, kept in its migration record so that replay follows exactly the
 /// mapping that was decided when the migration ran, whatever later builds would infer.

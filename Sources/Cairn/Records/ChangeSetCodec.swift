@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import Foundation
 
 /// The binary form of a ``ChangeSet`` (docs/FORMAT.md, "Change records").

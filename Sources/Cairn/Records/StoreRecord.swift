@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import Foundation
 
 /// What one log frame of a Cairn store holds: the model, one save's changes, or a migration to

@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import Foundation
 
 /// Applies change records to a snapshot on a second thread (one of ``WorkerThreads/replay``) while the opening thread reads,

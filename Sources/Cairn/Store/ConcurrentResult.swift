@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import Foundation
 
 /// Work started on another thread, its result waited for later: a large save's record is

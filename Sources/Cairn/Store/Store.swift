@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import Foundation
 
 /// A Cairn store: a model, the committed objects, and the contexts that read and change them.

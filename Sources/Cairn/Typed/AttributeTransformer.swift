@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 
 /// Turns values of a type the store does not know into bytes for a `transformable` attribute,
 /// and back (Core Data's value transformers).

@@ -62,12 +62,6 @@ package struct ByteWriter {
             for (index, byte) in source.enumerated() { bytes[offset + index] = byte }
         }
     }
-
-    /// The masked CRC32C of the bytes in `range`.
-    @inlinable
-    package func maskedChecksum(of range: Range<Int>) -> UInt32 {
-        bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[range]))) }
-    }
 }
 
 extension ByteWriter {
