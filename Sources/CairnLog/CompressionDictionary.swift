@@ -86,7 +86,27 @@ extension CompressionDictionary {
 
     /// Reads a dictionary file and checks it against the manifest's record.
     package convenience init(file: [UInt8], expected: Manifest.Dictionary, path: String) throws {
-        let body: [UInt8] = try file.withUnsafeBytes { raw in
+        let (id, body) = try Self.parse(file, path: path)
+        guard id == expected.id, body.count == Int(expected.length) else {
+            throw LogError.corruption("dictionary \(id) of \(body.count) bytes does not match the manifest's \(expected.id) of \(expected.length)", path: path)
+        }
+        self.init(id: expected.id, bytes: body)
+        guard checksum == expected.checksum else {
+            throw LogError.corruption("dictionary bytes do not match the manifest's checksum", path: path)
+        }
+    }
+
+    /// Reads a dictionary file that no manifest lists (salvage of a stale manifest), checked
+    /// by its own checksum and against the id its name gives.
+    package convenience init(unlistedFile file: [UInt8], id expectedID: UInt64, path: String) throws {
+        let (id, body) = try Self.parse(file, path: path)
+        guard UInt64(id) == expectedID else { throw LogError.corruption("dictionary file holds dictionary \(id)", path: path, offset: 10) }
+        self.init(id: id, bytes: body)
+    }
+
+    /// A dictionary file's id and bytes, after its magic, checksum, version and length checks.
+    private static func parse(_ file: [UInt8], path: String) throws -> (id: UInt16, body: [UInt8]) {
+        try file.withUnsafeBytes { raw in
             var reader = ByteReader(raw)
             do {
                 guard Array(try reader.readBytes(8)) == Self.magic else { throw LogError.corruption("not a Cairn dictionary", path: path, offset: 0) }
@@ -100,17 +120,13 @@ extension CompressionDictionary {
                     throw LogError.corruption("dictionary checksum mismatch", path: path, offset: UInt64(end))
                 }
                 guard version == 1 else { throw LogError(.unsupportedFormat, "dictionary format version \(version)", path: path, offset: 8) }
-                guard id == expected.id, length == Int(expected.length), length <= Self.maximumSize else {
-                    throw LogError.corruption("dictionary \(id) of \(length) bytes does not match the manifest's \(expected.id) of \(expected.length)", path: path)
+                guard id > 0, length <= Self.maximumSize else {
+                    throw LogError.corruption("dictionary \(id) of \(length) bytes is out of range", path: path, offset: 10)
                 }
-                return body
+                return (id, body)
             } catch let overrun as ByteReader.Overrun {
                 throw LogError.corruption("dictionary file truncated", path: path, offset: UInt64(overrun.offset))
             }
-        }
-        self.init(id: expected.id, bytes: body)
-        guard checksum == expected.checksum else {
-            throw LogError.corruption("dictionary bytes do not match the manifest's checksum", path: path)
         }
     }
 }

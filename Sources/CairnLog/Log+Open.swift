@@ -102,6 +102,20 @@ extension Log {
             let bytes = try io.readWholeFile(path, limit: CompressionDictionary.maximumSize + 64)
             dictionaries.append(try CompressionDictionary(file: bytes, expected: record, path: path))
         }
+        if salvage && !unaccounted.isEmpty {
+            // Frames of segments a stale manifest does not list may use dictionaries it does
+            // not list either.
+            for file in unlisted {
+                guard let (kind, number) = StoreLayout.parse(file.name), kind == .dictionary else { continue }
+                let path = layout.path(file.name)
+                do {
+                    let bytes = try io.readWholeFile(path, limit: CompressionDictionary.maximumSize + 64)
+                    dictionaries.append(try CompressionDictionary(unlistedFile: bytes, id: number, path: path))
+                } catch let error as LogError {
+                    report.damage.append(error)
+                }
+            }
+        }
         let codec = PayloadCodec(policy: options.compression, dictionaries: dictionaries,
                                  trainingThreshold: options.dictionaryTraining.threshold)
 

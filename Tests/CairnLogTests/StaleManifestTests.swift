@@ -158,4 +158,39 @@ import Testing
         #expect(emptied.lastLSN == .zero)
         try await emptied.close()
     }
+
+    @Test func salvageReadsAnUnlistedSegmentWhoseFramesUseAnUnlistedDictionary() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        var options = smallSegments(4096)
+        options.dictionaryTraining.threshold = 16
+        options.dictionaryTraining.retrainingSegmentSize = 2048
+        let log = try Log.open(at: store, options: options)
+        var appended: [[UInt8]] = []
+        for index in 0..<90 {
+            appended.append(payload(index, size: 150))
+            try await log.append(appended[index])
+        }
+        try await log.close()
+        // A manifest from before the last roll: without the newest segment and its dictionary.
+        var manifest = try Manifest(decoding: contents(store + "/MANIFEST"), path: "MANIFEST")
+        let dropped = manifest.segments.removeLast()
+        let droppedDictionary = manifest.dictionaries.removeLast()
+        #expect(manifest.segments.count >= 2 && !manifest.dictionaries.isEmpty)
+        manifest.segments[manifest.segments.count - 1].isSealed = false
+        manifest.segments[manifest.segments.count - 1].length = 0
+        manifest.segments[manifest.segments.count - 1].frameCount = 0
+        try write(manifest.encoded(), to: store + "/MANIFEST")
+        let newest = store + "/" + StoreLayout.name(.segment, dropped.number)
+        #expect(openError(store)?.path == newest)
+
+        var salvage = LogOptions()
+        salvage.recovery = .salvage
+        let salvaged = try Log.open(at: store, options: salvage)
+        #expect(salvaged.recoveryReport.unlistedSegmentsRead == [StoreLayout.name(.segment, dropped.number)])
+        #expect(salvaged.recoveryReport.damage.isEmpty, "\(salvaged.recoveryReport)")
+        var read: [[UInt8]] = []
+        try salvaged.records().forEach { read.append($0.payload) }
+        #expect(read == appended, "dictionary \(droppedDictionary.id), unlisted, decodes the newest frames")
+    }
 }
