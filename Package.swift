@@ -7,6 +7,11 @@ import PackageDescription
 /// `CLZ4` → `CairnLog` → `Cairn` → `CairnCLI` (the `cairn` executable).
 /// Under both `CairnLog` and `Cairn`: `CairnSupport` (locks, worker threads, byte readers and
 /// writers) and `CCairnSupport`, a tiny C target (hardware CRC32C, a prefetch hint, thread names).
+/// `CAIRN_INTERNAL_CHECKS=1 swift build|test` compiles in the invariant checks that run after
+/// every mutation of Cairn's structures (docs/ARCHITECTURE.md, "Invariants"). Off by default, so
+/// apps and benchmarks pay nothing.
+let internalChecks: [SwiftSetting] = Context.environment["CAIRN_INTERNAL_CHECKS"] == "1" ? [.define("CAIRN_INTERNAL_CHECKS")] : []
+
 let package = Package(
     name: "Cairn",
     platforms: [.macOS(.v15)],
@@ -28,14 +33,16 @@ let package = Package(
         .target(name: "CCairnSupport"),
         // What the log and the object graph both use that is not about the log: locks, kept
         // worker threads, byte readers and writers. Internal: no product exports it.
-        .target(name: "CairnSupport"),
+        .target(name: "CairnSupport", swiftSettings: internalChecks),
         .target(
             name: "CairnLog",
-            dependencies: ["CLZ4", "CCairnSupport", "CairnSupport"]
+            dependencies: ["CLZ4", "CCairnSupport", "CairnSupport"],
+            swiftSettings: internalChecks
         ),
         .target(
             name: "Cairn",
-            dependencies: ["CairnLog", "CairnSupport", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections")]
+            dependencies: ["CairnLog", "CairnSupport", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections")],
+            swiftSettings: internalChecks
         ),
         .executableTarget(
             name: "CairnCLI",

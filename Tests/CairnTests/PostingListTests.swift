@@ -1,3 +1,4 @@
+import CairnSupport
 import CairnTestSupport
 import Testing
 @testable import Cairn
@@ -23,12 +24,12 @@ import Testing
             }
             if step % 2_000 == 0 { copies.append((list, reference.sorted())) }
         }
-        #expect(list.checkInvariants())
+        #expect(throws: Never.self) { try list.checkInvariants() }
         #expect(list.keys == reference.sorted())
         #expect(list.count == reference.count)
         #expect(list.first == reference.min())
         for (copy, keys) in copies {
-            #expect(copy.checkInvariants())
+            #expect(throws: Never.self) { try copy.checkInvariants() }
             #expect(copy.keys == keys)
         }
         var objects: [ObjectID] = [ObjectID(entity: 1, key: 0)]
@@ -39,13 +40,26 @@ import Testing
 
     @Test func aListBuiltFromKeysSplitsIntoRunsAndEmptiesCleanly() {
         var list = PostingList(sorted: Array(0..<2_000).map { UInt64($0) * 2 })
-        #expect(list.checkInvariants())
+        #expect(throws: Never.self) { try list.checkInvariants() }
         #expect(list.count == 2_000)
         for key in (0..<2_000).map({ UInt64($0) * 2 }).reversed() { list.remove(key) }
-        #expect(list.checkInvariants())
+        #expect(throws: Never.self) { try list.checkInvariants() }
         #expect(list.count == 0)
         #expect(list.first == nil)
         list.insert(5)
         #expect(list.keys == [5])
+    }
+
+    @Test func theInvariantCheckFailsOnADamagedList() {
+        var list = PostingList(sorted: Array(0..<2_000))
+        #expect(throws: Never.self) { try list.checkInvariants() }
+        var unordered = list
+        unordered.runs[1].swapAt(3, 4)
+        #expect(throws: InvariantViolation.self) { try unordered.checkInvariants() }
+        var emptyRun = list
+        emptyRun.runs.insert([], at: 1)
+        #expect(throws: InvariantViolation.self) { try emptyRun.checkInvariants() }
+        list.runs[0].removeLast()
+        #expect(throws: InvariantViolation.self) { try list.checkInvariants() }   // the count no longer agrees
     }
 }

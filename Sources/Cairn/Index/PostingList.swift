@@ -1,3 +1,5 @@
+import CairnSupport
+
 /// The keys of the objects a ``HashIndex`` files under one hash, in ascending order, without
 /// duplicates. Persistent: the keys live in runs of at most ``runLimit`` (arrays shared between
 /// snapshots), so that a save that changes the list copies one run and the list of runs, never
@@ -6,8 +8,9 @@ struct PostingList: Sendable {
     /// The most keys a run holds; a run that grows beyond it splits in two.
     static let runLimit = 512
 
-    /// Non-empty runs, each ascending, each run's keys all below the next run's.
-    private var runs: [[UInt64]] = []
+    /// Non-empty runs, each ascending, each run's keys all below the next run's. (Internal,
+    /// not private, only so that the tests can damage it and see ``checkInvariants()`` fail.)
+    var runs: [[UInt64]] = []
     /// How many keys.
     private(set) var count = 0
 
@@ -54,6 +57,7 @@ struct PostingList: Sendable {
             runs[index].removeSubrange((Self.runLimit / 2)...)
             runs.insert(upper, at: index + 1)
         }
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index) }
     }
 
     /// Removes a key (nothing when it is not there).
@@ -65,6 +69,7 @@ struct PostingList: Sendable {
         runs[index].remove(at: position)
         count -= 1
         if runs[index].isEmpty { runs.remove(at: index) }
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index) }
     }
 
     /// The keys in ascending order.
@@ -78,19 +83,34 @@ struct PostingList: Sendable {
         }
     }
 
-    /// Checks the list's invariants (for tests): runs non-empty, within the limit, ascending
-    /// across runs, and the count.
-    func checkInvariants() -> Bool {
+    /// Checks the list's rules: every run non-empty and within ``runLimit``, keys ascending
+    /// within and across runs, and ``count`` their number.
+    func checkInvariants() throws(InvariantViolation) {
         var previous: UInt64?
         var total = 0
-        for run in runs {
-            guard !run.isEmpty, run.count <= Self.runLimit else { return false }
+        for (index, run) in runs.enumerated() {
+            try require(!run.isEmpty && run.count <= Self.runLimit, "PostingList", "run \(index) holds \(run.count) keys")
             for key in run {
-                if let previous, previous >= key { return false }
+                if let previous { try require(previous < key, "PostingList", "key \(key) follows \(previous)") }
                 previous = key
             }
             total += run.count
         }
-        return total == count
+        try require(total == count, "PostingList", "count \(count), \(total) keys in the runs")
+    }
+
+    /// After a change at run `index`: the whole list while it is small, else the runs around
+    /// it (a check per change that stays proportional to the change).
+    private func checkInvariants(around index: Int) throws(InvariantViolation) {
+        if count <= Self.runLimit * 8 { return try checkInvariants() }
+        let range = max(0, index - 1)..<min(runs.count, index + 2)
+        var previous: UInt64?
+        for run in runs[range] {
+            try require(!run.isEmpty && run.count <= Self.runLimit, "PostingList", "a run holds \(run.count) keys")
+            for key in run {
+                if let previous { try require(previous < key, "PostingList", "key \(key) follows \(previous)") }
+                previous = key
+            }
+        }
     }
 }
