@@ -153,6 +153,7 @@ extension Log {
             let size = FrameHeader.size + frame.payload.bytes.count
             let used = state.length + UInt64(buffer.count)
             if used + UInt64(size) > UInt64(options.segmentSize) && used > UInt64(SegmentHeader.size) {
+                try throwIfPoisoned()
                 try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, &state)
                 chunkFrames = 0
                 try roll(&state, firstLSN: frame.lsn)
@@ -162,6 +163,7 @@ extension Log {
             chunkEnd = frame.lsn
             chunkFrames += 1
         }
+        try throwIfPoisoned()
         try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, &state)
         if codec.currentDictionary == nil, let bytes = codec.trainIfReady() {
             var manifest = state.manifest
@@ -230,8 +232,10 @@ extension Log {
     private func roll(_ state: inout WriterState, firstLSN: LSN) throws {
         // The manifest is about to say the segment is sealed at this length: make it so on disk.
         let written = SyncTarget(segment: state.segment, lsn: firstLSN.previous, end: state.length)
-        try io.sync(state.segment.file)
-        publish(written, synced: true)
+        try syncAndAcknowledge(written)
+        guard state.manifest.nextSegmentNumber <= StoreLayout.largestNumber else {
+            throw LogError(.readOnly, "the store has used every segment number up to \(StoreLayout.largestNumber)", path: directory)
+        }
 
         var manifest = state.manifest
         let activeIndex = manifest.segments.count - 1
@@ -253,6 +257,8 @@ extension Log {
         }
         manifest.segments.append(segment)
         manifest.generation += 1
+        // A sync that failed meanwhile (on the sync thread) must not see its frames sealed.
+        try throwIfPoisoned()
         try manifestFile.write(manifest)
         state.manifest = manifest
         state.segment = handle
@@ -314,16 +320,35 @@ extension Log {
         }
         guard let target else { return }
         do {
-            try io.sync(target.segment.file)
+            try syncAndAcknowledge(target)
         } catch {
-            let failure = error as? LogError ?? LogError(.io, "\(error)", path: target.segment.file.path)
-            poison(with: failure)
-            try? withWriter { state in
-                if state.segment.number == target.segment.number { cutBackToAcknowledged(&state) }
-            }
-            throw failure
+            // Poisoned already: cut whatever the active segment holds past its last
+            // acknowledged frame (the writer may have rolled since the target was taken).
+            try? withWriter { cutBackToAcknowledged(&$0) }
+            throw error
         }
-        publish(target, synced: true)
+    }
+
+    /// Syncs `target`'s segment and acknowledges what the sync covers, one sync at a time
+    /// (``syncOrder``). Throws, without syncing, when the log is already poisoned; poisons it
+    /// when the sync fails.
+    private func syncAndAcknowledge(_ target: SyncTarget) throws {
+        try syncOrder.withLock { _ in
+            try throwIfPoisoned()
+            do {
+                try io.sync(target.segment.file)
+            } catch {
+                let failure = error as? LogError ?? LogError(.io, "\(error)", path: target.segment.file.path)
+                poison(with: failure)
+                throw failure
+            }
+            publish(target, synced: true)
+        }
+    }
+
+    /// Throws the failure that poisoned the log, if any.
+    private func throwIfPoisoned() throws {
+        if let failure = appendState.withLock({ $0.failure }) { throw failure }
     }
 
     /// After a failure (the log is poisoned): cuts the active segment back to the end of its
@@ -331,11 +356,25 @@ extension Log {
     /// acknowledged; the next open cuts any torn rest).
     private func cutBackToAcknowledged(_ state: inout WriterState) {
         let number = state.segment.number
-        guard let end = appendState.withLock({ $0.extents.last(where: { $0.segment.number == number })?.end }),
-              end < state.length || (try? io.size(of: state.segment.file)).map({ $0 > end }) == true else { return }
-        guard (try? io.truncate(state.segment.file, to: end)) != nil else { return }
-        state.length = end
-        try? io.fullSync(state.segment.file)
+        let file = state.segment.file
+        guard let end = appendState.withLock({ $0.extents.last(where: { $0.segment.number == number })?.end }) else { return }
+        let size = (try? io.size(of: file)) ?? state.length
+        guard end < max(state.length, size) else { return }
+        if (try? io.truncate(file, to: end)) != nil {
+            state.length = end
+        } else {
+            // The cut failed: overwrite what follows the last acknowledged frame with zeros,
+            // so that the next open takes it for a torn tail (saved to a side file and cut)
+            // rather than for frames.
+            let zeros = [UInt8](repeating: 0, count: 64 << 10)
+            var offset = end
+            while offset < max(state.length, size) {
+                let count = Int(min(UInt64(zeros.count), max(state.length, size) - offset))
+                guard (try? zeros.withUnsafeBytes({ try io.writeAll(file, UnsafeRawBufferPointer(rebasing: $0[0..<count]), at: offset) })) != nil else { break }
+                offset += UInt64(count)
+            }
+        }
+        try? io.fullSync(file)
     }
 
     /// Refuses all further appends and fails every waiting one with `error`.

@@ -65,10 +65,25 @@ extension Log {
         let salvage = options.recovery == .salvage
         var report = RecoveryReport()
 
-        let names = try io.contentsOfDirectory(layout.directory)
-        let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
+        // A read-only open of a store another process writes can list the directory just before
+        // a roll and read the manifest just after, or the reverse: a segment then looks
+        // unaccounted for. Read again, a few times, before calling the manifest stale.
+        var attempts = 0
+        var names: [String]
+        var outcome: ManifestFile.Outcome
+        var segmentsWithFrames: Set<UInt64>
+        while true {
+            names = try io.contentsOfDirectory(layout.directory)
+            segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
+            outcome = try ManifestFile(layout: layout, io: io).read(segmentsWithFrames: segmentsWithFrames, repair: writable)
+            guard lock == nil, attempts < 5, case .found(let found, _) = outcome,
+                  UnlistedFile.classify(names: names, manifest: found, layout: layout, io: io).contains(where: { $0.kind == .unaccountedSegment }),
+                  writerHoldsLock(layout, io) else { break }
+            attempts += 1
+            usleep(20_000)
+        }
         var manifest: Manifest
-        switch try ManifestFile(layout: layout, io: io).read(segmentsWithFrames: segmentsWithFrames, repair: writable) {
+        switch outcome {
         case .found(let found, let note):
             manifest = found
             report.manifestNote = note
@@ -183,6 +198,7 @@ extension Log {
             // Segments after the active one that the (stale) manifest does not list.
             for file in unaccounted {
                 guard let header = file.header, header.storeID == manifest.storeID, header.number > activeRecord.number,
+                      header.firstLSN <= .maximum,
                       header.number == StoreLayout.parse(file.name)?.number, header.firstLSN >= nextLSN else {
                     report.damage.append(file.refusal(layout))
                     continue

@@ -43,6 +43,11 @@ public final class Log: Sendable {
     let syncThread = Protected<SyncThread?>(nil)
     /// Set after each write, cleared by each sync: lets the sync thread poll without a lock.
     let unsyncedWrites = Atomic<Bool>(false)
+    /// Held across every `fdatasync` of the log and the decision that follows it (acknowledge,
+    /// or poison): two syncs of one file racing on a failed writeback can see one error and one
+    /// success, and the success must not acknowledge what the failure lost. Lock order:
+    /// `writer`, then `syncOrder`, then `appendState`.
+    let syncOrder = Protected<Void>(())
 
     init(layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
          frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN) {

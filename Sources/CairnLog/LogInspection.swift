@@ -1,3 +1,4 @@
+import Glibc
 /// What `cairn verify` and `cairn stats` report: every segment checked frame by frame, without
 /// changing anything.
 public struct LogInspection: Sendable {
@@ -107,6 +108,19 @@ extension LogInspection {
     /// `holdingLock`: the caller holds the writer lock itself (`verify --repair`), so a torn
     /// tail is not another writer's write in progress.
     package static func inspect(directory: String, io: any FileIO, holdingLock: Bool = false) throws -> LogInspection {
+        // While another process writes, a roll between listing the directory and reading the
+        // manifest can make a segment look unaccounted for: look again before saying so.
+        var attempts = 0
+        while true {
+            let inspection = try inspectOnce(directory: directory, io: io, holdingLock: holdingLock)
+            guard !holdingLock, attempts < 5, inspection.unlistedFiles.contains(where: \.holdsUnaccountedFrames),
+                  Log.writerHoldsLock(StoreLayout(directory: directory), io) else { return inspection }
+            attempts += 1
+            usleep(20_000)
+        }
+    }
+
+    private static func inspectOnce(directory: String, io: any FileIO, holdingLock: Bool) throws -> LogInspection {
         let layout = StoreLayout(directory: directory)
         let names = try io.contentsOfDirectory(layout.directory)
         let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)

@@ -208,8 +208,14 @@ extension Manifest {
         guard let last = segments.last else { throw fail("no segments") }
         guard !last.isSealed else { throw fail("the last segment is sealed; there is no active segment") }
         if let base, base.lastLSN > .maximum { throw fail("base ends at LSN \(base.lastLSN), above the largest LSN \(LSN.maximum)") }
+        if let base, !(1...StoreLayout.largestNumber).contains(base.number) {
+            throw fail("base number \(base.number) is outside 1...\(StoreLayout.largestNumber)")
+        }
         var expectedLSN = base.map { $0.lastLSN.next } ?? segments[0].firstLSN
         for (index, segment) in segments.enumerated() {
+            guard (1...StoreLayout.largestNumber).contains(segment.number) else {
+                throw fail("segment number \(segment.number) is outside 1...\(StoreLayout.largestNumber)")
+            }
             // Both at most 2^63 - 1, so that their sum (the next segment's first LSN) cannot wrap.
             guard segment.firstLSN <= .maximum, segment.frameCount <= LSN.maximum.rawValue,
                   segment.firstLSN.rawValue + segment.frameCount <= LSN.maximum.rawValue + 1 else {

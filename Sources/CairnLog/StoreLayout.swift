@@ -23,6 +23,9 @@ package struct StoreLayout: Sendable {
         self.directory = trimmed
     }
 
+    /// The largest number a file name holds (12 digits).
+    package static let largestNumber: UInt64 = 999_999_999_999
+
     /// The kinds of numbered files.
     package enum Kind: String, Sendable, CaseIterable {
         case segment = "seg"

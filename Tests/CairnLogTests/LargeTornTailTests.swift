@@ -7,6 +7,16 @@ import Testing
 /// A torn tail of gigabytes (a segment grown by zeros) is inspected, saved and cut in bounded
 /// memory, without a check at every byte.
 @Suite struct LargeTornTailTests {
+    /// Whether `lseek(SEEK_DATA)` finds the end of a hole here (some file systems say every
+    /// offset holds data; the search is then bounded in memory, not in bytes read).
+    static func fileSystemReportsHoles(_ directory: String) -> Bool {
+        let path = directory + "/hole-probe"
+        guard FileManager.default.createFile(atPath: path, contents: nil), Glibc.truncate(path, 1 << 20) == 0,
+              let file = try? PosixFileIO().open(path, mode: .readOnly) else { return false }
+        defer { PosixFileIO().close(file) }
+        return PosixFileIO().nextData(in: file, from: 0) == nil
+    }
+
     func makeStore(_ store: String) async throws -> (segment: String, length: Int) {
         let log = try Log.open(at: store)
         for index in 0..<20 { try await log.append(payload(index)) }
@@ -26,7 +36,9 @@ import Testing
         let io = FaultyFileIO()
         let inspection = try LogInspection.inspect(directory: store, io: io)
         #expect(inspection.segments.last?.status == .tornTail(offset: UInt64(length), reason: "zero-filled bytes where a frame header should be"))
-        #expect(io.bytesRead < 16 << 20, "read \(io.bytesRead) bytes of a 3 GiB tail")
+        if Self.fileSystemReportsHoles(directory.path) {
+            #expect(io.bytesRead < 16 << 20, "read \(io.bytesRead) bytes of a 3 GiB tail")
+        }
         #expect(io.largestRead <= 1 << 20)
 
         // repair: the tail is copied to the side file a megabyte at a time (its hole kept).
