@@ -246,6 +246,9 @@ extension Log {
             attempt += 1
             path = layout.path(StoreLayout.sideFileName(segment: segment, offset: offset, attempt: attempt))
         }
+        // Synced first: the copy skips holes, and some file systems report unsynced data as a
+        // hole to SEEK_DATA.
+        try io.fullSync(file)
         try io.copyAtomically(file, offset..<end, to: path, directory: layout.directory)
         return path
     }
