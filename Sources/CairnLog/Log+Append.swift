@@ -333,17 +333,17 @@ extension Log {
     /// (``syncOrder``). Throws, without syncing, when the log is already poisoned; poisons it
     /// when the sync fails.
     private func syncAndAcknowledge(_ target: SyncTarget) throws {
-        try syncOrder.withLock { _ in
-            try throwIfPoisoned()
-            do {
-                try io.sync(target.segment.file)
-            } catch {
-                let failure = error as? LogError ?? LogError(.io, "\(error)", path: target.segment.file.path)
-                poison(with: failure)
-                throw failure
-            }
-            publish(target, synced: true)
+        syncOrder.lock()
+        defer { syncOrder.unlock() }
+        try throwIfPoisoned()
+        do {
+            try io.sync(target.segment.file)
+        } catch {
+            let failure = error as? LogError ?? LogError(.io, "\(error)", path: target.segment.file.path)
+            poison(with: failure)
+            throw failure
         }
+        publish(target, synced: true)
     }
 
     /// Throws the failure that poisoned the log, if any.

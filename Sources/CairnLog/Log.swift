@@ -1,5 +1,6 @@
 import CairnSupport
 import Glibc
+import class Foundation.NSLock
 import Synchronization
 import struct Foundation.UUID
 
@@ -47,7 +48,7 @@ public final class Log: Sendable {
     /// or poison): two syncs of one file racing on a failed writeback can see one error and one
     /// success, and the success must not acknowledge what the failure lost. Lock order:
     /// `writer`, then `syncOrder`, then `appendState`.
-    let syncOrder = Protected<Void>(())
+    let syncOrder = NSLock()
 
     init(layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
          frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN) {

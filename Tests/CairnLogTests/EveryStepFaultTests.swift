@@ -155,10 +155,10 @@ import Testing
         for round in 0..<30 {
             let directory = TemporaryDirectory()
             let io = FaultyFileIO()
-            io.inject(.error(EIO), at: .sync, call: Int.random(in: 2...60, using: &random))
             var options = smallSegments(4096)
             options.fileIO = io
             let log = try Log.open(at: directory.store(), options: options)
+            io.inject(.error(EIO), at: .sync, call: Int.random(in: 1...60, using: &random))
             let acknowledged = Protected<[LSN: [UInt8]]>([:])
             await withTaskGroup(of: Void.self) { group in
                 for appender in 0..<6 {
