@@ -253,7 +253,7 @@ import Testing
         let held = try #require(try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", 7))))
         for n in 0..<20_000 {
             _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n)))))
-            #expect(registered() <= IdentityMap.minimumSweep, "released objects are swept once the map reaches its minimum")
+            #expect(registered() <= Tuning.identityMapMinimumSweep, "released objects are swept once the map reaches its minimum")
         }
         #expect(try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", 7))) === held)
         var all: [ManagedObject]? = try view.fetch(FetchRequest("Note"))
@@ -285,8 +285,8 @@ import Testing
         reader.releaseUnusedObjects()
         #expect(reader.state.withLock { $0.registered.count } == 0)
         // After a big map, the next sweep comes at the minimum again, not at twice the big size.
-        for n in 0..<(IdentityMap.minimumSweep + 10) { _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n))))) }
-        #expect(registered() <= IdentityMap.minimumSweep)
+        for n in 0..<(Tuning.identityMapMinimumSweep + 10) { _ = try view.fetchFirst(FetchRequest("Note", predicate: .equal("n", .integer(Int64(n))))) }
+        #expect(registered() <= Tuning.identityMapMinimumSweep)
     }
 
     /// Objects hold their context's state strongly (a context holds its objects too): a context

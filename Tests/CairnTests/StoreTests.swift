@@ -116,12 +116,12 @@ import Testing
     }
 
     /// A save of many new objects files their keys on another core while it files the rows
-    /// (``StoreSnapshot/concurrentKeys``): the same refusals, and a refused one leaves no key.
+    /// (``Tuning/concurrentKeys``): the same refusals, and a refused one leaves no key.
     @Test func largeSavesFileTheirKeysConcurrentlyWithTheSameChecks() async throws {
         let folder = TemporaryDirectory()
         let model = try libraryModel()
         let store = try Store(at: folder.store(), model: model)
-        let count = StoreSnapshot.concurrentKeys + 500
+        let count = Tuning.concurrentKeys + 500
         func names(_ prefix: String) -> [String] { (0..<count).map { "\(prefix)\($0)" } }
         let first = store.newBackgroundContext()
         for name in names("a") { try first.make("Author", ["name": .string(name)]) }

@@ -2,7 +2,7 @@
 ///
 /// The map holds its objects strongly and lets go, in a sweep, of those nobody else holds (the
 /// map's reference is then the only one: `isKnownUniquelyReferenced`). A sweep runs when the map
-/// has grown to twice what the last one left (and to at least ``minimumSweep``); at the end of
+/// has grown to twice what the last one left (and to at least ``Tuning/identityMapMinimumSweep``); at the end of
 /// a save of the context and at `refresh()` when an eighth of the map was registered since the
 /// last sweep (``sweepIfDue()``); and on `releaseUnusedObjects()`. Registering an
 /// object costs O(1) amortized; between sweeps the map may hold objects its callers have
@@ -17,12 +17,9 @@
 ///
 /// Used under the context's lock.
 struct IdentityMap {
-    /// The size below which the map never sweeps.
-    static let minimumSweep = 4096
-
     private var objects: [ObjectID: ManagedObject] = [:]
     /// The count at which the next registration sweeps first.
-    private var sweepAt = minimumSweep
+    private var sweepAt = Tuning.identityMapMinimumSweep
     /// Objects registered since the last sweep.
     private var registeredSinceSweep = 0
 
@@ -70,14 +67,14 @@ struct IdentityMap {
             objects.formIndex(after: &index)
         }
         objects = kept
-        sweepAt = max(Self.minimumSweep, 2 * objects.count)
+        sweepAt = max(Tuning.identityMapMinimumSweep, 2 * objects.count)
         registeredSinceSweep = 0
     }
 
     /// Forgets every object.
     mutating func removeAll() {
         objects = [:]
-        sweepAt = Self.minimumSweep
+        sweepAt = Tuning.identityMapMinimumSweep
         registeredSinceSweep = 0
     }
 }

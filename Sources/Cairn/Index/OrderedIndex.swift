@@ -1,7 +1,7 @@
 import Foundation
 
 /// Objects in the order of one attribute's value: answers ranges (`<`, `>=`, `BETWEEN`…) and
-/// sorted reads. Persistent: entries live in chunks of at most ``chunkLimit`` shared between
+/// sorted reads. Persistent: entries live in chunks of at most ``Tuning/orderedChunkLimit`` shared between
 /// snapshots and copied only when a save changes them. Nil values are not filed.
 struct OrderedIndex: Sendable {
     struct Entry: Sendable {
@@ -16,7 +16,6 @@ struct OrderedIndex: Sendable {
         init(_ entries: [Entry]) { self.entries = entries }
     }
 
-    static let chunkLimit = 512
     private var chunks: [Chunk] = []
     /// How many entries.
     private(set) var count = 0
@@ -54,7 +53,7 @@ struct OrderedIndex: Sendable {
         let chunk = uniqueChunk(index)
         let position = Self.insertionPoint(chunk.entries, entry)
         chunk.entries.insert(entry, at: position)
-        if chunk.entries.count > Self.chunkLimit {
+        if chunk.entries.count > Tuning.orderedChunkLimit {
             let half = chunk.entries.count / 2
             let upper = Chunk(Array(chunk.entries[half...]))
             chunk.entries.removeSubrange(half...)

@@ -1,12 +1,11 @@
 import CairnSupport
 
 /// The keys of the objects a ``HashIndex`` files under one hash, in ascending order, without
-/// duplicates. Persistent: the keys live in runs of at most ``runLimit`` (arrays shared between
+/// duplicates. Persistent: the keys live in runs of at most ``Tuning/postingRunLimit`` (arrays shared between
 /// snapshots), so that a save that changes the list copies one run and the list of runs, never
 /// every key; reading the list is a walk over a few arrays, already in the objects' order.
 struct PostingList: Sendable {
     /// The most keys a run holds; a run that grows beyond it splits in two.
-    static let runLimit = 512
 
     /// Non-empty runs, each ascending, each run's keys all below the next run's. (Internal,
     /// not private, only so that the tests can damage it and see ``checkInvariants()`` fail.)
@@ -16,7 +15,7 @@ struct PostingList: Sendable {
 
     /// A list of these keys (ascending, no duplicates).
     init(sorted keys: [UInt64]) {
-        runs = stride(from: 0, to: keys.count, by: Self.runLimit).map { Array(keys[$0..<min(keys.count, $0 + Self.runLimit)]) }
+        runs = stride(from: 0, to: keys.count, by: Tuning.postingRunLimit).map { Array(keys[$0..<min(keys.count, $0 + Tuning.postingRunLimit)]) }
         count = keys.count
     }
 
@@ -52,9 +51,9 @@ struct PostingList: Sendable {
         guard position == runs[index].count || runs[index][position] != key else { return }
         runs[index].insert(key, at: position)
         count += 1
-        if runs[index].count > Self.runLimit {
-            let upper = Array(runs[index][(Self.runLimit / 2)...])
-            runs[index].removeSubrange((Self.runLimit / 2)...)
+        if runs[index].count > Tuning.postingRunLimit {
+            let upper = Array(runs[index][(Tuning.postingRunLimit / 2)...])
+            runs[index].removeSubrange((Tuning.postingRunLimit / 2)...)
             runs.insert(upper, at: index + 1)
         }
         checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index) }
@@ -83,13 +82,13 @@ struct PostingList: Sendable {
         }
     }
 
-    /// Checks the list's rules: every run non-empty and within ``runLimit``, keys ascending
+    /// Checks the list's rules: every run non-empty and within ``Tuning/postingRunLimit``, keys ascending
     /// within and across runs, and ``count`` their number.
     func checkInvariants() throws(InvariantViolation) {
         var previous: UInt64?
         var total = 0
         for (index, run) in runs.enumerated() {
-            try require(!run.isEmpty && run.count <= Self.runLimit, "PostingList", "run \(index) holds \(run.count) keys")
+            try require(!run.isEmpty && run.count <= Tuning.postingRunLimit, "PostingList", "run \(index) holds \(run.count) keys")
             for key in run {
                 if let previous { try require(previous < key, "PostingList", "key \(key) follows \(previous)") }
                 previous = key
@@ -102,11 +101,11 @@ struct PostingList: Sendable {
     /// After a change at run `index`: the whole list while it is small, else the runs around
     /// it (a check per change that stays proportional to the change).
     private func checkInvariants(around index: Int) throws(InvariantViolation) {
-        if count <= Self.runLimit * 8 { return try checkInvariants() }
+        if count <= Tuning.postingRunLimit * 8 { return try checkInvariants() }
         let range = max(0, index - 1)..<min(runs.count, index + 2)
         var previous: UInt64?
         for run in runs[range] {
-            try require(!run.isEmpty && run.count <= Self.runLimit, "PostingList", "a run holds \(run.count) keys")
+            try require(!run.isEmpty && run.count <= Tuning.postingRunLimit, "PostingList", "a run holds \(run.count) keys")
             for key in run {
                 if let previous { try require(previous < key, "PostingList", "key \(key) follows \(previous)") }
                 previous = key

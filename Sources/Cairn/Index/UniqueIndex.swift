@@ -71,7 +71,6 @@ final class UniqueIndex: @unchecked Sendable {
         var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
     }
 
-    private static let bucketCount = 1 << 16
     /// The LSN of an entry no save has removed.
     private static let live = UInt64.max
 
@@ -88,7 +87,7 @@ final class UniqueIndex: @unchecked Sendable {
     /// The number of removed entries at which the next save looks for entries to drop: a pass
     /// over the whole index, so not again until as many more were removed (an old snapshot may
     /// keep every one of them readable for long).
-    @exclusivity(unchecked) private var dropAt = 4096
+    @exclusivity(unchecked) private var dropAt = Tuning.uniqueDropMinimum
     /// How many passes looked for removed entries to drop (for tests).
     @exclusivity(unchecked) private(set) var dropPasses = 0
     /// How many snapshots read the index as of each LSN.
@@ -99,7 +98,7 @@ final class UniqueIndex: @unchecked Sendable {
 
     /// An empty index.
     init() {
-        buckets = Array(repeating: [], count: Self.bucketCount)
+        buckets = Array(repeating: [], count: Tuning.uniqueBuckets)
     }
 
     private init(buckets: [[Entry]], newest: UInt64, liveCount: Int) {
@@ -203,7 +202,7 @@ final class UniqueIndex: @unchecked Sendable {
             touched.removeAll(keepingCapacity: true)
             if removedCount > dropAt && removedCount * 8 > liveCount {
                 dropUnreadEntries()
-                dropAt = removedCount + max(4096, liveCount / 8)
+                dropAt = removedCount + max(Tuning.uniqueDropMinimum, liveCount / 8)
             }
         }
     }
@@ -246,10 +245,10 @@ final class UniqueIndex: @unchecked Sendable {
             bulk = false
             guard !queued.isEmpty else { return }
             // A counting sort by bucket (stable, so each bucket's changes keep their order).
-            var starts = [Int](repeating: 0, count: Self.bucketCount + 1)
+            var starts = [Int](repeating: 0, count: Tuning.uniqueBuckets + 1)
             let placed = queued.map { Self.bucket($0.hash) }
             for bucket in placed { starts[bucket + 1] += 1 }
-            for bucket in 0..<Self.bucketCount { starts[bucket + 1] += starts[bucket] }
+            for bucket in 0..<Tuning.uniqueBuckets { starts[bucket + 1] += starts[bucket] }
             var next = starts
             var sorted = queued
             for (index, bucket) in placed.enumerated() {
@@ -257,7 +256,7 @@ final class UniqueIndex: @unchecked Sendable {
                 next[bucket] += 1
             }
             queued = []
-            for bucket in 0..<Self.bucketCount where starts[bucket] < starts[bucket + 1] {
+            for bucket in 0..<Tuning.uniqueBuckets where starts[bucket] < starts[bucket + 1] {
                 var entries = buckets[bucket]
                 buckets[bucket] = []
                 entries.reserveCapacity(entries.count + starts[bucket + 1] - starts[bucket])

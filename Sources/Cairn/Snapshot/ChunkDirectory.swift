@@ -1,3 +1,4 @@
+import CairnSupport
 import HashTreeCollections
 
 /// Where the object table's chunks are, by chunk number: a persistent two-level table.
@@ -6,15 +7,17 @@ import HashTreeCollections
 /// `n % 256` of leaf `n / 256`, two array reads with no hashing (a lookup by key is on the path
 /// of every object read). Both levels are copy-on-write arrays, so a copy of the directory
 /// shares everything and a change copies the top level (one reference per 65,536 objects) and
-/// the leaf it touches. Chunk numbers past ``nearLimit`` (keys no counter reaches, as a damaged
+/// the leaf it touches. Chunk numbers past ``Tuning/directoryNearLimit`` (keys no counter reaches, as a damaged
 /// or forged store may hold) go to a hash trie instead, so that no key can make the table large.
 struct ChunkDirectory<Chunk: AnyObject & Sendable>: Sendable {
-    private static var leafSize: Int { 256 }
-    /// Chunk numbers below this are in the two-level table (2^20 chunks: 268 million objects).
-    private static var nearLimit: UInt64 { 1 << 20 }
+    private static var leafSize: Int { Tuning.directoryLeafSize }
+    private static var nearLimit: UInt64 { Tuning.directoryNearLimit }
 
-    private var leaves: [[Chunk?]] = []
-    private var far: TreeDictionary<TrieKey, Chunk> = [:]
+    /// Leaves of chunks by number (each empty or ``Tuning/directoryLeafSize`` long). Internal,
+    /// not private, only so that the tests can damage it and see ``checkInvariants()`` fail.
+    var leaves: [[Chunk?]] = []
+    /// Chunks past the near limit, by number.
+    private(set) var far: TreeDictionary<TrieKey, Chunk> = [:]
 
     /// The chunk with this number, if any.
     subscript(number: UInt64) -> Chunk? {
@@ -46,6 +49,7 @@ struct ChunkDirectory<Chunk: AnyObject & Sendable>: Sendable {
         } else if !isKnownUniquelyReferenced(&leaves[leaf][slot]) {
             leaves[leaf][slot] = leaves[leaf][slot].map(copy)
         }
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
         return leaves[leaf][slot] ?? make()
     }
 
@@ -58,6 +62,7 @@ struct ChunkDirectory<Chunk: AnyObject & Sendable>: Sendable {
         let leaf = Int(number) / Self.leafSize
         guard leaf < leaves.count, !leaves[leaf].isEmpty else { return }
         leaves[leaf][Int(number) % Self.leafSize] = nil
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
     }
 
     /// Every chunk with its number: the near ones in order of number, then the far ones.

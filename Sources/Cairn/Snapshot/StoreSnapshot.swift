@@ -151,9 +151,6 @@ struct StoreSnapshot: Sendable {
         }
     }
 
-    /// The number of new keys from which a save files them on another core.
-    static let concurrentKeys = 4096
-
     /// Undoes the uniqueness-index changes of the save at `lsn` just applied to this snapshot,
     /// which the caller then drops (a save refused after it was applied).
     func abandon(_ lsn: LSN) {
@@ -182,7 +179,7 @@ struct StoreSnapshot: Sendable {
             }
         }
         let unique = storage.unique
-        let filing = newKeys.count >= Self.concurrentKeys && !unique.isBuildingInBulk
+        let filing = newKeys.count >= Tuning.concurrentKeys && !unique.isBuildingInBulk
             ? ConcurrentResult { [newKeys] () throws(Never) in unique.add(newKeys, at: lsn) } : nil
         if filing == nil { clashing += unique.add(newKeys, at: lsn) }
         do {

@@ -30,7 +30,7 @@ extension Store {
             // A large record is compressed on another core while it is applied here.
             let bytes = save.bytes
             let compressed = log.flatMap { log in
-                bytes.count >= Self.concurrentCompression ? ConcurrentResult { () throws(any Error) in try log.prepare(bytes) } : nil
+                bytes.count >= Tuning.concurrentCompression ? ConcurrentResult { () throws(any Error) in try log.prepare(bytes) } : nil
             }
             // The snapshot is built from the encoded record, exactly as replay will rebuild it.
             guard case .changes(let rows) = try StoreRecord.decode(save.bytes, lsn: state.accepted.lsn.next, model: model) else {
@@ -86,9 +86,6 @@ extension Store {
         }
         return built
     }
-
-    /// Records at least this long are compressed on another thread while they are applied.
-    static let concurrentCompression = 1 << 16
 
     /// Turns pending changes into a change set, resolving conflicts by `policy`.
     private func resolve(_ pending: PendingChanges, policy: MergePolicy, against accepted: StoreSnapshot) throws -> ChangeSet {

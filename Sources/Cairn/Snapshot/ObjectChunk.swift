@@ -1,0 +1,104 @@
+import CairnLog
+import Synchronization
+
+/// One chunk of the ``ObjectTable``: 256 slots, their rows' bytes in one buffer, and per slot
+/// where its row is, its version and its entity (an ``Entry``, 24 bytes). Mutated only when
+/// uniquely referenced (``ObjectTable`` copies a shared chunk first).
+final class ObjectChunk: @unchecked Sendable {
+    /// Where a slot's row is, and what the table knows of its object.
+    struct Entry {
+        /// Start and length of the row in the chunk's buffer (`start == .max`: in `large`).
+        var start: UInt32
+        var length: UInt32
+        var version: LSN
+        var entity: UInt16
+        var count: UInt16
+    }
+
+    // Safety: a chunk reachable from a published snapshot is never mutated: `modify` copies
+    // any chunk that is not uniquely referenced first, and the buffer is appended to only
+    // while the chunk alone refers to it. (So no two accesses can overlap, and the dynamic
+    // exclusivity check, a cost at every access, is off.)
+    @exclusivity(unchecked) var entries: [Entry?]
+    @exclusivity(unchecked) var buffer: RowStorage
+    /// Rows too long for the buffer, by slot.
+    @exclusivity(unchecked) var large: [Int: Row] = [:]
+    @exclusivity(unchecked) var live: Int
+    /// Bytes of the buffer no longer used by a row (replaced or deleted rows).
+    @exclusivity(unchecked) var garbage: Int
+    /// Where the values of each row start: made when the chunk fills, or by the first scan
+    /// that finds none; dropped when a row is replaced or removed (a row added later has no
+    /// entry and is walked).
+    private let valueStarts: Mutex<ValueStarts?>
+
+    init() {
+        entries = Array(repeating: nil, count: Tuning.objectChunkSize)
+        buffer = RowStorage.make(capacity: 0)
+        live = 0
+        garbage = 0
+        valueStarts = Mutex(nil)
+    }
+
+    init(copying other: ObjectChunk) {
+        entries = other.entries
+        buffer = other.buffer
+        large = other.large
+        live = other.live
+        garbage = other.garbage
+        // Offsets within rows: true of the copy's rows too, until one changes.
+        valueStarts = Mutex(other.valueStarts.withLock { $0 })
+    }
+
+    func record(_ slot: Int) -> ObjectRecord? {
+        guard let entry = entries[slot] else { return nil }
+        let row = entry.start == .max
+            ? large[slot] ?? Row.make(count: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+            : Row.view(buffer, start: Int(entry.start), length: Int(entry.length), count: Int(entry.count))
+        return ObjectRecord(row: row, version: entry.version, entity: Int(entry.entity))
+    }
+
+    /// Puts a record in a slot (the slot's previous row, if any, becomes garbage).
+    func store(_ record: ObjectRecord, slot: Int) {
+        record.row.withBorrowed { store($0, version: record.version, entity: record.entity, slot: slot) }
+    }
+
+    /// Puts a row's bytes in a slot: copied into the buffer, or (a long row) kept as it is.
+    func store(_ row: BorrowedRow, version: LSN, entity: Int, slot: Int) {
+        clear(slot)
+        let length = row.bytes.bytes.count
+        if length < Tuning.largeRow, entity <= Int(UInt16.max), row.bytes.count <= Int(UInt16.max),
+           let stored = writableBuffer(room: length).append(row.bytes.bytes), let start = UInt32(exactly: stored) {
+            entries[slot] = Entry(start: start, length: UInt32(length), version: version, entity: UInt16(entity), count: UInt16(row.bytes.count))
+            return
+        }
+        // A long row (or one the buffer cannot take) keeps a buffer of its own.
+        large[slot] = row.owned()
+        entries[slot] = Entry(start: .max, length: UInt32(truncatingIfNeeded: length), version: version,
+                              entity: UInt16(truncatingIfNeeded: entity), count: 0)
+    }
+
+    /// The chunk's table of value starts, made now if it has none.
+    @discardableResult
+    func scanStarts() -> ValueStarts {
+        valueStarts.withLock { known in
+            if let known { return known }
+            let entries = entries
+            let made = buffer.withBytes { all in
+                ValueStarts(slots: entries.count) { slot -> (UnsafeRawBufferPointer, Int)? in
+                    guard let entry = entries[slot], entry.start != .max, Int(entry.start) + Int(entry.length) <= all.count else { return nil }
+                    return (UnsafeRawBufferPointer(rebasing: all[Int(entry.start)..<(Int(entry.start) + Int(entry.length))]), Int(entry.count))
+                }
+            }
+            known = made
+            return made
+        }
+    }
+
+    /// Removes a slot's record.
+    func clear(_ slot: Int) {
+        guard let old = entries[slot] else { return }
+        valueStarts.withLock { $0 = nil }
+        if old.start == .max { large[slot] = nil } else { garbage += Int(old.length) }
+        entries[slot] = nil
+    }
+}

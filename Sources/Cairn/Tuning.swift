@@ -1,0 +1,67 @@
+/// The tuning constants of the object graph, in one place: sizes, thresholds and worker counts
+/// that trade memory for speed. None of them is part of the file format; changing one changes
+/// performance, never what a store holds. docs/PERFORMANCE.md says why each has its value.
+enum Tuning {
+    // MARK: Object table (Snapshot/)
+
+    /// Object keys per chunk of the object table, as a power of two: chunk `key >> shift`,
+    /// slot `key & (size - 1)`.
+    static let objectChunkShift: UInt64 = 8
+    /// Object keys per chunk of the object table (256).
+    static let objectChunkSize = 1 << Int(objectChunkShift)
+    /// Rows at least this long get a buffer of their own, so that a chunk's buffer stays far
+    /// below the 4 GiB its 32-bit offsets reach.
+    static let largeRow = 1 << 20
+    /// The largest first buffer of a chunk (sized by its first row for a chunk of rows like it).
+    static let largestFirstChunkBuffer = 1 << 20
+    /// The least a chunk's buffer grows by, and the least spare room a compacting copy keeps.
+    static let smallestBufferGrowth = 1024
+    /// Chunk numbers below this are in the chunk directory's two-level table (2^20 chunks of
+    /// 256: 268 million objects); larger ones (keys no counter reaches) go to a hash trie.
+    static let directoryNearLimit: UInt64 = 1 << 20
+    /// Chunks per leaf of the chunk directory.
+    static let directoryLeafSize = 256
+
+    // MARK: Scans (Snapshot/ObjectTable+Scan.swift)
+
+    /// The objects a scan must see to run on two threads (below, one thread is faster than the
+    /// hand-over).
+    static let parallelScanObjects = 20_000
+    /// Threads of a large scan (the machines Cairn is measured on have two cores).
+    static let parallelScanWorkers = 2
+    /// Chunks a scanning thread takes at a time.
+    static let scanBatchChunks = 16
+    /// How many slots ahead a scan starts loading a row's memory.
+    static let prefetchDistance = 4
+
+    // MARK: Saves (Store/, Snapshot/StoreSnapshot.swift)
+
+    /// New uniqueness keys from which a save files them on another core.
+    static let concurrentKeys = 4096
+    /// Bytes of a change record from which a save compresses it on another core while it
+    /// applies the changes.
+    static let concurrentCompression = 1 << 16
+
+    // MARK: Indexes (Index/)
+
+    /// Buckets of the uniqueness index (chosen by a key hash's mixed top bits).
+    static let uniqueBuckets = 1 << 16
+    /// Removed uniqueness entries from which a save looks for those no snapshot reads; the
+    /// pass runs again once this many more (or an eighth of the index) were removed.
+    static let uniqueDropMinimum = 4096
+    /// Entries per chunk of an ordered (range) index.
+    static let orderedChunkLimit = 512
+    /// Keys per run of a posting list.
+    static let postingRunLimit = 512
+
+    // MARK: Contexts (Context/)
+
+    /// The size below which a context's identity map never sweeps.
+    static let identityMapMinimumSweep = 4096
+
+    // MARK: Invariant checks (CAIRN_INTERNAL_CHECKS)
+
+    /// Structures up to this many elements check all their rules after each change; larger
+    /// ones check the part the change touched, so that a test of a million objects stays fast.
+    static let wholeCheckLimit = 4096
+}
