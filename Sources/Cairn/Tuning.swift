@@ -62,6 +62,6 @@ enum Tuning {
     // MARK: Invariant checks (CAIRN_INTERNAL_CHECKS)
 
     /// Structures up to this many elements check all their rules after each change; larger
-    /// ones check the part the change touched, so that a test of a million objects stays fast.
-    static let wholeCheckLimit = 4096
+    /// ones check the part the change touched, so that the test suite stays fast.
+    static let wholeCheckLimit = 512
 }

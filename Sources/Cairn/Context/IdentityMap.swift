@@ -1,3 +1,5 @@
+import CairnSupport
+
 /// A context's identity map: one ``ManagedObject`` instance per object ID while anyone holds it.
 ///
 /// The map holds its objects strongly and lets go, in a sweep, of those nobody else holds (the
@@ -17,7 +19,9 @@
 ///
 /// Used under the context's lock.
 struct IdentityMap {
-    private var objects: [ObjectID: ManagedObject] = [:]
+    /// The objects by ID. Internal, not private, only so that the tests can damage it and see
+    /// ``checkInvariants()`` fail.
+    var objects: [ObjectID: ManagedObject] = [:]
     /// The count at which the next registration sweeps first.
     private var sweepAt = Tuning.identityMapMinimumSweep
     /// Objects registered since the last sweep.
@@ -39,6 +43,10 @@ struct IdentityMap {
         if objects.count >= sweepAt { sweep() }
         objects[object.objectID] = object
         registeredSinceSweep += 1
+        checkAfterMutation { () throws(InvariantViolation) in
+            if objects.count <= Tuning.wholeCheckLimit { return try checkInvariants() }
+            try require(objects[object.objectID] === object, "IdentityMap", "object \(object.objectID) is not filed under its ID")
+        }
     }
 
     /// Sweeps when the objects registered since the last sweep number at least an eighth of the
@@ -69,6 +77,7 @@ struct IdentityMap {
         objects = kept
         sweepAt = max(Tuning.identityMapMinimumSweep, 2 * objects.count)
         registeredSinceSweep = 0
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
     }
 
     /// Forgets every object.
@@ -76,5 +85,14 @@ struct IdentityMap {
         objects = [:]
         sweepAt = Tuning.identityMapMinimumSweep
         registeredSinceSweep = 0
+    }
+
+    /// Checks the map's rules: each object is filed under its own ID, once; the next sweep is
+    /// due no sooner than ``Tuning/identityMapMinimumSweep``.
+    func checkInvariants() throws(InvariantViolation) {
+        try require(sweepAt >= Tuning.identityMapMinimumSweep, "IdentityMap", "the next sweep is due at \(sweepAt) objects")
+        for (id, object) in objects {
+            try require(object.objectID == id, "IdentityMap", "object \(object.objectID) is filed under \(id)")
+        }
     }
 }

@@ -1,3 +1,5 @@
+import CairnSupport
+
 /// The objects a context inserted and has not saved yet, with all their values, in the order
 /// they were inserted.
 ///
@@ -11,7 +13,10 @@
 /// An object removed (deleted before a save) leaves an empty slot; the slots are packed once
 /// they are half empty, and objects whose slot moved then take the lookup by ID.
 struct InsertedObjects: Sendable {
-    private var ids: [ObjectID] = []
+    /// The object of each slot, in insertion order (a removed one stays until the slots are
+    /// packed). Internal, not private, only so that the tests can damage it and see
+    /// ``checkInvariants()`` fail.
+    var ids: [ObjectID] = []
     /// The values of each slot; nil for a slot emptied by a removal.
     private var values: [[PropertyValue]?] = []
     private var slots: [ObjectID: Int] = [:]
@@ -50,6 +55,7 @@ struct InsertedObjects: Sendable {
         slots[id] = ids.count
         ids.append(id)
         values.append(objectValues)
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(slot: ids.count - 1) }
     }
 
     /// Sets value `position` of the object in `slot`, in place; false when `slot` no longer
@@ -84,6 +90,7 @@ struct InsertedObjects: Sendable {
         for (id, objectValues) in self { packed.add(id, objectValues) }
         packed.isInIDOrder = isInIDOrder
         self = packed
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
     }
 
     /// The objects with their values in ascending ID order (the order of a change record).
@@ -94,6 +101,30 @@ struct InsertedObjects: Sendable {
 
     /// The IDs of the objects, in insertion order.
     var keys: [ObjectID] { map(\.key) }
+
+    /// Checks every rule of the list: one value list per slot; each object's slot holds it and
+    /// its values; the filled slots are those the lookup by ID knows, at least half of them;
+    /// while `isInIDOrder`, IDs ascend in slot order.
+    func checkInvariants() throws(InvariantViolation) {
+        try require(ids.count == values.count, "InsertedObjects", "\(ids.count) IDs for \(values.count) value lists")
+        try require(values.count(where: { $0 != nil }) == slots.count, "InsertedObjects", "the lookup knows \(slots.count) objects, the slots hold more or fewer")
+        try require(slots.count * 2 >= ids.count, "InsertedObjects", "\(slots.count) objects in \(ids.count) slots: not packed")
+        for (id, slot) in slots {
+            try require(ids.indices.contains(slot) && ids[slot] == id && values[slot] != nil, "InsertedObjects", "object \(id) is not in its slot \(slot)")
+        }
+        if isInIDOrder {
+            for (before, after) in zip(ids, ids.dropFirst()) {
+                try require(before < after, "InsertedObjects", "IDs \(before) and \(after) are out of order")
+            }
+        }
+    }
+
+    /// Checks the rules of one slot just added (the whole list while it is small).
+    private func checkInvariants(slot: Int) throws(InvariantViolation) {
+        if ids.count <= Tuning.wholeCheckLimit { return try checkInvariants() }
+        try require(ids.count == values.count && slots[ids[slot]] == slot, "InsertedObjects", "object \(ids[slot]) is not in its slot \(slot)")
+        if isInIDOrder, slot > 0 { try require(ids[slot - 1] < ids[slot], "InsertedObjects", "IDs \(ids[slot - 1]) and \(ids[slot]) are out of order") }
+    }
 }
 
 extension InsertedObjects: Sequence {

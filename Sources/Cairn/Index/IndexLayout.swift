@@ -57,4 +57,12 @@ struct AttributeIndex: Sendable {
         hashed.remove(id, hash: IndexKey.hash(value))
         ordered.remove(value, id)
     }
+
+    /// Whether both indexes file `id` under `value` (a nil value is never filed).
+    func contains(_ value: Value, _ id: ObjectID) -> Bool {
+        guard value != .null else { return false }
+        var filed: [ObjectID] = []
+        hashed.appendObjects(hash: IndexKey.hash(value), entity: id.entity, to: &filed)
+        return filed.contains(id) && ordered.contains(value, id)
+    }
 }

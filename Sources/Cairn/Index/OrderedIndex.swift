@@ -1,3 +1,4 @@
+import CairnSupport
 import Foundation
 
 /// Objects in the order of one attribute's value: answers ranges (`<`, `>=`, `BETWEEN`…) and
@@ -16,7 +17,9 @@ struct OrderedIndex: Sendable {
         init(_ entries: [Entry]) { self.entries = entries }
     }
 
-    private var chunks: [Chunk] = []
+    /// The chunks, in entry order. Internal, not private, only so that the tests can damage it
+    /// and see ``checkInvariants()`` fail.
+    var chunks: [Chunk] = []
     /// How many entries.
     private(set) var count = 0
 
@@ -59,6 +62,7 @@ struct OrderedIndex: Sendable {
             chunk.entries.removeSubrange(half...)
             chunks.insert(upper, at: index + 1)
         }
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index) }
     }
 
     mutating func remove(_ value: Value, _ id: ObjectID) {
@@ -71,6 +75,7 @@ struct OrderedIndex: Sendable {
         chunk.entries.remove(at: position)
         count -= 1
         if chunk.entries.isEmpty { chunks.remove(at: index) }
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index) }
     }
 
     private static func insertionPoint(_ entries: [Entry], _ entry: Entry) -> Int {

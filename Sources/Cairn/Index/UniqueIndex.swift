@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import Foundation
 
 /// The uniqueness index of a line of snapshots: the objects holding each key hash (of every
@@ -30,7 +31,7 @@ final class UniqueIndex: @unchecked Sendable {
     /// 32 bytes. Only the low half of the key hash is kept (the bucket comes from the high
     /// bits): two keys that agree on it and share a bucket both count as holders, and readers
     /// compare holders' rows anyway.
-    private struct Entry {
+    struct Entry {
         var check: UInt32
         var entity: Int32
         var key: UInt64
@@ -55,7 +56,7 @@ final class UniqueIndex: @unchecked Sendable {
     /// An add or remove queued while the index is built in bulk (replay). Its entry will be
     /// visible to every snapshot: none reads the index before the build ends, and every later
     /// one is at or past the newest LSN applied.
-    private struct Queued {
+    struct Queued {
         var hash: UInt64
         var key: UInt64
         var entity: Int32
@@ -72,18 +73,20 @@ final class UniqueIndex: @unchecked Sendable {
     }
 
     /// The LSN of an entry no save has removed.
-    private static let live = UInt64.max
+    static let live = UInt64.max
 
-    private let lock = IndexLock()
-    @exclusivity(unchecked) private var buckets: [[Entry]]
+    let lock = IndexLock()
+    /// The entries by bucket. Internal, not private, only so that the tests can damage it and
+    /// see ``checkInvariants()`` fail.
+    @exclusivity(unchecked) var buckets: [[Entry]]
     /// The newest LSN applied: the one snapshot that may change the index in place is there.
-    @exclusivity(unchecked) private var newest: UInt64 = 0
+    @exclusivity(unchecked) var newest: UInt64 = 0
     /// While a save is applied: the LSN before it, and the buckets it changed (for a rollback).
     @exclusivity(unchecked) private var before: UInt64 = 0
     @exclusivity(unchecked) private var touched: [Int] = []
     /// Entries live at the newest LSN, and entries removed but kept for older snapshots.
-    @exclusivity(unchecked) private var liveCount = 0
-    @exclusivity(unchecked) private var removedCount = 0
+    @exclusivity(unchecked) var liveCount = 0
+    @exclusivity(unchecked) var removedCount = 0
     /// The number of removed entries at which the next save looks for entries to drop: a pass
     /// over the whole index, so not again until as many more were removed (an old snapshot may
     /// keep every one of them readable for long).
@@ -93,8 +96,8 @@ final class UniqueIndex: @unchecked Sendable {
     /// How many snapshots read the index as of each LSN.
     @exclusivity(unchecked) private var readers: [UInt64: Int] = [:]
     /// While the index is built in bulk: the changes, in order, applied by ``finishBulkBuild()``.
-    @exclusivity(unchecked) private var queued: [Queued] = []
-    @exclusivity(unchecked) private var bulk = false
+    @exclusivity(unchecked) var queued: [Queued] = []
+    @exclusivity(unchecked) var bulk = false
 
     /// An empty index.
     init() {
@@ -203,6 +206,7 @@ final class UniqueIndex: @unchecked Sendable {
             if removedCount > dropAt && removedCount * 8 > liveCount {
                 dropUnreadEntries()
                 dropAt = removedCount + max(Tuning.uniqueDropMinimum, liveCount / 8)
+                checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: buckets.indices, whole: true) }
             }
         }
     }
@@ -226,8 +230,10 @@ final class UniqueIndex: @unchecked Sendable {
                 }
                 buckets[bucket] = entries
             }
+            let changed = Set(touched)
             touched.removeAll()
             newest = before
+            checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: changed) }
         }
     }
 
@@ -265,6 +271,7 @@ final class UniqueIndex: @unchecked Sendable {
                 }
                 buckets[bucket] = entries
             }
+            checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: buckets.indices, whole: true) }
         }
     }
 
@@ -346,6 +353,7 @@ final class UniqueIndex: @unchecked Sendable {
             buckets[bucket].append(Entry(hash: hash, id: id, added: lsn))
         }
         liveCount += 1
+        checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: CollectionOfOne(bucket)) }
         return shared
     }
 
@@ -369,6 +377,7 @@ final class UniqueIndex: @unchecked Sendable {
                 buckets[bucket][index].removed = lsn.rawValue
                 removedCount += 1
             }
+            checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: CollectionOfOne(bucket)) }
         }
     }
 
@@ -405,7 +414,7 @@ final class UniqueIndex: @unchecked Sendable {
 
 /// A pthread mutex (`NSLock`: the thread sanitizer sees it, where it reports every access
 /// guarded by a `Synchronization.Mutex` on Linux as a race), taken as `Mutex.withLock` is.
-private final class IndexLock: @unchecked Sendable {
+final class IndexLock: @unchecked Sendable {
     // Safety: NSLock is thread-safe.
     private let lock = NSLock()
 

@@ -62,7 +62,8 @@ final class SnapshotBuilder: @unchecked Sendable {
             condition.lock()
             while queue.isEmpty && !finished && failure == nil { condition.wait() }
             if (queue.isEmpty && finished) || failure != nil {
-                snapshot.finishBulkIndexing()
+                // A failed replay's snapshot, half applied, is dropped: no index to finish.
+                if failure == nil { snapshot.finishBulkIndexing() }
                 exited = true
                 condition.broadcast()
                 condition.unlock()

@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 
 /// The committed state of a store at one LSN: every object, and the uniqueness indexes.
 ///
@@ -58,6 +59,8 @@ struct StoreSnapshot: Sendable {
     var nextKey: UInt64 { storage.nextKey }
     /// One per slot of the model's ``IndexLayout``.
     var indexes: [AttributeIndex] { storage.indexes }
+    /// The uniqueness index of the snapshot's line of saves, read as of ``lsn``.
+    var uniqueIndex: UniqueIndex { storage.unique }
 
     /// The storage, this snapshot's alone (copied first when shared), for a change.
     private mutating func edit() -> Storage {
@@ -144,7 +147,9 @@ struct StoreSnapshot: Sendable {
         if !storage.unique.canApply(after: storage.lsn) { storage.unique = storage.unique.copy(asOf: storage.lsn) }
         storage.unique.begin(lsn)
         do {
-            return try applyChanges(changes, at: lsn, to: storage)
+            let clashing = try applyChanges(changes, at: lsn, to: storage)
+            checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(after: changes) }
+            return clashing
         } catch {
             storage.unique.rollback(lsn)
             throw error
@@ -282,7 +287,10 @@ struct StoreSnapshot: Sendable {
     mutating func startBulkIndexing() { edit().unique.startBulkBuild() }
 
     /// Applies the queued uniqueness-index changes.
-    mutating func finishBulkIndexing() { edit().unique.finishBulkBuild() }
+    mutating func finishBulkIndexing() {
+        edit().unique.finishBulkBuild()
+        checkAfterMutation { () throws(InvariantViolation) in if objects.counts.reduce(0, +) <= Tuning.wholeCheckLimit { try checkInvariants() } }
+    }
 
     /// Makes sure keys below `key` are never handed out again.
     mutating func reserveKeys(below key: UInt64) {
