@@ -1,9 +1,22 @@
 import CairnLog
 
-/// What a context holds: its snapshot, its pending changes, and the objects it handed out.
+/// What a context holds, by the phase of its life each part belongs to:
+/// - **reading**: the snapshot it reads and the objects it handed out;
+/// - **changing**: its pending changes (``inserted``, ``updated``, ``deleted``, ``discarded``,
+///   ``originals``), the uniqueness keys of the objects they touch (``keys``) and the keys
+///   reserved for new objects (``newKeys``);
+/// - **saving**: the merge policy and whether a save is under way.
 struct ContextState {
+    // MARK: Reading
+
     /// The snapshot a root context reads (nil: follow the store's latest, or read the parent).
     var snapshot: StoreSnapshot?
+    /// The identity map: one object instance per ID, so that a context that reads many objects
+    /// keeps only (about) those its callers still hold.
+    var registered = IdentityMap()
+
+    // MARK: Changing
+
     /// New objects with all their values.
     var inserted = InsertedObjects() { didSet { changeCount &+= 1 } }
     /// Changed properties of existing objects, by position.
@@ -18,60 +31,17 @@ struct ContextState {
     private(set) var changeCount: UInt64 = 0
     /// The committed record of each object as the context first changed it (root contexts).
     var originals: [ObjectID: ObjectRecord] = [:]
-    /// The identity map: one object instance per ID, so that a context that reads many objects
-    /// keeps only (about) those its callers still hold.
-    var registered = IdentityMap()
+    /// Uniqueness keys of objects with unsaved changes.
+    var keys = PendingKeys()
+    /// Keys reserved from the store for new objects.
+    var newKeys = KeyReservation()
+
+    // MARK: Saving
+
     /// How saves resolve conflicts.
     var mergePolicy: MergePolicy = .error
-    /// Object keys reserved from the store for this context's new objects and not used yet
-    /// (see ``nextKey(reserve:)``), and how many the next reservation takes.
-    private var freeKeys: Range<UInt64> = 0..<0
-    private var keyRun = 1
     /// Whether a save of the context is under way.
     var saving = false
-    /// Uniqueness keys of objects with unsaved changes (inserted, or with a constrained attribute
-    /// changed), so that a lookup by unique key need not scan every pending object.
-    var pendingKeys: [UniqueKey: Set<ObjectID>] = [:]
-    var keysOfObject: [ObjectID: [UniqueKey]] = [:]
-    /// Inserted objects whose keys changed since they were last filed in ``pendingKeys``: filed
-    /// again when a lookup needs them (a context that inserts many objects and saves never
-    /// files them at all). A list, with repeats (an append costs less than a set's insert, and
-    /// objects are marked at every change of a constrained attribute): ``markStale(_:)`` keeps
-    /// it within twice the inserted objects.
-    private(set) var staleKeys: [ObjectID] = []
-
-    /// Notes that an inserted object's uniqueness keys changed.
-    mutating func markStale(_ id: ObjectID) {
-        staleKeys.append(id)
-        if staleKeys.count > 2 * inserted.count + 64 {
-            staleKeys = Set(staleKeys).filter(inserted.contains).sorted()
-        }
-    }
-
-    /// Files the current uniqueness keys of the inserted objects whose keys are stale.
-    mutating func refreshStaleKeys(_ model: Model) {
-        guard !staleKeys.isEmpty else { return }
-        for id in Set(staleKeys) {
-            // An object no longer inserted had its keys filed by whatever changed that.
-            guard let values = inserted[id] else { continue }
-            setPendingKeys(model.uniqueKeys(entity: id.entity, values: values), for: id)
-        }
-        staleKeys = []
-    }
-
-    /// Forgets every filed key once nothing is pending (after a save of everything); false when
-    /// something is.
-    mutating func dropKeysIfNothingPending() -> Bool {
-        guard inserted.isEmpty, updated.isEmpty, deleted.isEmpty else { return false }
-        forgetKeys()
-        return true
-    }
-
-    private mutating func forgetKeys() {
-        pendingKeys = [:]
-        keysOfObject = [:]
-        staleKeys = []
-    }
 
     /// Forgets every pending change and filed key (not the discarded objects).
     private mutating func forgetPendingChanges() {
@@ -79,32 +49,7 @@ struct ContextState {
         updated = [:]
         deleted = []
         originals = [:]
-        forgetKeys()
-    }
-
-    /// Records the current uniqueness keys of an object with unsaved changes.
-    mutating func setPendingKeys(_ keys: [UniqueKey], for id: ObjectID) {
-        for key in keysOfObject[id] ?? [] {
-            pendingKeys[key]?.remove(id)
-            if pendingKeys[key]?.isEmpty == true { pendingKeys[key] = nil }
-        }
-        keysOfObject[id] = keys.isEmpty ? nil : keys
-        for key in keys { pendingKeys[key, default: []].insert(id) }
-    }
-
-    /// A key for a new object. Keys are reserved from the store (`reserve`, under the store's
-    /// lock) in runs that double up to 256, so that an import takes that lock once per 256
-    /// objects rather than once per object, while a context that inserts a few objects
-    /// reserves a few keys. What a context leaves of its run stays unused: object keys may
-    /// have gaps (the object table's chunks then have empty slots).
-    mutating func nextKey(reserve: (Int) throws -> Range<UInt64>) rethrows -> UInt64 {
-        if freeKeys.isEmpty {
-            freeKeys = try reserve(keyRun)
-            keyRun = min(2 * keyRun, 256)
-        }
-        let key = freeKeys.lowerBound
-        freeKeys = (key + 1)..<freeKeys.upperBound
-        return key
+        keys.removeAll()
     }
 
     /// Records a new object with all its values (`constrained`: its entity has uniqueness
@@ -113,7 +58,7 @@ struct ContextState {
     mutating func insert(_ id: ObjectID, _ values: [PropertyValue], constrained: Bool) -> Int {
         let slot = inserted.nextSlot
         inserted.add(id, values)
-        if constrained { markStale(id) }
+        if constrained { keys.markStale(id, among: inserted) }
         return slot
     }
 
@@ -122,7 +67,7 @@ struct ContextState {
     /// up); false when the object is not one.
     mutating func setInserted(_ id: ObjectID, slot: Int, _ position: Int, _ value: PropertyValue, constrained: Bool) -> Bool {
         guard inserted.setValue(value, at: position, slot: slot, of: id) || inserted.setValue(value, at: position, of: id) else { return false }
-        if constrained { markStale(id) }                    // its keys are worked out when asked for
+        if constrained { keys.markStale(id, among: inserted) }   // its keys are worked out when asked for
         return true
     }
 

@@ -23,7 +23,8 @@ extension ObjectContext {
             return (changes, state.mergePolicy, state.changeCount)
         }
         guard !changes.isEmpty else { return }
-        defer { state.withLock { $0.saving = false } }
+        var ended = false
+        defer { if !ended { state.withLock { $0.saving = false } } }   // a save that threw
         // The changes stay visible in this context (and its children) until the save is done.
         try validate(changes)
         // When nothing changed while the save ran, everything pending was saved: forget it at
@@ -41,28 +42,32 @@ extension ObjectContext {
             latest = published
             committed = { (saved ?? published).record($0) }
         }
-        let clearedAll = state.withLock { state in
+        // The end of the save, under one lock: the new snapshot, what was saved dropped, the
+        // keys of saved objects forgotten, the identity map swept, the save over.
+        let (clearedAll, changedSince) = state.withLock { state -> (Bool, Set<ObjectID>) in
+            defer {
+                state.registered.sweepIfDue()
+                state.saving = false
+            }
             if let latest, state.snapshot != nil { state.snapshot = latest }
-            if state.clearSaved(changeCount: changeCount) { return true }
+            if state.clearSaved(changeCount: changeCount) { return (true, []) }
             state.removeSaved(changes, committed: committed)
-            return false
-        }
-        guard !clearedAll else {
-            state.withLock { $0.registered.sweepIfDue() }
-            Reclaimer.release(changes, parts: changes.inserted.count + changes.updated.count)
-            return
-        }
-        let saved = Set(changes.inserted.keys).union(changes.updated.keys)
-        let stillPending = state.withLock { state in
-            saved.filter { state.inserted[$0] != nil || state.updated[$0] != nil }
-        }
-        state.withLock { state in
-            guard !state.dropKeysIfNothingPending() else { return }
+            guard state.hasChanges else {
+                state.keys.removeAll()
+                return (false, [])
+            }
+            // Saved objects changed since the save took them stay pending; the others' keys go.
             // (Saved objects left in the stale list are no longer inserted: skipped when it is read.)
-            for id in saved.subtracting(stillPending) { state.setPendingKeys([], for: id) }
+            let saved = Set(changes.inserted.keys).union(changes.updated.keys)
+            let stillPending = saved.filter { state.inserted[$0] != nil || state.updated[$0] != nil }
+            for id in saved.subtracting(stillPending) { state.keys.set([], for: id) }
+            return (false, stillPending)
         }
-        refreshPendingKeys(of: stillPending)
-        state.withLock { $0.registered.sweepIfDue() }
+        ended = true
+        if clearedAll { Reclaimer.release(changes, parts: changes.inserted.count + changes.updated.count) }
+        // Objects changed while the save ran: their keys are filed again from their values as
+        // they are now (read outside the lock: a child reads its parent's).
+        if !changedSince.isEmpty { refreshPendingKeys(of: changedSince) }
     }
 
     /// The values an object will have once `changes` are saved.

@@ -160,7 +160,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
             throw StoreError(.abstractEntity, "\(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
         }
         return try state.withLock { state in
-            let id = ObjectID(entity: entity.index, key: try state.nextKey(reserve: store.reserveKeys))
+            let id = ObjectID(entity: entity.index, key: try state.newKeys.next(reserve: store.reserveKeys))
             let slot = state.insert(id, entity.newObjectValues, constrained: !entity.uniqueness.isEmpty)
             let object = ManagedObject(id: id, entity: entity, context: self, slot: slot)
             state.registered.add(object)
@@ -190,7 +190,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     func refreshPendingKeys(of ids: some Sequence<ObjectID>) {
         let keys = ids.map { id in (id, values(of: id).map { model.uniqueKeys(entity: id.entity, values: $0) } ?? []) }
         state.withLock { state in
-            for (id, objectKeys) in keys { state.setPendingKeys(objectKeys, for: id) }
+            for (id, objectKeys) in keys { state.keys.set(objectKeys, for: id) }
         }
     }
 
@@ -198,8 +198,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     func pendingHolders(of key: UniqueKey) -> Set<ObjectID> {
         var ids = parent?.pendingHolders(of: key) ?? []
         state.withLock { state in
-            state.refreshStaleKeys(model)
-            if let holders = state.pendingKeys[key] { ids.formUnion(holders) }
+            state.keys.refresh(model, inserted: state.inserted)
+            if let holders = state.keys.holders[key] { ids.formUnion(holders) }
         }
         return ids
     }

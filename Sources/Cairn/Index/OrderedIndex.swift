@@ -62,7 +62,7 @@ struct OrderedIndex: Sendable {
             chunk.entries.removeSubrange(half...)
             chunks.insert(upper, at: index + 1)
         }
-        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index) }
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index, position: position) }
     }
 
     mutating func remove(_ value: Value, _ id: ObjectID) {
@@ -75,7 +75,16 @@ struct OrderedIndex: Sendable {
         chunk.entries.remove(at: position)
         count -= 1
         if chunk.entries.isEmpty { chunks.remove(at: index) }
-        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index) }
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index, position: position) }
+    }
+
+    /// Whether `id` is filed under `value` (two binary searches; a nil value is never filed).
+    func contains(_ value: Value, _ id: ObjectID) -> Bool {
+        guard value != .null, !chunks.isEmpty else { return false }
+        let entry = Entry(value: QueryValue.normalized(value), id: id)
+        let entries = chunks[chunkIndex(for: entry)].entries
+        let position = Self.insertionPoint(entries, entry)
+        return position < entries.count && entries[position].id == id && !Self.precedes(entry, entries[position])
     }
 
     private static func insertionPoint(_ entries: [Entry], _ entry: Entry) -> Int {
