@@ -120,7 +120,7 @@ extension FileIO {
     /// length is copied in bounded memory); holes of the source stay holes in the copy.
     package func copyAtomically(_ source: OpenFile, _ range: Range<UInt64>, to path: String, directory: String) throws {
         try writeAtomically(path, directory: directory) { file in
-            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: LogTuning.copyChunkSize, alignment: 16)
             defer { chunk.deallocate() }
             var offset = range.lowerBound
             while offset < range.upperBound {

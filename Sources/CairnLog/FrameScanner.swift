@@ -87,7 +87,7 @@ package struct FrameScanner {
     /// a check per byte.
     package func findValidFrame(after offset: UInt64, laterThan lsn: LSN) throws -> (offset: UInt64, lsn: LSN)? {
         let headerSize = UInt64(FrameHeader.size)
-        let window = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.searchWindow, alignment: 16)
+        let window = UnsafeMutableRawBufferPointer.allocate(byteCount: LogTuning.searchWindow, alignment: 16)
         defer { window.deallocate() }
         guard let base = window.baseAddress else { return nil }
         // The epoch is never 0, so one of its bytes is not: search for that one.
@@ -123,9 +123,6 @@ package struct FrameScanner {
         }
         return nil
     }
-
-    /// How much of a file the search for a valid frame reads at a time.
-    static let searchWindow = 1 << 20
 
     /// Moves the walk to a frame found by ``findValidFrame(after:laterThan:)`` (salvage).
     package mutating func resume(at offset: UInt64, lsn: LSN) {

@@ -366,7 +366,7 @@ extension Log {
             // The cut failed: overwrite what follows the last acknowledged frame with zeros,
             // so that the next open takes it for a torn tail (saved to a side file and cut)
             // rather than for frames.
-            let zeros = [UInt8](repeating: 0, count: 64 << 10)
+            let zeros = [UInt8](repeating: 0, count: LogTuning.zeroFillChunkSize)
             var offset = end
             while offset < max(state.length, size) {
                 let count = Int(min(UInt64(zeros.count), max(state.length, size) - offset))

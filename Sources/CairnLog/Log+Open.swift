@@ -36,8 +36,8 @@ extension Log {
             // holds the lock for that moment; so a refusal is retried briefly before it counts.
             var locked = try io.tryLock(file)
             var attempts = 0
-            while !locked && attempts < 40 {
-                usleep(5_000)
+            while !locked && attempts < LogTuning.lockAttempts {
+                usleep(LogTuning.lockRetryMicroseconds)
                 attempts += 1
                 locked = try io.tryLock(file)
             }
@@ -76,11 +76,11 @@ extension Log {
             names = try io.contentsOfDirectory(layout.directory)
             segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
             outcome = try ManifestFile(layout: layout, io: io).read(segmentsWithFrames: segmentsWithFrames, repair: writable)
-            guard lock == nil, attempts < 5, case .found(let found, _) = outcome,
+            guard lock == nil, attempts < LogTuning.rereadAttempts, case .found(let found, _) = outcome,
                   UnlistedFile.classify(names: names, manifest: found, layout: layout, io: io).contains(where: { $0.kind == .unaccountedSegment }),
                   writerHoldsLock(layout, io) else { break }
             attempts += 1
-            usleep(20_000)
+            usleep(LogTuning.rereadMicroseconds)
         }
         var manifest: Manifest
         switch outcome {

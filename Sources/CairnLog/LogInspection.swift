@@ -113,10 +113,10 @@ extension LogInspection {
         var attempts = 0
         while true {
             let inspection = try inspectOnce(directory: directory, io: io, holdingLock: holdingLock)
-            guard !holdingLock, attempts < 5, inspection.unlistedFiles.contains(where: \.holdsUnaccountedFrames),
+            guard !holdingLock, attempts < LogTuning.rereadAttempts, inspection.unlistedFiles.contains(where: \.holdsUnaccountedFrames),
                   Log.writerHoldsLock(StoreLayout(directory: directory), io) else { return inspection }
             attempts += 1
-            usleep(20_000)
+            usleep(LogTuning.rereadMicroseconds)
         }
     }
 

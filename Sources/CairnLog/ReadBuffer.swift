@@ -5,7 +5,7 @@ package final class ReadBuffer {
     private var start: UInt64 = 0
     private var count = 0
 
-    package init(capacity: Int = 1 << 20) {
+    package init(capacity: Int = LogTuning.readBufferSize) {
         storage = .allocate(byteCount: capacity, alignment: 16)
     }
 

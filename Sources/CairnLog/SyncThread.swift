@@ -29,7 +29,7 @@ final class SyncThread: Sendable {
                     let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
                     _ = wake.wait(timeout: .now() + .nanoseconds(Int(max(1, nanoseconds))))
                 } else {
-                    let deadline = clock.now + Self.pollingTime
+                    let deadline = clock.now + LogTuning.syncPollingTime
                     var found = hasWork()
                     while !found && clock.now < deadline {
                         sched_yield()
@@ -47,8 +47,6 @@ final class SyncThread: Sendable {
     /// The thread's name, as tools such as `top -H` and `gdb` show it.
     static let threadName = "cairn-sync"
 
-    /// How long the thread polls for more work before it sleeps.
-    static let pollingTime = Duration.microseconds(200)
 
     /// Asks for a sync soon.
     func signal() { wake.signal() }

@@ -1,0 +1,27 @@
+/// The tuning constants of the log, in one place: buffer sizes, retry counts and times. None of
+/// them is part of the file format (the format's sizes and limits are in the types that read
+/// and write it: ``FrameHeader``, ``SegmentHeader``, ``Manifest``, ``CompressionDictionary``);
+/// changing one changes performance, never what a store holds. docs/PERFORMANCE.md says why
+/// each has its value. The dictionary training defaults are in ``DictionaryTrainingPolicy``.
+enum LogTuning {
+    /// Bytes a reader reads at a time (recovery, inspection, salvage).
+    static let readBufferSize = 1 << 20
+    /// Bytes the search for a valid frame after damage reads at a time.
+    static let searchWindow = 1 << 20
+    /// Bytes copied at a time when a torn tail is saved to its side file.
+    static let copyChunkSize = 1 << 20
+    /// Bytes of zeros written at a time over unacknowledged bytes a failed cut left.
+    static let zeroFillChunkSize = 64 << 10
+
+    /// How often, and how long apart, a refused `LOCK` is tried again (a forked child holds a
+    /// copy of the descriptor until it execs): 40 tries 5 ms apart.
+    static let lockAttempts = 40
+    static let lockRetryMicroseconds: UInt32 = 5_000
+    /// How often, and how long apart, a read-only open reads the directory and manifest again
+    /// when a writer's roll makes a segment look unaccounted for: 5 tries 20 ms apart.
+    static let rereadAttempts = 5
+    static let rereadMicroseconds: UInt32 = 20_000
+
+    /// How long the sync thread polls for more work before it sleeps.
+    static let syncPollingTime = Duration.microseconds(200)
+}
