@@ -10,10 +10,9 @@ import Foundation
 ///
 /// Reuse matters for memory more than for the cost of starting a thread: the allocator gives
 /// each thread an arena of its own, and memory freed in one arena is reused by later work on
-/// that thread without being faulted in again. On the VMs Cairn was measured on, a page of
-/// fresh memory costs about 14 µs: a store reopened by a new thread built its snapshot in
-/// fresh memory (1–1.5M objects/s) while one built by the thread that built the last ran at
-/// 4–6M objects/s.
+/// that thread without being faulted in again: a store reopened by a new thread builds its
+/// snapshot in fresh memory, several times slower than one built by the thread that built the
+/// last (docs/PERFORMANCE.md, "Memory").
 package final class WorkerThreads: @unchecked Sendable {
     // Safety: every stored property is read and written with `condition` locked.
 

@@ -10,7 +10,7 @@ import CairnSupport
 /// object costs O(1) amortized; between sweeps the map may hold objects its callers have
 /// dropped — up to twice as many as were held at the last sweep, plus a few thousand. A weak
 /// reference per object would let an object go as soon as it is released, but costs a side
-/// table and a lock at each release: half the time of a fetch of objects through an index.
+/// table and a lock at each release, a large part of a fetch of objects through an index.
 /// A sweep takes the context's lock for a pass over the map.
 ///
 /// Nothing outside the map can make a strong reference to an object the map alone holds, except
@@ -64,7 +64,7 @@ struct IdentityMap {
         // at a time moves and rehashes their neighbours at each removal: most of a sweep's time.
         // A new dictionary also shrinks with the map.)
         // (Objects let go of here are freed here: freeing them on another thread while this one
-        // fetches more made both wait on the allocator; fetches of 12k objects ran a third slower.)
+        // fetches more made both wait on the allocator, and fetches ran slower.)
         var kept: [ObjectID: ManagedObject] = [:]
         var index = objects.startIndex
         while index != objects.endIndex {
