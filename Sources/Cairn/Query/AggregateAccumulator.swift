@@ -71,7 +71,7 @@ struct AggregateAccumulator: Sendable {
                 if operation != .count { addToSum(number) }
                 return
             }
-            if bytes.first == ChangeSetCodec.Tag.double.rawValue, let number = RowBytes.double(bytes) {
+            if bytes.first == ValueTag.double.rawValue, let number = RowBytes.double(bytes) {
                 count += 1
                 if operation != .count {
                     doubles += number

@@ -28,9 +28,9 @@ enum RowComparison: @unchecked Sendable {
         case (let type?, .integer(let number)) where type.integerRange != nil && ordering.contains(op):
             self = .integer(position: position, op, number)
         case (.double?, .double(let number)) where ordering.contains(op) && !number.isNaN:
-            self = .double(position: position, op, number, tag: ChangeSetCodec.Tag.double.rawValue)
+            self = .double(position: position, op, number, tag: ValueTag.double.rawValue)
         case (.date?, .date(let date)) where ordering.contains(op) && !date.timeIntervalSinceReferenceDate.isNaN:
-            self = .double(position: position, op, date.timeIntervalSinceReferenceDate, tag: ChangeSetCodec.Tag.date.rawValue)
+            self = .double(position: position, op, date.timeIntervalSinceReferenceDate, tag: ValueTag.date.rawValue)
         case (.boolean?, .bool(let flag)) where op == .equal || op == .notEqual:
             self = .boolean(position: position, op, flag)
         case (.string?, .string(let text)) where text.utf8.allSatisfy({ $0 < 0x80 })
@@ -59,13 +59,13 @@ enum RowComparison: @unchecked Sendable {
         case .integer(let position, let op, let constant):
             let bytes = row.value(position)
             guard let first = bytes.first else { return nil }
-            if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
+            if first == ValueTag.null.rawValue { return op == .notEqual }
             guard let value = RowBytes.integer(bytes) else { return nil }
             return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
         case .double(let position, let op, let constant, let tag):
             let bytes = row.value(position)
             guard let first = bytes.first else { return nil }
-            if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
+            if first == ValueTag.null.rawValue { return op == .notEqual }
             guard first == tag, let value = RowBytes.double(bytes), !value.isNaN else { return nil }
             return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
         case .boolean(let position, let op, let constant):
@@ -73,16 +73,16 @@ enum RowComparison: @unchecked Sendable {
             guard let first = bytes.first else { return nil }
             let value: Bool
             switch first {
-            case ChangeSetCodec.Tag.trueValue.rawValue: value = true
-            case ChangeSetCodec.Tag.falseValue.rawValue: value = false
-            case ChangeSetCodec.Tag.null.rawValue: return op == .notEqual
+            case ValueTag.trueValue.rawValue: value = true
+            case ValueTag.falseValue.rawValue: value = false
+            case ValueTag.null.rawValue: return op == .notEqual
             default: return nil
             }
             return (value == constant) == (op == .equal)
         case .text(let position, let op, let needle, let caseInsensitive, let diacriticInsensitive):
             let bytes = row.value(position)
             guard let first = bytes.first else { return nil }
-            if first == ChangeSetCodec.Tag.null.rawValue { return op == .notEqual }
+            if first == ValueTag.null.rawValue { return op == .notEqual }
             guard let text = RowBytes.text(bytes) else { return nil }
             // CONTAINS on ASCII text: the check and the search in one pass.
             if op == .contains, let found = Self.asciiContains(text, needle, caseInsensitive) { return found }

@@ -66,7 +66,7 @@ struct SortColumns {
 
         @inline(__always)
         private static func add<T>(_ bytes: UnsafeRawBufferPointer, _ decode: (UnsafeRawBufferPointer) -> T?, _ values: inout [T?]) -> Bool {
-            if bytes.first == ChangeSetCodec.Tag.null.rawValue {
+            if bytes.first == ValueTag.null.rawValue {
                 values.append(nil)
                 return true
             }
@@ -140,7 +140,7 @@ struct SortColumns {
         for view in views {
             guard view.changes == nil, case .row(let row) = view.base else { return nil }
             let value: T?? = row.withValueBytes(position) { bytes in
-                bytes.first == ChangeSetCodec.Tag.null.rawValue ? .some(nil) : decode(bytes).map { .some($0) }
+                bytes.first == ValueTag.null.rawValue ? .some(nil) : decode(bytes).map { .some($0) }
             }
             guard let value else { return nil }
             column.append(value)

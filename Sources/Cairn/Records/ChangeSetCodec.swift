@@ -12,10 +12,8 @@ enum ChangeSetCodec {
         var message: String
     }
 
-    enum Tag: UInt8 {
-        case null = 0, string, integer, double, float, decimal, falseValue, trueValue, date, binary, uuid, uri
-        case noObject, object, objects
-    }
+    /// The value tags (the one table of the value encoding).
+    typealias Tag = ValueTag
 
     static func encode(_ changes: ChangeSet, into writer: inout ByteWriter) {
         // Room for a typical record at once (a save of 10,000 objects is a megabyte or so),

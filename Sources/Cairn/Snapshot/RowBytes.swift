@@ -74,23 +74,12 @@ struct RowBytes {
     @inline(__always)
     static func skip(_ base: UnsafeRawPointer, _ offset: Int, _ end: Int) -> Int {
         let tag = base.load(fromByteOffset: offset, as: UInt8.self)
-        let fixed = fixedSize(tag)
+        let fixed = ValueTag.fixedSize(ofTag: tag)
         if fixed != 0 { return fixed }
-        if tag == 1, offset + 1 < end, case let size = base.load(fromByteOffset: offset + 1, as: UInt8.self), size < 0x80 {
+        if tag == ValueTag.string.rawValue, offset + 1 < end, case let size = base.load(fromByteOffset: offset + 1, as: UInt8.self), size < 0x80 {
             return 2 + Int(size)
         }
         return length(base + offset, available: end - offset)
-    }
-
-    /// The sizes of the values whose tag fixes it (one byte per tag, tags 0–7 and 8–15; 0: the
-    /// size is encoded): null, false, true and no object 1; double and date 9; float 5; UUID 17.
-    private static let fixedLow: UInt64 = 0x0101_0005_0900_0001
-    private static let fixedHigh: UInt64 = 0x0000_0001_0011_0009
-
-    /// The size a tag fixes, or 0 when the value encodes its size (or the tag is unknown).
-    @inline(__always)
-    private static func fixedSize(_ tag: UInt8) -> Int {
-        Int(truncatingIfNeeded: tag < 8 ? fixedLow >> (UInt64(tag) &* 8) : tag < 16 ? fixedHigh >> (UInt64(tag &- 8) &* 8) : 0) & 0xFF
     }
 
     /// The length of the encoded value at `start`, with `available` bytes from there.
@@ -98,20 +87,22 @@ struct RowBytes {
     static func length(_ start: UnsafeRawPointer, available: Int) -> Int {
         guard available > 0 else { return 0 }
         let tag = start.load(as: UInt8.self)
-        var fixed = fixedSize(tag)
+        var fixed = ValueTag.fixedSize(ofTag: tag)
         if fixed != 0 { return min(fixed, available) }
-        switch tag {
-        case 2:                                                 // integer: a varint
+        guard let layout = ValueTag(rawValue: tag)?.layout else { return 1 }     // an unknown tag: one byte
+        switch layout {
+        case .tagOnly, .fixed: return 1                        // (fixed sizes are found above)
+        case .varint:
             let (_, size) = varint(start + 1, available: available - 1)
             fixed = 1 + size
-        case 1, 5, 9, 11:                                       // string, decimal, binary, URI
+        case .lengthPrefixed:
             let (length, size) = varint(start + 1, available: available - 1)
             fixed = length >= UInt64(available) ? available : 1 + size + Int(length)
-        case 13:                                                // object: two varints
+        case .objectID:
             let (_, first) = varint(start + 1, available: available - 1)
             let (_, second) = varint(start + 1 + first, available: available - 1 - first)
             fixed = 1 + first + second
-        case 14:                                                // objects: a count, then pairs of varints
+        case .objectIDs:
             var (pairs, offset) = varint(start + 1, available: available - 1)
             offset += 1
             while pairs > 0, offset < available {
@@ -120,7 +111,6 @@ struct RowBytes {
                 pairs -= 1
             }
             fixed = offset
-        default: return 1                                       // an unknown tag: one byte
         }
         return min(fixed, available)
     }
@@ -142,25 +132,25 @@ struct RowBytes {
         return (result, max(0, available))
     }
 
-    /// A zigzag integer value's number (tag 2), or nil for another kind of value.
+    /// A zigzag integer value's number, or nil for another kind of value.
     @inline(__always)
     static func integer(_ value: UnsafeRawBufferPointer) -> Int64? {
-        guard value.count >= 2, let base = value.baseAddress, value[0] == ChangeSetCodec.Tag.integer.rawValue else { return nil }
+        guard value.count >= 2, let base = value.baseAddress, value[0] == ValueTag.integer.rawValue else { return nil }
         let raw = varint(base + 1, available: value.count - 1).value
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }
 
-    /// A double or date value's number (tags 3 and 8: eight little-endian bytes), or nil.
+    /// A double or date value's number (eight little-endian bytes), or nil.
     @inline(__always)
     static func double(_ value: UnsafeRawBufferPointer) -> Double? {
-        guard value.count == 9, value[0] == ChangeSetCodec.Tag.double.rawValue || value[0] == ChangeSetCodec.Tag.date.rawValue else { return nil }
+        guard value.count == 9, value[0] == ValueTag.double.rawValue || value[0] == ValueTag.date.rawValue else { return nil }
         return Double(bitPattern: value.loadUnaligned(fromByteOffset: 1, as: UInt64.self).littleEndian)
     }
 
-    /// A string value's UTF-8 bytes (tag 1), or nil.
+    /// A string value's UTF-8 bytes, or nil.
     @inline(__always)
     static func text(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        guard value.count >= 2, let base = value.baseAddress, value[0] == ChangeSetCodec.Tag.string.rawValue else { return nil }
+        guard value.count >= 2, let base = value.baseAddress, value[0] == ValueTag.string.rawValue else { return nil }
         let (length, size) = varint(base + 1, available: value.count - 1)
         guard length == UInt64(value.count - 1 - size) else { return nil }
         return UnsafeRawBufferPointer(start: base + 1 + size, count: Int(length))

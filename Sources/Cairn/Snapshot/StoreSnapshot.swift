@@ -235,7 +235,7 @@ struct StoreSnapshot: Sendable {
         var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
         for position in constraint.positions {
             let bytes = row.value(position)
-            if bytes.first == ChangeSetCodec.Tag.null.rawValue { return nil }
+            if bytes.first == ValueTag.null.rawValue { return nil }
             hasher.combine(bytes)
         }
         return hasher.value
