@@ -171,16 +171,14 @@ final class CompiledComparison: @unchecked Sendable {
 
     private func test(_ value: Value, _ other: Value) -> Bool {
         switch op {
-        case .equal: return equal(value, other)
-        case .notEqual: return !equal(value, other)
-        case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard value != .null, other != .null, let order = compare(value, other) else { return false }
-            switch op {
-            case .less: return order == .orderedAscending
-            case .lessOrEqual: return order != .orderedDescending
-            case .greater: return order == .orderedDescending
-            default: return order != .orderedAscending
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
+            if value == .null || other == .null {
+                // Nil equals only nil and is not ordered; against a value, only != holds.
+                return value == other ? op == .equal : ComparisonRules.holdsForNil(op)
             }
+            if op == .equal || op == .notEqual { return equal(value, other) == (op == .equal) }
+            guard let order = compare(value, other) else { return false }
+            return ComparisonRules.holds(op, order)
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = value.text, let pattern = other.text else { return false }
             let folded = fold(text)
@@ -213,8 +211,7 @@ final class CompiledComparison: @unchecked Sendable {
     /// Order: strings by Unicode rules under the options, numbers by value.
     func compare(_ a: Value, _ b: Value) -> ComparisonResult? {
         if let left = a.text, let right = b.text, !options.isEmpty {
-            let x = fold(left), y = fold(right)
-            return x < y ? .orderedAscending : x == y ? .orderedSame : .orderedDescending
+            return ComparisonRules.order(fold(left), fold(right))
         }
         return QueryValue.order(a, b)
     }

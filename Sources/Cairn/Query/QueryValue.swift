@@ -55,7 +55,5 @@ enum QueryValue {
         Double(decimal.description) ?? .nan
     }
 
-    private static func compare<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
-        a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
-    }
+    private static func compare<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult { ComparisonRules.order(a, b) }
 }

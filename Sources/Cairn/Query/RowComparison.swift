@@ -59,15 +59,15 @@ enum RowComparison: @unchecked Sendable {
         case .integer(let position, let op, let constant):
             let bytes = row.value(position)
             guard let first = bytes.first else { return nil }
-            if first == ValueTag.null.rawValue { return op == .notEqual }
+            if first == ValueTag.null.rawValue { return ComparisonRules.holdsForNil(op) }
             guard let value = RowBytes.integer(bytes) else { return nil }
-            return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
+            return ComparisonRules.holds(op, ComparisonRules.order(value, constant))
         case .double(let position, let op, let constant, let tag):
             let bytes = row.value(position)
             guard let first = bytes.first else { return nil }
-            if first == ValueTag.null.rawValue { return op == .notEqual }
+            if first == ValueTag.null.rawValue { return ComparisonRules.holdsForNil(op) }
             guard first == tag, let value = RowBytes.double(bytes), !value.isNaN else { return nil }
-            return Self.holds(op, value < constant ? .orderedAscending : value > constant ? .orderedDescending : .orderedSame)
+            return ComparisonRules.holds(op, ComparisonRules.order(value, constant))
         case .boolean(let position, let op, let constant):
             let bytes = row.value(position)
             guard let first = bytes.first else { return nil }
@@ -75,14 +75,14 @@ enum RowComparison: @unchecked Sendable {
             switch first {
             case ValueTag.trueValue.rawValue: value = true
             case ValueTag.falseValue.rawValue: value = false
-            case ValueTag.null.rawValue: return op == .notEqual
+            case ValueTag.null.rawValue: return ComparisonRules.holdsForNil(op)
             default: return nil
             }
-            return (value == constant) == (op == .equal)
+            return ComparisonRules.holds(op, ComparisonRules.order(value ? 1 : 0, constant ? 1 : 0))
         case .text(let position, let op, let needle, let caseInsensitive, let diacriticInsensitive):
             let bytes = row.value(position)
             guard let first = bytes.first else { return nil }
-            if first == ValueTag.null.rawValue { return op == .notEqual }
+            if first == ValueTag.null.rawValue { return ComparisonRules.holdsForNil(op) }
             guard let text = RowBytes.text(bytes) else { return nil }
             // CONTAINS on ASCII text: the check and the search in one pass.
             if op == .contains, let found = Self.asciiContains(text, needle, caseInsensitive) { return found }
@@ -111,22 +111,9 @@ enum RowComparison: @unchecked Sendable {
         return true
     }
 
-    private static func holds(_ op: PredicateOperator, _ order: ComparisonResult) -> Bool {
-        switch op {
-        case .equal: order == .orderedSame
-        case .notEqual: order != .orderedSame
-        case .less: order == .orderedAscending
-        case .lessOrEqual: order != .orderedDescending
-        case .greater: order == .orderedDescending
-        case .greaterOrEqual: order != .orderedAscending
-        default: false
-        }
-    }
-
     @inline(__always)
     private static func byte(_ text: UnsafeRawBufferPointer, _ index: Int, _ fold: Bool) -> UInt8 {
-        let byte = text[index]
-        return fold && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+        fold ? ComparisonRules.foldedASCII(text[index]) : text[index]
     }
 
     private static func equalAt(_ text: UnsafeRawBufferPointer, _ start: Int, _ needle: UnsafeBufferPointer<UInt8>, _ fold: Bool) -> Bool {

@@ -95,7 +95,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     /// Orders two values of the same kind; nil when they cannot be ordered (different kinds).
     /// `.null` sorts before everything.
     static func order(_ lhs: Value, _ rhs: Value) -> ComparisonResult? {
-        func compare<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult { a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame }
+        func compare<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult { ComparisonRules.order(a, b) }
         switch (lhs, rhs) {
         case (.null, .null): return .orderedSame
         case (.null, _): return .orderedAscending
