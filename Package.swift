@@ -18,11 +18,11 @@ let package = Package(
     products: [
         .library(name: "CairnLog", targets: ["CairnLog"]),
         .library(name: "Cairn", targets: ["Cairn"]),
-        .executable(name: "cairn", targets: ["CairnCLI"]),
+        .executable(name: "cairn", targets: ["CairnCLI"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0")
     ],
     targets: [
         .systemLibrary(
@@ -50,7 +50,7 @@ let package = Package(
                 "CairnLog",
                 "CairnSupport",
                 "Cairn",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
         .target(
@@ -65,7 +65,7 @@ let package = Package(
                 "CairnLog",
                 "CairnSupport",
                 "Cairn",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             path: "Tests/CairnCrashHelper"
         ),
@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(
             name: "CairnTests",
             dependencies: ["Cairn", "CairnSupport", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

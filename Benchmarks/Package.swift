@@ -9,11 +9,11 @@ let package = Package(
     name: "CairnBenchmarks",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "cairn-benchmarks", targets: ["CairnBenchmarks"]),
+        .executable(name: "cairn-benchmarks", targets: ["CairnBenchmarks"])
     ],
     dependencies: [
         .package(name: "Cairn", path: ".."),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0")
     ],
     targets: [
         .executableTarget(
@@ -21,10 +21,10 @@ let package = Package(
             dependencies: [
                 .product(name: "CairnLog", package: "Cairn"),
                 .product(name: "Cairn", package: "Cairn"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift")
             ],
             path: "Sources/CairnBenchmarks"
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,7 +8,7 @@ enum Tuning {
     /// slot `key & (size - 1)`.
     static let objectChunkShift: UInt64 = 8
     /// Object keys per chunk of the object table (256).
-    static let objectChunkSize = 1 << Int(objectChunkShift)
+    static let objectChunkSize = 256
     /// Rows at least this long get a buffer of their own, so that a chunk's buffer stays far
     /// below the 4 GiB its 32-bit offsets reach.
     static let largeRow = 1 << 20

@@ -17,12 +17,18 @@ struct DemoCatalog {
         self.prefix = prefix
     }
 
-    private static let firstNames = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret",
-                                     "Dennis", "Radia", "Leslie", "Niklaus", "Shafi", "Tony", "Sophie", "John", "Katherine"]
-    private static let lastNames = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson",
-                                    "Hamilton", "Ritchie", "Perlman", "Lamport", "Wirth", "Goldwasser", "Hoare", "Wilson"]
-    private static let words = ["River", "Stone", "Winter", "Garden", "Silence", "North", "Glass", "Harbor", "Lantern",
-                                "Meadow", "Iron", "Letters", "Island", "Clock", "Orchard", "Shadow", "Salt", "Summer"]
+    private static let firstNames = [
+        "Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret",
+        "Dennis", "Radia", "Leslie", "Niklaus", "Shafi", "Tony", "Sophie", "John", "Katherine"
+    ]
+    private static let lastNames = [
+        "Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson",
+        "Hamilton", "Ritchie", "Perlman", "Lamport", "Wirth", "Goldwasser", "Hoare", "Wilson"
+    ]
+    private static let words = [
+        "River", "Stone", "Winter", "Garden", "Silence", "North", "Glass", "Harbor", "Lantern",
+        "Meadow", "Iron", "Letters", "Island", "Clock", "Orchard", "Shadow", "Salt", "Summer"
+    ]
 
     /// The next book; about ten books per author.
     mutating func nextBook() -> BookEntry {

@@ -127,11 +127,13 @@ struct DemoCommand: AsyncParsableCommand {
             print("   \(book.string("title") ?? "?") by \(try book.object(forKey: "author")?.string("name") ?? "?") (\(book["year"]?.description ?? "?"))")
         }
         // NSPredicate's syntax, key paths across relationships, an aggregate, the plan.
-        let prolific = FetchRequest("Author", predicate: try FetchPredicate(format: "books.@count >= %d AND name BEGINSWITH[c] %@", 3, "a"),
-                                    sortKeys: [SortKey("name")])
+        let prolific = FetchRequest(
+            "Author", predicate: try FetchPredicate(format: "books.@count >= %d AND name BEGINSWITH[c] %@", 3, "a"),
+            sortKeys: [SortKey("name")])
         let newest = try view.aggregate(.maximum("year"), FetchRequest("Book", predicate: try FetchPredicate(format: "author.born < 1950")))
-        print("   query: \(try view.count(prolific)) authors whose name begins with A wrote 3 books or more; "
-              + "the newest book by an author born before 1950 is from \(newest)")
+        print(
+            "   query: \(try view.count(prolific)) authors whose name begins with A wrote 3 books or more; "
+                + "the newest book by an author born before 1950 is from \(newest)")
         let plan = try view.explain(FetchRequest("Book", predicate: try FetchPredicate(format: "isbn == %@", "978-0-0-1")))
         print("   plan of isbn == '978-0-0-1': " + (plan.split(separator: "\n").first.map(String.init) ?? plan))
         try await store.close()

@@ -87,10 +87,11 @@ struct DumpCommand: AsyncParsableCommand {
         let opened = try Store(at: store, model: model, options: options)
         RecoveryWarning.print(opened.recoveryReport, store: store)
         let context = opened.newBackgroundContext(name: "dump")
-        let names = try entity.map { name -> [String] in
-            guard let found = model.entity(named: name) else { throw ValidationError("the model has no entity \(name)") }
-            return [found.name] + found.descendants.map { model.descriptions[$0].name }
-        } ?? model.entities.map(\.name)
+        let names =
+            try entity.map { name -> [String] in
+                guard let found = model.entity(named: name) else { throw ValidationError("the model has no entity \(name)") }
+                return [found.name] + found.descendants.map { model.descriptions[$0].name }
+            } ?? model.entities.map(\.name)
         var output = ""
         for name in names {
             for object in try context.fetch(FetchRequest(name, includesSubentities: false)) {

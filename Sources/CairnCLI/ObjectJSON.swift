@@ -10,12 +10,15 @@ enum ObjectJSON {
         }
         var links: [(String, String)] = []
         for relationship in object.entity.relationships {
-            let targets = relationship.isToMany
+            let targets =
+                relationship.isToMany
                 ? try object.objects(forKey: relationship.name) : try object.object(forKey: relationship.name).map { [$0] } ?? []
             let uris = targets.map { JSONText.string(store.uri(for: $0.objectID)) }
             links.append((relationship.name, relationship.isToMany ? "[" + uris.joined(separator: ",") + "]" : uris.first ?? "null"))
         }
-        return JSONText.object([("entity", JSONText.string(object.entity.name)), ("id", JSONText.string(store.uri(for: object.objectID))),
-                                ("values", JSONText.object(values)), ("relationships", JSONText.object(links))])
+        return JSONText.object([
+            ("entity", JSONText.string(object.entity.name)), ("id", JSONText.string(store.uri(for: object.objectID))),
+            ("values", JSONText.object(values)), ("relationships", JSONText.object(links))
+        ])
     }
 }

@@ -9,10 +9,10 @@ struct QueryCommand: AsyncParsableCommand {
         commandName: "query",
         abstract: "Fetch objects with an NSPredicate-style predicate, sorted and paged.",
         discussion: """
-        Examples:
-          cairn query library.store --entity Book --where "year > 1900 AND author.name BEGINSWITH[c] 'j'" --sort=-year,title --limit 10
-          cairn query library.store --entity Author --where "books.@count > 2" --count
-        """
+            Examples:
+              cairn query library.store --entity Book --where "year > 1900 AND author.name BEGINSWITH[c] 'j'" --sort=-year,title --limit 10
+              cairn query library.store --entity Author --where "books.@count > 2" --count
+            """
     )
 
     /// How results are printed.
@@ -105,11 +105,13 @@ struct QueryCommand: AsyncParsableCommand {
         let names = first.entity.attributes.filter { !$0.isTransient }.map(\.name)
         var rows = [["id"] + names]
         for object in objects {
-            rows.append(["\(object.objectID.key)"] + (try names.map { name in
-                let value = try object.value(forKey: name)
-                if case .string(let text) = value { return text }
-                return value == .null ? "∅" : value.description
-            }))
+            rows.append(
+                ["\(object.objectID.key)"]
+                    + (try names.map { name in
+                        let value = try object.value(forKey: name)
+                        if case .string(let text) = value { return text }
+                        return value == .null ? "∅" : value.description
+                    }))
         }
         let widths = rows[0].indices.map { column in min(40, rows.map { $0[column].count }.max() ?? 0) }
         func line(_ row: [String]) -> String {

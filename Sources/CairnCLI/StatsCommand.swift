@@ -23,7 +23,8 @@ struct StatsCommand: ParsableCommand {
         stats.entities = try? StoreStatistics.entityCounts(store)
         for segment in inspection.segments {
             if case .tornTail(let offset, let reason) = segment.status {
-                let line = "cairn: warning: \(store): ignored the bytes from offset \(offset) of \(segment.file), which are not a complete frame (\(reason)); run `cairn verify \(store)`\n"
+                let line =
+                    "cairn: warning: \(store): ignored the bytes from offset \(offset) of \(segment.file), which are not a complete frame (\(reason)); run `cairn verify \(store)`\n"
                 FileHandle.standardError.write(Data(line.utf8))
             }
         }
@@ -83,16 +84,18 @@ struct StoreStatistics: Codable {
     init(_ inspection: LogInspection) {
         store = inspection.directory
         segments = inspection.segments.map { segment in
-            let status = switch segment.status {
-            case .ok: "ok"
-            case .tornTail(let offset, _): "torn tail at \(offset)"
-            case .writeInProgress(let offset, _): "write in progress at \(offset)"
-            case .damaged(let error): "damaged: \(error)"
-            }
-            return Segment(file: segment.file, sealed: segment.isSealed, frames: segment.frames,
-                           firstLSN: segment.lsnRange?.lowerBound.rawValue, lastLSN: segment.lsnRange?.upperBound.rawValue,
-                           bytesOnDisk: segment.bytesOnDisk, storedPayloadBytes: segment.storedBytes,
-                           rawPayloadBytes: segment.rawBytes, status: status)
+            let status =
+                switch segment.status {
+                case .ok: "ok"
+                case .tornTail(let offset, _): "torn tail at \(offset)"
+                case .writeInProgress(let offset, _): "write in progress at \(offset)"
+                case .damaged(let error): "damaged: \(error)"
+                }
+            return Segment(
+                file: segment.file, sealed: segment.isSealed, frames: segment.frames,
+                firstLSN: segment.lsnRange?.lowerBound.rawValue, lastLSN: segment.lsnRange?.upperBound.rawValue,
+                bytesOnDisk: segment.bytesOnDisk, storedPayloadBytes: segment.storedBytes,
+                rawPayloadBytes: segment.rawBytes, status: status)
         }
         frames = inspection.frames
         firstLSN = inspection.lsnRange?.lowerBound.rawValue
@@ -107,19 +110,22 @@ struct StoreStatistics: Codable {
 
     var table: String {
         var lines = ["store \(store)"]
-        lines.append(Formatting.left("segment", 18) + Formatting.left("state", 8) + Formatting.right("frames", 10)
-                     + Formatting.right("LSNs", 22) + Formatting.right("on disk", 12) + Formatting.right("raw", 12) + "  status")
+        lines.append(
+            Formatting.left("segment", 18) + Formatting.left("state", 8) + Formatting.right("frames", 10)
+                + Formatting.right("LSNs", 22) + Formatting.right("on disk", 12) + Formatting.right("raw", 12) + "  status")
         for segment in segments {
             let range = segment.firstLSN.map { "\($0)...\(segment.lastLSN ?? $0)" } ?? "-"
-            lines.append(Formatting.left(segment.file, 18) + Formatting.left(segment.sealed ? "sealed" : "active", 8)
-                         + Formatting.right(String(segment.frames), 10) + Formatting.right(range, 22)
-                         + Formatting.right(Formatting.bytes(segment.bytesOnDisk), 12)
-                         + Formatting.right(Formatting.bytes(segment.rawPayloadBytes), 12) + "  " + segment.status)
+            lines.append(
+                Formatting.left(segment.file, 18) + Formatting.left(segment.sealed ? "sealed" : "active", 8)
+                    + Formatting.right(String(segment.frames), 10) + Formatting.right(range, 22)
+                    + Formatting.right(Formatting.bytes(segment.bytesOnDisk), 12)
+                    + Formatting.right(Formatting.bytes(segment.rawPayloadBytes), 12) + "  " + segment.status)
         }
         let range = firstLSN.map { "\($0)...\(lastLSN ?? $0)" } ?? "none"
         lines.append("segments: \(segments.count)   frames: \(frames)   LSNs: \(range)   dictionaries: \(dictionaries)")
-        lines.append("bytes on disk: \(Formatting.bytes(bytesOnDisk))   payload stored: \(Formatting.bytes(storedPayloadBytes))   "
-                     + "payload raw: \(Formatting.bytes(rawPayloadBytes))   compression ratio: \(Formatting.fixed(compressionRatio, 2))")
+        lines.append(
+            "bytes on disk: \(Formatting.bytes(bytesOnDisk))   payload stored: \(Formatting.bytes(storedPayloadBytes))   "
+                + "payload raw: \(Formatting.bytes(rawPayloadBytes))   compression ratio: \(Formatting.fixed(compressionRatio, 2))")
         if let entities {
             lines.append("objects: " + entities.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }

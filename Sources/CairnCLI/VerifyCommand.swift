@@ -40,7 +40,9 @@ struct VerifyCommand: AsyncParsableCommand {
             print("\(segment.file)  \(state)  \(segment.frames) frames  \(range)  \(Formatting.bytes(segment.bytesOnDisk))  \(describe(segment.status))")
         }
         for file in inspection.unlistedFiles {
-            let verdict = file.holdsUnaccountedFrames ? "NOT IN THE MANIFEST, HOLDS FRAMES (opening refuses the store)"
+            let verdict =
+                file.holdsUnaccountedFrames
+                ? "NOT IN THE MANIFEST, HOLDS FRAMES (opening refuses the store)"
                 : file.isSideFile ? "kept" : "left-over (a writable open removes it)"
             print("\(file.name)  \(verdict): \(file.reason)")
         }

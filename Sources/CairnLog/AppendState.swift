@@ -65,11 +65,13 @@ struct AppendState: Sendable {
         if readOnly { throw LogError(.readOnly, "the log was opened read-only", path: directory) }
         guard let failure else { return }
         if failure.code == .diskFull {
-            throw LogError(.readOnly, "the disk filled up; the store is read-only until it is reopened (\(failure))",
-                           path: failure.path, offset: failure.offset)
+            throw LogError(
+                .readOnly, "the disk filled up; the store is read-only until it is reopened (\(failure))",
+                path: failure.path, offset: failure.offset)
         }
-        throw LogError(.poisoned, "an earlier write or sync failed; appends are refused until the store is reopened (\(failure))",
-                       path: failure.path, offset: failure.offset)
+        throw LogError(
+            .poisoned, "an earlier write or sync failed; appends are refused until the store is reopened (\(failure))",
+            path: failure.path, offset: failure.offset)
     }
 }
 

@@ -55,7 +55,8 @@ public enum CRC32C {
             while count - index >= 8 {
                 let low = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self)) ^ c
                 let high = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 4, as: UInt32.self))
-                c = t[7 &* 256 &+ Int(low & 0xff)] ^ t[6 &* 256 &+ Int((low >> 8) & 0xff)]
+                c =
+                    t[7 &* 256 &+ Int(low & 0xff)] ^ t[6 &* 256 &+ Int((low >> 8) & 0xff)]
                     ^ t[5 &* 256 &+ Int((low >> 16) & 0xff)] ^ t[4 &* 256 &+ Int(low >> 24)]
                     ^ t[3 &* 256 &+ Int(high & 0xff)] ^ t[2 &* 256 &+ Int((high >> 8) & 0xff)]
                     ^ t[256 &+ Int((high >> 16) & 0xff)] ^ t[Int(high >> 24)]

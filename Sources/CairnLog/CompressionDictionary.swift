@@ -44,23 +44,27 @@ package final class CompressionDictionary: @unchecked Sendable {
 
     /// Compresses `source` into `destination` using `scratch` as working state; returns the
     /// compressed size, or 0 when it does not fit.
-    package func compress(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer,
-                          scratch: UnsafeMutablePointer<LZ4_stream_t>) -> Int {
+    package func compress(
+        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer,
+        scratch: UnsafeMutablePointer<LZ4_stream_t>
+    ) -> Int {
         cairn_lz4_copy_stream(scratch, primed)
-        return Int(LZ4_compress_fast_continue(
-            scratch, source.baseAddress?.assumingMemoryBound(to: CChar.self),
-            destination.baseAddress?.assumingMemoryBound(to: CChar.self),
-            Int32(source.count), Int32(destination.count), 1))
+        return Int(
+            LZ4_compress_fast_continue(
+                scratch, source.baseAddress?.assumingMemoryBound(to: CChar.self),
+                destination.baseAddress?.assumingMemoryBound(to: CChar.self),
+                Int32(source.count), Int32(destination.count), 1))
     }
 
     /// Decompresses a block made by ``compress(_:into:scratch:)``; returns the number of bytes
     /// produced, or a negative number when the block is malformed.
     package func decompress(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) -> Int {
-        Int(LZ4_decompress_safe_usingDict(
-            source.baseAddress?.assumingMemoryBound(to: CChar.self),
-            destination.baseAddress?.assumingMemoryBound(to: CChar.self),
-            Int32(source.count), Int32(destination.count),
-            bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(count)))
+        Int(
+            LZ4_decompress_safe_usingDict(
+                source.baseAddress?.assumingMemoryBound(to: CChar.self),
+                destination.baseAddress?.assumingMemoryBound(to: CChar.self),
+                Int32(source.count), Int32(destination.count),
+                bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(count)))
     }
 }
 

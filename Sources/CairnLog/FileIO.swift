@@ -84,8 +84,9 @@ extension FileIO {
         while done < buffer.count {
             let count = try read(file, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + UInt64(done))
             guard count > 0 else {
-                throw LogError.corruption("file ends after \(offset + UInt64(done)) bytes; \(buffer.count - done) more were expected",
-                                          path: file.path, offset: offset + UInt64(done))
+                throw LogError.corruption(
+                    "file ends after \(offset + UInt64(done)) bytes; \(buffer.count - done) more were expected",
+                    path: file.path, offset: offset + UInt64(done))
             }
             done += count
         }

@@ -85,11 +85,12 @@ package struct FrameHeader: Equatable, Sendable {
             rawLength: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self)),
             dictionaryID: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 28, as: UInt16.self)),
             codec: codec)
-        let consistent = switch codec {
-        case .raw: header.storedLength == header.rawLength && header.dictionaryID == 0
-        case .lz4: header.dictionaryID == 0
-        case .lz4Dictionary: header.dictionaryID != 0
-        }
+        let consistent =
+            switch codec {
+            case .raw: header.storedLength == header.rawLength && header.dictionaryID == 0
+            case .lz4: header.dictionaryID == 0
+            case .lz4Dictionary: header.dictionaryID != 0
+            }
         return consistent ? .success(header) : .failure(.inconsistentLengths)
     }
 
@@ -100,4 +101,3 @@ package struct FrameHeader: Equatable, Sendable {
         return stored == CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[8..<size]), extending: payloadChecksum))
     }
 }
-

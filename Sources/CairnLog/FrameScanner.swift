@@ -46,8 +46,10 @@ package struct FrameScanner {
     package private(set) var expectedLSN: LSN
     private let buffer: ReadBuffer
 
-    package init(io: any FileIO, file: OpenFile, epoch: UInt32, firstLSN: LSN, end: UInt64,
-                 maximumFrameSize: Int, buffer: ReadBuffer) {
+    package init(
+        io: any FileIO, file: OpenFile, epoch: UInt32, firstLSN: LSN, end: UInt64,
+        maximumFrameSize: Int, buffer: ReadBuffer
+    ) {
         self.io = io
         self.file = file
         self.epoch = epoch
@@ -113,8 +115,9 @@ package struct FrameScanner {
                 let header = UnsafeRawBufferPointer(rebasing: window[found..<(found + FrameHeader.size)])
                 let start = position + UInt64(found)
                 if UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 16, as: UInt32.self)) == epoch,
-                   case .success(let parsed) = FrameHeader.parse(header), parsed.lsn > lsn,
-                   case .success(let frame) = try check(at: start, expecting: parsed.lsn) {
+                    case .success(let parsed) = FrameHeader.parse(header), parsed.lsn > lsn,
+                    case .success(let frame) = try check(at: start, expecting: parsed.lsn)
+                {
                     return (start, frame.header.lsn)
                 }
                 candidate = found + 1
@@ -148,8 +151,10 @@ package struct FrameScanner {
         }
         guard header.epoch == epoch else { return refuse("frame epoch \(header.epoch) is not the segment's \(epoch)") }
         guard header.lsn <= .maximum else {
-            return .failure(Problem(offset: offset, reason: "frame LSN \(header.lsn) is above the largest LSN \(LSN.maximum)",
-                                    isDefinitelyDamage: true))
+            return .failure(
+                Problem(
+                    offset: offset, reason: "frame LSN \(header.lsn) is above the largest LSN \(LSN.maximum)",
+                    isDefinitelyDamage: true))
         }
         guard header.lsn == lsn else { return refuse("frame LSN \(header.lsn), expected \(lsn)") }
         guard Int(header.storedLength) <= maximumFrameSize, Int(header.rawLength) <= maximumFrameSize else {

@@ -178,13 +178,15 @@ extension Log {
 
     private func appendFrame(_ frame: PendingFrame, epoch: UInt32, to buffer: inout [UInt8]) {
         let payload = frame.payload
-        let header = FrameHeader(lsn: frame.lsn, epoch: epoch, storedLength: UInt32(payload.bytes.count),
-                                 rawLength: payload.rawLength, dictionaryID: payload.dictionaryID, codec: payload.codec)
+        let header = FrameHeader(
+            lsn: frame.lsn, epoch: epoch, storedLength: UInt32(payload.bytes.count),
+            rawLength: payload.rawLength, dictionaryID: payload.dictionaryID, codec: payload.codec)
         let start = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: FrameHeader.size))
         buffer.withUnsafeMutableBytes { raw in
-            header.write(to: UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + FrameHeader.size)]),
-                         payloadChecksum: payload.checksum)
+            header.write(
+                to: UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + FrameHeader.size)]),
+                payloadChecksum: payload.checksum)
         }
         buffer.append(contentsOf: payload.bytes)
     }
@@ -219,7 +221,8 @@ extension Log {
                 state.lastSync = .now
             }
             if target.lsn <= state.acknowledged(for: durability),
-               let index = state.extents.lastIndex(where: { $0.segment.number == target.segment.number }) {
+                let index = state.extents.lastIndex(where: { $0.segment.number == target.segment.number })
+            {
                 state.extents[index].end = max(state.extents[index].end, target.end)
                 state.extents[index].nextLSN = max(state.extents[index].nextLSN, target.lsn.next)
             }
@@ -244,8 +247,9 @@ extension Log {
         manifest.segments[activeIndex].frameCount = state.frameCount
         let sealed = manifest.segments[activeIndex]
 
-        let segment = Manifest.Segment(number: manifest.nextSegmentNumber, epoch: Self.newEpoch(), firstLSN: firstLSN,
-                                       isSealed: false, length: 0, frameCount: 0)
+        let segment = Manifest.Segment(
+            number: manifest.nextSegmentNumber, epoch: Self.newEpoch(), firstLSN: firstLSN,
+            isSealed: false, length: 0, frameCount: 0)
         let handle = SegmentHandle(file: try createSegmentFile(segment), number: segment.number, io: io)
         // The new file's directory entry is durable before any manifest names it.
         try io.syncDirectory(layout.directory)
@@ -278,8 +282,10 @@ extension Log {
         if io.exists(path) {
             // Only a frameless file (an earlier roll interrupted before any frame) is replaced;
             // one that holds more came from elsewhere and is not Cairn's to delete.
-            guard !ManifestFile.segmentsHoldingFrames([StoreLayout.name(.segment, segment.number)], layout: layout, io: io)
-                .contains(segment.number) else {
+            guard
+                !ManifestFile.segmentsHoldingFrames([StoreLayout.name(.segment, segment.number)], layout: layout, io: io)
+                    .contains(segment.number)
+            else {
                 throw LogError.corruption("a segment file the manifest does not list is in the way of the next segment", path: path)
             }
             try io.remove(path)
@@ -302,10 +308,13 @@ extension Log {
         let highest = manifest.dictionaries.map(\.id).max() ?? 0
         guard highest < UInt16.max, !bytes.isEmpty else { return nil }
         let dictionary = CompressionDictionary(id: highest + 1, bytes: bytes)
-        try io.replaceAtomically(layout.path(.dictionary, UInt64(dictionary.id)), directory: layout.directory,
-                                 with: dictionary.fileContents())
-        manifest.dictionaries.append(Manifest.Dictionary(id: dictionary.id, length: UInt32(dictionary.count),
-                                                         checksum: dictionary.checksum))
+        try io.replaceAtomically(
+            layout.path(.dictionary, UInt64(dictionary.id)), directory: layout.directory,
+            with: dictionary.fileContents())
+        manifest.dictionaries.append(
+            Manifest.Dictionary(
+                id: dictionary.id, length: UInt32(dictionary.count),
+                checksum: dictionary.checksum))
         return dictionary
     }
 

@@ -12,8 +12,10 @@ extension Log {
     /// - Throws: ``LogError``: ``LogError/Code/locked`` (naming the holder's pid) when another
     ///   writer has the store; ``LogError/Code/corruption`` naming file and offset;
     ///   ``LogError/Code/tornTail`` in ``RecoveryMode/absoluteConsistency``; I/O errors.
-    public static func open(at directory: String, options: LogOptions = LogOptions(),
-                            replay: ((LogRecord) throws -> Void)? = nil) throws -> Log {
+    public static func open(
+        at directory: String, options: LogOptions = LogOptions(),
+        replay: ((LogRecord) throws -> Void)? = nil
+    ) throws -> Log {
         try options.validate()
         let io = options.fileIO
         let layout = StoreLayout(directory: directory)
@@ -42,11 +44,13 @@ extension Log {
                 locked = try io.tryLock(file)
             }
             guard locked else {
-                let holder = (try? io.readWholeFile(layout.lock, limit: 64)).map {
-                    String(decoding: $0, as: UTF8.self).filter(\.isNumber)
-                } ?? ""
-                throw LogError(.locked, "the store is open for writing by process \(holder.isEmpty ? "unknown" : holder)",
-                               path: layout.lock)
+                let holder =
+                    (try? io.readWholeFile(layout.lock, limit: 64)).map {
+                        String(decoding: $0, as: UTF8.self).filter(\.isNumber)
+                    } ?? ""
+                throw LogError(
+                    .locked, "the store is open for writing by process \(holder.isEmpty ? "unknown" : holder)",
+                    path: layout.lock)
             }
             let pid = Array("\(getpid())\n".utf8)
             try io.truncate(file, to: 0)
@@ -58,8 +62,10 @@ extension Log {
         }
     }
 
-    private static func recover(layout: StoreLayout, options: LogOptions, lock: OpenFile?,
-                                replay: ((LogRecord) throws -> Void)?) throws -> Log {
+    private static func recover(
+        layout: StoreLayout, options: LogOptions, lock: OpenFile?,
+        replay: ((LogRecord) throws -> Void)?
+    ) throws -> Log {
         let io = options.fileIO
         let writable = options.isWritable
         let salvage = options.recovery == .salvage
@@ -77,8 +83,9 @@ extension Log {
             segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
             outcome = try ManifestFile(layout: layout, io: io).read(segmentsWithFrames: segmentsWithFrames, repair: writable)
             guard lock == nil, attempts < LogTuning.rereadAttempts, case .found(let found, _) = outcome,
-                  UnlistedFile.classify(names: names, manifest: found, layout: layout, io: io).contains(where: { $0.kind == .unaccountedSegment }),
-                  writerHoldsLock(layout, io) else { break }
+                UnlistedFile.classify(names: names, manifest: found, layout: layout, io: io).contains(where: { $0.kind == .unaccountedSegment }),
+                writerHoldsLock(layout, io)
+            else { break }
             attempts += 1
             usleep(LogTuning.rereadMicroseconds)
         }
@@ -131,16 +138,19 @@ extension Log {
                 }
             }
         }
-        let codec = PayloadCodec(policy: options.compression, dictionaries: dictionaries,
-                                 trainingThreshold: options.dictionaryTraining.threshold)
+        let codec = PayloadCodec(
+            policy: options.compression, dictionaries: dictionaries,
+            trainingThreshold: options.dictionaryTraining.threshold)
 
         let buffer = ReadBuffer()
         var extents: [SegmentExtent] = []
         var last: SegmentScan?
         func scan(_ segment: Manifest.Segment) throws -> SegmentScan {
             let path = layout.path(.segment, segment.number)
-            return try SegmentScan.scan(segment, layout: layout, io: io, storeID: manifest.storeID,
-                                        maximumFrameSize: frameLimit, salvage: salvage, buffer: buffer) { frame in
+            return try SegmentScan.scan(
+                segment, layout: layout, io: io, storeID: manifest.storeID,
+                maximumFrameSize: frameLimit, salvage: salvage, buffer: buffer
+            ) { frame in
                 let record = try codec.record(from: frame, path: path, decode: replay != nil)
                 try replay?(record)
             }
@@ -172,18 +182,21 @@ extension Log {
             throw LogError.corruption("the active segment could not be read", path: layout.path(.segment, manifest.activeSegment?.number ?? 0))
         }
         if let problem = active.problem, !active.validFrameFollows, !problem.isDefinitelyDamage {
-            var torn = RecoveryReport.TornTail(path: active.path, offset: problem.offset,
-                                               bytes: active.fileLength - problem.offset, reason: problem.reason, wasCut: false)
+            var torn = RecoveryReport.TornTail(
+                path: active.path, offset: problem.offset,
+                bytes: active.fileLength - problem.offset, reason: problem.reason, wasCut: false)
             if options.recovery == .absoluteConsistency {
-                throw LogError(.tornTail, "the active segment ends in an incomplete frame: \(problem.reason)",
-                               path: active.path, offset: problem.offset)
+                throw LogError(
+                    .tornTail, "the active segment ends in an incomplete frame: \(problem.reason)",
+                    path: active.path, offset: problem.offset)
             }
             if writable {
                 // Cut, but never lost: the bytes go to a side file first.
                 let file = try io.open(active.path, mode: .readWrite)
                 defer { io.close(file) }
-                torn.savedTo = try saveCutBytes(of: file, from: problem.offset, to: active.fileLength,
-                                                segment: activeRecord.number, layout: layout, io: io)
+                torn.savedTo = try saveCutBytes(
+                    of: file, from: problem.offset, to: active.fileLength,
+                    segment: activeRecord.number, layout: layout, io: io)
                 try io.truncate(file, to: problem.offset)
                 try io.fullSync(file)
                 torn.wasCut = true
@@ -198,13 +211,15 @@ extension Log {
             // Segments after the active one that the (stale) manifest does not list.
             for file in unaccounted {
                 guard let header = file.header, header.storeID == manifest.storeID, header.number > activeRecord.number,
-                      header.firstLSN <= .maximum,
-                      header.number == StoreLayout.parse(file.name)?.number, header.firstLSN >= nextLSN else {
+                    header.firstLSN <= .maximum,
+                    header.number == StoreLayout.parse(file.name)?.number, header.firstLSN >= nextLSN
+                else {
                     report.damage.append(file.refusal(layout))
                     continue
                 }
-                let record = Manifest.Segment(number: header.number, epoch: header.epoch, firstLSN: header.firstLSN,
-                                              isSealed: false, length: 0, frameCount: 0)
+                let record = Manifest.Segment(
+                    number: header.number, epoch: header.epoch, firstLSN: header.firstLSN,
+                    isSealed: false, length: 0, frameCount: 0)
                 let result: SegmentScan
                 do { result = try scan(record) } catch let error as LogError {
                     report.damage.append(error)
@@ -226,11 +241,13 @@ extension Log {
         var writer: WriterState?
         if writable {
             let file = try io.open(active.path, mode: .readWrite)
-            writer = WriterState(manifest: manifest, segment: SegmentHandle(file: file, number: activeRecord.number, io: io),
-                                 length: active.validEnd, frameCount: active.frames)
+            writer = WriterState(
+                manifest: manifest, segment: SegmentHandle(file: file, number: activeRecord.number, io: io),
+                length: active.validEnd, frameCount: active.frames)
         }
-        let log = Log(layout: layout, options: options, report: report, codec: codec, storeID: manifest.storeID,
-                      frameLimit: frameLimit, lockFile: lock, writer: writer, extents: extents, nextLSN: nextLSN)
+        let log = Log(
+            layout: layout, options: options, report: report, codec: codec, storeID: manifest.storeID,
+            frameLimit: frameLimit, lockFile: lock, writer: writer, extents: extents, nextLSN: nextLSN)
         log.startSyncThread()
         return log
     }
@@ -238,8 +255,10 @@ extension Log {
     /// Copies bytes `offset..<end` of a segment to a new side file beside it
     /// (`NNNNNNNNNNNN.seg.torn-O`, or `.torn-O.2`… when taken) before they are cut; returns its
     /// path. Cairn never removes side files.
-    static func saveCutBytes(of file: OpenFile, from offset: UInt64, to end: UInt64, segment: UInt64,
-                             layout: StoreLayout, io: any FileIO) throws -> String {
+    static func saveCutBytes(
+        of file: OpenFile, from offset: UInt64, to end: UInt64, segment: UInt64,
+        layout: StoreLayout, io: any FileIO
+    ) throws -> String {
         var attempt = 1
         var path = layout.path(StoreLayout.sideFileName(segment: segment, offset: offset, attempt: attempt))
         while io.exists(path) {
@@ -263,8 +282,9 @@ extension Log {
 
     private static func createStore(layout: StoreLayout, io: any FileIO, maximumFrameSize: Int) throws -> Manifest {
         let segment = Manifest.Segment(number: 1, epoch: newEpoch(), firstLSN: .first, isSealed: false, length: 0, frameCount: 0)
-        let manifest = Manifest(generation: 1, storeID: UUID(), segments: [segment], dictionaries: [], base: nil,
-                                maximumFrameSize: UInt32(maximumFrameSize))
+        let manifest = Manifest(
+            generation: 1, storeID: UUID(), segments: [segment], dictionaries: [], base: nil,
+            maximumFrameSize: UInt32(maximumFrameSize))
         let path = layout.path(.segment, 1)
         if io.exists(path) { try io.remove(path) }
         let file = try io.open(path, mode: .createNew)
@@ -300,9 +320,12 @@ extension Log {
         case .always: interval = nil
         case .interval(let every): interval = every
         }
-        let thread = SyncThread(interval: interval, hasWork: { [weak self] in
-            self?.unsyncedWrites.load(ordering: .acquiring) ?? false
-        }) { [weak self] in
+        let thread = SyncThread(
+            interval: interval,
+            hasWork: { [weak self] in
+                self?.unsyncedWrites.load(ordering: .acquiring) ?? false
+            }
+        ) { [weak self] in
             guard let self else { return false }
             try? self.syncWrittenFrames()
             return true
@@ -318,21 +341,27 @@ extension PayloadCodec {
         let header = frame.header
         if !decode {
             if header.codec == .lz4Dictionary && dictionary(header.dictionaryID) == nil {
-                throw LogError.corruption("frame uses dictionary \(header.dictionaryID), which the manifest does not list",
-                                          path: path, offset: frame.offset, lsn: header.lsn)
+                throw LogError.corruption(
+                    "frame uses dictionary \(header.dictionaryID), which the manifest does not list",
+                    path: path, offset: frame.offset, lsn: header.lsn)
             }
             return LogRecord(lsn: header.lsn, payload: [])
         }
         do {
-            return LogRecord(lsn: header.lsn, payload: try self.decode(frame.payload, codec: header.codec,
-                                                                       dictionaryID: header.dictionaryID,
-                                                                       rawLength: Int(header.rawLength)))
+            return LogRecord(
+                lsn: header.lsn,
+                payload: try self.decode(
+                    frame.payload, codec: header.codec,
+                    dictionaryID: header.dictionaryID,
+                    rawLength: Int(header.rawLength)))
         } catch .unknownDictionary(let id) {
-            throw LogError.corruption("frame uses dictionary \(id), which the manifest does not list",
-                                      path: path, offset: frame.offset, lsn: header.lsn)
+            throw LogError.corruption(
+                "frame uses dictionary \(id), which the manifest does not list",
+                path: path, offset: frame.offset, lsn: header.lsn)
         } catch .malformed {
-            throw LogError.corruption("compressed payload does not decode to its recorded \(header.rawLength) bytes",
-                                      path: path, offset: frame.offset, lsn: header.lsn)
+            throw LogError.corruption(
+                "compressed payload does not decode to its recorded \(header.rawLength) bytes",
+                path: path, offset: frame.offset, lsn: header.lsn)
         }
     }
 }

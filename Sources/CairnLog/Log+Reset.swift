@@ -30,13 +30,14 @@ extension Log {
             guard let state = slot else { throw LogError(.closed, "the log is closed", path: directory) }
             let names = (try? io.contentsOfDirectory(directory)) ?? []
             let highest = names.compactMap(StoreLayout.parse).filter { $0.kind == .segment }.map(\.number).max() ?? 0
-            let number = max(highest, state.manifest.segments.map(\.number).max() ?? 0) + 1   // ≤ 10^12: names and manifests bound numbers
+            let number = max(highest, state.manifest.segments.map(\.number).max() ?? 0) + 1  // ≤ 10^12: names and manifests bound numbers
             guard number <= StoreLayout.largestNumber else {
                 throw LogError(.readOnly, "the store has used every segment number up to \(StoreLayout.largestNumber)", path: directory)
             }
             let segment = Manifest.Segment(number: number, epoch: Self.newEpoch(), firstLSN: .first, isSealed: false, length: 0, frameCount: 0)
-            let manifest = Manifest(generation: state.manifest.generation + 1, storeID: UUID(), segments: [segment], dictionaries: [],
-                                    base: nil, maximumFrameSize: state.manifest.maximumFrameSize)
+            let manifest = Manifest(
+                generation: state.manifest.generation + 1, storeID: UUID(), segments: [segment], dictionaries: [],
+                base: nil, maximumFrameSize: state.manifest.maximumFrameSize)
             let path = layout.path(.segment, number)
             let file = try io.open(path, mode: .createNew)
             defer { io.close(file) }

@@ -50,8 +50,10 @@ public final class Log: Sendable {
     /// `writer`, then `syncOrder`, then `appendState`.
     let syncOrder = NSLock()
 
-    init(layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
-         frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN) {
+    init(
+        layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
+        frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN
+    ) {
         self.layout = layout
         self.directory = layout.directory
         self.options = options
@@ -64,8 +66,10 @@ public final class Log: Sendable {
         self.lockFile = Protected(lockFile)
         self.writer = Protected(writer)
         let last = nextLSN.previous
-        self.appendState = Protected(AppendState(nextLSN: nextLSN, writtenLSN: last, durableLSN: last, extents: extents,
-                                             lastSync: .now, readOnly: writer == nil))
+        self.appendState = Protected(
+            AppendState(
+                nextLSN: nextLSN, writtenLSN: last, durableLSN: last, extents: extents,
+                lastSync: .now, readOnly: writer == nil))
     }
 
     deinit {

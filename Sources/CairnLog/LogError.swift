@@ -1,8 +1,5 @@
 import Glibc
 
-
-
-
 /// An error from the log layer: what went wrong, and where (file, byte offset, LSN).
 ///
 /// The code is an extensible value, so new codes can be added without breaking a `switch`;
@@ -70,8 +67,10 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
     public var errno: Int32?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, path: String? = nil, offset: UInt64? = nil,
-                lsn: LSN? = nil, errno: Int32? = nil) {
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, offset: UInt64? = nil,
+        lsn: LSN? = nil, errno: Int32? = nil
+    ) {
         self.code = code
         self.message = message
         self.path = path

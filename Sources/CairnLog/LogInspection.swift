@@ -70,19 +70,21 @@ public struct LogInspection: Sendable {
     /// Whether nothing is damaged (a torn tail counts as damage for `verify`; a write in
     /// progress does not; neither does a left-over or a side file).
     public var isHealthy: Bool {
-        otherProblems.isEmpty && !unlistedFiles.contains(where: \.holdsUnaccountedFrames) && segments.allSatisfy { segment in
-            switch segment.status {
-            case .ok, .writeInProgress: true
-            case .tornTail, .damaged: false
+        otherProblems.isEmpty && !unlistedFiles.contains(where: \.holdsUnaccountedFrames)
+            && segments.allSatisfy { segment in
+                switch segment.status {
+                case .ok, .writeInProgress: true
+                case .tornTail, .damaged: false
+                }
             }
-        }
     }
     /// Valid frames in all segments.
     public var frames: UInt64 { segments.reduce(0) { $0 + $1.frames } }
     /// The LSNs of all valid frames.
     public var lsnRange: ClosedRange<LSN>? {
         guard let first = segments.first(where: { $0.lsnRange != nil })?.lsnRange,
-              let last = segments.last(where: { $0.lsnRange != nil })?.lsnRange else { return nil }
+            let last = segments.last(where: { $0.lsnRange != nil })?.lsnRange
+        else { return nil }
         return first.lowerBound...last.upperBound
     }
     /// Bytes of segments and dictionaries on disk.
@@ -114,7 +116,8 @@ extension LogInspection {
         while true {
             let inspection = try inspectOnce(directory: directory, io: io, holdingLock: holdingLock)
             guard !holdingLock, attempts < LogTuning.rereadAttempts, inspection.unlistedFiles.contains(where: \.holdsUnaccountedFrames),
-                  Log.writerHoldsLock(StoreLayout(directory: directory), io) else { return inspection }
+                Log.writerHoldsLock(StoreLayout(directory: directory), io)
+            else { return inspection }
             attempts += 1
             usleep(LogTuning.rereadMicroseconds)
         }
@@ -124,14 +127,17 @@ extension LogInspection {
         let layout = StoreLayout(directory: directory)
         let names = try io.contentsOfDirectory(layout.directory)
         let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
-        guard case .found(let manifest, let note) = try ManifestFile(layout: layout, io: io)
-            .read(segmentsWithFrames: segmentsWithFrames, repair: false) else {
+        guard
+            case .found(let manifest, let note) = try ManifestFile(layout: layout, io: io)
+                .read(segmentsWithFrames: segmentsWithFrames, repair: false)
+        else {
             throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
         }
         try manifest.checkSupported(path: layout.manifest)
         let unlisted = CairnLog.UnlistedFile.classify(names: names, manifest: manifest, layout: layout, io: io).map { file in
-            UnlistedFile(name: file.name, reason: file.reason, holdsUnaccountedFrames: file.kind == .unaccountedSegment,
-                         isSideFile: file.kind == .sideFile)
+            UnlistedFile(
+                name: file.name, reason: file.reason, holdsUnaccountedFrames: file.kind == .unaccountedSegment,
+                isSideFile: file.kind == .sideFile)
         }
         let maximumFrameSize = Int(manifest.maximumFrameSize)
         var problems: [LogError] = []
@@ -155,8 +161,10 @@ extension LogInspection {
             let path = layout.path(name)
             var decodeError: LogError?
             do {
-                let scan = try SegmentScan.scan(record, layout: layout, io: io, storeID: manifest.storeID,
-                                                maximumFrameSize: maximumFrameSize, salvage: false, buffer: buffer) { frame in
+                let scan = try SegmentScan.scan(
+                    record, layout: layout, io: io, storeID: manifest.storeID,
+                    maximumFrameSize: maximumFrameSize, salvage: false, buffer: buffer
+                ) { frame in
                     guard decodeError == nil else { return }
                     do { _ = try codec.record(from: frame, path: path) } catch let error as LogError { decodeError = error }
                 }
@@ -164,24 +172,32 @@ extension LogInspection {
                 if let error = decodeError ?? scan.corruption {
                     status = .damaged(error)
                 } else if let problem = scan.problem {
-                    status = !holdingLock && Log.writerHoldsLock(layout, io) ? .writeInProgress(offset: problem.offset, reason: problem.reason)
+                    status =
+                        !holdingLock && Log.writerHoldsLock(layout, io)
+                        ? .writeInProgress(offset: problem.offset, reason: problem.reason)
                         : .tornTail(offset: problem.offset, reason: problem.reason)
                 }
-                segments.append(Segment(file: name, isSealed: record.isSealed, frames: scan.frames,
-                                        lsnRange: scan.frames == 0 ? nil : record.firstLSN...scan.nextLSN.previous,
-                                        bytesOnDisk: scan.fileLength, storedBytes: scan.storedBytes, rawBytes: scan.rawBytes,
-                                        status: status))
+                segments.append(
+                    Segment(
+                        file: name, isSealed: record.isSealed, frames: scan.frames,
+                        lsnRange: scan.frames == 0 ? nil : record.firstLSN...scan.nextLSN.previous,
+                        bytesOnDisk: scan.fileLength, storedBytes: scan.storedBytes, rawBytes: scan.rawBytes,
+                        status: status))
             } catch let error as LogError {
-                let size = (try? io.open(path, mode: .readOnly)).map { file -> UInt64 in
-                    defer { io.close(file) }
-                    return (try? io.size(of: file)) ?? 0
-                } ?? 0
-                segments.append(Segment(file: name, isSealed: record.isSealed, frames: 0, lsnRange: nil, bytesOnDisk: size,
-                                        storedBytes: 0, rawBytes: 0, status: .damaged(error)))
+                let size =
+                    (try? io.open(path, mode: .readOnly)).map { file -> UInt64 in
+                        defer { io.close(file) }
+                        return (try? io.size(of: file)) ?? 0
+                    } ?? 0
+                segments.append(
+                    Segment(
+                        file: name, isSealed: record.isSealed, frames: 0, lsnRange: nil, bytesOnDisk: size,
+                        storedBytes: 0, rawBytes: 0, status: .damaged(error)))
             }
         }
-        return LogInspection(directory: layout.directory, manifestGeneration: manifest.generation, manifestNote: note,
-                             dictionaries: manifest.dictionaries.count, dictionaryBytes: dictionaryBytes,
-                             segments: segments, otherProblems: problems, unlistedFiles: unlisted)
+        return LogInspection(
+            directory: layout.directory, manifestGeneration: manifest.generation, manifestNote: note,
+            dictionaries: manifest.dictionaries.count, dictionaryBytes: dictionaryBytes,
+            segments: segments, otherProblems: problems, unlistedFiles: unlisted)
     }
 }

@@ -45,8 +45,9 @@ public final class LogReader {
                 let extent = extents[index]
                 let opened = try io.open(extent.path, mode: .readOnly)
                 file = opened
-                scanner = FrameScanner(io: io, file: opened, epoch: extent.segment.epoch, firstLSN: extent.segment.firstLSN,
-                                       end: extent.end, maximumFrameSize: maximumFrameSize, buffer: buffer)
+                scanner = FrameScanner(
+                    io: io, file: opened, epoch: extent.segment.epoch, firstLSN: extent.segment.firstLSN,
+                    end: extent.end, maximumFrameSize: maximumFrameSize, buffer: buffer)
             }
             guard var current = scanner, let opened = file else { return nil }
             let step = try current.next()
@@ -89,7 +90,8 @@ extension Log {
     /// acknowledged now.
     public func records(from start: LSN = .first) -> LogReader {
         let extents = appendState.withLock { $0.extents }
-        return LogReader(io: io, codec: codec, extents: extents, maximumFrameSize: frameLimit,
-                         salvage: options.recovery == .salvage, from: start)
+        return LogReader(
+            io: io, codec: codec, extents: extents, maximumFrameSize: frameLimit,
+            salvage: options.recovery == .salvage, from: start)
     }
 }

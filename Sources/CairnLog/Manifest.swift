@@ -79,8 +79,8 @@ extension Manifest {
         var writer = ByteWriter(capacity: 64 + segments.count * 40)
         writer.write(bytes: Self.magic)
         writer.write(Self.formatVersion)
-        writer.write(UInt16(0))                       // flags
-        writer.write(UInt32(0))                       // body length, patched below
+        writer.write(UInt16(0))  // flags
+        writer.write(UInt32(0))  // body length, patched below
         let bodyStart = writer.count
         writer.write(generation)
         writer.write(bytes: withUnsafeBytes(of: storeID.uuid) { Array($0) })
@@ -137,7 +137,8 @@ extension Manifest {
                 guard stored == actual, tail.isAtEnd else { throw corrupt("checksum mismatch", checksumOffset) }
                 // Checked after the checksum, so that a damaged version field reads as damage.
                 guard version == Self.formatVersion else {
-                    throw LogError(.unsupportedFormat, "manifest format version \(version); this build reads version \(Self.formatVersion)", path: path, offset: 8)
+                    throw LogError(
+                        .unsupportedFormat, "manifest format version \(version); this build reads version \(Self.formatVersion)", path: path, offset: 8)
                 }
                 guard flags == 0 else { throw LogError(.unsupportedFormat, "manifest flags \(flags) are unknown to this build", path: path, offset: 10) }
 
@@ -160,8 +161,10 @@ extension Manifest {
                     guard sealed <= 1, Array(try reader.readBytes(3)) == [0, 0, 0] else {
                         throw corrupt("segment record \(number) has an invalid state or reserved bytes", reader.offset - 4)
                     }
-                    segments.append(Segment(number: number, epoch: epoch, firstLSN: LSN(firstLSN),
-                                            isSealed: sealed == 1, length: length, frameCount: frameCount))
+                    segments.append(
+                        Segment(
+                            number: number, epoch: epoch, firstLSN: LSN(firstLSN),
+                            isSealed: sealed == 1, length: length, frameCount: frameCount))
                 }
                 let dictionaryCount = Int(try reader.read(UInt32.self))
                 guard dictionaryCount * 12 <= reader.remaining else { throw corrupt("dictionary count \(dictionaryCount) does not fit", reader.offset - 4) }
@@ -177,14 +180,16 @@ extension Manifest {
                 let hasBase: UInt8 = try reader.read()
                 guard hasBase <= 1 else { throw corrupt("invalid base flag \(hasBase)", reader.offset - 1) }
                 if hasBase == 1 {
-                    base = Base(number: try reader.read(), lastLSN: LSN(try reader.read(UInt64.self)),
-                                length: try reader.read(), checksum: try reader.read())
+                    base = Base(
+                        number: try reader.read(), lastLSN: LSN(try reader.read(UInt64.self)),
+                        length: try reader.read(), checksum: try reader.read())
                 }
                 guard reader.offset == checksumOffset else {
                     throw corrupt("\(checksumOffset - reader.offset) unexpected bytes after the last record", reader.offset)
                 }
-                let manifest = Manifest(generation: generation, storeID: UUID(uuid: uuid), segments: segments,
-                                        dictionaries: dictionaries, base: base, maximumFrameSize: maximumFrameSize)
+                let manifest = Manifest(
+                    generation: generation, storeID: UUID(uuid: uuid), segments: segments,
+                    dictionaries: dictionaries, base: base, maximumFrameSize: maximumFrameSize)
                 try manifest.checkInvariants(path: path)
                 return manifest
             } catch let overrun as ByteReader.Overrun {
@@ -218,7 +223,8 @@ extension Manifest {
             }
             // Both at most 2^63 - 1, so that their sum (the next segment's first LSN) cannot wrap.
             guard segment.firstLSN <= .maximum, segment.frameCount <= LSN.maximum.rawValue,
-                  segment.firstLSN.rawValue + segment.frameCount <= LSN.maximum.rawValue + 1 else {
+                segment.firstLSN.rawValue + segment.frameCount <= LSN.maximum.rawValue + 1
+            else {
                 throw fail("segment \(segment.number) runs past the largest LSN \(LSN.maximum) (first LSN \(segment.firstLSN), \(segment.frameCount) frames)")
             }
             if index > 0 && segment.number <= segments[index - 1].number { throw fail("segment numbers are not increasing") }
@@ -229,6 +235,8 @@ extension Manifest {
             expectedLSN = LSN(segment.firstLSN.rawValue + segment.frameCount)
         }
         if Set(dictionaries.map(\.id)).count != dictionaries.count { throw fail("duplicate dictionary ids") }
-        if maximumFrameSize == 0 || maximumFrameSize > UInt32.max - UInt32(FrameHeader.size) { throw fail("maximum frame size \(maximumFrameSize) out of range") }
+        if maximumFrameSize == 0 || maximumFrameSize > UInt32.max - UInt32(FrameHeader.size) {
+            throw fail("maximum frame size \(maximumFrameSize) out of range")
+        }
     }
 }

@@ -69,8 +69,11 @@ package final class PayloadCodec: Sendable {
 
     /// Compresses (or not) and checksums a payload.
     package func encode(_ payload: UnsafeRawBufferPointer) -> EncodedPayload {
-        let raw = { EncodedPayload(codec: .raw, dictionaryID: 0, rawLength: UInt32(payload.count),
-                                   bytes: Array(payload), checksum: CRC32C.checksum(payload)) }
+        let raw = {
+            EncodedPayload(
+                codec: .raw, dictionaryID: 0, rawLength: UInt32(payload.count),
+                bytes: Array(payload), checksum: CRC32C.checksum(payload))
+        }
         guard policy != .none, payload.count >= Self.smallestCompressed else { return raw() }
         if policy == .lz4Dictionary {
             trainer.withLock { if $0.wants(size: payload.count) { $0.add(payload) } }
@@ -84,16 +87,18 @@ package final class PayloadCodec: Sendable {
                 initialized = dictionary.compress(payload, into: destination, scratch: box.stream)
                 returnScratch(box)
             } else {
-                initialized = Int(LZ4_compress_default(
-                    payload.baseAddress?.assumingMemoryBound(to: CChar.self),
-                    destination.baseAddress?.assumingMemoryBound(to: CChar.self),
-                    Int32(payload.count), Int32(bound)))
+                initialized = Int(
+                    LZ4_compress_default(
+                        payload.baseAddress?.assumingMemoryBound(to: CChar.self),
+                        destination.baseAddress?.assumingMemoryBound(to: CChar.self),
+                        Int32(payload.count), Int32(bound)))
             }
         }
-        guard !compressed.isEmpty, compressed.count * 20 <= payload.count * 19 else { return raw() }   // saves at least 5%
-        return EncodedPayload(codec: dictionary == nil ? .lz4 : .lz4Dictionary, dictionaryID: dictionary?.id ?? 0,
-                              rawLength: UInt32(payload.count), bytes: compressed,
-                              checksum: CRC32C.checksum(compressed))
+        guard !compressed.isEmpty, compressed.count * 20 <= payload.count * 19 else { return raw() }  // saves at least 5%
+        return EncodedPayload(
+            codec: dictionary == nil ? .lz4 : .lz4Dictionary, dictionaryID: dictionary?.id ?? 0,
+            rawLength: UInt32(payload.count), bytes: compressed,
+            checksum: CRC32C.checksum(compressed))
     }
 
     /// Why a stored payload could not be decoded.
@@ -119,10 +124,11 @@ package final class PayloadCodec: Sendable {
                 if let dictionary {
                     produced = dictionary.decompress(stored, into: destination)
                 } else {
-                    produced = Int(LZ4_decompress_safe(
-                        stored.baseAddress?.assumingMemoryBound(to: CChar.self),
-                        destination.baseAddress?.assumingMemoryBound(to: CChar.self),
-                        Int32(stored.count), Int32(rawLength)))
+                    produced = Int(
+                        LZ4_decompress_safe(
+                            stored.baseAddress?.assumingMemoryBound(to: CChar.self),
+                            destination.baseAddress?.assumingMemoryBound(to: CChar.self),
+                            Int32(stored.count), Int32(rawLength)))
                 }
                 initialized = produced == rawLength ? rawLength : 0
             }

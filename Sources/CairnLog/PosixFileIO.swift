@@ -1,8 +1,5 @@
 import Glibc
 
-
-
-
 /// The real file system, through POSIX calls.
 package struct PosixFileIO: FileIO {
     package init() {}
@@ -36,8 +33,9 @@ package struct PosixFileIO: FileIO {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             _ = Glibc.close(descriptor)
-            throw LogError(.corruption, "is \(Self.kind(of: info.st_mode)), not a regular file; Cairn opens only regular files as store files",
-                           path: path)
+            throw LogError(
+                .corruption, "is \(Self.kind(of: info.st_mode)), not a regular file; Cairn opens only regular files as store files",
+                path: path)
         }
         // Back to blocking I/O (which regular files always do anyway).
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)

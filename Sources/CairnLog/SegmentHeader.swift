@@ -78,8 +78,14 @@ package struct SegmentHeader: Equatable, Sendable {
     /// Checks a parsed header against the manifest's record of the segment and the store's ID.
     package func check(against expected: Manifest.Segment, storeID: UUID, path: String) throws {
         guard self.storeID == storeID else { throw LogError.corruption("segment belongs to another store (\(self.storeID))", path: path, offset: 32) }
-        guard number == expected.number else { throw LogError.corruption("segment header says number \(number), the manifest \(expected.number)", path: path, offset: 16) }
-        guard epoch == expected.epoch else { throw LogError.corruption("segment epoch \(epoch) differs from the manifest's \(expected.epoch)", path: path, offset: 12) }
-        guard firstLSN == expected.firstLSN else { throw LogError.corruption("segment starts at LSN \(firstLSN), the manifest says \(expected.firstLSN)", path: path, offset: 24) }
+        guard number == expected.number else {
+            throw LogError.corruption("segment header says number \(number), the manifest \(expected.number)", path: path, offset: 16)
+        }
+        guard epoch == expected.epoch else {
+            throw LogError.corruption("segment epoch \(epoch) differs from the manifest's \(expected.epoch)", path: path, offset: 12)
+        }
+        guard firstLSN == expected.firstLSN else {
+            throw LogError.corruption("segment starts at LSN \(firstLSN), the manifest says \(expected.firstLSN)", path: path, offset: 24)
+        }
     }
 }

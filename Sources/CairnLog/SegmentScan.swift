@@ -32,21 +32,25 @@ package struct SegmentScan: Sendable {
         }
         guard segment.isSealed else { return nil }
         if fileLength != segment.length {
-            return LogError.corruption("sealed segment is \(fileLength) bytes; the manifest recorded \(segment.length)",
-                                       path: path, offset: min(fileLength, segment.length))
+            return LogError.corruption(
+                "sealed segment is \(fileLength) bytes; the manifest recorded \(segment.length)",
+                path: path, offset: min(fileLength, segment.length))
         }
         if frames != segment.frameCount {
-            return LogError.corruption("sealed segment holds \(frames) frames; the manifest recorded \(segment.frameCount)",
-                                       path: path, offset: validEnd)
+            return LogError.corruption(
+                "sealed segment holds \(frames) frames; the manifest recorded \(segment.frameCount)",
+                path: path, offset: validEnd)
         }
         return nil
     }
 
     /// Walks a segment. Throws for I/O failures and a bad segment header; frame problems are
     /// recorded in ``problem`` (and skipped in salvage mode).
-    package static func scan(_ segment: Manifest.Segment, layout: StoreLayout, io: any FileIO, storeID: UUID,
-                             maximumFrameSize: Int, salvage: Bool, buffer: ReadBuffer,
-                             visit: ((FrameScanner.Frame) throws -> Void)? = nil) throws -> SegmentScan {
+    package static func scan(
+        _ segment: Manifest.Segment, layout: StoreLayout, io: any FileIO, storeID: UUID,
+        maximumFrameSize: Int, salvage: Bool, buffer: ReadBuffer,
+        visit: ((FrameScanner.Frame) throws -> Void)? = nil
+    ) throws -> SegmentScan {
         let path = layout.path(.segment, segment.number)
         var result = SegmentScan(segment: segment, path: path, nextLSN: segment.firstLSN)
         let file = try io.open(path, mode: .readOnly)
@@ -54,12 +58,14 @@ package struct SegmentScan: Sendable {
         result.fileLength = try io.size(of: file)
         // The buffer may still hold the previous file's first bytes (when its header failed).
         buffer.reset()
-        let headerBytes = try buffer.bytes(io, file, at: 0, length: min(SegmentHeader.size, Int(result.fileLength)),
-                                           fileEnd: result.fileLength)
+        let headerBytes = try buffer.bytes(
+            io, file, at: 0, length: min(SegmentHeader.size, Int(result.fileLength)),
+            fileEnd: result.fileLength)
         _ = try SegmentHeader(decoding: headerBytes, expected: segment, storeID: storeID, path: path)
 
-        var scanner = FrameScanner(io: io, file: file, epoch: segment.epoch, firstLSN: segment.firstLSN,
-                                   end: result.fileLength, maximumFrameSize: maximumFrameSize, buffer: buffer)
+        var scanner = FrameScanner(
+            io: io, file: file, epoch: segment.epoch, firstLSN: segment.firstLSN,
+            end: result.fileLength, maximumFrameSize: maximumFrameSize, buffer: buffer)
         walk: while true {
             switch try scanner.next() {
             case .end:

@@ -53,7 +53,8 @@ package struct StoreLayout: Sendable {
     package static func parse(_ name: String) -> (kind: Kind, number: UInt64)? {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 12, parts[0].allSatisfy({ $0 >= "0" && $0 <= "9" }),
-              let kind = Kind(rawValue: String(parts[1])), let number = UInt64(parts[0]) else { return nil }
+            let kind = Kind(rawValue: String(parts[1])), let number = UInt64(parts[0])
+        else { return nil }
         return (kind, number)
     }
 
@@ -67,7 +68,8 @@ package struct StoreLayout: Sendable {
     package static func isSideFile(_ name: String) -> Bool {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 || parts.count == 4, parse(parts[0] + "." + parts[1])?.kind == .segment,
-              parts[2].hasPrefix("torn-"), parts[2].count > 5, parts[2].dropFirst(5).allSatisfy(\.isNumber) else { return false }
+            parts[2].hasPrefix("torn-"), parts[2].count > 5, parts[2].dropFirst(5).allSatisfy(\.isNumber)
+        else { return false }
         return parts.count == 3 || (!parts[3].isEmpty && parts[3].allSatisfy(\.isNumber))
     }
 

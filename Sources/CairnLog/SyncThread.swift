@@ -47,7 +47,6 @@ final class SyncThread: Sendable {
     /// The thread's name, as tools such as `top -H` and `gdb` show it.
     static let threadName = "cairn-sync"
 
-
     /// Asks for a sync soon.
     func signal() { wake.signal() }
 

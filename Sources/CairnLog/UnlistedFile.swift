@@ -51,8 +51,10 @@ package struct UnlistedFile: Sendable, Equatable {
             case .segment where !listedSegments.contains(number):
                 found.append(classifySegment(name, number: number, first: first, active: active, manifest: manifest, layout: layout, io: io))
             case .dictionary where !listedDictionaries.contains(number):
-                found.append(UnlistedFile(name: name, kind: .leftover,
-                                          reason: "a dictionary the manifest does not list (an interrupted training, or a wiped store's)"))
+                found.append(
+                    UnlistedFile(
+                        name: name, kind: .leftover,
+                        reason: "a dictionary the manifest does not list (an interrupted training, or a wiped store's)"))
             case .base where manifest.base?.number != number:
                 found.append(UnlistedFile(name: name, kind: .leftover, reason: "a base the manifest does not list"))
             default:
@@ -62,11 +64,14 @@ package struct UnlistedFile: Sendable, Equatable {
         return found
     }
 
-    private static func classifySegment(_ name: String, number: UInt64, first: UInt64, active: UInt64, manifest: Manifest,
-                                        layout: StoreLayout, io: any FileIO) -> UnlistedFile {
+    private static func classifySegment(
+        _ name: String, number: UInt64, first: UInt64, active: UInt64, manifest: Manifest,
+        layout: StoreLayout, io: any FileIO
+    ) -> UnlistedFile {
         if number < first {
-            return UnlistedFile(name: name, kind: .leftover,
-                                reason: "a segment older than the manifest's first (the old store of a wipe)")
+            return UnlistedFile(
+                name: name, kind: .leftover,
+                reason: "a segment older than the manifest's first (the old store of a wipe)")
         }
         let path = layout.path(name)
         let file: OpenFile
@@ -90,7 +95,8 @@ package struct UnlistedFile: Sendable, Equatable {
         if let header {
             reason += header.storeID == manifest.storeID ? ", from LSN \(header.firstLSN) on" : ", of another store (\(header.storeID))"
         }
-        reason += number > active
+        reason +=
+            number > active
             ? ", after the manifest's active segment \(StoreLayout.name(.segment, active)): the manifest is stale (an older generation?)"
             : ", numbered among the segments the manifest lists"
         return UnlistedFile(name: name, kind: .unaccountedSegment, reason: reason, header: header)
@@ -98,8 +104,9 @@ package struct UnlistedFile: Sendable, Equatable {
 
     /// The open's refusal of an unaccounted segment, naming both files.
     package func refusal(_ layout: StoreLayout) -> LogError {
-        LogError.corruption("\(layout.manifest) does not list this segment, which \(reason). Nothing was removed: move the file "
-                            + "out of the store to open without it, or open in salvage mode to read it",
-                            path: layout.path(name))
+        LogError.corruption(
+            "\(layout.manifest) does not list this segment, which \(reason). Nothing was removed: move the file "
+                + "out of the store to open without it, or open in salvage mode to read it",
+            path: layout.path(name))
     }
 }

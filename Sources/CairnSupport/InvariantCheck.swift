@@ -22,9 +22,9 @@ package func require(_ condition: Bool, _ structure: @autoclosure () -> String, 
 /// Whether the build checks structures' invariants after their mutations: set by building
 /// with `CAIRN_INTERNAL_CHECKS=1` in the environment (the test command does), off otherwise.
 #if CAIRN_INTERNAL_CHECKS
-package let internalChecksEnabled = true
+    package let internalChecksEnabled = true
 #else
-package let internalChecksEnabled = false
+    package let internalChecksEnabled = false
 #endif
 
 /// Runs `check` after a mutation when internal checks are compiled in, and stops the process
@@ -33,6 +33,6 @@ package let internalChecksEnabled = false
 @inline(__always)
 package func checkAfterMutation(_ check: () throws(InvariantViolation) -> Void) {
     #if CAIRN_INTERNAL_CHECKS
-    do { try check() } catch { preconditionFailure("invariant broken: \(error)") }
+        do { try check() } catch { preconditionFailure("invariant broken: \(error)") }
     #endif
 }

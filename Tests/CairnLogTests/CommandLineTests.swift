@@ -69,8 +69,9 @@ import Testing
         #expect(try cairn("demo", "--dir", store, "--books", "200").status == 0)
         let all = try cairn("query", store, "--entity", "Book", "--count")
         #expect(all.status == 0 && all.output.trimmingCharacters(in: .whitespacesAndNewlines) == "200", "\(all.output)")
-        let recent = try cairn("query", store, "--entity", "Book", "--where", "year >= 2000 AND title CONTAINS[c] 'the'",
-                               "--sort=-year,title", "--limit", "3", "--format", "jsonl")
+        let recent = try cairn(
+            "query", store, "--entity", "Book", "--where", "year >= 2000 AND title CONTAINS[c] 'the'",
+            "--sort=-year,title", "--limit", "3", "--format", "jsonl")
         let lines = recent.output.split(separator: "\n")
         #expect(recent.status == 0 && lines.count == 3, "\(recent.output)")
         let years = try lines.map { line -> Int in
@@ -84,8 +85,9 @@ import Testing
         let json = try cairn("query", store, "--entity", "Author", "--offset", "1", "--limit", "2", "--format", "json")
         let three = try cairn("query", store, "--entity", "Author", "--limit", "3", "--format", "json")
         #expect(try objects(json.output).count == 2, "\(json.output)")
-        #expect(try objects(json.output).map { $0["id"] as? String } == objects(three.output).dropFirst().map { $0["id"] as? String },
-                "the offset skips the first object")
+        #expect(
+            try objects(json.output).map { $0["id"] as? String } == objects(three.output).dropFirst().map { $0["id"] as? String },
+            "the offset skips the first object")
         // A trailing ~ sorts ignoring case; --count counts what --where keeps.
         let names = try cairn("query", store, "--entity", "Author", "--sort=name~", "--format", "json")
         let sorted = try objects(names.output).compactMap { ($0["values"] as? [String: Any])?["name"] as? String }
@@ -152,7 +154,8 @@ import Testing
     @Test func createModelAndDumpWorkFromAModelFile() throws {
         let directory = TemporaryDirectory()
         let modelFile = directory.path + "/model.json"
-        try write(Array(#"{"format":"cairn-model","version":1,"entities":[{"name":"Note","attributes":[{"name":"text","type":"string"}]}]}"#.utf8), to: modelFile)
+        try write(
+            Array(#"{"format":"cairn-model","version":1,"entities":[{"name":"Note","attributes":[{"name":"text","type":"string"}]}]}"#.utf8), to: modelFile)
         let created = try cairn("create", directory.store(), "--model", modelFile)
         #expect(created.status == 0, "\(created.output)")
         let model = try cairn("model", directory.store())

@@ -16,7 +16,7 @@ import Testing
     static let scenarios: [Scenario] = {
         let faults: [(FaultOperation, Fault)] = [
             (.write, .error(EIO)), (.sync, .error(EIO)), (.write, .shortThenError(ENOSPC)),
-            (.write, .error(ENOSPC)), (.write, .shortWrite),
+            (.write, .error(ENOSPC)), (.write, .shortWrite)
         ]
         return faults.flatMap { operation, fault in Position.allCases.map { Scenario(operation: operation, fault: fault, position: $0) } }
     }()
@@ -58,11 +58,12 @@ import Testing
         let counter = FaultyFileIO()
         _ = await Self.workload(dry.store(), io: counter)
         let total = scenario.operation == .write ? counter.writeCount : counter.syncCount
-        let call = switch scenario.position {
-        case .first: 1
-        case .middle: total / 2
-        case .last: total - 1      // the last one is the sync at close; the one before it is an append's
-        }
+        let call =
+            switch scenario.position {
+            case .first: 1
+            case .middle: total / 2
+            case .last: total - 1  // the last one is the sync at close; the one before it is an append's
+            }
 
         let directory = TemporaryDirectory()
         let io = FaultyFileIO()

@@ -17,16 +17,19 @@ import Testing
         if let sealedFrameCount {
             let header = SegmentHeader(epoch: 7, number: 1, firstLSN: LSN(1), storeID: storeID).encoded()
             try write(header, to: store + "/" + StoreLayout.name(.segment, 1))
-            segments.append(Manifest.Segment(number: 1, epoch: 7, firstLSN: LSN(1), isSealed: true,
-                                             length: UInt64(header.count), frameCount: sealedFrameCount))
+            segments.append(
+                Manifest.Segment(
+                    number: 1, epoch: 7, firstLSN: LSN(1), isSealed: true,
+                    length: UInt64(header.count), frameCount: sealedFrameCount))
         }
         let number = UInt64(segments.count + 1)
         var bytes = SegmentHeader(epoch: 9, number: number, firstLSN: LSN(firstLSN), storeID: storeID).encoded()
         for lsn in frameLSNs {
             let body = Array("frame \(lsn)".utf8)
             var header = [UInt8](repeating: 0, count: FrameHeader.size)
-            let frame = FrameHeader(lsn: LSN(lsn), epoch: 9, storedLength: UInt32(body.count), rawLength: UInt32(body.count),
-                                    dictionaryID: 0, codec: .raw)
+            let frame = FrameHeader(
+                lsn: LSN(lsn), epoch: 9, storedLength: UInt32(body.count), rawLength: UInt32(body.count),
+                dictionaryID: 0, codec: .raw)
             body.withUnsafeBytes { payload in
                 header.withUnsafeMutableBytes { frame.write(to: $0, payloadChecksum: CRC32C.checksum(payload)) }
             }
@@ -34,8 +37,9 @@ import Testing
         }
         try write(bytes, to: store + "/" + StoreLayout.name(.segment, number))
         segments.append(Manifest.Segment(number: number, epoch: 9, firstLSN: LSN(firstLSN), isSealed: false, length: 0, frameCount: 0))
-        let manifest = Manifest(generation: 1, storeID: storeID, segments: segments, dictionaries: [], base: nil,
-                                maximumFrameSize: 1 << 20)
+        let manifest = Manifest(
+            generation: 1, storeID: storeID, segments: segments, dictionaries: [], base: nil,
+            maximumFrameSize: 1 << 20)
         try write(manifest.encoded(), to: store + "/MANIFEST")
     }
 

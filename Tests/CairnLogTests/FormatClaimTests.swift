@@ -163,13 +163,13 @@ import Testing
     @Test func theIntervalModeMakesAnAppendSyncOnceTheLastSyncIsTwoIntervalsOld() async throws {
         let directory = TemporaryDirectory()
         let io = FaultyFileIO()
-        io.delaySyncThreadSyncs(microseconds: 2_000_000)   // the sync thread is stuck on a slow disk
+        io.delaySyncThreadSyncs(microseconds: 2_000_000)  // the sync thread is stuck on a slow disk
         var options = LogOptions()
         options.durability = .interval(.milliseconds(40))
         options.fileIO = io
         let log = try Log.open(at: directory.store(), options: options)
         try await log.append(payload(1))
-        try await Task.sleep(for: .milliseconds(150))        // the sync thread's sync is under way, not done
+        try await Task.sleep(for: .milliseconds(150))  // the sync thread's sync is under way, not done
         let lsn = try await log.append(payload(2))
         #expect(log.durableLSN >= lsn, "more than two intervals since the last sync: the append synced on its own task")
         try await log.close()

@@ -45,8 +45,9 @@ import Testing
         let sealed = try segmentFiles(store)[0]
         var bytes = try contents(sealed)
         let epoch = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self) }
-        bytes.replaceSubrange(SegmentHeader.size..<(SegmentHeader.size + FrameHeader.size),
-                              with: forgedHeader(lsn: 1, epoch: epoch, length: 0xFFFF_FFFF))
+        bytes.replaceSubrange(
+            SegmentHeader.size..<(SegmentHeader.size + FrameHeader.size),
+            with: forgedHeader(lsn: 1, epoch: epoch, length: 0xFFFF_FFFF))
         try write(bytes, to: sealed)
         let error = try #require(openError(store))
         #expect(error.code == .corruption)
@@ -95,7 +96,7 @@ import Testing
             Array(original.prefix(original.count / 2)),
             Array(original.prefix(10)),
             [],
-            Array("CAIRNMAN".utf8) + [1, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0x7F] + [UInt8](repeating: 0xFF, count: 64),
+            Array("CAIRNMAN".utf8) + [1, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0x7F] + [UInt8](repeating: 0xFF, count: 64)
         ]
         for bytes in garbage {
             try write(bytes, to: manifest)

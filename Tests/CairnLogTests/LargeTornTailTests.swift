@@ -12,7 +12,8 @@ import Testing
     static func fileSystemReportsHoles(_ directory: String) -> Bool {
         let path = directory + "/hole-probe"
         guard FileManager.default.createFile(atPath: path, contents: nil), Glibc.truncate(path, 1 << 20) == 0,
-              let file = try? PosixFileIO().open(path, mode: .readOnly) else { return false }
+            let file = try? PosixFileIO().open(path, mode: .readOnly)
+        else { return false }
         defer { PosixFileIO().close(file) }
         return PosixFileIO().nextData(in: file, from: 0) == nil
     }

@@ -144,7 +144,7 @@ final class SyncTrackingFileIO: FileIO, Sendable {
             var records: [LogRecord] = []
             do {
                 records = try readAll(store)
-                _ = try Log.open(at: store, options: smallSegments(8192))     // and a writable open recovers it
+                _ = try Log.open(at: store, options: smallSegments(8192))  // and a writable open recovers it
             } catch let error as LogError where error.code == .corruption && error.path?.hasSuffix(".seg") == true {
                 var salvage = LogOptions()
                 salvage.recovery = .salvage

@@ -74,7 +74,9 @@ import Testing
         let directory = TemporaryDirectory()
         let log = try Log.open(at: directory.store())
         let records = (0..<1500).map { index in
-            Array("{\"entity\":\"Person\",\"id\":\(index),\"name\":\"Person \(index % 97)\",\"email\":\"person\(index % 97)@example.org\",\"city\":\"\(["Lyon", "Porto", "Ghent"][index % 3])\",\"active\":true}".utf8)
+            Array(
+                "{\"entity\":\"Person\",\"id\":\(index),\"name\":\"Person \(index % 97)\",\"email\":\"person\(index % 97)@example.org\",\"city\":\"\(["Lyon", "Porto", "Ghent"][index % 3])\",\"active\":true}"
+                    .utf8)
         }
         for record in records { try await log.append(record) }
         try await log.close()

@@ -228,7 +228,9 @@ final class FaultyFileIO: FileIO, Sendable {
     func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
         try step(.read, file.path)
         let count = try base.read(file, into: buffer, at: offset)
-        state.withLock { $0.largestRead = max($0.largestRead, buffer.count); $0.bytesRead += count }
+        state.withLock {
+            $0.largestRead = max($0.largestRead, buffer.count); $0.bytesRead += count
+        }
         return count
     }
     func truncate(_ file: OpenFile, to length: UInt64) throws {

@@ -80,7 +80,7 @@ import Testing
         try await log.close()
         let segment = try #require(try segmentFiles(store).last)
         var bytes = try contents(segment)
-        let target = SegmentHeader.size + FrameHeader.size + 5      // inside the first frame's payload
+        let target = SegmentHeader.size + FrameHeader.size + 5  // inside the first frame's payload
         bytes[target] ^= 0x01
         try write(bytes, to: segment)
         #expect { try Log.open(at: store) } throws: { error in

@@ -24,7 +24,6 @@ public final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-
 /// A `CairnCrashHelper` child process whose output is collected as it comes.
 public final class HelperProcess: Sendable {
     /// The child process.
@@ -53,7 +52,7 @@ public final class HelperProcess: Sendable {
     public var lines: [String] {
         let text = output.withLock { String(decoding: $0, as: UTF8.self) }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        lines.removeLast()      // an incomplete last line, or the empty string after the final newline
+        lines.removeLast()  // an incomplete last line, or the empty string after the final newline
         return lines
     }
 
@@ -72,7 +71,7 @@ public final class HelperProcess: Sendable {
     public func kill() {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.01)     // let the reader drain the pipe
+        Thread.sleep(forTimeInterval: 0.01)  // let the reader drain the pipe
     }
 }
 

@@ -77,7 +77,8 @@ import Testing
                 #expect(note.inserted.count == 3 && note.updated.isEmpty && note.deleted.isEmpty)
                 saves.increment()
             }
-            ids = try await store.batchInsert("Author", columns: ["born", "name"], rows: [[1775, "Jane Austen"], [.null, "Mary Shelley"], [1812, "Charles Dickens"]])
+            ids = try await store.batchInsert(
+                "Author", columns: ["born", "name"], rows: [[1775, "Jane Austen"], [.null, "Mary Shelley"], [1812, "Charles Dickens"]])
             #expect(ids.count == 3 && ids[0] < ids[1] && ids[1] < ids[2])
             #expect(saves.value == 1)
             #expect(try await store.batchInsert("Author", columns: ["name"], rows: []).isEmpty)

@@ -14,12 +14,18 @@ import Testing
         var changes = ChangeSet()
         changes.inserts = (0..<count).map { number in
             let born: Value = number % 7 == 0 ? .null : .integer(Int64(1700 + number % 300))
-            return ChangeSet.Insert(id: ObjectID(entity: author.index, key: UInt64(number + 1)),
-                                    values: [.attribute(.string("author \(number) — ✍️")), .attribute(born),
-                                             .attribute(.double(Double(number) / 3)), .toMany([])])
+            return ChangeSet.Insert(
+                id: ObjectID(entity: author.index, key: UInt64(number + 1)),
+                values: [
+                    .attribute(.string("author \(number) — ✍️")), .attribute(born),
+                    .attribute(.double(Double(number) / 3)), .toMany([])
+                ])
         }
-        changes.updates = [ChangeSet.Update(id: ObjectID(entity: book.index, key: 20_000),
-                                            changes: [PropertyChange(position: 1, value: .attribute(.string("Emma")))])]
+        changes.updates = [
+            ChangeSet.Update(
+                id: ObjectID(entity: book.index, key: 20_000),
+                changes: [PropertyChange(position: 1, value: .attribute(.string("Emma")))])
+        ]
         changes.deletes = [ObjectID(entity: book.index, key: 20_001)]
         let bytes = StoreRecord.changes(changes).encoded()
         guard case .changes(let rows) = try StoreRecord.decode(bytes, lsn: LSN(2), model: model) else {

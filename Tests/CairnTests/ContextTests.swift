@@ -181,8 +181,9 @@ import Testing
         let gone = try #require(try context.fetchFirst(FetchRequest("Book", predicate: .equal("code", "F2"))))
         try gone.delete()
 
-        var request = FetchRequest("Book", predicate: .compare("year", .less, 2000),
-                                   sortKeys: [SortKey("year"), SortKey("code", ascending: false)])
+        var request = FetchRequest(
+            "Book", predicate: .compare("year", .less, 2000),
+            sortKeys: [SortKey("year"), SortKey("code", ascending: false)])
         #expect(try context.fetch(request).compactMap { $0.string("code") } == ["F3", "F1", "F9", "F4", "F0"])
         request.fetchOffset = 1
         request.fetchLimit = 2
@@ -340,9 +341,9 @@ import Testing
     @Test func lookupsOnAUniqueAttributeCompareValuesLikeAScan() async throws {
         let store = Store(inMemory: try libraryModel())
         let context = store.viewContext
-        let composed = try context.make("Author", ["name": .string("Ren\u{E9}e")])          // é as one scalar
+        let composed = try context.make("Author", ["name": .string("Ren\u{E9}e")])  // é as one scalar
         try await context.save()
-        let decomposed = FetchRequest("Author", predicate: .equal("name", .string("Rene\u{301}e")))   // e + combining accent
+        let decomposed = FetchRequest("Author", predicate: .equal("name", .string("Rene\u{301}e")))  // e + combining accent
         #expect(try context.fetchFirst(decomposed) === composed)
         #expect(try context.fetchFirst(FetchRequest("Author", predicate: .equal("name", "Renee"))) == nil)
     }

@@ -16,7 +16,7 @@ import Testing
         let cycles = ProcessInfo.processInfo.environment["CAIRN_CRASH_CYCLES"].flatMap(Int.init) ?? 20
         let folder = TemporaryDirectory()
         let store = folder.store()
-        var acknowledged: [Int64: Int64] = [:]      // writer → highest acknowledged sequence
+        var acknowledged: [Int64: Int64] = [:]  // writer → highest acknowledged sequence
         var generator = TestSeed.generator()
         for cycle in 0..<cycles {
             let helper = try HelperProcess([store, "--graph", "--appenders", "3", "--segment-size", "32768"])
@@ -36,7 +36,8 @@ import Testing
             var batches: [[Int64]: Int] = [:]
             for entry in try context.fetch(FetchRequest("Entry")) {
                 guard case .integer(let writer) = try entry.value(forKey: "writer"), case .integer(let sequence) = try entry.value(forKey: "sequence"),
-                      case .integer(let index) = try entry.value(forKey: "index") else { Issue.record("entry without values"); continue }
+                    case .integer(let index) = try entry.value(forKey: "index")
+                else { Issue.record("entry without values"); continue }
                 #expect(entry.string("payload") == Self.payload(writer: writer, sequence: sequence, index: index))
                 batches[[writer, sequence], default: 0] += 1
             }

@@ -46,21 +46,66 @@ import Testing
             ("unknown kind", [9, 1]),
             ("newer version", [2, 7, 0, 0, 0]),
             ("huge insert count", record { $0.writeVarint(UInt64.max) }),
-            ("entity out of range", record { $0.writeVarint(1); $0.writeVarint(999); $0.writeVarint(5) }),
-            ("key zero", record { w in w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(0)
-                for _ in 0..<3 { w.writeByte(0) }; w.writeByte(14); w.writeVarint(0); w.writeVarint(0); w.writeVarint(0) }),
-            ("key at the maximum", record { w in w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(UInt64.max)
-                for _ in 0..<3 { w.writeByte(0) }; w.writeByte(14); w.writeVarint(0); w.writeVarint(0); w.writeVarint(0) }),
-            ("wrong value kind", record { w in w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(77)
-                w.writeByte(2); w.writeSignedVarint(5) }),
-            ("integer out of range", record { w in w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(77)
-                w.writeByte(1); w.writeLengthPrefixed(Array("x".utf8)); w.writeByte(2); w.writeSignedVarint(Int64.max) }),
-            ("string longer than the record", record { w in w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(77)
-                w.writeByte(1); w.writeVarint(1 << 40) }),
-            ("unknown tag", record { w in w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(77); w.writeByte(99) }),
-            ("update of a missing object", record { w in w.writeVarint(0); w.writeVarint(1); w.writeVarint(UInt64(author))
-                w.writeVarint(12345); w.writeVarint(0); w.writeVarint(0) }),
-            ("trailing bytes", record { w in w.writeVarint(0); w.writeVarint(0); w.writeVarint(0); w.writeByte(1) }),
+            (
+                "entity out of range",
+                record {
+                    $0.writeVarint(1); $0.writeVarint(999); $0.writeVarint(5)
+                }
+            ),
+            (
+                "key zero",
+                record { w in
+                    w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(0)
+                    for _ in 0..<3 { w.writeByte(0) }; w.writeByte(14); w.writeVarint(0); w.writeVarint(0); w.writeVarint(0)
+                }
+            ),
+            (
+                "key at the maximum",
+                record { w in
+                    w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(UInt64.max)
+                    for _ in 0..<3 { w.writeByte(0) }; w.writeByte(14); w.writeVarint(0); w.writeVarint(0); w.writeVarint(0)
+                }
+            ),
+            (
+                "wrong value kind",
+                record { w in
+                    w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(77)
+                    w.writeByte(2); w.writeSignedVarint(5)
+                }
+            ),
+            (
+                "integer out of range",
+                record { w in
+                    w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(77)
+                    w.writeByte(1); w.writeLengthPrefixed(Array("x".utf8)); w.writeByte(2); w.writeSignedVarint(Int64.max)
+                }
+            ),
+            (
+                "string longer than the record",
+                record { w in
+                    w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(77)
+                    w.writeByte(1); w.writeVarint(1 << 40)
+                }
+            ),
+            (
+                "unknown tag",
+                record { w in
+                    w.writeVarint(1); w.writeVarint(UInt64(author)); w.writeVarint(77); w.writeByte(99)
+                }
+            ),
+            (
+                "update of a missing object",
+                record { w in
+                    w.writeVarint(0); w.writeVarint(1); w.writeVarint(UInt64(author))
+                    w.writeVarint(12345); w.writeVarint(0); w.writeVarint(0)
+                }
+            ),
+            (
+                "trailing bytes",
+                record { w in
+                    w.writeVarint(0); w.writeVarint(0); w.writeVarint(0); w.writeByte(1)
+                }
+            )
         ]
         for (name, payload) in cases {
             let error = try await open(after: payload)
@@ -83,24 +128,44 @@ import Testing
             for (entity, key) in books { w.writeVarint(entity); w.writeVarint(key) }
         }
         let cases: [(String, [UInt8], String)] = [
-            ("an abstract entity inserted", record { w in
-                w.writeVarint(1); w.writeVarint(item); w.writeVarint(500); w.writeByte(1); w.writeLengthPrefixed(Array("c".utf8))
-                w.writeVarint(0); w.writeVarint(0) }, "abstract"),
-            ("update positions out of order", record { w in
-                w.writeVarint(1); w.writeVarint(author); w.writeVarint(500); authorValues(&w, name: "A")
-                w.writeVarint(1); w.writeVarint(author); w.writeVarint(500); w.writeVarint(2)
-                w.writeVarint(2); w.writeByte(0); w.writeVarint(1); w.writeByte(0)
-                w.writeVarint(0) }, "order"),
-            ("a relationship to the wrong entity", record { w in
-                w.writeVarint(1); w.writeVarint(author); w.writeVarint(501); authorValues(&w, name: "B", books: [(loan, 7)])
-                w.writeVarint(0); w.writeVarint(0) }, "Loan"),
-            ("an object inserted twice", record { w in
-                w.writeVarint(2)
-                w.writeVarint(author); w.writeVarint(502); authorValues(&w, name: "C")
-                w.writeVarint(author); w.writeVarint(502); authorValues(&w, name: "D")
-                w.writeVarint(0); w.writeVarint(0) }, "502"),
-            ("a delete of a missing object", record { w in
-                w.writeVarint(0); w.writeVarint(0); w.writeVarint(1); w.writeVarint(author); w.writeVarint(12345) }, "12345"),
+            (
+                "an abstract entity inserted",
+                record { w in
+                    w.writeVarint(1); w.writeVarint(item); w.writeVarint(500); w.writeByte(1); w.writeLengthPrefixed(Array("c".utf8))
+                    w.writeVarint(0); w.writeVarint(0)
+                }, "abstract"
+            ),
+            (
+                "update positions out of order",
+                record { w in
+                    w.writeVarint(1); w.writeVarint(author); w.writeVarint(500); authorValues(&w, name: "A")
+                    w.writeVarint(1); w.writeVarint(author); w.writeVarint(500); w.writeVarint(2)
+                    w.writeVarint(2); w.writeByte(0); w.writeVarint(1); w.writeByte(0)
+                    w.writeVarint(0)
+                }, "order"
+            ),
+            (
+                "a relationship to the wrong entity",
+                record { w in
+                    w.writeVarint(1); w.writeVarint(author); w.writeVarint(501); authorValues(&w, name: "B", books: [(loan, 7)])
+                    w.writeVarint(0); w.writeVarint(0)
+                }, "Loan"
+            ),
+            (
+                "an object inserted twice",
+                record { w in
+                    w.writeVarint(2)
+                    w.writeVarint(author); w.writeVarint(502); authorValues(&w, name: "C")
+                    w.writeVarint(author); w.writeVarint(502); authorValues(&w, name: "D")
+                    w.writeVarint(0); w.writeVarint(0)
+                }, "502"
+            ),
+            (
+                "a delete of a missing object",
+                record { w in
+                    w.writeVarint(0); w.writeVarint(0); w.writeVarint(1); w.writeVarint(author); w.writeVarint(12345)
+                }, "12345"
+            )
         ]
         for (name, payload, mention) in cases {
             let error = try await open(after: payload)
@@ -126,7 +191,7 @@ import Testing
             let length = Int(random.next() % 64)
             var payload: [UInt8] = [2, 1]
             for _ in 0..<length { payload.append(UInt8(truncatingIfNeeded: random.next())) }
-            _ = try await open(after: payload)      // succeeds or throws; it must not crash
+            _ = try await open(after: payload)  // succeeds or throws; it must not crash
         }
     }
 }

@@ -26,7 +26,7 @@ import Testing
         parent.add(ObjectID(entity: 0, key: 20), values(20))
         parent[ObjectID(entity: 0, key: 5)] = values(5)
         #expect(parent.inIDOrder.map(\.key.key) == [5, 20])
-        #expect(parent.keys.map(\.key) == [20, 5])           // keys: insertion order
+        #expect(parent.keys.map(\.key) == [20, 5])  // keys: insertion order
     }
 
     @Test func aSlotSetsItsObjectUntilTheObjectLeavesIt() {
@@ -38,13 +38,13 @@ import Testing
         let set1 = list.setValue(.attribute(.string("x")), at: 1, slot: slot, of: second)
         #expect(set1)
         #expect(list[second] == [.attribute(.integer(2)), .attribute(.string("x"))])
-        let set2 = list.setValue(.attribute(.null), at: 1, slot: slot, of: first)       // another object's slot
+        let set2 = list.setValue(.attribute(.null), at: 1, slot: slot, of: first)  // another object's slot
         #expect(!set2)
-        let set3 = list.setValue(.attribute(.null), at: 1, slot: 99, of: second)        // past the end
+        let set3 = list.setValue(.attribute(.null), at: 1, slot: 99, of: second)  // past the end
         #expect(!set3)
         let set4 = list.setValue(.attribute(.null), at: 1, slot: -1, of: second)
         #expect(!set4)
-        let set5 = list.setValue(.attribute(.null), at: 1, of: second)                   // by ID
+        let set5 = list.setValue(.attribute(.null), at: 1, of: second)  // by ID
         #expect(set5)
         list.removeValue(forKey: second)
         let set6 = list.setValue(.attribute(.null), at: 1, slot: slot, of: second)
@@ -65,7 +65,7 @@ import Testing
         }
         let kept = ids.filter { !removed.contains($0) }
         #expect(list.count == kept.count)
-        #expect(list.nextSlot < ids.count)                  // packed
+        #expect(list.nextSlot < ids.count)  // packed
         #expect(list.keys == kept)
         #expect(kept.allSatisfy { list[$0] == values(Int($0.key)) })
         let again = list.removeValue(forKey: ids[0])
@@ -84,16 +84,16 @@ import Testing
         let model = try libraryModel()
         let store = try Store(at: folder.store(), model: model)
         let first = store.newBackgroundContext(name: "first"), second = store.newBackgroundContext(name: "second")
-        let a = try (0..<3).map { _ in try first.insert("Author").objectID.key }      // runs of 1 and 2
-        let b = try second.insert("Author").objectID.key                               // a run of 1 after them
-        let c = try first.insert("Author").objectID.key                                // a new run of 4
+        let a = try (0..<3).map { _ in try first.insert("Author").objectID.key }  // runs of 1 and 2
+        let b = try second.insert("Author").objectID.key  // a run of 1 after them
+        let c = try first.insert("Author").objectID.key  // a new run of 4
         #expect(a == [a[0], a[0] + 1, a[0] + 2])
         #expect(b == a[0] + 3)
         #expect(c == a[0] + 4)
         // A long import: runs grow to 256 and stay there; keys rise, with no repeat.
         let many = try (0..<2000).map { _ in try first.insert("Author").objectID.key }
         #expect(zip(many, many.dropFirst()).allSatisfy { $0 < $1 })
-        #expect(many.last.map { $0 - many[0] } == 1999)         // one context alone: no gap
+        #expect(many.last.map { $0 - many[0] } == 1999)  // one context alone: no gap
         for object in first.insertedObjects { try object.setValue(.string("n\(object.objectID.key)"), forKey: "name") }
         for object in second.insertedObjects { try object.setValue(.string("m"), forKey: "name") }
         try await first.save()

@@ -49,8 +49,8 @@ import Testing
         let store = Store(inMemory: try Self.model())
         let context = store.newBackgroundContext()
         try context.make("Player", ["league": "A", "number": 7])
-        try context.make("Player", ["league": "B", "number": 7])     // same number, other league
-        try context.make("Player", ["league": "A", "number": 8])     // same league, other number
+        try context.make("Player", ["league": "B", "number": 7])  // same number, other league
+        try context.make("Player", ["league": "A", "number": 8])  // same league, other number
         try await context.save()
         let clash = store.newBackgroundContext()
         let twin = try clash.make("Player", ["league": "A", "number": 7])

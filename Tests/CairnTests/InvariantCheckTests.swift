@@ -25,20 +25,20 @@ import Testing
 
         let chunk = try #require(table.chunks[0])
         chunk.live += 1
-        #expect(throws: InvariantViolation.self) { try chunk.checkInvariants() }   // live no longer counts the filled slots
+        #expect(throws: InvariantViolation.self) { try chunk.checkInvariants() }  // live no longer counts the filled slots
         chunk.live -= 1
         chunk.garbage += 3
-        #expect(throws: InvariantViolation.self) { try chunk.checkInvariants() }   // bytes unaccounted for
+        #expect(throws: InvariantViolation.self) { try chunk.checkInvariants() }  // bytes unaccounted for
         chunk.garbage -= 3
         let entry = try #require(chunk.entries[20])
         chunk.entries[21]?.start = entry.start
-        #expect(throws: InvariantViolation.self) { try chunk.checkInvariants() }   // two rows overlap
+        #expect(throws: InvariantViolation.self) { try chunk.checkInvariants() }  // two rows overlap
 
         var other = ObjectTable(entityCount: 2)
         let insertedOne = other.insert(Self.record("x"), key: 1)
         #expect(insertedOne)
         try #require(other.chunks[0]).entries[1]?.entity = 1
-        #expect(throws: InvariantViolation.self) { try other.checkInvariants() }   // counts by entity disagree
+        #expect(throws: InvariantViolation.self) { try other.checkInvariants() }  // counts by entity disagree
     }
 
     @Test func theChunkDirectoryChecksItsLeaves() throws {
@@ -61,13 +61,13 @@ import Testing
 
         let bucket = try #require(index.buckets.firstIndex { !$0.isEmpty })
         index.buckets[bucket].append(index.buckets[bucket][0])
-        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }   // an object filed twice
+        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }  // an object filed twice
         index.buckets[bucket].removeLast()
         index.buckets[bucket][0].added = 99
-        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }   // added after the newest save
+        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }  // added after the newest save
         index.buckets[bucket][0].added = 1
         index.liveCount += 1
-        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }   // the count disagrees
+        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }  // the count disagrees
     }
 
     @Test func anOrderedIndexChecksItsOrder() throws {
@@ -82,7 +82,7 @@ import Testing
         #expect(throws: InvariantViolation.self) { try index.checkInvariants() }
         index.chunks[1].entries.swapAt(0, 1)
         index.chunks[1].entries.append(index.chunks[0].entries[0])
-        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }   // out of order, and the count disagrees
+        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }  // out of order, and the count disagrees
     }
 
     @Test func insertedObjectsCheckTheirSlots() throws {

@@ -8,16 +8,21 @@ import Testing
 /// versions, refusals that list each change, and the policies around them.
 @Suite struct MigrationTests {
     /// Version 1 of a small model: authors and their books.
-    static func base(book extra: [Attribute] = [], bookRelationships: [Relationship] = [], author authorExtra: [Attribute] = [],
-                     authorRelationships: [Relationship] = [], unique: [[String]] = [["name"]], more: [Entity] = []) throws -> Model {
-        try Model([
-            Entity("Author", attributes: [Attribute("name", .string, optional: false)] + authorExtra,
-                   relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)]
-                       + authorRelationships,
-                   uniquenessConstraints: unique),
-            Entity("Book", attributes: [Attribute("title", .string, optional: false), Attribute("year", .integer32)] + extra,
-                   relationships: [Relationship("author", to: "Author", inverse: "books")] + bookRelationships),
-        ] + more)
+    static func base(
+        book extra: [Attribute] = [], bookRelationships: [Relationship] = [], author authorExtra: [Attribute] = [],
+        authorRelationships: [Relationship] = [], unique: [[String]] = [["name"]], more: [Entity] = []
+    ) throws -> Model {
+        try Model(
+            [
+                Entity(
+                    "Author", attributes: [Attribute("name", .string, optional: false)] + authorExtra,
+                    relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)]
+                        + authorRelationships,
+                    uniquenessConstraints: unique),
+                Entity(
+                    "Book", attributes: [Attribute("title", .string, optional: false), Attribute("year", .integer32)] + extra,
+                    relationships: [Relationship("author", to: "Author", inverse: "books")] + bookRelationships)
+            ] + more)
     }
 
     /// A store written with `old` holding two authors with three books (one without a year).
@@ -63,10 +68,12 @@ import Testing
     @Test func removedAttributesEntitiesAndRelationshipsAreDropped() async throws {
         let folder = TemporaryDirectory()
         let old = try Self.base(author: [Attribute("born", .date)], more: [Entity("Shelf", attributes: [Attribute("label", .string)])])
-        let store = try await Self.migrated(folder, from: old, to: try Model([
-            Entity("Author", attributes: [Attribute("name", .string, optional: false)], uniquenessConstraints: [["name"]]),
-            Entity("Book", attributes: [Attribute("title", .string, optional: false)]),
-        ]))
+        let store = try await Self.migrated(
+            folder, from: old,
+            to: try Model([
+                Entity("Author", attributes: [Attribute("name", .string, optional: false)], uniquenessConstraints: [["name"]]),
+                Entity("Book", attributes: [Attribute("title", .string, optional: false)])
+            ]))
         #expect(try store.count(of: "Author") == 2 && store.count(of: "Book") == 3)
         #expect(try Self.titles(store) == ["Birds", "Engines", "Notes"])
         try await store.close()
@@ -78,11 +85,13 @@ import Testing
         var renamed = Attribute("name", .string, optional: false)
         if identifier == "elementID" { renamed.elementID = "title" } else { renamed.renamingIdentifier = "title" }
         let new = try Model([
-            Entity("Writer", attributes: [Attribute("name", .string, optional: false)],
-                   relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)],
-                   uniquenessConstraints: [["name"]], renamingIdentifier: "Author"),
-            Entity("Book", attributes: [renamed, Attribute("year", .integer32)],
-                   relationships: [Relationship("author", to: "Writer", inverse: "books")]),
+            Entity(
+                "Writer", attributes: [Attribute("name", .string, optional: false)],
+                relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)],
+                uniquenessConstraints: [["name"]], renamingIdentifier: "Author"),
+            Entity(
+                "Book", attributes: [renamed, Attribute("year", .integer32)],
+                relationships: [Relationship("author", to: "Writer", inverse: "books")])
         ])
         let store = try await Self.migrated(folder, from: try Self.base(), to: new)
         #expect(try Self.titles(store, key: "name") == ["Birds", "Engines", "Notes"])
@@ -94,11 +103,13 @@ import Testing
     @Test func requiredWithADefaultFillsTheNils() async throws {
         let folder = TemporaryDirectory()
         let new = try Model([
-            Entity("Author", attributes: [Attribute("name", .string)],   // required → optional
-                   relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)],
-                   uniquenessConstraints: [["name"]]),
-            Entity("Book", attributes: [Attribute("title", .string, optional: false), Attribute("year", .integer64, optional: false, default: 2000)],
-                   relationships: [Relationship("author", to: "Author", inverse: "books")]),
+            Entity(
+                "Author", attributes: [Attribute("name", .string)],  // required → optional
+                relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)],
+                uniquenessConstraints: [["name"]]),
+            Entity(
+                "Book", attributes: [Attribute("title", .string, optional: false), Attribute("year", .integer64, optional: false, default: 2000)],
+                relationships: [Relationship("author", to: "Author", inverse: "books")])
         ])
         let store = try await Self.migrated(folder, from: try Self.base(), to: new)
         #expect(try store.viewContext.all("Book", by: "title").map { $0["year"] } == [1990, 2000, 1843])
@@ -111,17 +122,20 @@ import Testing
         // makes the to-one to-many, and adds an empty relationship to a new entity.
         let old = try Model([
             Entity("Author", attributes: [Attribute("name", .string, optional: false)], uniquenessConstraints: [["name"]]),
-            Entity("Book", attributes: [Attribute("title", .string, optional: false), Attribute("year", .integer32)],
-                   relationships: [Relationship("author", to: "Author")]),
+            Entity(
+                "Book", attributes: [Attribute("title", .string, optional: false), Attribute("year", .integer32)],
+                relationships: [Relationship("author", to: "Author")])
         ])
         try await Self.populated(folder, old)
         let new = try Model([
-            Entity("Author", attributes: [Attribute("name", .string, optional: false)],
-                   relationships: [Relationship("works", to: "Book", inverse: "author", .toMany(ordered: true))],
-                   uniquenessConstraints: [["name"]]),
-            Entity("Book", attributes: [Attribute("title", .string, optional: false), Attribute("year", .integer32)],
-                   relationships: [Relationship("author", to: "Author", inverse: "works"), Relationship("shelf", to: "Shelf", inverse: "books")]),
-            Entity("Shelf", relationships: [Relationship("books", to: "Book", inverse: "shelf", .toMany(ordered: false))]),
+            Entity(
+                "Author", attributes: [Attribute("name", .string, optional: false)],
+                relationships: [Relationship("works", to: "Book", inverse: "author", .toMany(ordered: true))],
+                uniquenessConstraints: [["name"]]),
+            Entity(
+                "Book", attributes: [Attribute("title", .string, optional: false), Attribute("year", .integer32)],
+                relationships: [Relationship("author", to: "Author", inverse: "works"), Relationship("shelf", to: "Shelf", inverse: "books")]),
+            Entity("Shelf", relationships: [Relationship("books", to: "Book", inverse: "shelf", .toMany(ordered: false))])
         ])
         let store = try Store(at: folder.store(), model: new)
         let ada = try #require(try store.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "Ada"))))
@@ -135,16 +149,18 @@ import Testing
         var title = Attribute("title", .string, optional: false, indexed: true)
         title.userInfo = ["note": "indexed now"]
         let new = try Model([
-            Entity("Author", attributes: [Attribute("name", .string, optional: false)],
-                   relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)]),
-            Entity("Book", attributes: [title, Attribute("year", .integer32)],
-                   relationships: [Relationship("author", to: "Author", inverse: "books")],
-                   uniquenessConstraints: [["title"]], fetchIndexes: [FetchIndex("byYear", [.init("year")])]),
+            Entity(
+                "Author", attributes: [Attribute("name", .string, optional: false)],
+                relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false), deleteRule: .cascade)]),
+            Entity(
+                "Book", attributes: [title, Attribute("year", .integer32)],
+                relationships: [Relationship("author", to: "Author", inverse: "books")],
+                uniquenessConstraints: [["title"]], fetchIndexes: [FetchIndex("byYear", [.init("year")])])
         ])
         let store = try await Self.migrated(folder, from: try Self.base(), to: new)
         let context = store.viewContext
         try context.make("Book", ["title": "Notes"])
-        await #expect(throws: StoreError.self) { try await context.save() }   // the new constraint is enforced
+        await #expect(throws: StoreError.self) { try await context.save() }  // the new constraint is enforced
         try await store.close()
     }
 
@@ -261,7 +277,7 @@ import Testing
         let old = try Model([
             Entity("Author", attributes: [Attribute("name", .string)], relationships: [Relationship("books", to: "Book", .toMany(ordered: false))]),
             Entity("Book", attributes: [Attribute("title", .string)]),
-            Entity("Novel", parent: "Book", attributes: [Attribute("genre", .string)]),
+            Entity("Novel", parent: "Book", attributes: [Attribute("genre", .string)])
         ])
         let store = try Store(at: folder.store(), model: old)
         let context = store.viewContext
@@ -272,10 +288,11 @@ import Testing
         try await context.save()
         try await store.close()
         let new = try Model([
-            Entity("Author", attributes: [Attribute("name", .string)],
-                   relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false))]),
+            Entity(
+                "Author", attributes: [Attribute("name", .string)],
+                relationships: [Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false))]),
             Entity("Book", attributes: [Attribute("title", .string)], relationships: [Relationship("author", to: "Author", inverse: "books")]),
-            Entity("Novel", parent: "Book", attributes: [Attribute("genre", .string)]),
+            Entity("Novel", parent: "Book", attributes: [Attribute("genre", .string)])
         ])
         let migrated = try Store(at: folder.store(), model: new)
         let books = try migrated.viewContext.all("Book", by: "title")
@@ -290,7 +307,7 @@ import Testing
         let pets = try Model([
             Entity("Owner", relationships: [Relationship("pets", to: "Pet", .toMany(ordered: false))]),
             Entity("Pet", attributes: [Attribute("name", .string)]),
-            Entity("Dog", parent: "Pet"),
+            Entity("Dog", parent: "Pet")
         ])
         let store = try Store(at: folder.store(), model: pets)
         let owner = try store.viewContext.insert("Owner")
@@ -298,24 +315,24 @@ import Testing
         try await store.viewContext.save()
         try await store.close()
         var entities = pets.entities
-        entities[0].parent = nil   // Dog (sorted first) no longer a Pet
+        entities[0].parent = nil  // Dog (sorted first) no longer a Pet
         #expect { try Store(at: folder.store(), model: try Model(entities)) } throws: { ($0 as? StoreError)?.code == .cannotMigrate }
 
         // Two relationships that were apart become inverses while their data disagree.
         let apart = TemporaryDirectory()
         let separate = try Model([
             Entity("A", relationships: [Relationship("b", to: "B")]),
-            Entity("B", relationships: [Relationship("a", to: "A")]),
+            Entity("B", relationships: [Relationship("a", to: "A")])
         ])
         let second = try Store(at: apart.store(), model: separate)
         let a = try second.viewContext.insert("A")
         let b = try second.viewContext.insert("B")
-        try a.setObject(b, forKey: "b")   // B.a stays empty
+        try a.setObject(b, forKey: "b")  // B.a stays empty
         try await second.viewContext.save()
         try await second.close()
         let paired = try Model([
             Entity("A", relationships: [Relationship("b", to: "B", inverse: "a")]),
-            Entity("B", relationships: [Relationship("a", to: "A", inverse: "b")]),
+            Entity("B", relationships: [Relationship("a", to: "A", inverse: "b")])
         ])
         #expect { try Store(at: apart.store(), model: paired) } throws: { error in
             (error as? StoreError)?.message.contains("disagree") == true

@@ -48,7 +48,11 @@ import Testing
 
     static let model: Model = {
         do {
-            return try Model { Entity("Thing") { Attribute("a", .integer64, optional: false); Attribute("b", .integer64) } }
+            return try Model {
+                Entity("Thing") {
+                    Attribute("a", .integer64, optional: false); Attribute("b", .integer64)
+                }
+            }
         } catch { fatalError("\(error)") }
     }()
 
@@ -100,11 +104,15 @@ import Testing
                 }
             }
             let view = try contexts[c].fetch(FetchRequest("Thing"))
-            let actual = Dictionary(uniqueKeysWithValues: try view.map { object in
-                (object.objectID, try ["a", "b"].reduce(into: Row()) { row, key in
-                    if case .integer(let value) = try object.value(forKey: key) { row[key] = value }
+            let actual = Dictionary(
+                uniqueKeysWithValues: try view.map { object in
+                    (
+                        object.objectID,
+                        try ["a", "b"].reduce(into: Row()) { row, key in
+                            if case .integer(let value) = try object.value(forKey: key) { row[key] = value }
+                        }
+                    )
                 })
-            })
             #expect(actual == reference.visible(c), "seed \(seed) step \(step) context \(contexts[c].name)")
         }
         for (c, context) in contexts.enumerated() {
@@ -114,11 +122,15 @@ import Testing
         try await store.close()
         let reopened = try Store(at: folder.store(), model: Self.model)
         let rows = try reopened.viewContext.fetch(FetchRequest("Thing"))
-        let actual = Dictionary(uniqueKeysWithValues: try rows.map { object in
-            (object.objectID, try ["a", "b"].reduce(into: Row()) { row, key in
-                if case .integer(let value) = try object.value(forKey: key) { row[key] = value }
+        let actual = Dictionary(
+            uniqueKeysWithValues: try rows.map { object in
+                (
+                    object.objectID,
+                    try ["a", "b"].reduce(into: Row()) { row, key in
+                        if case .integer(let value) = try object.value(forKey: key) { row[key] = value }
+                    }
+                )
             })
-        })
         #expect(actual == reference.committed)
         try await reopened.close()
     }

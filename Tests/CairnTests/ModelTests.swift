@@ -23,29 +23,51 @@ import Testing
         let badInverse = error {
             try Model {
                 Entity("A") { Relationship("bs", to: "B", inverse: "a", .toMany(ordered: false)) }
-                Entity("B") { Relationship("a", to: "A", inverse: "other") ; Relationship("other", to: "A") }
+                Entity("B") {
+                    Relationship("a", to: "A", inverse: "other"); Relationship("other", to: "A")
+                }
             }
         }
         #expect(badInverse?.code == .invalidInverse && badInverse?.entity == "A" && badInverse?.property == "bs")
 
-        let missingInverse = error { try Model { Entity("A") { Relationship("b", to: "B", inverse: "missing") }; Entity("B") {} } }
+        let missingInverse = error {
+            try Model {
+                Entity("A") { Relationship("b", to: "B", inverse: "missing") }; Entity("B") {}
+            }
+        }
         #expect(missingInverse?.code == .invalidInverse)
 
-        let duplicateEntity = error { try Model { Entity("A") {}; Entity("A") {} } }
+        let duplicateEntity = error {
+            try Model {
+                Entity("A") {}; Entity("A") {}
+            }
+        }
         #expect(duplicateEntity?.code == .duplicateName && duplicateEntity?.entity == "A")
 
         let duplicateProperty = error {
-            try Model { Entity("P") { Attribute("x", .string) }; Entity("C", parent: "P") { Attribute("x", .integer64) } }
+            try Model {
+                Entity("P") { Attribute("x", .string) }; Entity("C", parent: "P") { Attribute("x", .integer64) }
+            }
         }
         #expect(duplicateProperty?.code == .duplicateName && duplicateProperty?.entity == "C" && duplicateProperty?.property == "x")
 
-        let constraint = error { try Model { Entity("A") { Attribute("x", .string); Unique("x", "y") } } }
+        let constraint = error {
+            try Model {
+                Entity("A") {
+                    Attribute("x", .string); Unique("x", "y")
+                }
+            }
+        }
         #expect(constraint?.code == .unknownConstraintAttribute && constraint?.property == "y")
 
         let badDefault = error { try Model { Entity("A") { Attribute("n", .integer16, default: .integer(70_000)) } } }
         #expect(badDefault?.code == .invalidDefault && badDefault?.property == "n")
 
-        let cycle = error { try Model { Entity("A", parent: "B") {}; Entity("B", parent: "A") {} } }
+        let cycle = error {
+            try Model {
+                Entity("A", parent: "B") {}; Entity("B", parent: "A") {}
+            }
+        }
         #expect(cycle?.code == .inheritanceCycle)
 
         let parent = error { try Model { Entity("A", parent: "Z") {} } }
@@ -90,7 +112,7 @@ import Testing
             (#"{"format":"other","version":1,"entities":[]}"#, "format"),
             (#"{"format":"cairn-model","version":1,"entities":[{"attributes":[]}]}"#, "name"),
             (#"{"format":"cairn-model","version":1,"entities":[{"name":"A","attributes":[{"name":"n","type":"integer16","default":"x"}]}]}"#, "default"),
-            ("not json", "does not decode"),
+            ("not json", "does not decode")
         ] {
             #expect { try Model(jsonData: Data(json.utf8)) } throws: { error in
                 "\(error)".contains(fragment)
@@ -99,8 +121,16 @@ import Testing
     }
 
     @Test func differencesAreReadable() throws {
-        let old = try Model { Entity("A") { Attribute("x", .string); Attribute("y", .integer64) } }
-        let new = try Model { Entity("A") { Attribute("x", .integer64); Attribute("z", .string) }; Entity("B") {} }
+        let old = try Model {
+            Entity("A") {
+                Attribute("x", .string); Attribute("y", .integer64)
+            }
+        }
+        let new = try Model {
+            Entity("A") {
+                Attribute("x", .integer64); Attribute("z", .string)
+            }; Entity("B") {}
+        }
         #expect(new.differences(from: old) == ["~ attribute A.x: string → integer64", "- attribute A.y", "+ attribute A.z (string)", "+ entity B"])
     }
 }
@@ -119,7 +149,11 @@ import Testing
 
     @Test func defaultsThatCannotBeStoredAreRefusedOrNormalized() throws {
         #expect { try Model { Entity("A") { Attribute("x", .double, default: .double(.nan)) } } } throws: { ($0 as? ModelError)?.code == .invalidDefault }
-        let model = try Model { Entity("A") { Attribute("x", .string, default: .null); Attribute("t", .transformable(transformer: "T"), default: .binary([1, 2])) } }
+        let model = try Model {
+            Entity("A") {
+                Attribute("x", .string, default: .null); Attribute("t", .transformable(transformer: "T"), default: .binary([1, 2]))
+            }
+        }
         #expect(model.entities[0].attributes[0].defaultValue == nil)
         #expect(try Model(jsonData: model.jsonData()) == model)
     }

@@ -24,13 +24,14 @@ import Testing
             let inserted = table.insert(ObjectRecord(row: Self.row("v0-\(key)"), version: LSN(1), entity: 0), key: key)
             #expect(inserted)
         }
-        let older = table                                    // a published snapshot's table
+        let older = table  // a published snapshot's table
         let held = table.record(ObjectID(entity: 0, key: 7))  // a reader's row
         // Many rewrites of the same rows: garbage grows and is compacted, in the copy only.
         for round in 1...40 {
             for key in stride(from: 1 as UInt64, through: 200, by: 3) {
-                table.replace(ObjectRecord(row: Self.row("v\(round)-\(key)-" + String(repeating: "x", count: round)), version: LSN(UInt64(round + 1)), entity: 0),
-                              key: key)
+                table.replace(
+                    ObjectRecord(row: Self.row("v\(round)-\(key)-" + String(repeating: "x", count: round)), version: LSN(UInt64(round + 1)), entity: 0),
+                    key: key)
             }
         }
         #expect(Self.text(older.record(ObjectID(entity: 0, key: 7))) == "v0-7")
@@ -124,5 +125,11 @@ import Testing
         #expect(now.count == 300)
         let before = Self.scanned(older)
         #expect(before[7] == "b7" && before[8] == "b8" && before[301] == nil)
+    }
+}
+
+extension ObjectTableTests {
+    @Test func theChunkSizeIsThePowerOfTwoOfItsShift() {
+        #expect(Tuning.objectChunkSize == 1 << Int(Tuning.objectChunkShift))
     }
 }

@@ -60,6 +60,6 @@ import Testing
         emptyRun.runs.insert([], at: 1)
         #expect(throws: InvariantViolation.self) { try emptyRun.checkInvariants() }
         list.runs[0].removeLast()
-        #expect(throws: InvariantViolation.self) { try list.checkInvariants() }   // the count no longer agrees
+        #expect(throws: InvariantViolation.self) { try list.checkInvariants() }  // the count no longer agrees
     }
 }

@@ -35,8 +35,9 @@ import Testing
             case .success(let predicate):
                 Issue.record("\(test.input.debugDescription) parsed as \(predicate)")
             case .failure(let error):
-                #expect(error.column == test.column && error.message == test.message && error.format == test.input,
-                        "\(test.input.debugDescription): got column \(error.column): \(error.message)")
+                #expect(
+                    error.column == test.column && error.message == test.message && error.format == test.input,
+                    "\(test.input.debugDescription): got column \(error.column): \(error.message)")
             }
         }
     }
@@ -77,7 +78,7 @@ enum PredicateCases {
         .comparison(lhs, op, rhs, options: options, modifier: modifier)
     }
 
-        /// `keyPath op constant`.
+    /// `keyPath op constant`.
     static func compare(_ path: String, _ op: PredicateOperator, _ value: Value, _ options: ComparisonOptions = []) -> PredicateSyntax {
         .comparison(key(path), op, .constant(value), options: options)
     }
@@ -94,8 +95,8 @@ enum PredicateCases {
         Result { () throws(PredicateSyntaxError) in try PredicateSyntax.parse(format, arguments: arguments) }
     }
 
-        /// Why the description does not parse back to the same predicate (or describe it the same way
-        /// again); nil if it does.
+    /// Why the description does not parse back to the same predicate (or describe it the same way
+    /// again); nil if it does.
     static func roundTripProblem(_ predicate: PredicateSyntax) -> String? {
         let text = predicate.description
         switch parse(text) {
@@ -162,8 +163,10 @@ enum PredicateCases {
         ("(a == 1 AND b == 2) AND c == 3", [], .and([.and([compare("a", .equal, 1), compare("b", .equal, 2)]), compare("c", .equal, 3)])),
         ("NOT (a == 1 OR b == 2)", [], .not(.or([compare("a", .equal, 1), compare("b", .equal, 2)]))),
         ("((a == 1))", [], compare("a", .equal, 1)),
-        ("a == 1 AND (b == 2 OR c == 3) AND NOT d == 4", [],
-         .and([compare("a", .equal, 1), .or([compare("b", .equal, 2), compare("c", .equal, 3)]), .not(compare("d", .equal, 4))])),
+        (
+            "a == 1 AND (b == 2 OR c == 3) AND NOT d == 4", [],
+            .and([compare("a", .equal, 1), .or([compare("b", .equal, 2), compare("c", .equal, 3)]), .not(compare("d", .equal, 4))])
+        ),
         ("TRUEPREDICATE", [], .truePredicate),
         ("falsepredicate", [], .falsePredicate),
         ("TRUEPREDICATE OR FALSEPREDICATE", [], .or([.truePredicate, .falsePredicate])),
@@ -247,14 +250,20 @@ enum PredicateCases {
         ("f == CAST(0.1, 'Float')", [], compare("f", .equal, .float(0.1))),
         // Whitespace and case
         ("\n age\t==\r\n1 ", [], compare("age", .equal, 1)),
-        ("a == 1 and b == 2 or not c between {1, 2}", [],
-         .or([.and([compare("a", .equal, 1), compare("b", .equal, 2)]), .not(compare(key("c"), .between, list(1, 2)))])),
+        (
+            "a == 1 and b == 2 or not c between {1, 2}", [],
+            .or([.and([compare("a", .equal, 1), compare("b", .equal, 2)]), .not(compare(key("c"), .between, list(1, 2)))])
+        ),
         // Arguments
         ("age == %d", [5], compare("age", .equal, 5)),
-        ("age == %i AND b == %ld AND c == %lld", [Int8(-1), Int32(2), Int64.max],
-         .and([compare("age", .equal, -1), compare("b", .equal, 2), compare("c", .equal, .integer(.max))])),
-        ("a == %u AND b == %lu AND c == %llu", [UInt8(255), UInt(7), UInt64(Int64.max)],
-         .and([compare("a", .equal, 255), compare("b", .equal, 7), compare("c", .equal, .integer(.max))])),
+        (
+            "age == %i AND b == %ld AND c == %lld", [Int8(-1), Int32(2), Int64.max],
+            .and([compare("age", .equal, -1), compare("b", .equal, 2), compare("c", .equal, .integer(.max))])
+        ),
+        (
+            "a == %u AND b == %lu AND c == %llu", [UInt8(255), UInt(7), UInt64(Int64.max)],
+            .and([compare("a", .equal, 255), compare("b", .equal, 7), compare("c", .equal, .integer(.max))])
+        ),
         ("a == %d", [UInt16(65535)], compare("a", .equal, 65535)),
         ("a == %d", [UInt32.max], compare("a", .equal, .integer(Int64(UInt32.max)))),
         ("a == %d", [Int16.min], compare("a", .equal, .integer(Int64(Int16.min)))),
@@ -293,7 +302,7 @@ enum PredicateCases {
         ("x == %@", [UInt.max / 2], compare("x", .equal, .integer(.max))),
         ("name ENDSWITH %%", [], compare("name", .endsWith, "%")),
         ("name == %@ AND %% == %@", ["a", "b"], .and([compare("name", .equal, "a"), compare(.constant("%"), .equal, .constant("b"))])),
-        ("name == '%@'", [], compare("name", .equal, "%@")),
+        ("name == '%@'", [], compare("name", .equal, "%@"))
     ]
 
     static let descriptions: [(format: String, arguments: [any PredicateArgument], description: String)] = [
@@ -315,7 +324,7 @@ enum PredicateCases {
         ("d == %@", [Float(0.1)], "d == CAST(0.1, \"Float\")"),
         ("d == %@", [-Double.infinity], "d == -1e999"),
         ("d == %@", [URL(string: "file:///tmp/a%20b") ?? URL(fileURLWithPath: "/")], "d == CAST(\"file:///tmp/a%20b\", \"NSURL\")"),
-        ("TRUEPREDICATE AND FALSEPREDICATE", [], "TRUEPREDICATE AND FALSEPREDICATE"),
+        ("TRUEPREDICATE AND FALSEPREDICATE", [], "TRUEPREDICATE AND FALSEPREDICATE")
     ]
 
     static let malformed: [(input: String, arguments: [any PredicateArgument], column: Int, message: String)] = [
@@ -374,10 +383,14 @@ enum PredicateCases {
         ("ANY", [], 4, "expected a key path after \"ANY\", found end of input"),
         ("any 5 == 1", [], 5, "expected a key path after \"any\", found \"5\""),
         ("ANY books.@count > 1", [], 5, "expected a key path after \"ANY\", found \"books.@count\""),
-        ("@count > 1", [], 1,
-         "expected a predicate, found \"@count\" (a collection operator follows a to-many key path, as in \"items.@count\")"),
-        ("a == @count", [], 6,
-         "expected a value after \"==\", found \"@count\" (a collection operator follows a to-many key path, as in \"items.@count\")"),
+        (
+            "@count > 1", [], 1,
+            "expected a predicate, found \"@count\" (a collection operator follows a to-many key path, as in \"items.@count\")"
+        ),
+        (
+            "a == @count", [], 6,
+            "expected a value after \"==\", found \"@count\" (a collection operator follows a to-many key path, as in \"items.@count\")"
+        ),
         ("books.@foo > 1", [], 7, "expected a collection operator (@count, @sum, @avg, @min or @max), found \"@foo\""),
         ("books.@Count > 1", [], 7, "expected a collection operator (@count, @sum, @avg, @min or @max), found \"@Count\""),
         ("books. > 1", [], 8, "expected a key after \"books.\", found \">\""),
@@ -395,21 +408,31 @@ enum PredicateCases {
         ("a == 1e+", [], 9, "expected digits in the exponent of \"1e+\", found end of input"),
         ("a == 12abc", [], 6, "expected a number, found \"12abc\""),
         ("a == 0b102", [], 6, "expected a number, found \"0b102\""),
-        ("a == 99999999999999999999", [], 6,
-         "expected an integer between -9223372036854775808 and 9223372036854775807, found \"99999999999999999999\""),
-        ("a == -9223372036854775809", [], 6,
-         "expected an integer between -9223372036854775808 and 9223372036854775807, found \"-9223372036854775809\""),
-        ("a == 0x10000000000000000", [], 6,
-         "expected an integer between -9223372036854775808 and 9223372036854775807, found \"0x10000000000000000\""),
+        (
+            "a == 99999999999999999999", [], 6,
+            "expected an integer between -9223372036854775808 and 9223372036854775807, found \"99999999999999999999\""
+        ),
+        (
+            "a == -9223372036854775809", [], 6,
+            "expected an integer between -9223372036854775808 and 9223372036854775807, found \"-9223372036854775809\""
+        ),
+        (
+            "a == 0x10000000000000000", [], 6,
+            "expected an integer between -9223372036854775808 and 9223372036854775807, found \"0x10000000000000000\""
+        ),
         // CAST
         ("a == CAST 1", [], 11, "expected \"(\" after \"CAST\", found \"1\""),
         ("a == CAST(x, 'NSDate')", [], 11, "expected a string or number to cast, found \"x\""),
         ("a == CAST(1", [], 12, "expected \",\" after the value to cast, found end of input"),
         ("a == CAST(1, NSDate)", [], 14, "expected a type name such as \"NSDate\", found \"NSDate\""),
-        ("a == CAST(1, 'NSFoo')", [], 14,
-         "expected one of the type names \"NSDate\", \"NSUUID\", \"NSData\", \"NSDecimalNumber\", \"NSURL\", \"Float\" or \"ObjectID\", found 'NSFoo'"),
-        ("author == CAST('1:x', 'ObjectID')", [], 16,
-         "expected an object ID such as \"0:42\" (entity:key) to cast to \"ObjectID\", found '1:x'"),
+        (
+            "a == CAST(1, 'NSFoo')", [], 14,
+            "expected one of the type names \"NSDate\", \"NSUUID\", \"NSData\", \"NSDecimalNumber\", \"NSURL\", \"Float\" or \"ObjectID\", found 'NSFoo'"
+        ),
+        (
+            "author == CAST('1:x', 'ObjectID')", [], 16,
+            "expected an object ID such as \"0:42\" (entity:key) to cast to \"ObjectID\", found '1:x'"
+        ),
         ("a == CAST(1, 'NSDate'", [], 22, "expected \")\" to close \"CAST(\" at column 6, found end of input"),
         ("a == CAST('x', 'NSUUID')", [], 11, "expected a UUID string to cast to \"NSUUID\", found 'x'"),
         ("a == CAST('x', 'NSDate')", [], 11, "expected a number of seconds since 2001-01-01 to cast to \"NSDate\", found 'x'"),
@@ -435,15 +458,17 @@ enum PredicateCases {
         ("a == %lf", [Double.nan], 6, "expected a number for %lf (argument 1), found NaN (Double)"),
         ("a == %@", [Value.double(.nan)], 6, "expected a number for %@ (argument 1), found NaN (Value.double)"),
         ("a == %u", [UInt.max], 6, "expected an integer up to 9223372036854775807 for %u (argument 1), found 18446744073709551615 (UInt)"),
-        ("a IN %@", [[UInt64(1), UInt64.max]], 6,
-         "expected an integer up to 9223372036854775807 for %@ (argument 1), found 18446744073709551615 (Array<UInt64>)"),
+        (
+            "a IN %@", [[UInt64(1), UInt64.max]], 6,
+            "expected an integer up to 9223372036854775807 for %@ (argument 1), found 18446744073709551615 (Array<UInt64>)"
+        ),
         ("a == %x", [], 6, "expected a format specifier such as %@, %K, %d or %f, found \"%x\""),
         ("a == %", [], 6, "expected a format specifier such as %@, %K, %d or %f, found \"%\""),
         // Nesting
         (deepParentheses, [], 101, "expected at most 100 levels of nesting, found more at \"(\""),
         (deepNots, [], 401, "expected at most 100 levels of nesting, found more at \"NOT\""),
         (deepLists, [], 106, "expected at most 100 levels of nesting, found more at \"{\""),
-        (deepMixture, [], 256, "expected at most 100 levels of nesting, found more at \"{\""),
+        (deepMixture, [], 256, "expected at most 100 levels of nesting, found more at \"{\"")
     ]
 
     static let substitutionErrors: [(format: String, variables: [String: any PredicateArgument], column: Int, message: String, description: String)] = [
@@ -453,6 +478,6 @@ enum PredicateCases {
         ("x == $v", ["v": Double.nan], 6, "expected a number for $v, found NaN (Double)", "x == $v"),
         ("x == $v", ["v": UInt64.max], 6, "expected an integer up to 9223372036854775807 for $v, found 18446744073709551615 (UInt64)", "x == $v"),
         ("name == 'é😀' AND x == $v", [:], 23, "expected a value for $v, found no variables", "name == \"é😀\" AND x == $v"),
-        ("x=='a' || #in <> $v", [:], 20, "expected a value for $v, found no variables", "x == \"a\" OR #in != $v"),
+        ("x=='a' || #in <> $v", [:], 20, "expected a value for $v, found no variables", "x == \"a\" OR #in != $v")
     ]
 }

@@ -32,17 +32,21 @@ import Testing
     static let cities: [Value] = ["Lyon", "lyon", "Paris", "Zürich", "zurich", nil]
     static let kinds: [Value] = ["cat", "Cat", "dog", "ÉMU", "emu", nil]
     static let scores: [Value] = [0.0, 0.5, 1.5, -2.0, 3.0, nil]
-    static let dates: [Value] = [.date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: 86_400)),
-                                 .date(Date(timeIntervalSinceReferenceDate: -86_400)), nil]
+    static let dates: [Value] = [
+        .date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: 86_400)),
+        .date(Date(timeIntervalSinceReferenceDate: -86_400)), nil
+    ]
 
     // MARK: The data
 
     /// The same random operations on every store's view context: saved ones, then unsaved ones.
     static func populate(_ contexts: [ObjectContext], _ random: inout SeededRandom) async throws {
         func personValues(_ random: inout SeededRandom) -> [String: Value] {
-            ["name": names.randomElement(using: &random)!, "age": random.next() % 5 == 0 ? nil : .integer(Int64(random.next() % 8)),
-             "score": scores.randomElement(using: &random)!, "city": cities.randomElement(using: &random)!,
-             "born": dates.randomElement(using: &random)!, "active": [true, false, nil].randomElement(using: &random)!]
+            [
+                "name": names.randomElement(using: &random)!, "age": random.next() % 5 == 0 ? nil : .integer(Int64(random.next() % 8)),
+                "score": scores.randomElement(using: &random)!, "city": cities.randomElement(using: &random)!,
+                "born": dates.randomElement(using: &random)!, "active": [true, false, nil].randomElement(using: &random)!
+            ]
         }
         for round in 0..<3 {
             let count = round == 0 ? 60 : 15
@@ -100,7 +104,8 @@ import Testing
         let key = keys.randomElement(using: &random)!
         let path = PredicateOperand.keyPath(key.split(separator: ".").map(String.init))
         let isText = ["name", "city", "friend.name"].contains(key)
-        let options: ComparisonOptions = isText ? [[], [.caseInsensitive], [.diacriticInsensitive], [.caseInsensitive, .diacriticInsensitive]].randomElement(using: &random)! : []
+        let options: ComparisonOptions =
+            isText ? [[], [.caseInsensitive], [.diacriticInsensitive], [.caseInsensitive, .diacriticInsensitive]].randomElement(using: &random)! : []
         switch random.next() % 12 {
         case 0 where isText:
             let op: PredicateOperator = [.beginsWith, .endsWith, .contains].randomElement(using: &random)!
@@ -124,12 +129,14 @@ import Testing
             if random.next() % 2 == 0 {
                 return .comparison(.keyPath(["pets", "kind"]), .equal, .constant(constant(for: "kind", &random)), options: kindOptions, modifier: quantifier)
             }
-            return .comparison(.keyPath(["pets", "legs"]), [.greater, .lessOrEqual].randomElement(using: &random)!,
-                               .constant(.integer(Int64(random.next() % 5))), modifier: quantifier)
+            return .comparison(
+                .keyPath(["pets", "legs"]), [.greater, .lessOrEqual].randomElement(using: &random)!,
+                .constant(.integer(Int64(random.next() % 5))), modifier: quantifier)
         case 5:
             let operation: CollectionOperator = [.count, .sum, .maximum].randomElement(using: &random)!
-            return .comparison(.collectionOperation(operation, collection: ["pets"], keyPath: operation == .count ? [] : ["legs"]),
-                               [.greater, .equal, .less].randomElement(using: &random)!, .constant(.integer(Int64(random.next() % 6))))
+            return .comparison(
+                .collectionOperation(operation, collection: ["pets"], keyPath: operation == .count ? [] : ["legs"]),
+                [.greater, .equal, .less].randomElement(using: &random)!, .constant(.integer(Int64(random.next() % 6))))
         case 6:
             return .comparison(.keyPath(["friend"]), [.equal, .notEqual].randomElement(using: &random)!, .constant(.null))
         default:
@@ -166,8 +173,10 @@ import Testing
             let syntax = Self.predicate(&random)
             let reparsed = try PredicateSyntax.parse(syntax.description, arguments: [])
             #expect(reparsed == syntax, "\(syntax.description)")
-            let sortKeys = [SortKey("name", ascending: random.next() % 2 == 0, caseInsensitive: random.next() % 2 == 0),
-                            SortKey("friend.age", ascending: random.next() % 2 == 0), SortKey("score")].shuffled(using: &random)
+            let sortKeys = [
+                SortKey("name", ascending: random.next() % 2 == 0, caseInsensitive: random.next() % 2 == 0),
+                SortKey("friend.age", ascending: random.next() % 2 == 0), SortKey("score")
+            ].shuffled(using: &random)
             var request = FetchRequest("Person", predicate: .syntax(syntax), sortKeys: Array(sortKeys.prefix(Int(random.next() % 4))))
             if random.next() % 4 == 0 { request.setRange(Int(random.next() % 5)..<Int(5 + random.next() % 20), reversed: random.next() % 2 == 0) }
             let expected = reference.evaluate(request)
@@ -275,12 +284,13 @@ struct ReferenceData {
         case .comparison(let lhs, let op, let rhs, let options, let modifier):
             if case .collectionOperation(let operation, _, _) = lhs, case .constant(let bound) = rhs {
                 let legs = person.pets.compactMap { Self.number($0["legs"] ?? .null) }
-                let result: Double? = switch operation {
-                case .count: Double(person.pets.count)
-                case .sum: legs.reduce(0, +)
-                case .maximum: legs.max()
-                default: nil
-                }
+                let result: Double? =
+                    switch operation {
+                    case .count: Double(person.pets.count)
+                    case .sum: legs.reduce(0, +)
+                    case .maximum: legs.max()
+                    default: nil
+                    }
                 return Self.compare(result.map { .double($0) } ?? .null, op, bound, options)
             }
             guard case .keyPath(let keys) = lhs else { return false }
@@ -333,11 +343,17 @@ struct ReferenceData {
                 var pattern = "^"
                 var escaped = false
                 for character in b {
-                    if escaped { pattern += NSRegularExpression.escapedPattern(for: String(character)); escaped = false }
-                    else if character == "\\" { escaped = true }
-                    else if character == "*" { pattern += ".*" }
-                    else if character == "?" { pattern += "." }
-                    else { pattern += NSRegularExpression.escapedPattern(for: String(character)) }
+                    if escaped {
+                        pattern += NSRegularExpression.escapedPattern(for: String(character)); escaped = false
+                    } else if character == "\\" {
+                        escaped = true
+                    } else if character == "*" {
+                        pattern += ".*"
+                    } else if character == "?" {
+                        pattern += "."
+                    } else {
+                        pattern += NSRegularExpression.escapedPattern(for: String(character))
+                    }
                 }
                 let expression = try? NSRegularExpression(pattern: pattern + "$", options: [.dotMatchesLineSeparators])
                 return expression?.firstMatch(in: a, range: NSRange(a.startIndex..., in: a)) != nil

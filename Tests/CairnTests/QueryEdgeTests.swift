@@ -42,13 +42,16 @@ import Testing
         }
         if saved { try await context.save() }
         let query = { (format: String) throws -> [String] in
-            try context.fetch(FetchRequest("Animal", predicate: try FetchPredicate(format: format), sortKeys: [SortKey("name")])).compactMap { $0.string("name") }
+            try context.fetch(FetchRequest("Animal", predicate: try FetchPredicate(format: format), sortKeys: [SortKey("name")])).compactMap {
+                $0.string("name")
+            }
         }
         #expect(try query("owner.name == 'Ann'") == ["Rex"])
         #expect(try query("owner.name == 'Bob'") == ["Fido", "Tom"])
         #expect(try query("owner == nil").isEmpty)
         #expect(try query("vet.name == 'Dr Who'") == ["Fido", "Rex", "Tom"])
-        let people = try context.fetch(FetchRequest("Person", predicate: try FetchPredicate(format: "ANY animals.vet.name == 'Dr Who' AND animals.@count == 2")))
+        let people = try context.fetch(
+            FetchRequest("Person", predicate: try FetchPredicate(format: "ANY animals.vet.name == 'Dr Who' AND animals.@count == 2")))
         #expect(people.compactMap { $0.string("name") } == ["Bob"])
         let sorted = try context.fetch(FetchRequest("Animal", sortKeys: [SortKey("owner.name", ascending: false), SortKey("name")]))
         #expect(sorted.compactMap { $0.string("name") } == ["Fido", "Tom", "Rex"])
@@ -114,10 +117,12 @@ import Testing
         reference = reference.map { $0.sensor == 5 ? (5, -1, $0.label) : $0 }.filter { $0.sensor != 6 }
         let view = store.viewContext
         #expect(try view.count(FetchRequest("Reading")) == reference.count)
-        #expect(try view.count(FetchRequest("Reading", predicate: try FetchPredicate(format: "value BETWEEN {10, 20.5}")))
+        #expect(
+            try view.count(FetchRequest("Reading", predicate: try FetchPredicate(format: "value BETWEEN {10, 20.5}")))
                 == reference.filter { $0.value >= 10 && $0.value <= 20.5 }.count)
         #expect(try view.count(FetchRequest("Reading", predicate: try FetchPredicate(format: "value < 0"))) == reference.filter { $0.value < 0 }.count)
-        #expect(try view.count(FetchRequest("Reading", predicate: try FetchPredicate(format: "label ENDSWITH '7' AND sensor IN {1, 2, 3, 4, 5, 8}")))
+        #expect(
+            try view.count(FetchRequest("Reading", predicate: try FetchPredicate(format: "label ENDSWITH '7' AND sensor IN {1, 2, 3, 4, 5, 8}")))
                 == reference.filter { $0.label.hasSuffix("7") && [1, 2, 3, 4, 5, 8].contains($0.sensor) }.count)
         let total = try view.aggregate(.sum("sensor"), FetchRequest("Reading", predicate: try FetchPredicate(format: "label CONTAINS[c] 'R1'")))
         #expect(total == .integer(reference.filter { $0.label.contains("r1") }.reduce(0) { $0 + $1.sensor }))
@@ -140,17 +145,19 @@ import Testing
         let alphabet = Array("abcAB9@.-é")
         var texts: [String] = []
         for _ in 0..<1500 {
-            let text = String((0..<Int.random(in: 0...40, using: &generator)).map { _ in
-                // Mostly ASCII; now and then a non-ASCII letter, which the byte search leaves alone.
-                alphabet[Int.random(in: 0..<(Int.random(in: 0..<20, using: &generator) == 0 ? alphabet.count : alphabet.count - 1), using: &generator)]
-            })
+            let text = String(
+                (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                    // Mostly ASCII; now and then a non-ASCII letter, which the byte search leaves alone.
+                    alphabet[Int.random(in: 0..<(Int.random(in: 0..<20, using: &generator) == 0 ? alphabet.count : alphabet.count - 1), using: &generator)]
+                })
             texts.append(text)
             try context.make("Note", ["text": .string(text)])
         }
         try await context.save()
         let view = store.viewContext
         for _ in 0..<60 {
-            let needle = String((0..<Int.random(in: 1...3, using: &generator)).map { _ in alphabet[Int.random(in: 0..<(alphabet.count - 1), using: &generator)] })
+            let needle = String(
+                (0..<Int.random(in: 1...3, using: &generator)).map { _ in alphabet[Int.random(in: 0..<(alphabet.count - 1), using: &generator)] })
             let sensitive = try view.count(FetchRequest("Note", predicate: try FetchPredicate(format: "text CONTAINS %@", needle)))
             let insensitive = try view.count(FetchRequest("Note", predicate: try FetchPredicate(format: "text CONTAINS[c] %@", needle)))
             #expect(sensitive == texts.filter { $0.contains(needle) }.count, "CONTAINS \(needle)")
@@ -168,7 +175,8 @@ import Testing
         }
         for _ in 0..<400 {
             func bound() -> OrderedIndex.Bound? {
-                Bool.random(using: &generator) ? nil : .init(value: .integer(Int64.random(in: -10..<720, using: &generator)), inclusive: Bool.random(using: &generator))
+                Bool.random(using: &generator)
+                    ? nil : .init(value: .integer(Int64.random(in: -10..<720, using: &generator)), inclusive: Bool.random(using: &generator))
             }
             let lower = bound(), upper = bound()
             let listed = index.objects(from: lower, to: upper)
@@ -206,7 +214,9 @@ import Testing
         // The one double whose hash as a date equals nil's (the hash is a bijection of its bits).
         let nilLike = Date(timeIntervalSinceReferenceDate: Double(bitPattern: 0x6491_24a8_0223_8c45))
         #expect(IndexKey.hash(.date(nilLike)) == IndexKey.hash(.null))
-        let dates: [Date?] = [Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: -0.0), nil, Date(timeIntervalSinceReferenceDate: 1.5)]
+        let dates: [Date?] = [
+            Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: -0.0), nil, Date(timeIntervalSinceReferenceDate: 1.5)
+        ]
         for (index, number) in numbers.enumerated() {
             let date = dates[index % dates.count].map(Value.date) ?? .null
             try writer.make("Item", ["n": number.map(Value.integer) ?? .null, "m": number.map(Value.integer) ?? .null, "d": date, "e": date])
@@ -238,7 +248,11 @@ import Testing
 @Suite struct IdentityMapTests {
     /// A store of `count` saved notes numbered from 0 (a unique attribute).
     static func store(notes count: Int) async throws -> Store {
-        let model = try Model { Entity("Note") { Attribute("n", .integer64, optional: false); Unique("n") } }
+        let model = try Model {
+            Entity("Note") {
+                Attribute("n", .integer64, optional: false); Unique("n")
+            }
+        }
         let store = Store(inMemory: model)
         let writer = store.newBackgroundContext()
         for n in 0..<count { try writer.make("Note", ["n": .integer(Int64(n))]) }

@@ -36,12 +36,16 @@ import Testing
         let books: [(String, Int64, Int64, String, Double, Int)] = [
             ("Germinal", 1885, 592, "12.50", 4.5, 0), ("Nana", 1880, 480, "9.99", 3.9, 0),
             ("Emma", 1815, 474, "7.25", 4.1, 1), ("Persuasion", 1817, 249, "6.00", 4.3, 1),
-            ("Vingt mille lieues", 1870, 512, "11.00", 4.4, 2),
+            ("Vingt mille lieues", 1870, 512, "11.00", 4.4, 2)
         ]
         for (title, year, pages, price, rating, author) in books {
-            let book = try context.make("Book", ["title": .string(title), "year": .integer(year), "pages": .integer(pages),
-                                                 "price": .decimal(Decimal(string: price)!), "rating": .double(rating),
-                                                 "published": .date(Date(timeIntervalSince1970: Double(year - 1970) * 31_557_600))])
+            let book = try context.make(
+                "Book",
+                [
+                    "title": .string(title), "year": .integer(year), "pages": .integer(pages),
+                    "price": .decimal(Decimal(string: price)!), "rating": .double(rating),
+                    "published": .date(Date(timeIntervalSince1970: Double(year - 1970) * 31_557_600))
+                ])
             try book.setObject(authors[author], forKey: "author")
         }
         try await context.save()
@@ -50,8 +54,10 @@ import Testing
         return (store, context)
     }
 
-    static func titles(_ context: ObjectContext, _ format: String, _ arguments: any PredicateArgument...,
-                       sort: [SortKey] = [SortKey("title")]) throws -> [String] {
+    static func titles(
+        _ context: ObjectContext, _ format: String, _ arguments: any PredicateArgument...,
+        sort: [SortKey] = [SortKey("title")]
+    ) throws -> [String] {
         let request = FetchRequest("Book", predicate: try FetchPredicate(format: format, argumentArray: arguments), sortKeys: sort)
         return try context.fetch(request).compactMap { $0.string("title") }
     }
@@ -127,7 +133,8 @@ import Testing
     @Test func sortingPagingAndReversedRanges() async throws {
         let (_, context) = try await Self.library()
         let byAuthor = [SortKey("author.name", caseInsensitive: true), SortKey("year", ascending: false)]
-        #expect(try Self.titles(context, "TRUEPREDICATE", sort: byAuthor)
+        #expect(
+            try Self.titles(context, "TRUEPREDICATE", sort: byAuthor)
                 == ["Persuasion", "Emma", "Le Tour du monde", "Vingt mille lieues", "Germinal", "Nana"])
         // Plain order: uppercase before lowercase, "É" after both.
         #expect(try Self.titles(context, "TRUEPREDICATE", sort: [SortKey("author.name"), SortKey("year")]).first == "Emma")
@@ -155,8 +162,11 @@ import Testing
         #expect(try context.aggregate(.average("pages"), FetchRequest("Book", predicate: .compare("year", .less, 1820))) == .double(361.5))
         #expect(try context.aggregate(.average("rating"), FetchRequest("Book", predicate: .constant(false))) == .null)
         let groups = try context.aggregate([.count, .sum("pages"), .maximum("rating")], all, groupBy: ["author.country"])
-        #expect(groups == [AggregateGroup(keys: ["FR"], values: [4, .integer(592 + 480 + 512 + 300), 4.5]),
-                           AggregateGroup(keys: ["GB"], values: [2, .integer(474 + 249), 4.3])])
+        #expect(
+            groups == [
+                AggregateGroup(keys: ["FR"], values: [4, .integer(592 + 480 + 512 + 300), 4.5]),
+                AggregateGroup(keys: ["GB"], values: [2, .integer(474 + 249), 4.3])
+            ])
         #expect(throws: StoreError.self) { try context.aggregate(.sum("title"), all) }
         // Without unsaved changes, aggregates take the parallel path over rows: the same answers.
         context.rollback()
@@ -231,17 +241,21 @@ import Testing
         #expect(try Self.titles(context, "SELF IN %@ AND year < 1850", everyBook + everyBook) == ["Emma", "Persuasion"])
         // SELF with objects reads just those objects, unsaved ones included, others' entities out.
         let unsaved = try book("Le Tour du monde")
-        #expect(try context.explain(FetchRequest("Book", predicate: try FetchPredicate(format: "SELF IN %@", [emma, nana])))
-            .contains("read the 2 objects named by SELF"))
+        #expect(
+            try context.explain(FetchRequest("Book", predicate: try FetchPredicate(format: "SELF IN %@", [emma, nana])))
+                .contains("read the 2 objects named by SELF"))
         #expect(try Self.titles(context, "SELF IN %@", [emma.objectID, unsaved.objectID, zola.objectID]) == ["Emma", "Le Tour du monde"])
         #expect(try Self.titles(context, "SELF == %@ AND year > 1900", emma).isEmpty)
-        let clean = context.store.newBackgroundContext()     // nothing unsaved: the committed path
+        let clean = context.store.newBackgroundContext()  // nothing unsaved: the committed path
         let named = FetchRequest("Book", predicate: try FetchPredicate(format: "SELF IN %@ AND year < 1880", [emma, nana, unsaved]))
         #expect(try clean.fetch(named).compactMap { $0.string("title") } == ["Emma"])
         #expect(try clean.count(named) == 1)
         let scratch = context.newChildContext()
         try scratch.delete(emma.objectID)
-        #expect(try scratch.fetch(FetchRequest("Book", predicate: try FetchPredicate(format: "SELF IN %@", [emma, nana]))).compactMap { $0.string("title") } == ["Nana"])
+        #expect(
+            try scratch.fetch(FetchRequest("Book", predicate: try FetchPredicate(format: "SELF IN %@", [emma, nana]))).compactMap { $0.string("title") } == [
+                "Nana"
+            ])
         // Equal: the same object ID in the same context.
         let emmaAgain = try book("Emma")
         #expect(emma == emmaAgain && emma != nana && Set([emma, emmaAgain]).count == 1)

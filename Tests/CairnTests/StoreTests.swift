@@ -33,9 +33,11 @@ import Testing
         #expect(try author.value(forKey: "rating") == .double(0), "defaults are applied")
         #expect(Set(try author.objects(forKey: "books").compactMap { $0.string("title") }) == ["A Wizard of Earthsea", "The Dispossessed"])
         #expect(store.objectID(forURI: try #require(uris["author"])) == authorID)
-        for malformed in ["", "cairn://", "cairn://\(store.identifier)/Author", "cairn://\(store.identifier)/Nope/p1",
-                          "cairn://\(UUID())/Author/p1", "cairn://\(store.identifier)/Author/p", "cairn://\(store.identifier)/Author/px",
-                          "http://\(store.identifier)/Author/p1"] {
+        for malformed in [
+            "", "cairn://", "cairn://\(store.identifier)/Author", "cairn://\(store.identifier)/Nope/p1",
+            "cairn://\(UUID())/Author/p1", "cairn://\(store.identifier)/Author/p", "cairn://\(store.identifier)/Author/px",
+            "http://\(store.identifier)/Author/p1"
+        ] {
             #expect(store.objectID(forURI: malformed) == nil, "\(malformed)")
         }
         #expect(try store.count(of: "Item") == 2)
@@ -158,7 +160,11 @@ import Testing
         try await store.viewContext.save()
         try await store.close()
 
-        let changed = try Model { Entity("Author") { Attribute("name", .string); Attribute("email", .string) } }
+        let changed = try Model {
+            Entity("Author") {
+                Attribute("name", .string); Attribute("email", .string)
+            }
+        }
         var failing = StoreOptions()
         failing.modelMismatch = .fail
         #expect { try Store(at: folder.store(), model: changed, options: failing) } throws: { error in
@@ -328,7 +334,7 @@ import Testing
         try salvaged.viewContext.make("Author", ["name": "Refused"])
         await #expect { try await salvaged.viewContext.save() } throws: { ($0 as? StoreError)?.code == .readOnly }
         try await salvaged.close()
-        let recovered = try Store(at: folder.store(), model: model)     // pointInTime: the tail is cut
+        let recovered = try Store(at: folder.store(), model: model)  // pointInTime: the tail is cut
         #expect(try recovered.count(of: "Author") == 1)
         try recovered.viewContext.make("Author", ["name": "After"])
         try await recovered.viewContext.save()

@@ -75,9 +75,10 @@ import Testing
     @Test func everySupportedTypeRoundTripsThroughTheStore() async throws {
         let folder = TemporaryDirectory()
         let model = try Self.model()
-        let value = Catalogued(code: "R1", genre: .poetry, added: Date(timeIntervalSince1970: 1_700_000_000.25),
-                               id: UUID(), price: Decimal(string: "19.99")!, cover: Data([1, 2, 3]),
-                               site: URL(string: "https://example.org/r1"), pages: 320)
+        let value = Catalogued(
+            code: "R1", genre: .poetry, added: Date(timeIntervalSince1970: 1_700_000_000.25),
+            id: UUID(), price: Decimal(string: "19.99")!, cover: Data([1, 2, 3]),
+            site: URL(string: "https://example.org/r1"), pages: 320)
         do {
             let store = try Store(at: folder.store(), model: model)
             try store.viewContext.upsert(value)

@@ -24,8 +24,10 @@ import Testing
         let store = Store(inMemory: model)
         let context = store.viewContext
         for (index, name) in ["Ada", "Bob", "Cleo", "Dan", "Eve"].enumerated() {
-            try context.upsert(Person(name: name, age: 20 + index * 10, email: index % 2 == 0 ? "\(name.lowercased())@example.org" : nil,
-                                      joined: Date(timeIntervalSinceReferenceDate: Double(index) * 1000)))
+            try context.upsert(
+                Person(
+                    name: name, age: 20 + index * 10, email: index % 2 == 0 ? "\(name.lowercased())@example.org" : nil,
+                    joined: Date(timeIntervalSinceReferenceDate: Double(index) * 1000)))
         }
         try await context.save()
         return context
@@ -60,8 +62,9 @@ import Testing
         let context = try await Self.context()
         let request = FetchRequest("Person", predicate: try FetchPredicate(#Predicate<Person> { $0.age == 30 }))
         #expect(try context.explain(request).contains("hash index"))
-        #expect(try context.explain(FetchRequest("Person", predicate: try FetchPredicate(#Predicate<Person> { $0.name == "Ada" })))
-            .contains("uniqueness index"))
+        #expect(
+            try context.explain(FetchRequest("Person", predicate: try FetchPredicate(#Predicate<Person> { $0.name == "Ada" })))
+                .contains("uniqueness index"))
     }
 
     @Test func unsupportedExpressionsAreNamed() throws {

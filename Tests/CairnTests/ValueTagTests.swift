@@ -15,13 +15,15 @@ import Testing
         .attribute(.bool(false)), .attribute(.bool(true)), .attribute(.date(Date(timeIntervalSinceReferenceDate: 1234.5))),
         .attribute(.binary([0, 1, 2, 255])), .attribute(.uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))),
         .attribute(.uri("https://example.com/a")),
-        .toOne(nil), .toOne(ObjectID(entity: 3, key: 300)), .toMany([]), .toMany([ObjectID(entity: 1, key: 2), ObjectID(entity: 70_000, key: 1 << 40)]),
+        .toOne(nil), .toOne(ObjectID(entity: 3, key: 300)), .toMany([]), .toMany([ObjectID(entity: 1, key: 2), ObjectID(entity: 70_000, key: 1 << 40)])
     ]
 
     @Test func theTagNumbersAndFixedSizesAreTheFileFormats() {
         // docs/FORMAT.md §9: these numbers are on disk in every store.
-        let names: [ValueTag] = [.null, .string, .integer, .double, .float, .decimal, .falseValue, .trueValue, .date, .binary, .uuid, .uri,
-                                 .noObject, .object, .objects]
+        let names: [ValueTag] = [
+            .null, .string, .integer, .double, .float, .decimal, .falseValue, .trueValue, .date, .binary, .uuid, .uri,
+            .noObject, .object, .objects
+        ]
         #expect(names.map(\.rawValue) == Array(0...14))
         #expect(ValueTag.allCases.count == 15)
         let sizes = (0..<16).map { ValueTag.fixedSize(ofTag: UInt8($0)) }

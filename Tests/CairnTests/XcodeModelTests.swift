@@ -42,8 +42,9 @@ enum FixturePaths {
                 let model = version.model
                 #expect(model.entities.count == Self.occurrences(of: "<entity ", in: xml), "\(contents): entities")
                 #expect(model.entities.reduce(0) { $0 + $1.attributes.count } == Self.occurrences(of: "<attribute ", in: xml), "\(contents): attributes")
-                #expect(model.entities.reduce(0) { $0 + $1.relationships.count } == Self.occurrences(of: "<relationship ", in: xml),
-                        "\(contents): relationships")
+                #expect(
+                    model.entities.reduce(0) { $0 + $1.relationships.count } == Self.occurrences(of: "<relationship ", in: xml),
+                    "\(contents): relationships")
                 try Self.checkRoundTrip(model, contents)
                 versionsChecked += 1
             }
@@ -132,7 +133,7 @@ enum FixturePaths {
     @Test(arguments: [
         ("Unsupported/ObjectID.xcdatamodel", 5, "target"),
         ("Unsupported/Undefined.xcdatamodel", 5, "value"),
-        ("Unsupported/Composite.xcdatamodel", 4, "address"),
+        ("Unsupported/Composite.xcdatamodel", 4, "address")
     ])
     func unsupportedTypesAreRefusedByName(path: String, line: Int, attribute: String) throws {
         #expect { try Self.model(path) } throws: { error in
@@ -153,7 +154,7 @@ enum FixturePaths {
         ("bad-default-value.xml", .invalidDefault, 5, "attribute"),
         ("bad-min-count.xml", .invalidCount, 5, "relationship"),
         ("constraint-on-unknown-attribute.xml", .unknownConstraintAttribute, 7, "constraint"),
-        ("unknown-parent-entity.xml", .unknownParent, 3, "entity"),
+        ("unknown-parent-entity.xml", .unknownParent, 3, "entity")
     ])
     func brokenFilesNameTheLineAndElement(file: String, code: ModelError.Code, line: Int, element: String?) throws {
         #expect { try Self.model("Broken/" + file) } throws: { error in
@@ -172,25 +173,28 @@ enum FixturePaths {
     }
 
     static func xml(_ body: String) -> Data {
-        Data(("""
-        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-        """ + body + "\n</model>\n").utf8)
+        Data(
+            ("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            """ + body + "\n</model>\n").utf8)
     }
 
     @Test func hostileAndSloppyFilesAreRefused() throws {
-        let laughs = Data("""
-        <?xml version="1.0"?>
-        <!DOCTYPE model [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>
-        <model><entity name="E"><attribute name="x" attributeType="String" defaultValueString="&b;"/></entity></model>
-        """.utf8)
+        let laughs = Data(
+            """
+            <?xml version="1.0"?>
+            <!DOCTYPE model [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>
+            <model><entity name="E"><attribute name="x" attributeType="String" defaultValueString="&b;"/></entity></model>
+            """.utf8)
         #expect { try Model(xcodeModelXML: laughs) } throws: { ($0 as? ModelError)?.line == 2 }
         for text in ["0x10", "nan", "1.5abc", ""] {
             let model = Self.xml(#"<entity name="E"><attribute name="d" attributeType="Decimal" defaultValueString="\#(text)"/></entity>"#)
             #expect(throws: ModelError.self, "decimal default \(text)") { try Model(xcodeModelXML: model) }
         }
-        #expect(try Model(xcodeModelXML: Self.xml(#"<entity name="E"><attribute name="d" attributeType="Decimal" defaultValueString="-12.50"/></entity>"#))
-            .entities[0].attributes[0].defaultValue == .decimal(Decimal(string: "-12.5")!))
+        #expect(
+            try Model(xcodeModelXML: Self.xml(#"<entity name="E"><attribute name="d" attributeType="Decimal" defaultValueString="-12.50"/></entity>"#))
+                .entities[0].attributes[0].defaultValue == .decimal(Decimal(string: "-12.5")!))
         let twice = Self.xml(#"<entity name="E"><userInfo><entry key="k" value="1"/><entry key="k" value="2"/></userInfo></entity>"#)
         #expect { try Model(xcodeModelXML: twice) } throws: { ($0 as? ModelError)?.line == 2 }
         #expect(throws: ModelError.self) { try Model(contentsOf: "/dev/zero") }

@@ -38,11 +38,12 @@ func name(_ durability: Durability) -> String {
 }
 
 func appendCount(durability: Durability, appenders: Int, size: Int) -> Int {
-    let base: Int = switch durability {
-    case .always: appenders == 1 ? 3000 : appenders == 8 ? 10_000 : 40_000
-    default: 300_000
-    }
-    let budget = (quick ? 32 : 256) << 20        // bytes of payload per run at most
+    let base: Int =
+        switch durability {
+        case .always: appenders == 1 ? 3000 : appenders == 8 ? 10_000 : 40_000
+        default: 300_000
+        }
+    let budget = (quick ? 32 : 256) << 20  // bytes of payload per run at most
     return max(1000, min(quick ? base / 5 : base, budget / size))
 }
 
@@ -153,10 +154,11 @@ func replayThroughput(directory: String, onDiskTarget: Int) async throws -> Repl
     let replaySeconds = seconds(clock.now - start)
     precondition(replayed == frames)
     let bytes = inspection.bytesOnDisk
-    return ReplayResult(bytes: bytes, rawBytes: UInt64(rawBytes), frames: frames,
-                        validateGBps: Double(bytes) / validateSeconds / 1e9, validateFramesPerSecond: Double(frames) / validateSeconds,
-                        replayGBps: Double(bytes) / replaySeconds / 1e9, replayFramesPerSecond: Double(frames) / replaySeconds,
-                        replayRawGBps: Double(rawBytes) / replaySeconds / 1e9)
+    return ReplayResult(
+        bytes: bytes, rawBytes: UInt64(rawBytes), frames: frames,
+        validateGBps: Double(bytes) / validateSeconds / 1e9, validateFramesPerSecond: Double(frames) / validateSeconds,
+        replayGBps: Double(bytes) / replaySeconds / 1e9, replayFramesPerSecond: Double(frames) / replaySeconds,
+        replayRawGBps: Double(rawBytes) / replaySeconds / 1e9)
 }
 
 enum LogInspectionSize {

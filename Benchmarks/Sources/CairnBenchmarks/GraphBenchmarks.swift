@@ -20,7 +20,7 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let clock = ContinuousClock()
     let profile = ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"]
     var start = clock.now
-    var makingTimes: [Duration] = [], savingTimes: [Duration] = []     // per save of `batch` objects
+    var makingTimes: [Duration] = [], savingTimes: [Duration] = []  // per save of `batch` objects
     if profile != "batch" {
         let store = try Store(at: cairnPath, model: model)
         for offset in stride(from: 0, to: count, by: batch) {
@@ -59,7 +59,7 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
         return initial
     }
     try? FileManager.default.removeItem(atPath: batchPath)
-    let logBytes = try LogInspection.inspect(directory: cairnPath).rawBytes     // uncompressed change records
+    let logBytes = try LogInspection.inspect(directory: cairnPath).rawBytes  // uncompressed change records
 
     // For profiling replay alone: CAIRN_BENCH_REOPENS=N opens the store N more times first.
     for _ in 0..<(ProcessInfo.processInfo.environment["CAIRN_BENCH_REOPENS"].flatMap(Int.init) ?? 0) {
@@ -121,14 +121,18 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     start = clock.now
     let updater = store.newBackgroundContext()
     for index in stride(from: 0, to: count, by: 10) {
-        try updater.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(index)))))?.setValue(.integer(Int64(index % 1000)), forKey: "visits")
+        try updater.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(index)))))?.setValue(
+            .integer(Int64(index % 1000)), forKey: "visits")
     }
     try await updater.save()
     let cairnUpdate = Double(count / 10) / seconds(clock.now - start)
     try await store.close()
 
     if onlyCairn {
-        report.row("Cairn alone", "insert \(Int(cairnInsert))/s, batch insert \(Int(cairnBatchInsert))/s, reopen \(Int(cairnReopen))/s (\(cairnReopens.map { "\(Int($0 / 1000))k" }.joined(separator: ", "))), lookup \(Int(cairnLookup))/s, update \(Int(cairnUpdate))/s, \(Int(memoryPerObject)) bytes/object")
+        report.row(
+            "Cairn alone",
+            "insert \(Int(cairnInsert))/s, batch insert \(Int(cairnBatchInsert))/s, reopen \(Int(cairnReopen))/s (\(cairnReopens.map { "\(Int($0 / 1000))k" }.joined(separator: ", "))), lookup \(Int(cairnLookup))/s, update \(Int(cairnUpdate))/s, \(Int(memoryPerObject)) bytes/object"
+        )
         return report
     }
 
@@ -187,25 +191,45 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let grdbUpdate = Double(count / 10) / seconds(clock.now - start)
     try pool.close()
 
-    report.row("insert, durable saves of 10k", "Cairn \(Int(cairnInsert)) objects/s, GRDB \(Int(grdbInsert)) rows/s", note: "\(fixed(cairnInsert / grdbInsert, 2))× (managed objects in a context)")
-    report.row("batch insert, durable saves of 10k", "Cairn \(Int(cairnBatchInsert)) objects/s, GRDB \(Int(grdbInsert)) rows/s", note: "\(fixed(cairnBatchInsert / grdbInsert, 2))× (Store.batchInsert)")
-    report.row("reopen to a full view", "Cairn \(Int(cairnReopen)) objects/s, GRDB \(Int(grdbReopen)) rows/s", note: "GRDB: open + fetch all rows into structs; \(fixed(cairnReopen / grdbReopen, 2))×; Cairn's median of three opens: \(cairnReopens.map { "\(Int($0 / 1000))k" }.joined(separator: ", ")) (the first follows malloc_trim)")
-    report.row("resident memory added by reopening", "\(Int(memoryPerObject)) bytes per object",
-               note: "\(fixed(memoryPerObject * Double(count) / Double(logBytes), 2))× the uncompressed log (\(Int(logBytes) / count) bytes per object); \(fixed(memoryPerObject * Double(count) / Double(dataBytes), 2))× the bare attribute bytes (\(dataBytes / count))")
-    report.row("lookup by unique key", "Cairn \(Int(cairnLookup))/s, GRDB \(Int(grdbLookup))/s", note: "\(fixed(cairnLookup / grdbLookup, 1))× (Cairn: fetchFirst in the view context)")
-    report.row("floor of a lookup in this loop", "key string alone \(Int(keyStrings))/s; with a Swift Dictionary lookup \(Int(dictionaryLookup))/s",
-               note: "\(fixed(keyStrings / grdbLookup, 1))× and \(fixed(dictionaryLookup / grdbLookup, 1))× GRDB"
-                   + (dictionaryLookup < 50 * grdbLookup ? " (a bare hash table of the keys falls short of 50× itself)" : ""))
-    report.row("one random read of memory", "\(fixed(memoryRead, 1)) ns", note: "a chain of dependent reads in 128 MiB (about this store's size); 50× GRDB's lookup leaves \(fixed(1e9 / (50 * grdbLookup), 1)) ns a lookup")
-    report.row("update 10% and save", "Cairn \(Int(cairnUpdate)) objects/s, GRDB \(Int(grdbUpdate)) rows/s", note: "one save / one transaction; \(fixed(cairnUpdate / grdbUpdate, 2))×")
-    report.target("reopen to a full view ≥ 3× GRDB and ≥ 2M objects/s", met: cairnReopen >= 3 * grdbReopen && cairnReopen >= 2_000_000,
-                  figure: "\(fixed(cairnReopen / grdbReopen, 2))×, \(Int(cairnReopen)) objects/s")
+    report.row(
+        "insert, durable saves of 10k", "Cairn \(Int(cairnInsert)) objects/s, GRDB \(Int(grdbInsert)) rows/s",
+        note: "\(fixed(cairnInsert / grdbInsert, 2))× (managed objects in a context)")
+    report.row(
+        "batch insert, durable saves of 10k", "Cairn \(Int(cairnBatchInsert)) objects/s, GRDB \(Int(grdbInsert)) rows/s",
+        note: "\(fixed(cairnBatchInsert / grdbInsert, 2))× (Store.batchInsert)")
+    report.row(
+        "reopen to a full view", "Cairn \(Int(cairnReopen)) objects/s, GRDB \(Int(grdbReopen)) rows/s",
+        note:
+            "GRDB: open + fetch all rows into structs; \(fixed(cairnReopen / grdbReopen, 2))×; Cairn's median of three opens: \(cairnReopens.map { "\(Int($0 / 1000))k" }.joined(separator: ", ")) (the first follows malloc_trim)"
+    )
+    report.row(
+        "resident memory added by reopening", "\(Int(memoryPerObject)) bytes per object",
+        note:
+            "\(fixed(memoryPerObject * Double(count) / Double(logBytes), 2))× the uncompressed log (\(Int(logBytes) / count) bytes per object); \(fixed(memoryPerObject * Double(count) / Double(dataBytes), 2))× the bare attribute bytes (\(dataBytes / count))"
+    )
+    report.row(
+        "lookup by unique key", "Cairn \(Int(cairnLookup))/s, GRDB \(Int(grdbLookup))/s",
+        note: "\(fixed(cairnLookup / grdbLookup, 1))× (Cairn: fetchFirst in the view context)")
+    report.row(
+        "floor of a lookup in this loop", "key string alone \(Int(keyStrings))/s; with a Swift Dictionary lookup \(Int(dictionaryLookup))/s",
+        note: "\(fixed(keyStrings / grdbLookup, 1))× and \(fixed(dictionaryLookup / grdbLookup, 1))× GRDB"
+            + (dictionaryLookup < 50 * grdbLookup ? " (a bare hash table of the keys falls short of 50× itself)" : ""))
+    report.row(
+        "one random read of memory", "\(fixed(memoryRead, 1)) ns",
+        note: "a chain of dependent reads in 128 MiB (about this store's size); 50× GRDB's lookup leaves \(fixed(1e9 / (50 * grdbLookup), 1)) ns a lookup")
+    report.row(
+        "update 10% and save", "Cairn \(Int(cairnUpdate)) objects/s, GRDB \(Int(grdbUpdate)) rows/s",
+        note: "one save / one transaction; \(fixed(cairnUpdate / grdbUpdate, 2))×")
+    report.target(
+        "reopen to a full view ≥ 3× GRDB and ≥ 2M objects/s", met: cairnReopen >= 3 * grdbReopen && cairnReopen >= 2_000_000,
+        figure: "\(fixed(cairnReopen / grdbReopen, 2))×, \(Int(cairnReopen)) objects/s")
     report.target("insert ≥ 3× GRDB (managed objects)", met: cairnInsert >= 3 * grdbInsert, figure: "\(fixed(cairnInsert / grdbInsert, 2))×")
     report.target("insert ≥ 3× GRDB (batch insert)", met: cairnBatchInsert >= 3 * grdbInsert, figure: "\(fixed(cairnBatchInsert / grdbInsert, 2))×")
     report.target("unique-key lookup ≥ 50× GRDB", met: cairnLookup >= 50 * grdbLookup, figure: "\(fixed(cairnLookup / grdbLookup, 1))×")
-    report.target("resident memory ≤ 2× the uncompressed data (the log's change records, uncompressed)",
-                  met: memoryPerObject * Double(count) <= 2 * Double(logBytes),
-                  figure: "\(fixed(memoryPerObject * Double(count) / Double(logBytes), 2))×")
+    report.target(
+        "resident memory ≤ 2× the uncompressed data (the log's change records, uncompressed)",
+        met: memoryPerObject * Double(count) <= 2 * Double(logBytes),
+        figure: "\(fixed(memoryPerObject * Double(count) / Double(logBytes), 2))×")
     return report
 }
 
@@ -240,7 +264,8 @@ func heapInUse() -> Int {
     typealias Trim = @convention(c) (Int) -> Int32
     if let symbol = dlsym(nil, "malloc_trim") { _ = unsafeBitCast(symbol, to: Trim.self)(0) }
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-          let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+        let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
@@ -309,8 +334,10 @@ struct Person: FetchableRecord {
 
     /// The attribute values in ``columns``' order, for a batch insert.
     var row: [Value] {
-        [.string(key), .string(givenName), .string(familyName), .string(email), .string(city), .date(born), .double(score),
-         .bool(active), .integer(visits), .date(created)]
+        [
+            .string(key), .string(givenName), .string(familyName), .string(email), .string(city), .date(born), .double(score),
+            .bool(active), .integer(visits), .date(created)
+        ]
     }
 
     func insert(into context: ObjectContext) throws {
@@ -328,10 +355,11 @@ struct Person: FetchableRecord {
     }
 
     static func createTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE person (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, givenName TEXT, familyName TEXT, email TEXT,
-                                 city TEXT, born DATETIME, score DOUBLE, active BOOLEAN, visits INTEGER, created DATETIME)
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE person (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, givenName TEXT, familyName TEXT, email TEXT,
+                                     city TEXT, born DATETIME, score DOUBLE, active BOOLEAN, visits INTEGER, created DATETIME)
+                """)
     }
 
     static let insertSQL = "INSERT INTO person (key, givenName, familyName, email, city, born, score, active, visits, created) VALUES (?,?,?,?,?,?,?,?,?,?)"

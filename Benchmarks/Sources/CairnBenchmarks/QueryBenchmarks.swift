@@ -48,7 +48,8 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
         return Double(repeats) / seconds(clock.now - start)
     }
     func compare(_ name: String, _ cairn: Double, _ grdb: Double, unit: String, note: String = "") {
-        report.row(name, "Cairn \(fixed(cairn, 1))/s, GRDB \(fixed(grdb, 1))/s", note: "\(fixed(cairn / grdb, 2))×" + (note.isEmpty ? "" : "; " + note) + " (\(unit))")
+        report.row(
+            name, "Cairn \(fixed(cairn, 1))/s, GRDB \(fixed(grdb, 1))/s", note: "\(fixed(cairn / grdb, 2))×" + (note.isEmpty ? "" : "; " + note) + " (\(unit))")
     }
 
     // For profiling: CAIRN_BENCH_PROFILE=scan|aggregate|sort|equal|lookup runs that query 200 times
@@ -62,7 +63,9 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
             case "equal": _ = try view.fetch(FetchRequest("Person", predicate: .equal("visits", .integer(7))))
             case "lookup":
                 for index in 0..<1000 { _ = try view.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(index))))) }
-            default: _ = try view.fetchIDs(FetchRequest("Person", predicate: .compare("visits", .less, .integer(50)), sortKeys: [SortKey("score", ascending: false), SortKey("key")]))
+            default:
+                _ = try view.fetchIDs(
+                    FetchRequest("Person", predicate: .compare("visits", .less, .integer(50)), sortKeys: [SortKey("score", ascending: false), SortKey("key")]))
             }
         }
     }
@@ -79,8 +82,9 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
         precondition(found != nil)
     }
     compare("lookup by unique key", cairnUnique, grdbUnique, unit: "lookups")
-    report.row("one random read of memory", "\(fixed(randomReadLatency(bytes: 128 << 20), 1)) ns",
-               note: "dependent reads in 128 MiB; 50× GRDB's lookup leaves \(fixed(1e9 / (50 * grdbUnique), 1)) ns a lookup")
+    report.row(
+        "one random read of memory", "\(fixed(randomReadLatency(bytes: 128 << 20), 1)) ns",
+        note: "dependent reads in 128 MiB; 50× GRDB's lookup leaves \(fixed(1e9 / (50 * grdbUnique), 1)) ns a lookup")
 
     // 2. Equality on an indexed attribute (visits: 500 values, about count/500 objects each).
     let equalities = quick ? 50 : 200
@@ -102,7 +106,8 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let ranges = quick ? 20 : 50
     let cairnRange = try rate(ranges) { index in
         let low = Date(timeIntervalSince1970: -600_000_000 + Double(index) * span)
-        matched = try view.fetch(FetchRequest("Person", predicate: try FetchPredicate(format: "born >= %@ AND born < %@", low, low.addingTimeInterval(span)))).count
+        matched = try view.fetch(FetchRequest("Person", predicate: try FetchPredicate(format: "born >= %@ AND born < %@", low, low.addingTimeInterval(span))))
+            .count
     }
     let grdbRange = try await rate(ranges) { db, index in
         let low = Date(timeIntervalSince1970: -600_000_000 + Double(index) * span)
@@ -121,13 +126,16 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let grdbScan = try await rate(scans) { db, _ in
         _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM person WHERE email LIKE ?", arguments: ["%99@%"])
     }
-    compare("full scan, email CONTAINS[c], counted", cairnScan, grdbScan, unit: "scans of \(count), \(matched) match",
-            note: "Cairn's scans took " + scanTimes.map { fixed($0, 1) }.joined(separator: ", ") + " ms")
+    compare(
+        "full scan, email CONTAINS[c], counted", cairnScan, grdbScan, unit: "scans of \(count), \(matched) match",
+        note: "Cairn's scans took " + scanTimes.map { fixed($0, 1) }.joined(separator: ", ") + " ms")
 
     // 5. A sort of 100k results.
     let sorts = quick ? 3 : 3
     let cairnSort = try rate(sorts) { _ in
-        matched = try view.fetchIDs(FetchRequest("Person", predicate: .compare("visits", .less, .integer(50)), sortKeys: [SortKey("score", ascending: false), SortKey("key")])).count
+        matched = try view.fetchIDs(
+            FetchRequest("Person", predicate: .compare("visits", .less, .integer(50)), sortKeys: [SortKey("score", ascending: false), SortKey("key")])
+        ).count
     }
     let grdbSort = try await rate(sorts) { db, _ in
         _ = try Int64.fetchAll(db, sql: "SELECT id FROM person NOT INDEXED WHERE visits < 50 ORDER BY score DESC, key")

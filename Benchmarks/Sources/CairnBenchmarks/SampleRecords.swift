@@ -15,10 +15,14 @@ struct SampleRecords {
 
     private mutating func below(_ bound: Int) -> Int { Int(random() % UInt64(bound)) }
 
-    private static let given = ["Amelia", "Olivia", "Noah", "Liam", "Mia", "Lucas", "Emma", "Hugo", "Lea", "Jonas",
-                                "Sofia", "Mateo", "Nora", "Elias", "Alba", "Oskar", "Ines", "Felix", "Maja", "Leon"]
-    private static let family = ["Martin", "Bernard", "Dubois", "Garcia", "Müller", "Schmidt", "Rossi", "Novak",
-                                 "Jensen", "Silva", "Kowalski", "Nielsen", "Horvath", "Lindqvist", "Moreau", "Costa"]
+    private static let given = [
+        "Amelia", "Olivia", "Noah", "Liam", "Mia", "Lucas", "Emma", "Hugo", "Lea", "Jonas",
+        "Sofia", "Mateo", "Nora", "Elias", "Alba", "Oskar", "Ines", "Felix", "Maja", "Leon"
+    ]
+    private static let family = [
+        "Martin", "Bernard", "Dubois", "Garcia", "Müller", "Schmidt", "Rossi", "Novak",
+        "Jensen", "Silva", "Kowalski", "Nielsen", "Horvath", "Lindqvist", "Moreau", "Costa"
+    ]
     private static let streets = ["Rue de la Paix", "Hauptstraße", "Via Roma", "Calle Mayor", "Baker Street", "Nørregade"]
     private static let cities = ["Lyon", "Berlin", "Milano", "Madrid", "London", "København", "Porto", "Kraków"]
     private static let statuses = ["active", "pending", "suspended", "closed"]
@@ -31,27 +35,29 @@ struct SampleRecords {
     private mutating func person() -> Person {
         counter += 1
         let given = Self.given[below(Self.given.count)], family = Self.family[below(Self.family.count)]
-        return Person(id: counter, given: given, family: family,
-                      email: "\(given.lowercased()).\(family.lowercased())\(below(100))@example.com",
-                      street: Self.streets[below(Self.streets.count)], number: 1 + below(200),
-                      city: Self.cities[below(Self.cities.count)], birthYear: 1940 + below(65),
-                      score: below(100_000), status: Self.statuses[below(Self.statuses.count)],
-                      updated: "2026-\(10 + below(3))-\(10 + below(18))T\(10 + below(13)):\(10 + below(50)):\(10 + below(50))Z")
+        return Person(
+            id: counter, given: given, family: family,
+            email: "\(given.lowercased()).\(family.lowercased())\(below(100))@example.com",
+            street: Self.streets[below(Self.streets.count)], number: 1 + below(200),
+            city: Self.cities[below(Self.cities.count)], birthYear: 1940 + below(65),
+            score: below(100_000), status: Self.statuses[below(Self.statuses.count)],
+            updated: "2026-\(10 + below(3))-\(10 + below(18))T\(10 + below(13)):\(10 + below(50)):\(10 + below(50))Z")
     }
 
     /// A JSON document of one person, about 250 bytes.
     mutating func json() -> [UInt8] {
         let p = person()
-        return Array("""
-        {"id":\(p.id),"givenName":"\(p.given)","familyName":"\(p.family)","email":"\(p.email)","address":{"street":"\(p.street)","number":\(p.number),"city":"\(p.city)"},"birthYear":\(p.birthYear),"score":\(p.score),"status":"\(p.status)","updatedAt":"\(p.updated)"}
-        """.utf8)
+        return Array(
+            """
+            {"id":\(p.id),"givenName":"\(p.given)","familyName":"\(p.family)","email":"\(p.email)","address":{"street":"\(p.street)","number":\(p.number),"city":"\(p.city)"},"birthYear":\(p.birthYear),"score":\(p.score),"status":"\(p.status)","updatedAt":"\(p.updated)"}
+            """.utf8)
     }
 
     /// A binary change record of one insert: entity and object ids, then tagged fields (about
     /// 130 bytes), as a schema-aware encoding would write it.
     mutating func binary() -> [UInt8] {
         let p = person()
-        var bytes: [UInt8] = [1, 0, 3]                       // record version, flags, entity number
+        var bytes: [UInt8] = [1, 0, 3]  // record version, flags, entity number
         func varint(_ value: UInt64) {
             var value = value
             while value >= 0x80 { bytes.append(UInt8(value & 0x7F) | 0x80); value >>= 7 }

@@ -67,7 +67,7 @@ struct ContextState {
     /// up); false when the object is not one.
     mutating func setInserted(_ id: ObjectID, slot: Int, _ position: Int, _ value: PropertyValue, constrained: Bool) -> Bool {
         guard inserted.setValue(value, at: position, slot: slot, of: id) || inserted.setValue(value, at: position, of: id) else { return false }
-        if constrained { keys.markStale(id, among: inserted) }   // its keys are worked out when asked for
+        if constrained { keys.markStale(id, among: inserted) }  // its keys are worked out when asked for
         return true
     }
 
@@ -103,7 +103,7 @@ struct ContextState {
     mutating func removeSaved(_ saved: PendingChanges, committed: (ObjectID) -> ObjectRecord?) {
         func rebase(_ id: ObjectID) { originals[id] = committed(id) }
         for (id, values) in saved.inserted {
-            if discarded.remove(id) != nil {            // deleted during the save: now delete it for real
+            if discarded.remove(id) != nil {  // deleted during the save: now delete it for real
                 deleted.insert(id)
                 rebase(id)
                 continue

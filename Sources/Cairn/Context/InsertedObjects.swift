@@ -107,7 +107,8 @@ struct InsertedObjects: Sendable {
     /// while `isInIDOrder`, IDs ascend in slot order.
     func checkInvariants() throws(InvariantViolation) {
         try require(ids.count == values.count, "InsertedObjects", "\(ids.count) IDs for \(values.count) value lists")
-        try require(values.count(where: { $0 != nil }) == slots.count, "InsertedObjects", "the lookup knows \(slots.count) objects, the slots hold more or fewer")
+        try require(
+            values.count(where: { $0 != nil }) == slots.count, "InsertedObjects", "the lookup knows \(slots.count) objects, the slots hold more or fewer")
         try require(slots.count * 2 >= ids.count, "InsertedObjects", "\(slots.count) objects in \(ids.count) slots: not packed")
         for (id, slot) in slots {
             try require(ids.indices.contains(slot) && ids[slot] == id && values[slot] != nil, "InsertedObjects", "object \(id) is not in its slot \(slot)")

@@ -64,8 +64,9 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     private func currentValues() throws -> (ObjectContext, ObjectView) {
         let context = try liveContext()
         guard let values = context.view(of: objectID) else {
-            throw StoreError(.invalidObject, "\(entity.name) \(objectID) was deleted or does not exist in \(context.name)",
-                             entity: entity.name, objects: [objectID])
+            throw StoreError(
+                .invalidObject, "\(entity.name) \(objectID) was deleted or does not exist in \(context.name)",
+                entity: entity.name, objects: [objectID])
         }
         return (context, values)
     }
@@ -108,8 +109,9 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         let position = try attributePosition(key)
         let type = entity.attributes[position].type
         guard value.fits(type) else {
-            throw StoreError(.typeMismatch, "\(entity.name).\(key) takes \(type), not \(value.typeName) \(value)",
-                             entity: entity.name, property: key)
+            throw StoreError(
+                .typeMismatch, "\(entity.name).\(key) takes \(type), not \(value.typeName) \(value)",
+                entity: entity.name, property: key)
         }
         let constrained = entity.isConstrained[position]
         if contextState.withLock({ $0.setInserted(objectID, slot: insertSlot, position, .attribute(value), constrained: constrained) }) { return }
@@ -182,7 +184,8 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         guard let context else { return [:] }
         var result: [String: PropertyValue] = [:]
         for (position, value) in context.changes(of: objectID) {
-            let name = position < entity.attributes.count
+            let name =
+                position < entity.attributes.count
                 ? entity.attributes[position].name : entity.relationships[position - entity.attributes.count].name
             result[name] = value
         }

@@ -26,8 +26,9 @@ extension ObjectContext {
             guard let key = function.key else { return nil }
             let resolved = try path(key)
             if function == .sum(key) || function == .average(key), let type = resolved.attributeType, !QueryValue.isNumber(type) {
-                throw StoreError(.invalidPredicate, "aggregate: \(function) needs a number; \(entity.name).\(key) is \(type)",
-                                 entity: entity.name, property: key)
+                throw StoreError(
+                    .invalidPredicate, "aggregate: \(function) needs a number; \(entity.name).\(key) is \(type)",
+                    entity: entity.name, property: key)
             }
             return resolved
         }
@@ -38,8 +39,9 @@ extension ObjectContext {
         if groupPaths.isEmpty, !paged, !hasPendingChangesInChain, query.plan.scans(snapshot, family: query.family) {
             // Nothing unsaved, no groups: each thread accumulates over its share of the rows.
             let partials = snapshot.objects.visit(query.family) {
-                AggregatingVisitor(filter: query.rowFilter(), paths: functionPaths, accumulators: empty,
-                                   reader: ObjectReader.committed(snapshot))
+                AggregatingVisitor(
+                    filter: query.rowFilter(), paths: functionPaths, accumulators: empty,
+                    reader: ObjectReader.committed(snapshot))
             }
             guard var total = partials.first, partials.contains(where: \.matched) else { return [] }
             for partial in partials.dropFirst() { total.merge(partial) }

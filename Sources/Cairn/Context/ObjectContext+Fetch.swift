@@ -21,13 +21,13 @@ extension ObjectContext {
     public func count(_ request: FetchRequest) throws -> Int {
         var request = request
         if request.fetchOffset == 0 && request.fetchLimit == nil {
-            request.sortKeys = []   // the order cannot change the count
+            request.sortKeys = []  // the order cannot change the count
             let snapshot = baseSnapshot
             if let ids = uniqueLookup(request, in: snapshot) { return ids.count }
             let query = try PreparedQuery(request, model: model)
             let unsaved = hasPendingChangesInChain
             if query.candidatesMatch, !unsaved, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
-                return candidates.count     // the index's objects are exactly the matches
+                return candidates.count  // the index's objects are exactly the matches
             }
             if !unsaved, query.plan.scans(snapshot, family: query.family) {
                 // Nothing unsaved and no index to use: each thread counts its share of the rows,
@@ -44,7 +44,7 @@ extension ObjectContext {
     /// Whether any object matches.
     public func exists(_ request: FetchRequest) throws -> Bool {
         var request = request
-        if request.fetchOffset == 0 { request.sortKeys = [] }   // any match will do: no need to order them
+        if request.fetchOffset == 0 { request.sortKeys = [] }  // any match will do: no need to order them
         request.fetchLimit = 1
         return try !matchingIDs(request).isEmpty
     }
@@ -68,11 +68,15 @@ extension ObjectContext {
         let query = try PreparedQuery(request, model: model)
         var lines = [query.plan.explanation(entity: query.entity.name, predicate: query.predicate != nil)]
         if !request.sortKeys.isEmpty {
-            lines.append("sort by " + request.sortKeys.map { ($0.ascending ? "" : "-") + $0.key + ($0.caseInsensitive ? " (case-insensitive)" : "") }
-                .joined(separator: ", "))
+            lines.append(
+                "sort by "
+                    + request.sortKeys.map { ($0.ascending ? "" : "-") + $0.key + ($0.caseInsensitive ? " (case-insensitive)" : "") }
+                    .joined(separator: ", "))
         }
         if request.fetchOffset > 0 || request.fetchLimit != nil {
-            lines.append("keep \(request.fetchLimit.map { "\($0)" } ?? "all") from position \(request.fetchOffset)" + (request.reversesOrder ? " counted from the end" : ""))
+            lines.append(
+                "keep \(request.fetchLimit.map { "\($0)" } ?? "all") from position \(request.fetchOffset)"
+                    + (request.reversesOrder ? " counted from the end" : ""))
         }
         lines.append("add this context's unsaved changes")
         return lines.joined(separator: "\n")
@@ -96,8 +100,10 @@ extension ObjectContext {
     }
 
     /// Calls `body` with each object that matches (of `ids` when given, else of the plan).
-    func forEachMatch(_ query: PreparedQuery, snapshot: StoreSnapshot, ids: [ObjectID]? = nil,
-                      _ body: (ObjectID, ObjectView) throws -> Void) rethrows {
+    func forEachMatch(
+        _ query: PreparedQuery, snapshot: StoreSnapshot, ids: [ObjectID]? = nil,
+        _ body: (ObjectID, ObjectView) throws -> Void
+    ) rethrows {
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         func consider(_ id: ObjectID) throws {
             guard let view = view(of: id, in: snapshot), query.predicate?.evaluate(id, view, reader) ?? true else { return }
@@ -119,7 +125,8 @@ extension ObjectContext {
             let filter = query.predicate.map(RowFilter.init)
             for id in candidates {
                 guard let row = snapshot.record(id)?.row,
-                      row.withBorrowed({ filter?.evaluate(id, $0, committed) ?? true }) else { continue }
+                    row.withBorrowed({ filter?.evaluate(id, $0, committed) ?? true })
+                else { continue }
                 try body(id, ObjectView(base: .row(row), changes: nil))
             }
         case (let candidates?, true):
@@ -192,9 +199,10 @@ extension ObjectContext {
     /// request.
     private func uniqueLookup(_ request: FetchRequest, in snapshot: StoreSnapshot) -> [ObjectID]? {
         guard case .comparison(let key, .equal, let value)? = request.predicate, request.fetchOffset == 0, !request.reversesOrder,
-              value != .null, value.isByteCanonical, let entity = model.entity(named: request.entityName),
-              let position = entity.attributePosition(key), value.fits(entity.attributes[position].type),
-              let constraint = entity.uniqueness(ofAttribute: position) else { return nil }
+            value != .null, value.isByteCanonical, let entity = model.entity(named: request.entityName),
+            let position = entity.attributePosition(key), value.fits(entity.attributes[position].type),
+            let constraint = entity.uniqueness(ofAttribute: position)
+        else { return nil }
         // Sort keys are checked as the general path would (they cannot change one object's order).
         guard request.sortKeys.allSatisfy({ entity.attributePosition($0.key) != nil }) else { return nil }
         let subentities = request.includesSubentities

@@ -24,7 +24,7 @@ extension ObjectContext {
         }
         guard !changes.isEmpty else { return }
         var ended = false
-        defer { if !ended { state.withLock { $0.saving = false } } }   // a save that threw
+        defer { if !ended { state.withLock { $0.saving = false } } }  // a save that threw
         // The changes stay visible in this context (and its children) until the save is done.
         try validate(changes)
         // When nothing changed while the save ran, everything pending was saved: forget it at
@@ -94,8 +94,9 @@ extension ObjectContext {
             for (index, relationship) in entity.relationships.enumerated() where relationship.deleteRule == .deny {
                 let remaining = values[entity.attributes.count + index].targets.filter { !changes.deleted.contains($0) }
                 if !remaining.isEmpty {
-                    throw StoreError(.deleteDenied, "\(entity.name) \(id) cannot be deleted while \(relationship.name) holds \(remaining.count) object(s)",
-                                     entity: entity.name, property: relationship.name, objects: [id] + remaining)
+                    throw StoreError(
+                        .deleteDenied, "\(entity.name) \(id) cannot be deleted while \(relationship.name) holds \(remaining.count) object(s)",
+                        entity: entity.name, property: relationship.name, objects: [id] + remaining)
                 }
             }
         }
@@ -113,14 +114,17 @@ extension ObjectContext {
         for (index, relationship) in entity.relationships.enumerated() {
             let count = values[entity.attributes.count + index].targets.count
             if count == 0 && !relationship.isOptional {
-                return StoreError(.missingValue, "\(entity.name).\(relationship.name) is required", entity: entity.name,
-                                  property: relationship.name, objects: [id])
+                return StoreError(
+                    .missingValue, "\(entity.name).\(relationship.name) is required", entity: entity.name,
+                    property: relationship.name, objects: [id])
             }
             guard relationship.isToMany, count > 0 || !relationship.isOptional else { continue }
             let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
             guard (minimum...maximum).contains(count) else {
-                return StoreError(.countViolation, "\(entity.name).\(relationship.name) holds \(count) objects; it takes \(minimum) to \(maximum == Int.max ? "any number" : String(maximum))",
-                                  entity: entity.name, property: relationship.name, objects: [id])
+                return StoreError(
+                    .countViolation,
+                    "\(entity.name).\(relationship.name) holds \(count) objects; it takes \(minimum) to \(maximum == Int.max ? "any number" : String(maximum))",
+                    entity: entity.name, property: relationship.name, objects: [id])
             }
         }
         return nil
@@ -129,7 +133,8 @@ extension ObjectContext {
     /// Takes a child's saved changes as this context's own unsaved ones.
     func absorb(_ changes: PendingChanges) {
         defer {
-            let touched = changes.inserted.keys.filter { !model.descriptions[$0.entity].uniqueness.isEmpty }
+            let touched =
+                changes.inserted.keys.filter { !model.descriptions[$0.entity].uniqueness.isEmpty }
                 + changes.updated.compactMap { id, properties in
                     properties.keys.contains(where: model.descriptions[id.entity].uniquePositions.contains) ? id : nil
                 }

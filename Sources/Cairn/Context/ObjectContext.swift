@@ -216,12 +216,14 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         var unique: [ObjectID] = []
         for target in targets where !unique.contains(target) {
             guard target.entity == destination.index || destination.descendants.contains(target.entity) else {
-                throw StoreError(.typeMismatch, "\(entity.name).\(relationship.name) takes \(destination.name) objects, not \(model.descriptions[target.entity].name)",
-                                 entity: entity.name, property: relationship.name, objects: [target])
+                throw StoreError(
+                    .typeMismatch, "\(entity.name).\(relationship.name) takes \(destination.name) objects, not \(model.descriptions[target.entity].name)",
+                    entity: entity.name, property: relationship.name, objects: [target])
             }
             guard values(of: target) != nil else {
-                throw StoreError(.invalidObject, "object \(target) was deleted or does not exist in \(name)",
-                                 entity: entity.name, property: relationship.name, objects: [target])
+                throw StoreError(
+                    .invalidObject, "object \(target) was deleted or does not exist in \(name)",
+                    entity: entity.name, property: relationship.name, objects: [target])
             }
             unique.append(target)
         }

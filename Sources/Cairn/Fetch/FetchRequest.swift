@@ -42,8 +42,10 @@ public struct FetchRequest: Sendable, Hashable {
     public var reversesOrder = false
 
     /// A request for objects of an entity.
-    public init(_ entityName: String, predicate: FetchPredicate? = nil, sortKeys: [SortKey] = [],
-                fetchOffset: Int = 0, fetchLimit: Int? = nil, includesSubentities: Bool = true) {
+    public init(
+        _ entityName: String, predicate: FetchPredicate? = nil, sortKeys: [SortKey] = [],
+        fetchOffset: Int = 0, fetchLimit: Int? = nil, includesSubentities: Bool = true
+    ) {
         self.entityName = entityName
         self.predicate = predicate
         self.sortKeys = sortKeys

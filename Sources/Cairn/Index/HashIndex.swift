@@ -17,7 +17,7 @@ struct HashIndex: Sendable {
         case nil: entries[hash] = .one(id.key)
         case .one(let other)?: entries[hash] = other == id.key ? .one(other) : .many(PostingList(sorted: [min(other, id.key), max(other, id.key)]))
         case .many(var list)?:
-            entries[hash] = nil      // leave the list uniquely referenced while it changes
+            entries[hash] = nil  // leave the list uniquely referenced while it changes
             list.insert(id.key)
             entries[hash] = .many(list)
         }

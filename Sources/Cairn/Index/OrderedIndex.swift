@@ -130,16 +130,22 @@ struct OrderedIndex: Sendable {
 
     /// The (chunk, position) of the first entry in the range and of the first entry past it.
     private func span(from lower: Bound?, to upper: Bound?) -> (start: (Int, Int), end: (Int, Int)) {
-        let start = lower.map { bound in firstPosition { entry in
-            let order = QueryValue.order(entry.value, bound.value) ?? .orderedAscending
-            return order == .orderedDescending || (bound.inclusive && order == .orderedSame)
-        } } ?? (0, 0)
+        let start =
+            lower.map { bound in
+                firstPosition { entry in
+                    let order = QueryValue.order(entry.value, bound.value) ?? .orderedAscending
+                    return order == .orderedDescending || (bound.inclusive && order == .orderedSame)
+                }
+            } ?? (0, 0)
         // Past the range: beyond the upper bound, or a value that cannot be ordered against it
         // (values of another kind, which never match).
-        let end = upper.map { bound in firstPosition { entry in
-            guard let order = QueryValue.order(entry.value, bound.value) else { return true }
-            return order == .orderedDescending || (!bound.inclusive && order == .orderedSame)
-        } } ?? (chunks.count, 0)
+        let end =
+            upper.map { bound in
+                firstPosition { entry in
+                    guard let order = QueryValue.order(entry.value, bound.value) else { return true }
+                    return order == .orderedDescending || (!bound.inclusive && order == .orderedSame)
+                }
+            } ?? (chunks.count, 0)
         return (start, end)
     }
 

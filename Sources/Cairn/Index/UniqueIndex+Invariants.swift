@@ -35,17 +35,20 @@ extension UniqueIndex {
                 try require(entry.added <= newest, "UniqueIndex", "bucket \(bucket): an entry added at \(entry.added), past the newest save \(newest)")
                 if entry.removed == Self.live {
                     live += 1
-                    try require(filed.insert([UInt64(entry.check), UInt64(bitPattern: Int64(entry.entity)), entry.key]).inserted,
-                                "UniqueIndex", "bucket \(bucket): object \(entry.id) is filed live twice under one hash")
+                    try require(
+                        filed.insert([UInt64(entry.check), UInt64(bitPattern: Int64(entry.entity)), entry.key]).inserted,
+                        "UniqueIndex", "bucket \(bucket): object \(entry.id) is filed live twice under one hash")
                 } else {
                     removed += 1
-                    try require(entry.added < entry.removed && entry.removed <= newest, "UniqueIndex",
-                                "bucket \(bucket): an entry added at \(entry.added) and removed at \(entry.removed), newest save \(newest)")
+                    try require(
+                        entry.added < entry.removed && entry.removed <= newest, "UniqueIndex",
+                        "bucket \(bucket): an entry added at \(entry.added) and removed at \(entry.removed), newest save \(newest)")
                 }
             }
         }
         guard checksAll else { return }
-        try require(live == liveCount && removed == removedCount, "UniqueIndex",
-                    "counts say \(liveCount) live and \(removedCount) removed entries; the buckets hold \(live) and \(removed)")
+        try require(
+            live == liveCount && removed == removedCount, "UniqueIndex",
+            "counts say \(liveCount) live and \(removedCount) removed entries; the buckets hold \(live) and \(removed)")
     }
 }

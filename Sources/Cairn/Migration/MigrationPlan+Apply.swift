@@ -15,8 +15,9 @@ extension MigrationPlan {
         // migrating would drop every object.
         let held = source.descriptions.indices.filter { snapshot.count(entity: $0, includingSubentities: false) > 0 }
         if !held.isEmpty && !held.contains(where: { entityMap[$0] != nil }) {
-            problems.add("the app's model has none of the store's entities that hold objects ("
-                         + held.map { source.entities[$0].name }.joined(separator: ", ") + "): it is another model, not a new version of this one")
+            problems.add(
+                "the app's model has none of the store's entities that hold objects ("
+                    + held.map { source.entities[$0].name }.joined(separator: ", ") + "): it is another model, not a new version of this one")
         }
         var objects: [(ObjectID, [PropertyValue])] = []
         for (oldIndex, newIndex) in entityMap.enumerated() {
@@ -66,8 +67,10 @@ extension MigrationPlan {
     private func entityMapping(_ index: Int) -> EntityMapping { entities[index] }
 
     /// One new value of an object.
-    private func value(for source: Source, old: [PropertyValue], entity: EntityDescription, position: Int,
-                       problems: inout ProblemList) -> PropertyValue {
+    private func value(
+        for source: Source, old: [PropertyValue], entity: EntityDescription, position: Int,
+        problems: inout ProblemList
+    ) -> PropertyValue {
         let attributeCount = entity.attributes.count
         guard position < attributeCount else {
             let relationship = entity.relationships[position - attributeCount]
@@ -133,8 +136,9 @@ extension MigrationPlan {
             for (target, sources) in collected {
                 guard let slot = slots[target], objects[slot].1.indices.contains(position) else { continue }
                 if !relationship.isToMany && sources.count > 1 {
-                    problems.add("relationship \(description.name).\(relationship.name) is new and to-one, but objects are held by several through its inverse",
-                                 count: 1)
+                    problems.add(
+                        "relationship \(description.name).\(relationship.name) is new and to-one, but objects are held by several through its inverse",
+                        count: 1)
                 }
                 objects[slot].1[position] = relationship.isToMany ? .toMany(sources.sorted()) : .toOne(sources.sorted().first)
             }
@@ -156,8 +160,9 @@ extension MigrationPlan {
                     let back = targetEntity.attributes.count + inverse
                     guard targetRow.indices.contains(back), !targetRow[back].targets.contains(id) else { continue }
                     let relationship = entity.relationships[number]
-                    problems.add("relationship \(entity.name).\(relationship.name) and its inverse \(targetEntity.name).\(relationship.inverse ?? "?") disagree",
-                                 count: 1)
+                    problems.add(
+                        "relationship \(entity.name).\(relationship.name) and its inverse \(targetEntity.name).\(relationship.inverse ?? "?") disagree",
+                        count: 1)
                 }
             }
         }

@@ -60,15 +60,17 @@ extension MigrationPlan {
                 case .property:
                     let old = try reader.readVarint()
                     guard let oldEntity, old < UInt64(oldEntity.propertyCount),
-                          (Int(old) < oldEntity.attributes.count) == (position < entity.attributes.count) else {
+                        (Int(old) < oldEntity.attributes.count) == (position < entity.attributes.count)
+                    else {
                         throw problem("property \(position) of \(entity.name) comes from property \(old), which does not fit")
                     }
                     properties.append(.property(Int(old)))
                 case .inverse:
                     let holder = try reader.readVarint(), inverse = try reader.readVarint()
                     guard holder < UInt64(destination.descriptions.count), position >= entity.attributes.count,
-                          inverse >= UInt64(destination.descriptions[Int(holder)].attributes.count),
-                          inverse < UInt64(destination.descriptions[Int(holder)].propertyCount) else {
+                        inverse >= UInt64(destination.descriptions[Int(holder)].attributes.count),
+                        inverse < UInt64(destination.descriptions[Int(holder)].propertyCount)
+                    else {
                         throw problem("property \(position) of \(entity.name) is filled from an inverse that does not exist")
                     }
                     properties.append(.inverseOf(entity: Int(holder), position: Int(inverse)))

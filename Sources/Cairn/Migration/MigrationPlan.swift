@@ -68,8 +68,11 @@ struct MigrationPlan: Sendable {
         var mappings: [EntityMapping] = []
         for (index, new) in destination.descriptions.enumerated() {
             guard let oldIndex = entityMatch[index] else {
-                mappings.append(EntityMapping(source: nil, properties: new.attributes.map { .constant($0.defaultValue ?? .null) }
-                                              + new.relationships.map { _ in .empty }))
+                mappings.append(
+                    EntityMapping(
+                        source: nil,
+                        properties: new.attributes.map { .constant($0.defaultValue ?? .null) }
+                            + new.relationships.map { _ in .empty }))
                 continue
             }
             let old = source.descriptions[oldIndex]
@@ -89,12 +92,14 @@ struct MigrationPlan: Sendable {
             let relationshipMatch = Self.match(new: new.relationships.map(Self.Identity.init), old: old.relationships.map(Self.Identity.init))
             for (number, relationship) in new.relationships.enumerated() {
                 guard let oldNumber = relationshipMatch[number] else {
-                    properties.append(.empty)   // filled from an old inverse below, when there is one
+                    properties.append(.empty)  // filled from an old inverse below, when there is one
                     continue
                 }
                 let oldDestination = old.destinations[oldNumber]
                 if entityMap[oldDestination] != new.destinations[number] {
-                    refusals.append("~ relationship \(new.name).\(relationship.name): destination \(source.entities[oldDestination].name) → \(relationship.destination) cannot be inferred")
+                    refusals.append(
+                        "~ relationship \(new.name).\(relationship.name): destination \(source.entities[oldDestination].name) → \(relationship.destination) cannot be inferred"
+                    )
                 }
                 properties.append(.property(old.attributes.count + oldNumber))
             }
@@ -140,7 +145,7 @@ struct MigrationPlan: Sendable {
         let rules: [(Identity, Identity) -> Bool] = [
             { !Set($0.identifiers).isDisjoint(with: $1.identifiers) },
             { $0.identifiers.contains($1.name) },
-            { $0.name == $1.name },
+            { $0.name == $1.name }
         ]
         for rule in rules {
             for (index, element) in new.enumerated() where result[index] == nil {

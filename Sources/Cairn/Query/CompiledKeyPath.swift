@@ -59,22 +59,26 @@ struct CompiledKeyPath: Sendable {
             let isLast = index == keys.count - 1
             if let position = current.attributePosition(key) {
                 guard isLast else {
-                    throw StoreError(.unknownName, "key path \(name): \(current.name).\(key) is an attribute, so nothing can follow it",
-                                     entity: current.name, property: key)
+                    throw StoreError(
+                        .unknownName, "key path \(name): \(current.name).\(key) is an attribute, so nothing can follow it",
+                        entity: current.name, property: key)
                 }
-                return CompiledKeyPath(name: name, steps: steps, terminal: .attribute(position: position, current.attributes[position].type),
-                                       entity: entity.index, attributeCounts: counts)
+                return CompiledKeyPath(
+                    name: name, steps: steps, terminal: .attribute(position: position, current.attributes[position].type),
+                    entity: entity.index, attributeCounts: counts)
             }
             guard let number = current.relationshipPosition(key) else {
-                throw StoreError(.unknownName, "key path \(name): \(current.name) has no attribute or relationship \(key)",
-                                 entity: current.name, property: key)
+                throw StoreError(
+                    .unknownName, "key path \(name): \(current.name) has no attribute or relationship \(key)",
+                    entity: current.name, property: key)
             }
             let relationship = current.relationships[number]
             let destination = current.destinations[number]
             if isLast {
-                return CompiledKeyPath(name: name, steps: steps,
-                                       terminal: .relationship(number: number, toMany: relationship.isToMany, destination: destination),
-                                       entity: entity.index, attributeCounts: counts)
+                return CompiledKeyPath(
+                    name: name, steps: steps,
+                    terminal: .relationship(number: number, toMany: relationship.isToMany, destination: destination),
+                    entity: entity.index, attributeCounts: counts)
             }
             steps.append(Step(number: number, toMany: relationship.isToMany))
             current = model.descriptions[destination]
@@ -119,14 +123,16 @@ struct CompiledKeyPath: Sendable {
         }
         switch terminal {
         case .attribute(let position, _):
-            return .values(current.map { _, object in
-                if case .attribute(let value) = object[position] { return QueryValue.normalized(value) }
-                return .null
-            })
+            return .values(
+                current.map { _, object in
+                    if case .attribute(let value) = object[position] { return QueryValue.normalized(value) }
+                    return .null
+                })
         case .relationship(let number, _, _):
-            return .objects(current.flatMap { object, objectView in
-                position(number, in: object.entity).map { objectView[$0].targets } ?? []
-            })
+            return .objects(
+                current.flatMap { object, objectView in
+                    position(number, in: object.entity).map { objectView[$0].targets } ?? []
+                })
         }
     }
 

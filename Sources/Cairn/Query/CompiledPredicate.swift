@@ -95,7 +95,8 @@ final class CompiledComparison: @unchecked Sendable {
 
     func evaluate(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Bool {
         if let rowComparison, view.changes == nil, case .row(let row) = view.base,
-           let result = row.withBytes({ rowComparison.evaluate(RowBytes(bytes: $0, count: row.count)) }) {
+            let result = row.withBytes({ rowComparison.evaluate(RowBytes(bytes: $0, count: row.count)) })
+        {
             return result
         }
         let left = lhs.evaluate(id, view, reader)

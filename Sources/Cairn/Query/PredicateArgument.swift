@@ -199,7 +199,7 @@ enum PredicateFormatSpecifier: Sendable, Equatable {
     static let spellings: [(spelling: String, specifier: PredicateFormatSpecifier)] = [
         ("lld", .integer), ("llu", .integer), ("ld", .integer), ("lu", .integer), ("lf", .floating),
         ("@", .object), ("K", .keyPath), ("d", .integer), ("i", .integer), ("u", .integer),
-        ("f", .floating), ("%", .percent),
+        ("f", .floating), ("%", .percent)
     ]
 
     /// The expression that `argument` stands for under this specifier.
@@ -312,8 +312,8 @@ extension PredicateOperand {
         let collection = Array(parts[..<operatorIndex])
         let keys = Array(parts[(operatorIndex + 1)...])
         guard !collection.isEmpty, collection.allSatisfy(PredicateLexer.isKey), keys.allSatisfy(PredicateLexer.isKey),
-              let op = CollectionOperator(rawValue: String(parts[operatorIndex].dropFirst())),
-              op != .count || keys.isEmpty
+            let op = CollectionOperator(rawValue: String(parts[operatorIndex].dropFirst())),
+            op != .count || keys.isEmpty
         else { return nil }
         return .collectionOperation(op, collection: collection, keyPath: keys)
     }
@@ -359,7 +359,9 @@ extension PredicateSyntax {
         }
     }
 
-    private static func substituted(_ parts: [PredicateSyntax], _ variables: [String: any PredicateArgument]) throws(VariableSubstitutionFailure) -> [PredicateSyntax] {
+    private static func substituted(
+        _ parts: [PredicateSyntax], _ variables: [String: any PredicateArgument]
+    ) throws(VariableSubstitutionFailure) -> [PredicateSyntax] {
         var result: [PredicateSyntax] = []
         for part in parts { result.append(try part.substituted(variables)) }
         return result

@@ -33,10 +33,11 @@ struct PredicateCompiler {
                 guard objects.count == items.count else { throw fail("a list holds values or objects, not both") }
                 return .objects(objects)
             }
-            return .list(try items.map { item in
-                guard case .constant(let value) = item else { throw fail("a list may only hold values, not \(item)") }
-                return QueryValue.normalized(value)
-            })
+            return .list(
+                try items.map { item in
+                    guard case .constant(let value) = item else { throw fail("a list may only hold values, not \(item)") }
+                    return QueryValue.normalized(value)
+                })
         case .collectionOperation(let operation, let collectionKeys, let elementKeys):
             let collection = try CompiledKeyPath.resolve(collectionKeys, from: entity, in: model)
             guard collection.isToMany, let destination = collection.destination else {
@@ -76,8 +77,9 @@ struct PredicateCompiler {
     private func coerce(_ expression: CompiledExpression, to type: AttributeType, key: String) throws -> CompiledExpression {
         func one(_ value: Value) throws -> Value {
             guard let converted = QueryValue.coerce(value, to: type) else {
-                throw StoreError(.typeMismatch, "predicate: \(entity.name).\(key) is \(type); cannot compare it with \(value.typeName) \(value)",
-                                 entity: entity.name, property: key)
+                throw StoreError(
+                    .typeMismatch, "predicate: \(entity.name).\(key) is \(type); cannot compare it with \(value.typeName) \(value)",
+                    entity: entity.name, property: key)
             }
             return converted
         }
@@ -85,14 +87,17 @@ struct PredicateCompiler {
         case .constant(let value): return .constant(try one(value))
         case .list(let values): return .list(try values.map(one))
         case .object, .objects:
-            throw StoreError(.typeMismatch, "predicate: \(entity.name).\(key) is \(type); an object compares with a relationship or SELF",
-                             entity: entity.name, property: key)
+            throw StoreError(
+                .typeMismatch, "predicate: \(entity.name).\(key) is \(type); an object compares with a relationship or SELF",
+                entity: entity.name, property: key)
         default: return expression
         }
     }
 
-    private func comparison(_ lhsSyntax: PredicateOperand, _ op: PredicateOperator, _ rhsSyntax: PredicateOperand,
-                            _ options: ComparisonOptions, _ modifier: ComparisonModifier) throws -> CompiledComparison {
+    private func comparison(
+        _ lhsSyntax: PredicateOperand, _ op: PredicateOperator, _ rhsSyntax: PredicateOperand,
+        _ options: ComparisonOptions, _ modifier: ComparisonModifier
+    ) throws -> CompiledComparison {
         var lhs = try expression(lhsSyntax)
         var rhs = try expression(rhsSyntax)
         let leftPath: CompiledKeyPath? = { if case .keyPath(let path) = lhs { return path } else { return nil } }()
@@ -121,7 +126,8 @@ struct PredicateCompiler {
             guard case .keyPath(let path) = side, case .relationship = path.terminal else { continue }
             switch (op, other) {
             case (.equal, .constant(.null)), (.notEqual, .constant(.null)), (.equal, .evaluatedObject), (.notEqual, .evaluatedObject),
-                 (.equal, .object), (.notEqual, .object), (.in, _), (.contains, _): continue
+                (.equal, .object), (.notEqual, .object), (.in, _), (.contains, _):
+                continue
             default:
                 throw fail("\(path.name) is a relationship: compare it with nil, SELF or an object", key: path.name)
             }

@@ -233,7 +233,9 @@ struct PredicateLexer {
         case "'": return "'"
         case "u": return try lexUnicodeEscape(backslash: backslash)
         default:
-            throw failure(#"expected an escape sequence such as \n, \t, \\, \", \' or \uXXXX, found "\#(text(from: backslash, to: endOfCharacter(at: index - 1)))""#, at: backslash)
+            throw failure(
+                #"expected an escape sequence such as \n, \t, \\, \", \' or \uXXXX, found "\#(text(from: backslash, to: endOfCharacter(at: index - 1)))""#,
+                at: backslash)
         }
     }
 
@@ -249,7 +251,9 @@ struct PredicateLexer {
             index += 2
             let low = try lexHexQuad()
             guard (0xDC00...0xDFFF).contains(low), let scalar = Unicode.Scalar(0x10000 + (unit - 0xD800) << 10 + (low - 0xDC00)) else {
-                throw failure(#"expected a low surrogate \uDC00 to \uDFFF after "\#(text(from: backslash, to: next))", found "\#(text(from: next, to: index))""#, at: next)
+                throw failure(
+                    #"expected a low surrogate \uDC00 to \uDFFF after "\#(text(from: backslash, to: next))", found "\#(text(from: next, to: index))""#, at: next
+                )
             }
             return scalar
         default:

@@ -93,7 +93,8 @@ struct PredicateParser {
 
     private func unusedArguments() -> PredicateSyntaxError {
         let first = usedArguments + 1
-        let unused = first == arguments.count
+        let unused =
+            first == arguments.count
             ? "argument \(first) (\(PredicateFormatSpecifier.describe(arguments[usedArguments]))) has no specifier"
             : "arguments \(first) to \(arguments.count) have no specifier"
         return lexer.failure(
@@ -198,7 +199,9 @@ struct PredicateParser {
 
     /// The operator, options and right-hand side after `lhs`, which starts at `start`.
     @inline(never)
-    private mutating func parseComparison(_ lhs: PredicateOperand, from start: Int, modifier: ComparisonModifier) throws(PredicateSyntaxError) -> PredicateSyntax {
+    private mutating func parseComparison(
+        _ lhs: PredicateOperand, from start: Int, modifier: ComparisonModifier
+    ) throws(PredicateSyntaxError) -> PredicateSyntax {
         guard let op = comparisonOperator else { throw unexpected("a comparison operator", after: span(from: start)) }
         let operatorStart = token.start
         try advance()
@@ -401,31 +404,33 @@ struct PredicateParser {
     }
 
     private func cast(_ operand: PredicateToken, to type: PredicateCastType) throws(PredicateSyntaxError) -> Value {
-        let value: Value? = switch (type, operand.kind) {
-        case (.date, .integer(let seconds)): .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
-        case (.date, .double(let seconds)): .date(Date(timeIntervalSinceReferenceDate: seconds))
-        case (.uuid, .string(let text)): UUID(uuidString: text).map(Value.uuid)
-        case (.data, .string(let text)): Data(base64Encoded: text).map { .binary([UInt8]($0)) }
-        case (.decimal, .string(let text)): Self.decimal(text).map(Value.decimal)
-        case (.decimal, .integer), (.decimal, .double): Self.decimal(operand.text).map(Value.decimal)
-        case (.url, .string(let text)): .uri(text)
-        case (.float, .integer), (.float, .double): Float(operand.text).map(Value.float)
-        default: nil
-        }
+        let value: Value? =
+            switch (type, operand.kind) {
+            case (.date, .integer(let seconds)): .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+            case (.date, .double(let seconds)): .date(Date(timeIntervalSinceReferenceDate: seconds))
+            case (.uuid, .string(let text)): UUID(uuidString: text).map(Value.uuid)
+            case (.data, .string(let text)): Data(base64Encoded: text).map { .binary([UInt8]($0)) }
+            case (.decimal, .string(let text)): Self.decimal(text).map(Value.decimal)
+            case (.decimal, .integer), (.decimal, .double): Self.decimal(operand.text).map(Value.decimal)
+            case (.url, .string(let text)): .uri(text)
+            case (.float, .integer), (.float, .double): Float(operand.text).map(Value.float)
+            default: nil
+            }
         guard let value else { throw castFailure(operand, to: type) }
         return value
     }
 
     private func castFailure(_ operand: PredicateToken, to type: PredicateCastType) -> PredicateSyntaxError {
-        let expected = switch type {
-        case .date: "a number of seconds since 2001-01-01"
-        case .uuid: "a UUID string"
-        case .data: "a base64 string"
-        case .decimal: "a decimal number"
-        case .url: "a string"
-        case .float: "a number"
-        case .objectID: "an object ID such as \"0:42\" (entity:key)"
-        }
+        let expected =
+            switch type {
+            case .date: "a number of seconds since 2001-01-01"
+            case .uuid: "a UUID string"
+            case .data: "a base64 string"
+            case .decimal: "a decimal number"
+            case .url: "a string"
+            case .float: "a number"
+            case .objectID: "an object ID such as \"0:42\" (entity:key)"
+            }
         return lexer.failure("expected \(expected) to cast to \"\(type.rawValue)\", found \(operand.quoted)", at: operand.start)
     }
 
@@ -433,7 +438,7 @@ struct PredicateParser {
     private static func decimal(_ text: String) -> Decimal? {
         let pattern = /-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/
         guard text.wholeMatch(of: pattern) != nil, let number = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
-              !number.isNaN
+            !number.isNaN
         else { return nil }
         return number
     }

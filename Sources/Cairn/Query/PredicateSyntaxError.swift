@@ -5,7 +5,7 @@
 ///
 /// ```text
 /// column 8: expected a value after "==", found end of input
-/// age == 
+/// age ==
 ///        ^
 /// ```
 public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {

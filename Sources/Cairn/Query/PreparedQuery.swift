@@ -24,8 +24,9 @@ struct PreparedQuery: Sendable {
         sortPaths = try request.sortKeys.map { key in
             let path = try CompiledKeyPath.resolve(key.key.split(separator: ".").map(String.init), from: entity, in: model)
             guard path.attributeType != nil, !path.isToMany else {
-                throw StoreError(.invalidPredicate, "sort: \(entity.name).\(key.key) must lead to one attribute (to-one relationships only)",
-                                 entity: entity.name, property: key.key)
+                throw StoreError(
+                    .invalidPredicate, "sort: \(entity.name).\(key.key) must lead to one attribute (to-one relationships only)",
+                    entity: entity.name, property: key.key)
             }
             return path
         }

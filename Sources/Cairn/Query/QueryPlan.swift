@@ -25,7 +25,9 @@ enum QueryPlan {
             return "read the \(ids.count) object\(ids.count == 1 ? "" : "s") named by SELF" + check
         case .unique(let constraint, let keys):
             let names = constraint.names.joined(separator: ", ")
-            let what = keys.count == 1 ? "= " + keys[0].map(\.description).joined(separator: ", ")
+            let what =
+                keys.count == 1
+                ? "= " + keys[0].map(\.description).joined(separator: ", ")
                 : "IN {\(keys.map { $0.map(\.description).joined(separator: ", ") }.joined(separator: ", "))}"
             return "look up \(entity)(\(names)) \(what) in the uniqueness index" + check
         case .hashed(let attribute, _, let values):
@@ -63,7 +65,8 @@ enum QueryPlan {
         var uppers: [Int: OrderedIndex.Bound] = [:]
         for comparison in conjuncts {
             guard comparison.modifier == .direct, comparison.options.isEmpty,
-                  case .keyPath(let path) = comparison.lhs, let position = path.directAttribute else { continue }
+                case .keyPath(let path) = comparison.lhs, let position = path.directAttribute
+            else { continue }
             switch (comparison.op, comparison.rhs) {
             case (.equal, .constant(let value)) where value != .null: equalities[position] = [value]
             case (.in, .list(let values)) where !values.contains(.null): equalities[position] = equalities[position] ?? values
@@ -111,7 +114,9 @@ enum QueryPlan {
         }
     }
 
-    private static func rangeIsWide(_ snapshot: StoreSnapshot, _ family: Set<Int>, _ position: Int, _ lower: OrderedIndex.Bound?, _ upper: OrderedIndex.Bound?) -> Bool {
+    private static func rangeIsWide(
+        _ snapshot: StoreSnapshot, _ family: Set<Int>, _ position: Int, _ lower: OrderedIndex.Bound?, _ upper: OrderedIndex.Bound?
+    ) -> Bool {
         let slots = family.sorted().compactMap { snapshot.model.indexLayout.slot(entity: $0, position: position) }
         let inRange = slots.reduce(0) { $0 + snapshot.indexes[$1].ordered.count(from: lower, to: upper) }
         let objects = family.reduce(0) { $0 + (snapshot.objects.counts.indices.contains($1) ? snapshot.objects.counts[$1] : 0) }
@@ -123,8 +128,9 @@ enum QueryPlan {
     /// value is one its index files without collision (``IndexKey/isExact(_:for:)``).
     func findsExactly(_ predicate: CompiledPredicate?, entity: EntityDescription) -> Bool {
         guard case .hashed(_, let position, let values) = self, case .comparison(let comparison)? = predicate,
-              comparison.modifier == .direct, comparison.options.isEmpty, [.equal, .in].contains(comparison.op),
-              case .keyPath(let path) = comparison.lhs, path.directAttribute == position else { return false }
+            comparison.modifier == .direct, comparison.options.isEmpty, [.equal, .in].contains(comparison.op),
+            case .keyPath(let path) = comparison.lhs, path.directAttribute == position
+        else { return false }
         let type = entity.attributes[position].type
         return values.allSatisfy { IndexKey.isExact($0, for: type) }
     }

@@ -22,7 +22,8 @@ enum RowComparison: @unchecked Sendable {
     /// The fast form of a comparison, when there is one.
     init?(lhs: CompiledExpression, op: PredicateOperator, rhs: CompiledExpression, options: ComparisonOptions, modifier: ComparisonModifier) {
         guard modifier == .direct, case .keyPath(let path) = lhs, let position = path.directAttribute,
-              case .constant(let constant) = rhs, constant != .null else { return nil }
+            case .constant(let constant) = rhs, constant != .null
+        else { return nil }
         let ordering: Set<PredicateOperator> = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]
         switch (path.attributeType, constant) {
         case (let type?, .integer(let number)) where type.integerRange != nil && ordering.contains(op):
@@ -33,15 +34,17 @@ enum RowComparison: @unchecked Sendable {
             self = .double(position: position, op, date.timeIntervalSinceReferenceDate, tag: ValueTag.date.rawValue)
         case (.boolean?, .bool(let flag)) where op == .equal || op == .notEqual:
             self = .boolean(position: position, op, flag)
-        case (.string?, .string(let text)) where text.utf8.allSatisfy({ $0 < 0x80 })
+        case (.string?, .string(let text))
+        where text.utf8.allSatisfy({ $0 < 0x80 })
             && [.equal, .notEqual, .contains, .beginsWith, .endsWith].contains(op)
             && options.subtracting(.normalized).isSubset(of: [.caseInsensitive, .diacriticInsensitive]):
             let caseInsensitive = options.contains(.caseInsensitive)
             let bytes = caseInsensitive ? Array(text.lowercased().utf8) : Array(text.utf8)
             let needle = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
             _ = needle.initialize(from: bytes)
-            self = .text(position: position, op, needle: UnsafeBufferPointer(needle),
-                         caseInsensitive: caseInsensitive, diacriticInsensitive: options.contains(.diacriticInsensitive))
+            self = .text(
+                position: position, op, needle: UnsafeBufferPointer(needle),
+                caseInsensitive: caseInsensitive, diacriticInsensitive: options.contains(.diacriticInsensitive))
         default:
             return nil
         }

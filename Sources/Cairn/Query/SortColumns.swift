@@ -153,14 +153,20 @@ struct SortColumns {
         if values.allSatisfy({ if case .integer = $0 { true } else { $0 == .null } }) {
             return .integers(values.map { if case .integer(let n) = $0 { n } else { nil } })
         }
-        if values.allSatisfy({ switch $0 { case .double, .float, .date, .null: true; default: false } }) {
-            return .numbers(values.map { value in
-                switch QueryValue.normalized(value) {
-                case .double(let number): number
-                case .date(let date): date.timeIntervalSinceReferenceDate
-                default: nil
-                }
-            })
+        if values.allSatisfy({
+            switch $0 {
+            case .double, .float, .date, .null: true;
+            default: false
+            }
+        }) {
+            return .numbers(
+                values.map { value in
+                    switch QueryValue.normalized(value) {
+                    case .double(let number): number
+                    case .date(let date): date.timeIntervalSinceReferenceDate
+                    default: nil
+                    }
+                })
         }
         if values.allSatisfy({ if case .string = $0 { true } else { $0 == .null } }) {
             return .texts(values.map { if case .string(let text) = $0 { text } else { nil } })

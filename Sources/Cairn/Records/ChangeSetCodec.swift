@@ -60,15 +60,17 @@ enum ChangeSetCodec {
     /// Encodes a change set of new objects alone, `writeValues` writing the values of the object
     /// at each index (as ``write(_:_:)-(PropertyValue,_)`` would, one per property): a batch
     /// insert's record, made without a ``ChangeSet``.
-    static func encodeInserts(_ ids: [ObjectID], into writer: inout ByteWriter,
-                              values writeValues: (Int, inout ByteWriter) throws -> Void) rethrows {
+    static func encodeInserts(
+        _ ids: [ObjectID], into writer: inout ByteWriter,
+        values writeValues: (Int, inout ByteWriter) throws -> Void
+    ) rethrows {
         writer.writeVarint(UInt64(ids.count))
         for (index, id) in ids.enumerated() {
             write(id, &writer)
             try writeValues(index, &writer)
         }
-        writer.writeVarint(0)       // no updates
-        writer.writeVarint(0)       // no deletes
+        writer.writeVarint(0)  // no updates
+        writer.writeVarint(0)  // no deletes
     }
 
     private static func write(_ id: ObjectID, _ writer: inout ByteWriter) {
@@ -117,7 +119,7 @@ enum ChangeSetCodec {
         case .bool(let flag): writer.writeByte((flag ? Tag.trueValue : Tag.falseValue).rawValue)
         case .date(let date):
             writer.writeByte(Tag.date.rawValue)
-            writer.write(date.timeIntervalSinceReferenceDate.bitPattern)   // Date's own representation: exact
+            writer.write(date.timeIntervalSinceReferenceDate.bitPattern)  // Date's own representation: exact
         case .binary(let bytes):
             writer.writeByte(Tag.binary.rawValue)
             writer.writeLengthPrefixed(bytes)
@@ -198,7 +200,7 @@ enum ChangeSetCodec {
             let result = text.utf8.withContiguousStorageIfAvailable { utf8 in
                 withUnsafeTemporaryAllocation(byteCount: count + 2, alignment: 1) { buffer -> R in
                     buffer[0] = Tag.string.rawValue
-                    buffer[1] = UInt8(count)   // a one-byte varint
+                    buffer[1] = UInt8(count)  // a one-byte varint
                     if count > 0, let base = buffer.baseAddress, let source = utf8.baseAddress {
                         (base + 2).copyMemory(from: source, byteCount: count)
                     }
@@ -217,7 +219,7 @@ enum ChangeSetCodec {
     /// allocates one row per object and little else.
     static func decodeRows(_ reader: inout ByteReader, model: Model) throws -> RowChangeSet {
         var changes = RowChangeSet()
-        let insertCount = try reader.readCount(limit: reader.remaining / 2)    // an insert takes two bytes at least
+        let insertCount = try reader.readCount(limit: reader.remaining / 2)  // an insert takes two bytes at least
         changes.inserts.reserveCapacity(insertCount)
         // One buffer for every inserted row of the record (they are copied into the object
         // table's chunks when applied), rather than an allocation per row.
@@ -295,7 +297,8 @@ enum ChangeSetCodec {
         let tagByte = try reader.readByte()
         guard let tag = Tag(rawValue: tagByte) else { throw Problem(message: "unknown value tag \(tagByte)") }
         func wrong() -> Problem {
-            let name = position < entity.attributes.count
+            let name =
+                position < entity.attributes.count
                 ? entity.attributes[position].name : entity.relationships[position - entity.attributes.count].name
             return Problem(message: "\(entity.name).\(name) holds a value of the wrong kind (tag \(tagByte))")
         }

@@ -100,18 +100,19 @@ enum StoreRecord: Sendable {
             }
         case changesKind:
             guard let model else { throw damaged("a change record comes before any model record") }
-            return .changes(try bytes.withUnsafeBytes { raw in
-                var reader = ByteReader(raw, offset: 2)
-                do {
-                    let changes = try ChangeSetCodec.decodeRows(&reader, model: model)
-                    guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the last change") }
-                    return changes
-                } catch let overrun as ByteReader.Overrun {
-                    throw damaged("truncated at byte \(overrun.offset)")
-                } catch let problem as ChangeSetCodec.Problem {
-                    throw damaged(problem.message)
-                }
-            })
+            return .changes(
+                try bytes.withUnsafeBytes { raw in
+                    var reader = ByteReader(raw, offset: 2)
+                    do {
+                        let changes = try ChangeSetCodec.decodeRows(&reader, model: model)
+                        guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the last change") }
+                        return changes
+                    } catch let overrun as ByteReader.Overrun {
+                        throw damaged("truncated at byte \(overrun.offset)")
+                    } catch let problem as ChangeSetCodec.Problem {
+                        throw damaged(problem.message)
+                    }
+                })
         default:
             throw damaged("unknown record kind \(bytes[0])")
         }

@@ -25,9 +25,11 @@ public struct Attribute: Sendable, Hashable {
     public var customClassName: String?
 
     /// Describes an attribute.
-    public init(_ name: String, _ type: AttributeType, optional: Bool = true, default defaultValue: Value? = nil,
-                indexed: Bool = false, transient: Bool = false, userInfo: [String: String] = [:],
-                renamingIdentifier: String? = nil, elementID: String? = nil, customClassName: String? = nil) {
+    public init(
+        _ name: String, _ type: AttributeType, optional: Bool = true, default defaultValue: Value? = nil,
+        indexed: Bool = false, transient: Bool = false, userInfo: [String: String] = [:],
+        renamingIdentifier: String? = nil, elementID: String? = nil, customClassName: String? = nil
+    ) {
         self.name = name
         self.type = type
         self.isOptional = optional

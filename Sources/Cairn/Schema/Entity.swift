@@ -23,9 +23,11 @@ public struct Entity: Sendable, Hashable {
     public var elementID: String?
 
     /// Describes an entity.
-    public init(_ name: String, parent: String? = nil, abstract: Bool = false, attributes: [Attribute] = [],
-                relationships: [Relationship] = [], uniquenessConstraints: [[String]] = [], userInfo: [String: String] = [:],
-                fetchIndexes: [FetchIndex] = [], renamingIdentifier: String? = nil, elementID: String? = nil) {
+    public init(
+        _ name: String, parent: String? = nil, abstract: Bool = false, attributes: [Attribute] = [],
+        relationships: [Relationship] = [], uniquenessConstraints: [[String]] = [], userInfo: [String: String] = [:],
+        fetchIndexes: [FetchIndex] = [], renamingIdentifier: String? = nil, elementID: String? = nil
+    ) {
         self.name = name
         self.parent = parent
         self.isAbstract = abstract

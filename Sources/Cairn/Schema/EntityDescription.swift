@@ -41,8 +41,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let storedKinds: [StoredKind]
     let relationshipPositions: NameTable
 
-    init(index: Int, entity: Entity, attributes: [Attribute], relationships: [Relationship], parentIndex: Int?,
-         descendants: [Int], uniqueness: [UniquenessConstraint], destinations: [Int], inverses: [Int?]) {
+    init(
+        index: Int, entity: Entity, attributes: [Attribute], relationships: [Relationship], parentIndex: Int?,
+        descendants: [Int], uniqueness: [UniquenessConstraint], destinations: [Int], inverses: [Int?]
+    ) {
         self.index = index
         self.entity = entity
         self.attributes = attributes
@@ -57,10 +59,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         requiredPositions = attributes.indices.filter { !attributes[$0].isOptional && !attributes[$0].isTransient }
         transientPositions = attributes.indices.filter { attributes[$0].isTransient }
         attributeDefaults = attributes.map { $0.defaultValue ?? .null }
-        newObjectValues = attributeDefaults.map(PropertyValue.attribute)
+        newObjectValues =
+            attributeDefaults.map(PropertyValue.attribute)
             + relationships.map { $0.isToMany ? PropertyValue.toMany([]) : .toOne(nil) }
         family = Set([index] + descendants)
-        storedKinds = attributes.map { StoredKind(attribute: $0.type) }
+        storedKinds =
+            attributes.map { StoredKind(attribute: $0.type) }
             + relationships.indices.map { StoredKind.relationship(toMany: relationships[$0].isToMany, destination: destinations[$0]) }
         attributePositions = NameTable(attributes.map(\.name))
         relationshipPositions = NameTable(relationships.map(\.name))

@@ -36,7 +36,9 @@ extension Model {
                 var changes: [String] = []
                 if a.type != b.type { changes.append("\(a.type) → \(b.type)") }
                 if a.isOptional != b.isOptional { changes.append(b.isOptional ? "now optional" : "now required") }
-                if a.defaultValue != b.defaultValue { changes.append("default \(a.defaultValue?.description ?? "none") → \(b.defaultValue?.description ?? "none")") }
+                if a.defaultValue != b.defaultValue {
+                    changes.append("default \(a.defaultValue?.description ?? "none") → \(b.defaultValue?.description ?? "none")")
+                }
                 if a.isIndexed != b.isIndexed { changes.append(b.isIndexed ? "now indexed" : "no longer indexed") }
                 if a.isTransient != b.isTransient { changes.append(b.isTransient ? "now transient" : "no longer transient") }
                 if a.userInfo != b.userInfo { changes.append("user info") }
@@ -47,7 +49,8 @@ extension Model {
             }
         }
         if before.attributes.map(\.name) != after.attributes.map(\.name),
-           Set(before.attributes.map(\.name)) == Set(after.attributes.map(\.name)) {
+            Set(before.attributes.map(\.name)) == Set(after.attributes.map(\.name))
+        {
             lines.append("~ entity \(name): attribute order")
         }
         let oldRelationships = Dictionary(before.relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

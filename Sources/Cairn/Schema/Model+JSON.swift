@@ -22,8 +22,9 @@ extension Model {
     public func jsonData(pretty: Bool = true) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
-        let file = ModelFile(format: ModelFile.formatName, version: 1, entities: entities.map(ModelFile.EntityForm.init),
-                             userInfo: userInfo.isEmpty ? nil : userInfo, configurations: configurations.isEmpty ? nil : configurations)
+        let file = ModelFile(
+            format: ModelFile.formatName, version: 1, entities: entities.map(ModelFile.EntityForm.init),
+            userInfo: userInfo.isEmpty ? nil : userInfo, configurations: configurations.isEmpty ? nil : configurations)
         return (try? encoder.encode(file)) ?? Data()
     }
 
@@ -78,22 +79,26 @@ private struct ModelFile: Codable {
             relationships = entity.relationships.map(RelationshipForm.init)
             uniquenessConstraints = entity.uniquenessConstraints
             userInfo = entity.userInfo.isEmpty ? nil : entity.userInfo
-            fetchIndexes = entity.fetchIndexes.isEmpty ? nil : entity.fetchIndexes.map { index in
-                FetchIndexForm(name: index.name, elements: index.elements.map { .init(attribute: $0.attribute, ascending: $0.ascending) })
-            }
+            fetchIndexes =
+                entity.fetchIndexes.isEmpty
+                ? nil
+                : entity.fetchIndexes.map { index in
+                    FetchIndexForm(name: index.name, elements: index.elements.map { .init(attribute: $0.attribute, ascending: $0.ascending) })
+                }
             renamingIdentifier = entity.renamingIdentifier
             elementID = entity.elementID
         }
 
         func entity() throws -> Entity {
-            Entity(name, parent: parent, abstract: abstract ?? false,
-                   attributes: try (attributes ?? []).map { try $0.attribute(entity: name) },
-                   relationships: try (relationships ?? []).map { try $0.relationship(entity: name) },
-                   uniquenessConstraints: uniquenessConstraints ?? [], userInfo: userInfo ?? [:],
-                   fetchIndexes: (fetchIndexes ?? []).map { index in
-                       FetchIndex(index.name, index.elements.map { FetchIndex.Element($0.attribute, ascending: $0.ascending ?? true) })
-                   },
-                   renamingIdentifier: renamingIdentifier, elementID: elementID)
+            Entity(
+                name, parent: parent, abstract: abstract ?? false,
+                attributes: try (attributes ?? []).map { try $0.attribute(entity: name) },
+                relationships: try (relationships ?? []).map { try $0.relationship(entity: name) },
+                uniquenessConstraints: uniquenessConstraints ?? [], userInfo: userInfo ?? [:],
+                fetchIndexes: (fetchIndexes ?? []).map { index in
+                    FetchIndex(index.name, index.elements.map { FetchIndex.Element($0.attribute, ascending: $0.ascending ?? true) })
+                },
+                renamingIdentifier: renamingIdentifier, elementID: elementID)
         }
     }
 
@@ -129,10 +134,12 @@ private struct ModelFile: Codable {
         }
 
         func attribute(entity: String) throws -> Attribute {
-            let types: [String: AttributeType] = ["string": .string, "integer16": .integer16, "integer32": .integer32,
-                                                  "integer64": .integer64, "double": .double, "float": .float,
-                                                  "decimal": .decimal, "boolean": .boolean, "date": .date,
-                                                  "binary": .binary, "uuid": .uuid, "uri": .uri]
+            let types: [String: AttributeType] = [
+                "string": .string, "integer16": .integer16, "integer32": .integer32,
+                "integer64": .integer64, "double": .double, "float": .float,
+                "decimal": .decimal, "boolean": .boolean, "date": .date,
+                "binary": .binary, "uuid": .uuid, "uri": .uri
+            ]
             let attributeType: AttributeType
             if type == "transformable" {
                 guard let transformer else {
@@ -144,10 +151,11 @@ private struct ModelFile: Codable {
             } else {
                 throw ModelError(.invalidFormat, "unknown attribute type \"\(type)\"", entity: entity, property: name)
             }
-            return Attribute(name, attributeType, optional: optional ?? true,
-                             default: try `default`?.value(for: attributeType, entity: entity, property: name),
-                             indexed: indexed ?? false, transient: transient ?? false, userInfo: userInfo ?? [:],
-                             renamingIdentifier: renamingIdentifier, elementID: elementID, customClassName: customClassName)
+            return Attribute(
+                name, attributeType, optional: optional ?? true,
+                default: try `default`?.value(for: attributeType, entity: entity, property: name),
+                indexed: indexed ?? false, transient: transient ?? false, userInfo: userInfo ?? [:],
+                renamingIdentifier: renamingIdentifier, elementID: elementID, customClassName: customClassName)
         }
     }
 
@@ -181,16 +189,18 @@ private struct ModelFile: Codable {
         }
 
         func relationship(entity: String) throws -> Relationship {
-            let rule = try deleteRule.map { name in
-                guard let rule = DeleteRule(rawValue: name) else {
-                    throw ModelError(.invalidFormat, "unknown delete rule \"\(name)\"", entity: entity, property: self.name)
-                }
-                return rule
-            } ?? .nullify
-            return Relationship(name, to: destination, inverse: inverse,
-                                toMany ?? false ? .toMany(ordered: ordered ?? false) : .toOne, deleteRule: rule,
-                                optional: optional ?? true, minimumCount: minCount, maximumCount: maxCount, userInfo: userInfo ?? [:],
-                                renamingIdentifier: renamingIdentifier, elementID: elementID)
+            let rule =
+                try deleteRule.map { name in
+                    guard let rule = DeleteRule(rawValue: name) else {
+                        throw ModelError(.invalidFormat, "unknown delete rule \"\(name)\"", entity: entity, property: self.name)
+                    }
+                    return rule
+                } ?? .nullify
+            return Relationship(
+                name, to: destination, inverse: inverse,
+                toMany ?? false ? .toMany(ordered: ordered ?? false) : .toOne, deleteRule: rule,
+                optional: optional ?? true, minimumCount: minCount, maximumCount: maxCount, userInfo: userInfo ?? [:],
+                renamingIdentifier: renamingIdentifier, elementID: elementID)
         }
     }
 
@@ -218,10 +228,15 @@ private struct ModelFile: Codable {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let flag = try? container.decode(Bool.self) { self = .flag(flag) }
-            else if let integer = try? container.decode(Int64.self) { self = .integer(integer) }
-            else if let number = try? container.decode(Double.self) { self = .number(number) }
-            else { self = .text(try container.decode(String.self)) }
+            if let flag = try? container.decode(Bool.self) {
+                self = .flag(flag)
+            } else if let integer = try? container.decode(Int64.self) {
+                self = .integer(integer)
+            } else if let number = try? container.decode(Double.self) {
+                self = .number(number)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
         }
 
         func encode(to encoder: any Encoder) throws {

@@ -39,8 +39,10 @@ public enum EntityBuilder {
 
 extension Entity {
     /// Describes an entity with the result-builder syntax.
-    public init(_ name: String, parent: String? = nil, abstract: Bool = false, userInfo: [String: String] = [:],
-                @EntityBuilder _ members: () -> [EntityMember]) {
+    public init(
+        _ name: String, parent: String? = nil, abstract: Bool = false, userInfo: [String: String] = [:],
+        @EntityBuilder _ members: () -> [EntityMember]
+    ) {
         self.init(name, parent: parent, abstract: abstract, userInfo: userInfo)
         for member in members() {
             switch member {

@@ -51,8 +51,10 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     public var element: String?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
-                file: String? = nil, line: Int? = nil, element: String? = nil) {
+    public init(
+        _ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
+        file: String? = nil, line: Int? = nil, element: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.entity = entity

@@ -59,22 +59,26 @@ struct ModelResolver {
             var entityInverses: [Int?] = []
             for relationship in relationships[index] {
                 guard let destination = positions[relationship.destination] else {
-                    throw ModelError(.unknownDestination, "destination entity \(relationship.destination) does not exist",
-                                     entity: entity.name, property: relationship.name)
+                    throw ModelError(
+                        .unknownDestination, "destination entity \(relationship.destination) does not exist",
+                        entity: entity.name, property: relationship.name)
                 }
                 try checkCounts(relationship, entity: entity.name)
                 entityDestinations.append(destination)
                 guard let inverseName = relationship.inverse else { entityInverses.append(nil); continue }
                 guard let inverse = relationships[destination].firstIndex(where: { $0.name == inverseName }) else {
-                    throw ModelError(.invalidInverse, "inverse \(inverseName) is not a relationship of \(relationship.destination)",
-                                     entity: entity.name, property: relationship.name)
+                    throw ModelError(
+                        .invalidInverse, "inverse \(inverseName) is not a relationship of \(relationship.destination)",
+                        entity: entity.name, property: relationship.name)
                 }
                 let back = relationships[destination][inverse]
                 guard back.inverse == nil || back.inverse == relationship.name,
-                      chain(index).contains(where: { entities[$0].name == back.destination }) else {
-                    throw ModelError(.invalidInverse,
-                                     "inverse \(relationship.destination).\(inverseName) does not point back to \(entity.name).\(relationship.name)",
-                                     entity: entity.name, property: relationship.name)
+                    chain(index).contains(where: { entities[$0].name == back.destination })
+                else {
+                    throw ModelError(
+                        .invalidInverse,
+                        "inverse \(relationship.destination).\(inverseName) does not point back to \(entity.name).\(relationship.name)",
+                        entity: entity.name, property: relationship.name)
                 }
                 entityInverses.append(inverse)
             }
@@ -96,8 +100,9 @@ struct ModelResolver {
                         continue
                     default:
                         let name = relationships[holder][inverse].name
-                        throw ModelError(.invalidInverse, "\(entities[destination].name).\(name) is the inverse of more than one relationship",
-                                         entity: entities[index].name, property: relationships[index][relationship].name)
+                        throw ModelError(
+                            .invalidInverse, "\(entities[destination].name).\(name) is the inverse of more than one relationship",
+                            entity: entities[index].name, property: relationships[index][relationship].name)
                     }
                 }
             }
@@ -113,8 +118,9 @@ struct ModelResolver {
                 var positions: [Int] = []
                 for name in names {
                     guard let position = attributes[index].firstIndex(where: { $0.name == name }), !attributes[index][position].isTransient else {
-                        throw ModelError(.unknownConstraintAttribute, "uniqueness constraint names \(name), which is not a stored attribute",
-                                         entity: entity.name, property: name)
+                        throw ModelError(
+                            .unknownConstraintAttribute, "uniqueness constraint names \(name), which is not a stored attribute",
+                            entity: entity.name, property: name)
                     }
                     positions.append(position)
                 }
@@ -125,10 +131,11 @@ struct ModelResolver {
         }
         return entities.indices.map { index in
             let descendants = entities.indices.filter { $0 != index && chain($0).contains(index) }
-            return EntityDescription(index: index, entity: entities[index], attributes: attributes[index],
-                                     relationships: relationships[index], parentIndex: parents[index], descendants: descendants,
-                                     uniqueness: chain(index).flatMap { declared[$0] },
-                                     destinations: destinations[index], inverses: inverses[index])
+            return EntityDescription(
+                index: index, entity: entities[index], attributes: attributes[index],
+                relationships: relationships[index], parentIndex: parents[index], descendants: descendants,
+                uniqueness: chain(index).flatMap { declared[$0] },
+                destinations: destinations[index], inverses: inverses[index])
         }
     }
 
@@ -144,11 +151,13 @@ struct ModelResolver {
         if case .double(let number)? = attribute.defaultValue { finite = number.isFinite }
         if case .float(let number)? = attribute.defaultValue { finite = number.isFinite }
         guard finite else {
-            throw ModelError(.invalidDefault, "default \(attribute.defaultValue?.description ?? "") is not a finite number", entity: entity, property: attribute.name)
+            throw ModelError(
+                .invalidDefault, "default \(attribute.defaultValue?.description ?? "") is not a finite number", entity: entity, property: attribute.name)
         }
         guard let value = attribute.defaultValue, !value.fits(attribute.type) else { return }
-        throw ModelError(.invalidDefault, "default \(value) (\(value.typeName)) does not fit type \(attribute.type)",
-                         entity: entity, property: attribute.name)
+        throw ModelError(
+            .invalidDefault, "default \(value) (\(value.typeName)) does not fit type \(attribute.type)",
+            entity: entity, property: attribute.name)
     }
 
     private func checkFetchIndexes(of entity: Entity, attributes: [Attribute]) throws(ModelError) {
@@ -161,8 +170,9 @@ struct ModelResolver {
                 throw ModelError(.invalidFetchIndex, "fetch index \(index.name) has no attribute", entity: entity.name)
             }
             for element in index.elements where !attributes.contains(where: { $0.name == element.attribute && !$0.isTransient }) {
-                throw ModelError(.invalidFetchIndex, "fetch index \(index.name) names \(element.attribute), which is not a stored attribute",
-                                 entity: entity.name, property: element.attribute)
+                throw ModelError(
+                    .invalidFetchIndex, "fetch index \(index.name) names \(element.attribute), which is not a stored attribute",
+                    entity: entity.name, property: element.attribute)
             }
         }
     }
@@ -170,8 +180,9 @@ struct ModelResolver {
     private func checkCounts(_ relationship: Relationship, entity: String) throws(ModelError) {
         let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
         guard minimum >= 0, maximum >= 0, minimum <= maximum, relationship.isToMany || (minimum <= 1 && maximum >= 1) else {
-            throw ModelError(.invalidCount, "minimum \(minimum) and maximum \(maximum) counts are inconsistent",
-                             entity: entity, property: relationship.name)
+            throw ModelError(
+                .invalidCount, "minimum \(minimum) and maximum \(maximum) counts are inconsistent",
+                entity: entity, property: relationship.name)
         }
     }
 }

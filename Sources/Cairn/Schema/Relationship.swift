@@ -43,9 +43,11 @@ public struct Relationship: Sendable, Hashable {
     public var elementID: String?
 
     /// Describes a relationship.
-    public init(_ name: String, to destination: String, inverse: String? = nil, _ cardinality: Cardinality = .toOne,
-                deleteRule: DeleteRule = .nullify, optional: Bool = true, minimumCount: Int? = nil, maximumCount: Int? = nil,
-                userInfo: [String: String] = [:], renamingIdentifier: String? = nil, elementID: String? = nil) {
+    public init(
+        _ name: String, to destination: String, inverse: String? = nil, _ cardinality: Cardinality = .toOne,
+        deleteRule: DeleteRule = .nullify, optional: Bool = true, minimumCount: Int? = nil, maximumCount: Int? = nil,
+        userInfo: [String: String] = [:], renamingIdentifier: String? = nil, elementID: String? = nil
+    ) {
         self.name = name
         self.destination = destination
         self.inverse = inverse

@@ -39,7 +39,9 @@ extension ObjectChunk {
         // Unique but full: grow (by half, at least what is needed). A chunk's first row sizes
         // the buffer for a chunk of rows like it, so that replay fills it without copies
         // (a chunk that fills up gives the rest back, see `trim`).
-        let growth = live == 0 && buffer.used == 0 ? min(room * Tuning.objectChunkSize * 5 / 4, Tuning.largestFirstChunkBuffer) : max(room, buffer.used / 2, Tuning.smallestBufferGrowth)
+        let growth =
+            live == 0 && buffer.used == 0
+            ? min(room * Tuning.objectChunkSize * 5 / 4, Tuning.largestFirstChunkBuffer) : max(room, buffer.used / 2, Tuning.smallestBufferGrowth)
         let grown = RowStorage.make(capacity: buffer.used + growth)
         buffer.withBytes { old in _ = grown.append(old) }
         buffer = grown

@@ -51,7 +51,8 @@ final class ObjectChunk: @unchecked Sendable {
 
     func record(_ slot: Int) -> ObjectRecord? {
         guard let entry = entries[slot] else { return nil }
-        let row = entry.start == .max
+        let row =
+            entry.start == .max
             ? large[slot] ?? Row.make(count: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
             : Row.view(buffer, start: Int(entry.start), length: Int(entry.length), count: Int(entry.count))
         return ObjectRecord(row: row, version: entry.version, entity: Int(entry.entity))
@@ -67,14 +68,16 @@ final class ObjectChunk: @unchecked Sendable {
         clear(slot)
         let length = row.bytes.bytes.count
         if length < Tuning.largeRow, entity <= Int(UInt16.max), row.bytes.count <= Int(UInt16.max),
-           let stored = writableBuffer(room: length).append(row.bytes.bytes), let start = UInt32(exactly: stored) {
+            let stored = writableBuffer(room: length).append(row.bytes.bytes), let start = UInt32(exactly: stored)
+        {
             entries[slot] = Entry(start: start, length: UInt32(length), version: version, entity: UInt16(entity), count: UInt16(row.bytes.count))
             return
         }
         // A long row (or one the buffer cannot take) keeps a buffer of its own.
         large[slot] = row.owned()
-        entries[slot] = Entry(start: .max, length: UInt32(truncatingIfNeeded: length), version: version,
-                              entity: UInt16(truncatingIfNeeded: entity), count: 0)
+        entries[slot] = Entry(
+            start: .max, length: UInt32(truncatingIfNeeded: length), version: version,
+            entity: UInt16(truncatingIfNeeded: entity), count: 0)
     }
 
     /// The chunk's table of value starts, made now if it has none.

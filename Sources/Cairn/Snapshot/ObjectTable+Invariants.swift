@@ -26,8 +26,9 @@ extension ObjectChunk {
         }
         try require(live == filled, "ObjectChunk", "live is \(live) but \(filled) slots are filled")
         try require(large.count == longRows, "ObjectChunk", "\(large.count) long rows kept for \(longRows) long slots")
-        try require(buffer.used == inBuffer + garbage, "ObjectChunk",
-                    "the buffer uses \(buffer.used) bytes, rows hold \(inBuffer) and garbage is \(garbage)")
+        try require(
+            buffer.used == inBuffer + garbage, "ObjectChunk",
+            "the buffer uses \(buffer.used) bytes, rows hold \(inBuffer) and garbage is \(garbage)")
         ranges.sort { $0.start < $1.start }
         for (before, after) in zip(ranges, ranges.dropFirst()) {
             try require(before.end <= after.start, "ObjectChunk", "rows at \(before.start) and \(after.start) overlap")
@@ -46,8 +47,9 @@ extension ObjectChunk {
             try require(large[slot] != nil, "ObjectChunk", "slot \(slot) is long but has no row")
         } else {
             try require(large[slot] == nil, "ObjectChunk", "slot \(slot) is in the buffer and keeps a long row")
-            try require(Int(entry.start) + Int(entry.length) <= buffer.used, "ObjectChunk",
-                        "slot \(slot)'s row ends at \(Int(entry.start) + Int(entry.length)), past the \(buffer.used) bytes used")
+            try require(
+                Int(entry.start) + Int(entry.length) <= buffer.used, "ObjectChunk",
+                "slot \(slot)'s row ends at \(Int(entry.start) + Int(entry.length)), past the \(buffer.used) bytes used")
         }
     }
 }

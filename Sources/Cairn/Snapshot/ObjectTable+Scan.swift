@@ -63,7 +63,8 @@ extension ObjectChunk {
                 // The row a few slots on starts loading now (rows are read one after the
                 // other, each walked from its start: without this, each waits for memory).
                 if slot + ahead < entries.count, let next = entries[slot + ahead], next.start != .max, Int(next.start) < all.count,
-                   let base = all.baseAddress {
+                    let base = all.baseAddress
+                {
                     cairn_prefetch(base + Int(next.start))
                     cairn_prefetch(base + min(all.count - 1, Int(next.start) + 64))
                 }
@@ -77,8 +78,9 @@ extension ObjectChunk {
                 guard end <= all.count else { continue }
                 let rowStarts = starts.entries(slot)
                 if rowStarts == nil { memo.reset() }
-                let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count),
-                                     memo: rowStarts == nil ? memo : nil, starts: rowStarts, wideStarts: starts.wide)
+                let bytes = RowBytes(
+                    bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count),
+                    memo: rowStarts == nil ? memo : nil, starts: rowStarts, wideStarts: starts.wide)
                 visitor.visit(id, BorrowedRow(bytes: bytes, storage: buffer, start: start))
             }
         }

@@ -39,8 +39,10 @@ struct ObjectTable: Sendable {
         return buffer.withBytes { all -> R? in
             let start = Int(entry.start), end = start + Int(entry.length)
             guard end <= all.count else { return nil }
-            return body(BorrowedRow(bytes: RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count)),
-                                    storage: buffer, start: start))
+            return body(
+                BorrowedRow(
+                    bytes: RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count)),
+                    storage: buffer, start: start))
         }
     }
 
@@ -74,7 +76,7 @@ struct ObjectTable: Sendable {
         chunk.live += 1
         if chunk.live == Tuning.objectChunkSize {
             chunk.trim()
-            chunk.scanStarts()   // while its rows are in the cache
+            chunk.scanStarts()  // while its rows are in the cache
         }
     }
 

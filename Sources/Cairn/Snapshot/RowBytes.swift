@@ -42,8 +42,11 @@ struct RowBytes {
         guard position >= 0, position < count, let base = bytes.baseAddress else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         let end = bytes.count
         if let starts {
-            let start = wideStarts ? Int(starts.load(fromByteOffset: 2 * position, as: UInt16.self)) : Int(starts.load(fromByteOffset: position, as: UInt8.self))
-            let next = wideStarts ? Int(starts.load(fromByteOffset: 2 * position + 2, as: UInt16.self)) : Int(starts.load(fromByteOffset: position + 1, as: UInt8.self))
+            let start =
+                wideStarts ? Int(starts.load(fromByteOffset: 2 * position, as: UInt16.self)) : Int(starts.load(fromByteOffset: position, as: UInt8.self))
+            let next =
+                wideStarts
+                ? Int(starts.load(fromByteOffset: 2 * position + 2, as: UInt16.self)) : Int(starts.load(fromByteOffset: position + 1, as: UInt8.self))
             guard start <= next, next <= end else { return UnsafeRawBufferPointer(start: nil, count: 0) }
             return UnsafeRawBufferPointer(start: base + start, count: next - start)
         }
@@ -89,9 +92,9 @@ struct RowBytes {
         let tag = start.load(as: UInt8.self)
         var fixed = ValueTag.fixedSize(ofTag: tag)
         if fixed != 0 { return min(fixed, available) }
-        guard let layout = ValueTag(rawValue: tag)?.layout else { return 1 }     // an unknown tag: one byte
+        guard let layout = ValueTag(rawValue: tag)?.layout else { return 1 }  // an unknown tag: one byte
         switch layout {
-        case .tagOnly, .fixed: return 1                        // (fixed sizes are found above)
+        case .tagOnly, .fixed: return 1  // (fixed sizes are found above)
         case .varint:
             let (_, size) = varint(start + 1, available: available - 1)
             fixed = 1 + size

@@ -24,7 +24,9 @@ extension StoreSnapshot {
             }
         }
         for (slot, index) in indexes.enumerated() {
-            try require(index.ordered.count == values[slot], "StoreSnapshot", "index slot \(slot) files \(index.ordered.count) values; the objects hold \(values[slot])")
+            try require(
+                index.ordered.count == values[slot], "StoreSnapshot", "index slot \(slot) files \(index.ordered.count) values; the objects hold \(values[slot])"
+            )
         }
         if !uniqueIndex.isBuildingInBulk && uniqueIndex.canApply(after: lsn) {
             try require(uniqueIndex.count == keys, "StoreSnapshot", "the uniqueness index holds \(uniqueIndex.count) keys; the objects have \(keys)")
@@ -47,8 +49,9 @@ extension StoreSnapshot {
     @discardableResult
     func checkObject(_ id: ObjectID) throws(InvariantViolation) -> Int {
         guard let record = record(id) else { throw InvariantViolation("StoreSnapshot", "object \(id) is missing") }
-        try require(model.descriptions.indices.contains(record.entity) && !model.descriptions[record.entity].isAbstract, "StoreSnapshot",
-                    "object \(id) has entity \(record.entity), not a concrete entity of the model")
+        try require(
+            model.descriptions.indices.contains(record.entity) && !model.descriptions[record.entity].isAbstract, "StoreSnapshot",
+            "object \(id) has entity \(record.entity), not a concrete entity of the model")
         try require(record.version.rawValue > 0 && record.version <= lsn, "StoreSnapshot", "object \(id) has version \(record.version), snapshot at \(lsn)")
         try require(id.key < nextKey, "StoreSnapshot", "object \(id)'s key is not below the next key \(nextKey)")
         var keys = 0

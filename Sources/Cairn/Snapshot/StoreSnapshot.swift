@@ -70,8 +70,9 @@ struct StoreSnapshot: Sendable {
 
     /// An empty store.
     init(model: Model) {
-        storage = Storage(model: model, lsn: .zero, objects: ObjectTable(entityCount: model.descriptions.count), unique: UniqueIndex(),
-                          nextKey: 1, indexes: Array(repeating: AttributeIndex(), count: model.indexLayout.slots.count))
+        storage = Storage(
+            model: model, lsn: .zero, objects: ObjectTable(entityCount: model.descriptions.count), unique: UniqueIndex(),
+            nextKey: 1, indexes: Array(repeating: AttributeIndex(), count: model.indexLayout.slots.count))
     }
 
     /// An object's committed record.
@@ -125,8 +126,10 @@ struct StoreSnapshot: Sendable {
 
     /// The first object filed under `hash` in the uniqueness index, of the constraint's entity
     /// family and other than `excluded`, whose row `matches` (read in place).
-    private func firstHolder(_ hash: UInt64, for constraint: UniquenessConstraint, except excluded: ObjectID? = nil,
-                             where matches: (RowBytes) -> Bool) -> ObjectID? {
+    private func firstHolder(
+        _ hash: UInt64, for constraint: UniquenessConstraint, except excluded: ObjectID? = nil,
+        where matches: (RowBytes) -> Bool
+    ) -> ObjectID? {
         let family = storage.model.descriptions[constraint.owner].family
         return storage.unique.firstHolder(hash, at: storage.lsn) { id in
             id != excluded && family.contains(id.entity) && storage.objects.withRowBytes(id, matches) == true
@@ -184,7 +187,8 @@ struct StoreSnapshot: Sendable {
             }
         }
         let unique = storage.unique
-        let filing = newKeys.count >= Tuning.concurrentKeys && !unique.isBuildingInBulk
+        let filing =
+            newKeys.count >= Tuning.concurrentKeys && !unique.isBuildingInBulk
             ? ConcurrentResult { [newKeys] () throws(Never) in unique.add(newKeys, at: lsn) } : nil
         if filing == nil { clashing += unique.add(newKeys, at: lsn) }
         do {
@@ -315,7 +319,9 @@ struct StoreSnapshot: Sendable {
                     }
                 }
                 if clashes > 0 {
-                    lines.append("uniqueness constraint \(entity.name)(\(constraint.names.joined(separator: ", "))) is broken by \(clashes) object\(clashes == 1 ? "" : "s")")
+                    lines.append(
+                        "uniqueness constraint \(entity.name)(\(constraint.names.joined(separator: ", "))) is broken by \(clashes) object\(clashes == 1 ? "" : "s")"
+                    )
                 }
             }
         }

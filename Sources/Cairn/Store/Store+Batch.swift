@@ -84,8 +84,9 @@ extension Store {
     private func insertRows(_ entity: EntityDescription, columns: [Int], rows: [[Value]]) async throws -> [ObjectID] {
         guard !rows.isEmpty else { return [] }
         if let required = entity.relationships.first(where: { !$0.isOptional }) {
-            throw StoreError(.missingValue, "batch insert: \(entity.name).\(required.name) is required, and a batch insert leaves relationships empty",
-                             entity: entity.name, property: required.name)
+            throw StoreError(
+                .missingValue, "batch insert: \(entity.name).\(required.name) is required, and a batch insert leaves relationships empty",
+                entity: entity.name, property: required.name)
         }
         // Per attribute position: the row's column that gives it, or nil (its default).
         var columnOf = [Int?](repeating: nil, count: entity.attributes.count)
@@ -111,16 +112,18 @@ extension Store {
                     value = row[column]
                     guard value.fits(types[position]) else {
                         let name = entity.attributes[position].name
-                        throw StoreError(.typeMismatch, "batch insert: object \(index): \(entity.name).\(name) takes \(types[position]), not \(value.typeName) \(value)",
-                                         entity: entity.name, property: name)
+                        throw StoreError(
+                            .typeMismatch, "batch insert: object \(index): \(entity.name).\(name) takes \(types[position]), not \(value.typeName) \(value)",
+                            entity: entity.name, property: name)
                     }
                 }
                 if transient[position] {
-                    value = .null                           // never saved
+                    value = .null  // never saved
                 } else if case .null = value, required[position] {
                     let name = entity.attributes[position].name
-                    throw StoreError(.missingValue, "batch insert: object \(index): \(entity.name).\(name) is required",
-                                     entity: entity.name, property: name, objects: [ids[index]])
+                    throw StoreError(
+                        .missingValue, "batch insert: object \(index): \(entity.name).\(name) is required",
+                        entity: entity.name, property: name, objects: [ids[index]])
                 }
                 ChangeSetCodec.write(value, &writer)
             }
@@ -149,8 +152,9 @@ extension Store {
                 throw StoreError(.unknownName, "batch update: \(entity.name) has no attribute \(key)", entity: entity.name, property: key)
             }
             guard value.fits(entity.attributes[position].type) else {
-                throw StoreError(.typeMismatch, "batch update: \(entity.name).\(key) takes \(entity.attributes[position].type), not \(value.typeName) \(value)",
-                                 entity: entity.name, property: key)
+                throw StoreError(
+                    .typeMismatch, "batch update: \(entity.name).\(key) takes \(entity.attributes[position].type), not \(value.typeName) \(value)",
+                    entity: entity.name, property: key)
             }
             changes.append((position, value))
         }

@@ -11,8 +11,9 @@ extension Store {
         try await commitRecord { accepted in
             let changes = try resolve(pending, policy: policy, against: accepted)
             guard !changes.isEmpty else { return nil }
-            return EncodedSave(bytes: StoreRecord.changes(changes).encoded(), inserted: changes.inserts.map(\.id),
-                               updated: changes.updates.map(\.id), deleted: changes.deletes)
+            return EncodedSave(
+                bytes: StoreRecord.changes(changes).encoded(), inserted: changes.inserts.map(\.id),
+                updated: changes.updates.map(\.id), deleted: changes.deletes)
         }
     }
 
@@ -148,8 +149,9 @@ extension Store {
             changes.deletes.append(id)
         }
         if !conflicts.isEmpty {
-            throw StoreError(.mergeConflict, "\(conflicts.count) object(s) were changed or deleted by another save since this context read them",
-                             objects: conflicts)
+            throw StoreError(
+                .mergeConflict, "\(conflicts.count) object(s) were changed or deleted by another save since this context read them",
+                objects: conflicts)
         }
         return changes
     }
@@ -180,11 +182,13 @@ extension Store {
             guard let row = next.record(id)?.row else { continue }
             for constraint in constraints {
                 guard let hash = StoreSnapshot.keyHash(row, constraint),
-                      let holder = row.withBorrowed({ next.otherHolder(of: $0.bytes, hash: hash, for: constraint, except: id) }) else { continue }
+                    let holder = row.withBorrowed({ next.otherHolder(of: $0.bytes, hash: hash, for: constraint, except: id) })
+                else { continue }
                 let owner = model.descriptions[constraint.owner].name
                 let shown = zip(constraint.names, constraint.positions).map { name, position in "\(name) = \(row.value(position))" }
-                throw StoreError(.uniquenessViolation, "another \(owner) already has \(shown.joined(separator: ", "))",
-                                 entity: owner, property: constraint.names.joined(separator: ","), objects: [id, holder])
+                throw StoreError(
+                    .uniquenessViolation, "another \(owner) already has \(shown.joined(separator: ", "))",
+                    entity: owner, property: constraint.names.joined(separator: ","), objects: [id, holder])
             }
         }
     }

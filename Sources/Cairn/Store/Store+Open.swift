@@ -63,15 +63,19 @@ extension Store {
 
     /// The snapshot of a store written with `stored`, for an app whose model is `model`:
     /// migrated (and the migration recorded), or refused, or a request to wipe.
-    private static func reconcile(log: Log, snapshot: StoreSnapshot, stored: Model, with model: Model,
-                                  options: StoreOptions) throws -> StoreSnapshot {
+    private static func reconcile(
+        log: Log, snapshot: StoreSnapshot, stored: Model, with model: Model,
+        options: StoreOptions
+    ) throws -> StoreSnapshot {
         let differences = model.differences(from: stored)
         switch (options.modelMismatch, options.readOnly) {
         case (.fail, _):
             throw StoreError(.modelMismatch, "the store was written with another model:\n" + differences.joined(separator: "\n"))
         case (.wipe, true):
-            throw StoreError(.modelMismatch, "the store was written with another model, and a read-only open never wipes:\n"
-                             + differences.joined(separator: "\n"))
+            throw StoreError(
+                .modelMismatch,
+                "the store was written with another model, and a read-only open never wipes:\n"
+                    + differences.joined(separator: "\n"))
         case (.wipe, false):
             throw WipeRequest()
         case (.migrate, _), (.migrateOrWipe, _):
@@ -115,7 +119,10 @@ extension Store {
             return Array(versions[(start + 1)...]).filter { $0 != model } + [model]
         }
         guard start < end else {
-            throw StoreError(.cannotMigrate, "the store was written with a later version of the model (version \(start + 1) of \(versions.count)) than the app's (version \(end + 1)); an older app does not migrate a store down")
+            throw StoreError(
+                .cannotMigrate,
+                "the store was written with a later version of the model (version \(start + 1) of \(versions.count)) than the app's (version \(end + 1)); an older app does not migrate a store down"
+            )
         }
         return Array(versions[(start + 1)...end])
     }

@@ -27,7 +27,8 @@ extension Store {
                 }
                 models.append(model)
             } else if record.payload.first == StoreRecord.migrationKind,
-                      case .migration(let model, _) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: models.last) {
+                case .migration(let model, _) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: models.last)
+            {
                 models.append(model)
             }
         }

@@ -17,9 +17,10 @@ extension Store {
         guard uri.hasPrefix(prefix) else { return nil }
         let parts = uri.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3, UUID(uuidString: String(parts[0])) == identifier,
-              let entity = model.entity(named: String(parts[1])),
-              parts[2].first == "p", let key = UInt64(parts[2].dropFirst()), key > 0,
-              String(key) == String(parts[2].dropFirst()) else { return nil }
+            let entity = model.entity(named: String(parts[1])),
+            parts[2].first == "p", let key = UInt64(parts[2].dropFirst()), key > 0,
+            String(key) == String(parts[2].dropFirst())
+        else { return nil }
         return ObjectID(entity: entity.index, key: key)
     }
 }

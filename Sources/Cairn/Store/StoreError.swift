@@ -69,8 +69,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var lsn: LSN?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
-                objects: [ObjectID] = [], lsn: LSN? = nil) {
+    public init(
+        _ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
+        objects: [ObjectID] = [], lsn: LSN? = nil
+    ) {
         self.code = code
         self.message = message
         self.entity = entity

@@ -6,8 +6,9 @@ struct AttributeEncoder {
         let storage = Storage()
         try value.encode(to: TopEncoder(storage: storage, entity: entity.name))
         for name in storage.values.keys where entity.attributePosition(name) == nil {
-            throw StoreError(.unknownName, "\(T.self) has property \(name), which \(entity.name) has no attribute for",
-                             entity: entity.name, property: name)
+            throw StoreError(
+                .unknownName, "\(T.self) has property \(name), which \(entity.name) has no attribute for",
+                entity: entity.name, property: name)
         }
         return storage.values
     }
@@ -40,9 +41,10 @@ struct AttributeEncoder {
         // converted here, so that it never reaches its own `encode(to:)`, which would hand
         // itself to this encoder again.
         case let number as any BinaryInteger:
-            try Int64(exactly: number).map(Value.integer) ?? {
-                throw StoreError(.typeMismatch, "\(number) does not fit an integer attribute (64 bits, signed)", entity: entity, property: property)
-            }()
+            try Int64(exactly: number).map(Value.integer)
+                ?? {
+                    throw StoreError(.typeMismatch, "\(number) does not fit an integer attribute (64 bits, signed)", entity: entity, property: property)
+                }()
         case let number as any BinaryFloatingPoint:
             // By its type, whatever the value: as a float (for a float attribute) when the type
             // holds no more than a float does (Float16), else as a double (Float80…).

@@ -37,8 +37,9 @@ public enum AttributeTransformers {
 
     /// Registers (or replaces) the transformer for attributes of type `.transformable(name)`.
     public static func register<T: AttributeTransformer>(_ transformer: T, name: String) {
-        let erased = Erased(encode: { value in try (value as? T.Transformed).map(transformer.bytes(from:)) },
-                            decode: { bytes in try transformer.value(from: bytes) })
+        let erased = Erased(
+            encode: { value in try (value as? T.Transformed).map(transformer.bytes(from:)) },
+            decode: { bytes in try transformer.value(from: bytes) })
         registry.withLock { $0[name] = erased }
     }
 

@@ -37,16 +37,18 @@ extension ObjectContext {
         for (name, value) in values {
             guard let position = entity.attributePosition(name), value.fits(entity.attributes[position].type) else {
                 let type = entity.attributePosition(name).map { entity.attributes[$0].type.description } ?? "?"
-                throw StoreError(.typeMismatch, "\(entity.name).\(name) takes \(type), not \(value.typeName) \(value)",
-                                 entity: entity.name, property: name)
+                throw StoreError(
+                    .typeMismatch, "\(entity.name).\(name) takes \(type), not \(value.typeName) \(value)",
+                    entity: entity.name, property: name)
             }
         }
         var object: ManagedObject?
         if let constraint = entity.uniqueness.first {
             let conditions = try constraint.names.map { name -> FetchPredicate in
                 guard let value = values[name], value != .null else {
-                    throw StoreError(.missingValue, "\(entity.name).\(name) is part of the uniqueness constraint and must be set to upsert",
-                                     entity: entity.name, property: name)
+                    throw StoreError(
+                        .missingValue, "\(entity.name).\(name) is part of the uniqueness constraint and must be set to upsert",
+                        entity: entity.name, property: name)
                 }
                 return .equal(name, value)
             }
@@ -58,8 +60,10 @@ extension ObjectContext {
     }
 
     /// The objects of `T`'s entity that match, decoded as `T`.
-    public func fetch<T: StoredModel>(_ type: T.Type, predicate: FetchPredicate? = nil, sortKeys: [SortKey] = [],
-                                      offset: Int = 0, limit: Int? = nil) throws -> [T] {
+    public func fetch<T: StoredModel>(
+        _ type: T.Type, predicate: FetchPredicate? = nil, sortKeys: [SortKey] = [],
+        offset: Int = 0, limit: Int? = nil
+    ) throws -> [T] {
         try fetch(FetchRequest(T.entityName, predicate: predicate, sortKeys: sortKeys, fetchOffset: offset, fetchLimit: limit))
             .map { try $0.decode(as: T.self) }
     }
@@ -71,7 +75,7 @@ extension ManagedObject {
         guard let context else {
             throw StoreError(.invalidObject, "the context of \(entity.name) \(objectID) is gone", entity: entity.name, objects: [objectID])
         }
-        guard let view = context.view(of: objectID) else {      // one read of the object, not one per attribute
+        guard let view = context.view(of: objectID) else {  // one read of the object, not one per attribute
             throw StoreError(.invalidObject, "\(entity.name) \(objectID) was deleted", entity: entity.name, objects: [objectID])
         }
         var values: [String: Value] = [:]

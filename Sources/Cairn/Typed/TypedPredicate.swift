@@ -121,7 +121,7 @@ extension PredicateExpressions.NotEqual: TypedPredicateNode {
 extension PredicateExpressions.Comparison: TypedPredicateNode {
     func translated() throws -> TypedPredicatePart {
         let operators: [PredicateExpressions.ComparisonOperator: PredicateOperator] = [
-            .lessThan: .less, .lessThanOrEqual: .lessOrEqual, .greaterThan: .greater, .greaterThanOrEqual: .greaterOrEqual,
+            .lessThan: .less, .lessThanOrEqual: .lessOrEqual, .greaterThan: .greater, .greaterThanOrEqual: .greaterOrEqual
         ]
         guard let operation = operators[op] else { throw unsupported("the comparison \(op)") }
         return .predicate(.comparison(try translate(lhs).expression(), operation, try translate(rhs).expression()))
@@ -156,7 +156,8 @@ extension PredicateExpressions.RangeExpressionContains: TypedPredicateNode {
     func translated() throws -> TypedPredicatePart {
         let element = try translate(element).expression()
         if let closed = range as? any TypedPredicateNode, case .expression(.list(let bounds)) = try closed.translated(), bounds.count == 2,
-           String(describing: type(of: range)).contains("ClosedRange") {
+            String(describing: type(of: range)).contains("ClosedRange")
+        {
             return .predicate(.comparison(element, .between, .list(bounds)))
         }
         if let open = range as? any HalfOpenRangeNode {

@@ -72,7 +72,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         return switch (self, type) {
         case (.null, _): true
         case (.string, .string), (.double, .double), (.float, .float), (.decimal, .decimal), (.bool, .boolean),
-             (.date, .date), (.binary, .binary), (.binary, .transformable), (.uuid, .uuid), (.uri, .uri):
+            (.date, .date), (.binary, .binary), (.binary, .transformable), (.uuid, .uuid), (.uri, .uri):
             true
         case (.integer(let number), _):
             type.integerRange?.contains(number) ?? false
@@ -124,7 +124,8 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-                 ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
+{
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(floatLiteral value: Double) { self = .double(value) }

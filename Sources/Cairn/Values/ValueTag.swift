@@ -49,16 +49,11 @@ enum ValueTag: UInt8, CaseIterable, Sendable {
         }
     }
 
-    /// ``fixedSize`` of tags 0–7 and 8–15, a byte each, for the row reader's lookup without a
-    /// branch per tag (``fixedSize(ofTag:)``).
-    private static let packedFixedSizes: (low: UInt64, high: UInt64) = {
-        var packed: (low: UInt64, high: UInt64) = (0, 0)
-        for tag in allCases where tag.rawValue < 16 {
-            let size = UInt64(tag.fixedSize) << (UInt64(tag.rawValue % 8) * 8)
-            if tag.rawValue < 8 { packed.low |= size } else { packed.high |= size }
-        }
-        return packed
-    }()
+    /// ``fixedSize`` of tags 0–7 and 8–15, a byte each (tag 0 in the lowest byte), for the row
+    /// reader's lookup without a branch per tag (``fixedSize(ofTag:)``). Literals, so that the
+    /// lookup reads constants (a table built at first use costs a check at every read);
+    /// `ValueTagTests` checks them against ``layout``.
+    static let packedFixedSizes: (low: UInt64, high: UInt64) = (0x0101_0005_0900_0001, 0x0000_0001_0011_0009)
 
     /// The fixed size of the value a tag byte begins (see ``fixedSize``); 0 when the value
     /// encodes its size or the tag is unknown.

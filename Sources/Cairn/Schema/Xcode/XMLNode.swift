@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// An XML element read into memory with the line it starts on, for reading small documents
@@ -26,8 +26,9 @@ struct XMLNode {
         // without bound (a "billion laughs"), so it is refused before parsing.
         if let declaration = data.range(of: Data("<!DOCTYPE".utf8)) ?? data.range(of: Data("<!ENTITY".utf8)) {
             let line = data[..<declaration.lowerBound].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-            throw ModelError(.invalidFormat, "the document declares a document type or entities, which model files never do",
-                             file: file, line: line)
+            throw ModelError(
+                .invalidFormat, "the document declares a document type or entities, which model files never do",
+                file: file, line: line)
         }
         let parser = XMLParser(data: data)
         let builder = XMLTreeBuilder()
@@ -58,8 +59,10 @@ private final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     /// Deeper documents are refused: no model nests more than a few levels.
     private let maximumDepth = 64
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         guard stack.count < maximumDepth else {
             failure = failure ?? ("elements nest deeper than \(maximumDepth) levels", parser.lineNumber)
             parser.abortParsing()

@@ -6,14 +6,14 @@ enum XcodeAttributeType {
     static let names: [(String, AttributeType)] = [
         ("Integer 16", .integer16), ("Integer 32", .integer32), ("Integer 64", .integer64), ("Decimal", .decimal),
         ("Double", .double), ("Float", .float), ("String", .string), ("Boolean", .boolean), ("Date", .date),
-        ("Binary", .binary), ("UUID", .uuid), ("URI", .uri),
+        ("Binary", .binary), ("UUID", .uuid), ("URI", .uri)
     ]
     /// Types of the format that Cairn refuses, with the reason.
     static let unsupported: [String: String] = [
         "Undefined": "an Undefined attribute holds any object, which Cairn cannot store",
         "Object ID": "an Object ID attribute holds a Core Data object ID, which Cairn cannot store",
         "ObjectID": "an Object ID attribute holds a Core Data object ID, which Cairn cannot store",
-        "Composite": "composite attributes are not supported; declare their fields as attributes",
+        "Composite": "composite attributes are not supported; declare their fields as attributes"
     ]
     /// The transformer Core Data uses when a transformable attribute names none.
     static let defaultTransformer = "NSKeyedUnarchiveFromData"
@@ -45,7 +45,8 @@ enum XcodeAttributeType {
         case .decimal:
             // The whole text must be a plain decimal number: -12.50, 3, .5, 1e3 (no hex, no nan).
             guard trimmed.wholeMatch(of: /[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?/) != nil,
-                  let number = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")), !number.isNaN else { return nil }
+                let number = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")), !number.isNaN
+            else { return nil }
             return .decimal(number)
         case .boolean:
             switch trimmed.uppercased() {

@@ -57,8 +57,9 @@ public struct XcodeModelBundle: Sendable {
         if manager.fileExists(atPath: currentFile) {
             let current = try Self.currentVersionName(in: currentFile)
             guard versions.contains(where: { $0.name == current }) else {
-                throw ModelError(.invalidFormat, "the current version \(current) is not in the bundle (it has \(versions.map(\.name).joined(separator: ", ")))",
-                                 file: currentFile)
+                throw ModelError(
+                    .invalidFormat, "the current version \(current) is not in the bundle (it has \(versions.map(\.name).joined(separator: ", ")))",
+                    file: currentFile)
             }
             currentVersionName = current
         } else if versions.count == 1 {
@@ -108,7 +109,8 @@ extension Model {
             let bundle = try XcodeModelBundle(at: path)
             guard let version else { self = bundle.current; return }
             guard let model = bundle.model(version: version) else {
-                throw ModelError(.invalidFormat, "no version named \(version) (the bundle has \(bundle.versions.map(\.name).joined(separator: ", ")))", file: path)
+                throw ModelError(
+                    .invalidFormat, "no version named \(version) (the bundle has \(bundle.versions.map(\.name).joined(separator: ", ")))", file: path)
             }
             self = model
             return

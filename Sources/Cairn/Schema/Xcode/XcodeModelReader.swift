@@ -34,9 +34,10 @@ struct XcodeModelReader {
 
     private func entity(_ node: XMLNode) throws(ModelError) -> Entity {
         let name = try required("name", node)
-        var entity = Entity(name, parent: node.attributes["parentEntity"], abstract: try flag("isAbstract", node) ?? false,
-                            userInfo: try userInfo(node), renamingIdentifier: node.attributes["renamingIdentifier"],
-                            elementID: node.attributes["elementID"])
+        var entity = Entity(
+            name, parent: node.attributes["parentEntity"], abstract: try flag("isAbstract", node) ?? false,
+            userInfo: try userInfo(node), renamingIdentifier: node.attributes["renamingIdentifier"],
+            elementID: node.attributes["elementID"])
         for child in node.children {
             switch child.name {
             case "attribute": entity.attributes.append(try attribute(child, entity: name))
@@ -72,10 +73,11 @@ struct XcodeModelReader {
             }
             defaultValue = value
         }
-        return Attribute(name, type, optional: try flag("optional", node) ?? false, default: defaultValue,
-                         indexed: try flag("indexed", node) ?? false, transient: try flag("transient", node) ?? false,
-                         userInfo: try userInfo(node), renamingIdentifier: node.attributes["renamingIdentifier"],
-                         elementID: node.attributes["elementID"], customClassName: node.attributes["customClassName"])
+        return Attribute(
+            name, type, optional: try flag("optional", node) ?? false, default: defaultValue,
+            indexed: try flag("indexed", node) ?? false, transient: try flag("transient", node) ?? false,
+            userInfo: try userInfo(node), renamingIdentifier: node.attributes["renamingIdentifier"],
+            elementID: node.attributes["elementID"], customClassName: node.attributes["customClassName"])
     }
 
     private func relationship(_ node: XMLNode, entity: String) throws(ModelError) -> Relationship {
@@ -86,13 +88,14 @@ struct XcodeModelReader {
             throw failure("unknown deletionRule \"\(ruleName)\" (expected Nullify, Cascade, Deny or No Action)", node, entity: entity, property: name)
         }
         let toMany = try flag("toMany", node) ?? false
-        return Relationship(name, to: try required("destinationEntity", node), inverse: node.attributes["inverseName"],
-                            toMany ? .toMany(ordered: try flag("ordered", node) ?? false) : .toOne, deleteRule: rule,
-                            optional: try flag("optional", node) ?? false,
-                            minimumCount: try count("minCount", node, entity: entity, property: name),
-                            maximumCount: try count("maxCount", node, entity: entity, property: name),
-                            userInfo: try userInfo(node), renamingIdentifier: node.attributes["renamingIdentifier"],
-                            elementID: node.attributes["elementID"])
+        return Relationship(
+            name, to: try required("destinationEntity", node), inverse: node.attributes["inverseName"],
+            toMany ? .toMany(ordered: try flag("ordered", node) ?? false) : .toOne, deleteRule: rule,
+            optional: try flag("optional", node) ?? false,
+            minimumCount: try count("minCount", node, entity: entity, property: name),
+            maximumCount: try count("maxCount", node, entity: entity, property: name),
+            userInfo: try userInfo(node), renamingIdentifier: node.attributes["renamingIdentifier"],
+            elementID: node.attributes["elementID"])
     }
 
     private func fetchIndex(_ node: XMLNode, entity: String) throws(ModelError) -> FetchIndex {
@@ -100,8 +103,9 @@ struct XcodeModelReader {
         var elements: [FetchIndex.Element] = []
         for element in node.children(named: "fetchIndexElement") {
             if let type = element.attributes["type"], type != "Binary" {
-                throw failure("fetch index element of type \(type) is not supported (only Binary)", element,
-                              code: .invalidFetchIndex, entity: entity)
+                throw failure(
+                    "fetch index element of type \(type) is not supported (only Binary)", element,
+                    code: .invalidFetchIndex, entity: entity)
             }
             let order = element.attributes["order"] ?? "ascending"
             guard order == "ascending" || order == "descending" else {
@@ -160,8 +164,10 @@ struct XcodeModelReader {
 
     // MARK: Errors
 
-    private func failure(_ message: String, _ node: XMLNode, code: ModelError.Code = .invalidFormat,
-                         entity: String? = nil, property: String? = nil) -> ModelError {
+    private func failure(
+        _ message: String, _ node: XMLNode, code: ModelError.Code = .invalidFormat,
+        entity: String? = nil, property: String? = nil
+    ) -> ModelError {
         ModelError(code, message, entity: entity, property: property, file: file, line: node.line, element: node.name)
     }
 
@@ -170,7 +176,8 @@ struct XcodeModelReader {
         var located = error
         located.file = file
         guard let entityName = error.entity,
-              let entity = root.children(named: "entity").first(where: { $0.attributes["name"] == entityName }) else { return located }
+            let entity = root.children(named: "entity").first(where: { $0.attributes["name"] == entityName })
+        else { return located }
         located.line = entity.line
         located.element = entity.name
         guard let property = error.property else { return located }

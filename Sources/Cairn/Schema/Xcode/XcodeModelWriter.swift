@@ -8,7 +8,9 @@ struct XcodeModelWriter {
         try checkRepresentable(model)
         var writer = XcodeModelWriter()
         writer.lines.append(#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#)
-        writer.lines.append(#"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">"#)
+        writer.lines.append(
+            #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">"#
+        )
         for entity in model.entities { writer.entity(entity) }
         for (name, members) in model.configurations.sorted(by: { $0.key < $1.key }) {
             writer.open("configuration", [("name", name)], depth: 1, empty: members.isEmpty)
@@ -25,7 +27,7 @@ struct XcodeModelWriter {
         let fields: [(String, String?)] = [
             ("name", entity.name), ("representedClassName", entity.name), ("isAbstract", entity.isAbstract ? "YES" : nil),
             ("parentEntity", entity.parent), ("renamingIdentifier", entity.renamingIdentifier),
-            ("elementID", entity.elementID), ("syncable", "YES"),
+            ("elementID", entity.elementID), ("syncable", "YES")
         ]
         open("entity", fields, depth: 1)
         for attribute in entity.attributes { self.attribute(attribute) }
@@ -33,8 +35,12 @@ struct XcodeModelWriter {
         for index in entity.fetchIndexes {
             open("fetchIndex", [("name", index.name)], depth: 2)
             for element in index.elements {
-                open("fetchIndexElement", [("property", element.attribute), ("type", "Binary"),
-                                           ("order", element.ascending ? "ascending" : "descending")], depth: 3, empty: true)
+                open(
+                    "fetchIndexElement",
+                    [
+                        ("property", element.attribute), ("type", "Binary"),
+                        ("order", element.ascending ? "ascending" : "descending")
+                    ], depth: 3, empty: true)
             }
             close("fetchIndex", depth: 2)
         }
@@ -62,7 +68,7 @@ struct XcodeModelWriter {
             ("defaultValueString", attribute.type == .date ? nil : attribute.defaultValue.map(XcodeAttributeType.text)),
             ("defaultDateTimeInterval", attribute.type == .date ? attribute.defaultValue.map(XcodeAttributeType.text) : nil),
             ("valueTransformerName", transformer), ("customClassName", attribute.customClassName),
-            ("renamingIdentifier", attribute.renamingIdentifier), ("elementID", attribute.elementID),
+            ("renamingIdentifier", attribute.renamingIdentifier), ("elementID", attribute.elementID)
         ]
         element("attribute", fields, userInfo: attribute.userInfo)
     }
@@ -75,7 +81,7 @@ struct XcodeModelWriter {
             ("minCount", relationship.minimumCount.map(String.init)), ("maxCount", relationship.maximumCount.map(String.init)),
             ("deletionRule", rules[relationship.deleteRule]), ("destinationEntity", relationship.destination),
             ("inverseName", relationship.inverse), ("inverseEntity", relationship.inverse == nil ? nil : relationship.destination),
-            ("renamingIdentifier", relationship.renamingIdentifier), ("elementID", relationship.elementID),
+            ("renamingIdentifier", relationship.renamingIdentifier), ("elementID", relationship.elementID)
         ]
         element("relationship", fields, userInfo: relationship.userInfo)
     }
@@ -128,13 +134,17 @@ struct XcodeModelWriter {
             for attribute in entity.attributes {
                 var transformer: String?
                 if case .transformable(let name) = attribute.type { transformer = name }
-                try check(texts(attribute.userInfo) + [attribute.renamingIdentifier, attribute.elementID, attribute.customClassName, transformer,
-                                                       attribute.defaultValue.map(XcodeAttributeType.text)],
-                          entity: entity.name, property: attribute.name)
+                try check(
+                    texts(attribute.userInfo) + [
+                        attribute.renamingIdentifier, attribute.elementID, attribute.customClassName, transformer,
+                        attribute.defaultValue.map(XcodeAttributeType.text)
+                    ],
+                    entity: entity.name, property: attribute.name)
             }
             for relationship in entity.relationships {
-                try check(texts(relationship.userInfo) + [relationship.renamingIdentifier, relationship.elementID],
-                          entity: entity.name, property: relationship.name)
+                try check(
+                    texts(relationship.userInfo) + [relationship.renamingIdentifier, relationship.elementID],
+                    entity: entity.name, property: relationship.name)
             }
         }
     }
