@@ -32,7 +32,7 @@ enum JSONText {
         case .double(let number): number.isFinite ? String(number) : string(String(number))
         case .float(let number): number.isFinite ? String(number) : string(String(number))
         case .decimal(let number): string(number.description)
-        case .bool(let flag): flag ? "true" : "false"
+        case .boolean(let flag): flag ? "true" : "false"
         case .date(let date): string(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))
         case .binary(let bytes): string(Data(bytes).base64EncodedString())
         case .uuid(let id): string(id.uuidString)

@@ -223,7 +223,7 @@ struct ReferenceData {
             guard let friend = person.friend.flatMap({ people[$0] }) else { return .null }
             return friend.values[keys[1]] ?? .null
         }
-        if keys == ["friend"] { return person.friend == nil ? .null : .bool(true) }
+        if keys == ["friend"] { return person.friend == nil ? .null : .boolean(true) }
         return person.values[keys[0]] ?? .null
     }
 
@@ -263,7 +263,7 @@ struct ReferenceData {
         case .integer(let n): Double(n)
         case .double(let n): n
         case .float(let n): Double(n)
-        case .bool(let flag): flag ? 1 : 0
+        case .boolean(let flag): flag ? 1 : 0
         case .date(let date): date.timeIntervalSinceReferenceDate
         default: nil
         }
@@ -360,7 +360,7 @@ struct ReferenceData {
             default: return false
             }
         }
-        if case .bool(let a) = left, case .bool(let b) = right {
+        if case .boolean(let a) = left, case .boolean(let b) = right {
             switch op {
             case .equal: return a == b
             case .notEqual: return a != b

@@ -11,8 +11,8 @@ import Testing
     static let pieces: [[UInt8]] = {
         var values: [Value] = [
             .null, .string("short"), .string(String(repeating: "long ", count: 60)), .integer(-3),
-            .integer(Int64.max), .double(2.5), .float(1.5), .decimal(Decimal(string: "12.34") ?? 0), .bool(false),
-            .bool(true), .date(Date(timeIntervalSinceReferenceDate: 1234.5)), .binary([1, 2, 3]),
+            .integer(Int64.max), .double(2.5), .float(1.5), .decimal(Decimal(string: "12.34") ?? 0), .boolean(false),
+            .boolean(true), .date(Date(timeIntervalSinceReferenceDate: 1234.5)), .binary([1, 2, 3]),
             .uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), .uri("https://example.com/a")
         ]
         values.append(.string(""))

@@ -12,7 +12,7 @@ import Testing
         .attribute(.null), .attribute(.string("")), .attribute(.string("short")), .attribute(.string(String(repeating: "long ", count: 60))),
         .attribute(.integer(0)), .attribute(.integer(-1)), .attribute(.integer(.max)), .attribute(.integer(.min)),
         .attribute(.double(-0.5)), .attribute(.float(3.25)), .attribute(.decimal(Decimal(string: "12.345") ?? 0)),
-        .attribute(.bool(false)), .attribute(.bool(true)), .attribute(.date(Date(timeIntervalSinceReferenceDate: 1234.5))),
+        .attribute(.boolean(false)), .attribute(.boolean(true)), .attribute(.date(Date(timeIntervalSinceReferenceDate: 1234.5))),
         .attribute(.binary([0, 1, 2, 255])), .attribute(.uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))),
         .attribute(.uri("https://example.com/a")),
         .toOne(nil), .toOne(ObjectID(entity: 3, key: 300)), .toMany([]), .toMany([ObjectID(entity: 1, key: 2), ObjectID(entity: 70_000, key: 1 << 40)])

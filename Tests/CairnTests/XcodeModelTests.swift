@@ -93,7 +93,7 @@ enum FixturePaths {
         #expect(attribute("count16")?.isOptional == false && attribute("count16")?.defaultValue == .integer(16))
         #expect(attribute("count32")?.isOptional == true && attribute("count32")?.isIndexed == true)
         #expect(attribute("displayName")?.isTransient == true)
-        #expect(attribute("isActive")?.defaultValue == .bool(true))
+        #expect(attribute("isActive")?.defaultValue == .boolean(true))
         #expect(attribute("price")?.defaultValue == .decimal(Decimal(string: "3.14")!))
         #expect(attribute("ratio")?.defaultValue == .float(0.5) && attribute("weight")?.defaultValue == .double(2.5))
         #expect(attribute("createdAt")?.defaultValue == .date(Date(timeIntervalSinceReferenceDate: 700_000_000)))

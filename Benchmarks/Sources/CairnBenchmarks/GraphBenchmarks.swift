@@ -336,7 +336,7 @@ struct Person: FetchableRecord {
     var row: [Value] {
         [
             .string(key), .string(givenName), .string(familyName), .string(email), .string(city), .date(born), .double(score),
-            .bool(active), .integer(visits), .date(created)
+            .boolean(active), .integer(visits), .date(created)
         ]
     }
 
@@ -349,7 +349,7 @@ struct Person: FetchableRecord {
         try object.setValue(.string(city), forKey: "city")
         try object.setValue(.date(born), forKey: "born")
         try object.setValue(.double(score), forKey: "score")
-        try object.setValue(.bool(active), forKey: "active")
+        try object.setValue(.boolean(active), forKey: "active")
         try object.setValue(.integer(visits), forKey: "visits")
         try object.setValue(.date(created), forKey: "created")
     }

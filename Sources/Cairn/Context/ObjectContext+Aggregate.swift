@@ -52,7 +52,7 @@ extension ObjectContext {
             let group = groupPaths.map { Self.read($0, id, view, reader) }
             var accumulators = groups.removeValue(forKey: group) ?? empty
             for (index, path) in functionPaths.enumerated() {
-                accumulators[index].add(path.map { Self.read($0, id, view, reader) } ?? .bool(true))
+                accumulators[index].add(path.map { Self.read($0, id, view, reader) } ?? .boolean(true))
             }
             groups[group] = accumulators
         }
@@ -140,7 +140,7 @@ private struct AggregatingVisitor: RowVisitor {
                 partial.accumulators[index].add(encoded: row.bytes.value(position))
             } else {
                 let view = ObjectView(base: .row(row.owned()), changes: nil)
-                partial.accumulators[index].add(paths[index].map { ObjectContext.read($0, id, view, reader) } ?? .bool(true))
+                partial.accumulators[index].add(paths[index].map { ObjectContext.read($0, id, view, reader) } ?? .boolean(true))
             }
         }
     }

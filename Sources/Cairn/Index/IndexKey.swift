@@ -20,7 +20,7 @@ enum IndexKey {
         case .double(let number): hasher.number(number)
         case .decimal(let number): hasher.number(QueryValue.double(number))
         case .float(let number): hasher.number(Double(number))
-        case .bool(let flag): hasher.mix(flag ? 3 : 4)
+        case .boolean(let flag): hasher.mix(flag ? 3 : 4)
         case .date(let date):
             hasher.mix(5)
             hasher.mix((date.timeIntervalSinceReferenceDate + 0.0).bitPattern)
@@ -45,7 +45,7 @@ enum IndexKey {
         switch (type, value) {
         case (.integer16, .integer(let number)), (.integer32, .integer(let number)), (.integer64, .integer(let number)):
             number.magnitude < 1 << 53
-        case (.boolean, .bool):
+        case (.boolean, .boolean):
             true
         case (.date, .date(let date)):
             !date.timeIntervalSinceReferenceDate.isNaN

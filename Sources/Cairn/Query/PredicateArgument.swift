@@ -60,7 +60,7 @@ extension Substring: PredicateArgument {
 
 extension Bool: PredicateArgument {
     /// A boolean value.
-    public var predicateArgumentValue: PredicateArgumentValue { .value(.bool(self)) }
+    public var predicateArgumentValue: PredicateArgumentValue { .value(.boolean(self)) }
 }
 
 extension Int: PredicateArgument {
@@ -219,7 +219,7 @@ enum PredicateFormatSpecifier: Sendable, Equatable {
             return keyPath
         case .integer:
             switch value {
-            case .value(.integer), .value(.bool), .unsignedInteger: return try value.expression(describedAs: found)
+            case .value(.integer), .value(.boolean), .unsignedInteger: return try value.expression(describedAs: found)
             default: throw PredicateArgumentMismatch(expected: "an integer", found: found)
             }
         case .floating:
@@ -253,7 +253,7 @@ enum PredicateFormatSpecifier: Sendable, Equatable {
         case .double: "double"
         case .float: "float"
         case .decimal: "decimal"
-        case .bool: "bool"
+        case .boolean: "boolean"
         case .date: "date"
         case .binary: "binary"
         case .uuid: "uuid"

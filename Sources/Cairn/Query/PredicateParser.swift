@@ -288,8 +288,8 @@ struct PredicateParser {
         case .word(let word):
             switch keyword {
             case nil: return try parseKeyPath(startingWith: word, at: token.start)
-            case .yes, .trueValue: return try constant(.bool(true))
-            case .no, .falseValue: return try constant(.bool(false))
+            case .yes, .trueValue: return try constant(.boolean(true))
+            case .no, .falseValue: return try constant(.boolean(false))
             case .nilValue, .nullValue: return try constant(.null)
             case .evaluatedObject: return try parseSelf()
             case .cast: return try parseCast()

@@ -295,7 +295,7 @@ struct PredicateWriter {
         case .double(let number): self.number(number)
         case .float(let number): cast(self.number(number), to: .float)
         case .decimal(let number): cast(quoted(number.description), to: .decimal)
-        case .bool(let flag): flag ? "YES" : "NO"
+        case .boolean(let flag): flag ? "YES" : "NO"
         case .date(let date): cast(self.number(date.timeIntervalSinceReferenceDate), to: .date)
         case .binary(let bytes): cast(quoted(Data(bytes).base64EncodedString()), to: .data)
         case .uuid(let id): cast(quoted(id.uuidString), to: .uuid)

@@ -12,8 +12,8 @@ enum QueryValue {
         case (.string(let text), .string), (.uri(let text), .string): return .string(text)
         case (.string(let text), .uri), (.uri(let text), .uri): return .uri(text)
         case (.string(let text), .uuid): return UUID(uuidString: text).map(Value.uuid)
-        case (.uuid, .uuid), (.date, .date), (.binary, .binary), (.binary, .transformable), (.bool, .boolean): return value
-        case (.integer(let number), .boolean) where number == 0 || number == 1: return .bool(number == 1)
+        case (.uuid, .uuid), (.date, .date), (.binary, .binary), (.binary, .transformable), (.boolean, .boolean): return value
+        case (.integer(let number), .boolean) where number == 0 || number == 1: return .boolean(number == 1)
         case (.integer(let number), .decimal): return .decimal(Decimal(number))
         case (.integer(let number), .double), (.integer(let number), .float): return .double(Double(number))
         case (.double(let number), .decimal): return number.isFinite ? .decimal(Decimal(number)) : .double(number)

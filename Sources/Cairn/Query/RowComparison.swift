@@ -32,7 +32,7 @@ enum RowComparison: @unchecked Sendable {
             self = .double(position: position, op, number, tag: ValueTag.double.rawValue)
         case (.date?, .date(let date)) where ordering.contains(op) && !date.timeIntervalSinceReferenceDate.isNaN:
             self = .double(position: position, op, date.timeIntervalSinceReferenceDate, tag: ValueTag.date.rawValue)
-        case (.boolean?, .bool(let flag)) where op == .equal || op == .notEqual:
+        case (.boolean?, .boolean(let flag)) where op == .equal || op == .notEqual:
             self = .boolean(position: position, op, flag)
         case (.string?, .string(let text))
         where text.utf8.allSatisfy({ $0 < 0x80 })

@@ -116,7 +116,7 @@ enum ChangeSetCodec {
         case .decimal(let number):
             writer.writeByte(Tag.decimal.rawValue)
             writer.writeLengthPrefixed(Array(number.description.utf8))
-        case .bool(let flag): writer.writeByte((flag ? Tag.trueValue : Tag.falseValue).rawValue)
+        case .boolean(let flag): writer.writeByte((flag ? Tag.trueValue : Tag.falseValue).rawValue)
         case .date(let date):
             writer.writeByte(Tag.date.rawValue)
             writer.write(date.timeIntervalSinceReferenceDate.bitPattern)  // Date's own representation: exact
@@ -146,8 +146,8 @@ enum ChangeSetCodec {
             let description = try text()
             guard let number = Self.decimal(description) else { throw Problem(message: "invalid decimal \(description)") }
             return .decimal(number)
-        case .falseValue: return .bool(false)
-        case .trueValue: return .bool(true)
+        case .falseValue: return .boolean(false)
+        case .trueValue: return .boolean(true)
         case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.read())))
         case .binary: return .binary(Array(try reader.readLengthPrefixed()))
         case .uuid:

@@ -219,7 +219,7 @@ private struct ModelFile: Codable {
             case .double(let number): self = .number(number)
             case .float(let number): self = .number(Double(number))
             case .decimal(let number): self = .text(number.description)
-            case .bool(let flag): self = .flag(flag)
+            case .boolean(let flag): self = .flag(flag)
             case .date(let date): self = .number(date.timeIntervalSinceReferenceDate)
             case .binary(let bytes): self = .text(Data(bytes).base64EncodedString())
             case .uuid(let id): self = .text(id.uuidString)
@@ -263,7 +263,7 @@ private struct ModelFile: Codable {
             case (.decimal, .text(let text)):
                 guard let number = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw wrong }
                 return .decimal(number)
-            case (.boolean, .flag(let flag)): return .bool(flag)
+            case (.boolean, .flag(let flag)): return .boolean(flag)
             case (.date, .number(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: seconds))
             case (.date, .integer(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
             case (.binary, .text(let text)), (.transformable, .text(let text)):

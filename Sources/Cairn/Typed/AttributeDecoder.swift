@@ -23,7 +23,7 @@ struct AttributeDecoder {
             guard case .string(let text) = value else { throw fail() }
             result = text
         case is Bool.Type:
-            guard case .bool(let flag) = value else { throw fail() }
+            guard case .boolean(let flag) = value else { throw fail() }
             result = flag
         case is Int.Type: result = try integer(Int.self)
         case is Int8.Type: result = try integer(Int8.self)

@@ -20,7 +20,7 @@ struct AttributeEncoder {
     static func leaf(_ value: Any, entity: String, property: String?) throws -> Value? {
         switch value {
         case let text as String: .string(text)
-        case let flag as Bool: .bool(flag)
+        case let flag as Bool: .boolean(flag)
         case let number as Int: .integer(Int64(number))
         case let number as Int8: .integer(Int64(number))
         case let number as Int16: .integer(Int64(number))

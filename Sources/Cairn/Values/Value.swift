@@ -1,17 +1,35 @@
 import Foundation
 
-/// One attribute value, as the store keeps it.
+/// One attribute value, as the store keeps it: for code that handles values whose type it
+/// learns at run time (a mapper, a command-line tool). Code that knows its types sets and reads
+/// plain Swift values instead (`object.setValue(42, forKey: "age")`,
+/// `let age: Int? = try object.value(forKey: "age")`; see ``AttributeValue``).
+///
+/// Each case is named after the ``AttributeType`` it fills; the three integer types share
+/// ``integer(_:)`` and transformable attributes hold ``binary(_:)``.
 public enum Value: Sendable, Hashable, CustomStringConvertible {
+    /// No value (an optional attribute left empty).
     case null
+    /// A ``AttributeType/string`` value.
     case string(String)
+    /// A value of ``AttributeType/integer16``, ``AttributeType/integer32`` or
+    /// ``AttributeType/integer64`` (checked against the type's range when set).
     case integer(Int64)
+    /// A ``AttributeType/double`` value (never NaN).
     case double(Double)
+    /// A ``AttributeType/float`` value (never NaN).
     case float(Float)
+    /// A ``AttributeType/decimal`` value.
     case decimal(Decimal)
-    case bool(Bool)
+    /// A ``AttributeType/boolean`` value.
+    case boolean(Bool)
+    /// A ``AttributeType/date`` value.
     case date(Date)
+    /// A ``AttributeType/binary`` value, or the bytes of a ``AttributeType/transformable(transformer:)`` one.
     case binary([UInt8])
+    /// A ``AttributeType/uuid`` value.
     case uuid(UUID)
+    /// A ``AttributeType/uri`` value, as its text.
     case uri(String)
 
     /// The name of the value's kind, for error messages.
@@ -23,7 +41,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case .double: "double"
         case .float: "float"
         case .decimal: "decimal"
-        case .bool: "boolean"
+        case .boolean: "boolean"
         case .date: "date"
         case .binary: "binary"
         case .uuid: "uuid"
@@ -39,7 +57,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case .double(let number): String(number)
         case .float(let number): String(number)
         case .decimal(let number): number.description
-        case .bool(let flag): String(flag)
+        case .boolean(let flag): String(flag)
         case .date(let date): date.formatted(.iso8601)
         case .binary(let bytes): "<\(bytes.count) bytes>"
         case .uuid(let id): id.uuidString
@@ -71,7 +89,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         guard !isNaN else { return false }
         return switch (self, type) {
         case (.null, _): true
-        case (.string, .string), (.double, .double), (.float, .float), (.decimal, .decimal), (.bool, .boolean),
+        case (.string, .string), (.double, .double), (.float, .float), (.decimal, .decimal), (.boolean, .boolean),
             (.date, .date), (.binary, .binary), (.binary, .transformable), (.uuid, .uuid), (.uri, .uri):
             true
         case (.integer(let number), _):
@@ -105,7 +123,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case (.double(let a), .double(let b)): return compare(a, b)
         case (.float(let a), .float(let b)): return compare(a, b)
         case (.decimal(let a), .decimal(let b)): return compare(a, b)
-        case (.bool(let a), .bool(let b)): return compare(a ? 1 : 0, b ? 1 : 0)
+        case (.boolean(let a), .boolean(let b)): return compare(a ? 1 : 0, b ? 1 : 0)
         case (.date(let a), .date(let b)): return compare(a, b)
         case (.uuid(let a), .uuid(let b)):
             // Byte order, which is the order of the uppercase strings, without making them.
@@ -129,6 +147,6 @@ extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expres
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(floatLiteral value: Double) { self = .double(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(booleanLiteral value: Bool) { self = .boolean(value) }
     public init(nilLiteral: ()) { self = .null }
 }

@@ -50,8 +50,8 @@ enum XcodeAttributeType {
             return .decimal(number)
         case .boolean:
             switch trimmed.uppercased() {
-            case "YES", "TRUE", "1": return .bool(true)
-            case "NO", "FALSE", "0": return .bool(false)
+            case "YES", "TRUE", "1": return .boolean(true)
+            case "NO", "FALSE", "0": return .boolean(false)
             default: return nil
             }
         case .date:
@@ -71,7 +71,7 @@ enum XcodeAttributeType {
         case .double(let number): String(number)
         case .float(let number): String(number)
         case .decimal(let number): number.description
-        case .bool(let flag): flag ? "YES" : "NO"
+        case .boolean(let flag): flag ? "YES" : "NO"
         case .date(let date): String(date.timeIntervalSinceReferenceDate)
         case .binary(let bytes): Data(bytes).base64EncodedString()
         case .uuid(let id): id.uuidString
