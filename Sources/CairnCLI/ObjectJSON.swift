@@ -6,7 +6,7 @@ enum ObjectJSON {
     static func line(_ object: ManagedObject, store: Store) throws -> String {
         var values: [(String, String)] = []
         for attribute in object.entity.attributes where !attribute.isTransient {
-            values.append((attribute.name, JSONText.value(try object.value(forKey: attribute.name))))
+            values.append((attribute.name, JSONText.value(try object.value(forKey: attribute.name, as: Value.self))))
         }
         var links: [(String, String)] = []
         for relationship in object.entity.relationships {

@@ -108,7 +108,7 @@ struct QueryCommand: AsyncParsableCommand {
             rows.append(
                 ["\(object.objectID.key)"]
                     + (try names.map { name in
-                        let value = try object.value(forKey: name)
+                        let value = try object.value(forKey: name, as: Value.self)
                         if case .string(let text) = value { return text }
                         return value == .null ? "∅" : value.description
                     }))

@@ -47,7 +47,7 @@ enum GraphCrashHelper {
                         try counter?.setValue(.integer(Int64(writer)), forKey: "writer")
                         try await setup.save()
                     }
-                    guard let counterID = counter?.objectID, case .integer(var sequence) = try counter?.value(forKey: "value") else { return }
+                    guard let counterID = counter?.objectID, case .integer(var sequence) = try counter?.value(forKey: "value", as: Value.self) else { return }
                     while true {
                         sequence += 1
                         let context = store.newBackgroundContext(name: "writer \(writer)")

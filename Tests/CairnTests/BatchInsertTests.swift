@@ -16,7 +16,7 @@ import Testing
         let view = store.viewContext
         let jane = try #require(view.object(with: ids[0]))
         #expect(jane["name"] == "Jane Austen" && jane["born"] == .integer(1775) && jane["rating"] == .double(0))
-        #expect(try view.object(with: ids[1])?.value(forKey: "born") == .null)
+        #expect(try view.object(with: ids[1])?.value(forKey: "born", as: Value.self) == .null)
         #expect(try view.fetchFirst(FetchRequest("Author", predicate: .equal("name", "Mary Shelley")))?.objectID == ids[1])
         // A new context inserts after them: keys are never handed out twice.
         let later = try store.newBackgroundContext().insert("Author")
@@ -61,7 +61,7 @@ import Testing
         }
         let store = try Store(at: directory, model: model)
         #expect(try store.count(of: "Author") == 3000)
-        #expect(try store.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "author 2999")))?.value(forKey: "born") == .integer(1999))
+        #expect(try store.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "author 2999")))?.value(forKey: "born", as: Value.self) == .integer(1999))
         try await store.close()
     }
 
@@ -92,7 +92,7 @@ import Testing
         let jane = try #require(view.object(with: ids[0]))
         #expect(jane["name"] == "Jane Austen" && jane["born"] == .integer(1775) && jane["rating"] == .double(0))
         #expect(try jane.objects(forKey: "books").isEmpty)
-        #expect(try view.object(with: ids[1])?.value(forKey: "born") == .null)
+        #expect(try view.object(with: ids[1])?.value(forKey: "born", as: Value.self) == .null)
         #expect(try view.fetchFirst(FetchRequest("Author", predicate: .equal("name", "Charles Dickens")))?.objectID == ids[2])
         try await store.close()
     }
@@ -129,7 +129,7 @@ import Testing
         #expect(try store.count(of: "Author") == 1)
         // Keys reserved by a refused batch are skipped, never handed out twice.
         let next = try await store.batchInsert("Author", columns: ["name"], rows: [["Next"]])
-        #expect(try store.viewContext.object(with: next[0])?.value(forKey: "name") == "Next")
+        #expect(try store.viewContext.object(with: next[0])?.value(forKey: "name", as: Value.self) == "Next")
     }
 
     @Test func anEntityWithARequiredRelationshipIsRefused() async throws {
@@ -160,8 +160,8 @@ import Testing
         let store = Store(inMemory: model)
         #expect(await errorCode { try await store.batchInsert("Note", columns: ["text", "draft"], rows: [["a", 1]]) } == .typeMismatch)
         let ids = try await store.batchInsert("Note", columns: ["text", "draft"], rows: [["a", "scratch"]])
-        #expect(try store.viewContext.object(with: ids[0])?.value(forKey: "draft") == .null)
-        #expect(try store.viewContext.object(with: ids[0])?.value(forKey: "text") == "a")
+        #expect(try store.viewContext.object(with: ids[0])?.value(forKey: "draft", as: Value.self) == .null)
+        #expect(try store.viewContext.object(with: ids[0])?.value(forKey: "text", as: Value.self) == "a")
     }
 
     /// The code of the store error `body` throws, nil when it throws none.

@@ -72,14 +72,14 @@ import Testing
             let store = try Store(at: folder.store(), model: model)
             let context = store.viewContext
             let player = try context.make("Player", ["league": "A", "number": 1, "mood": "happy"])
-            #expect(try player.value(forKey: "mood") == "happy", "a transient value lives in its context")
+            #expect(try player.value(forKey: "mood", as: Value.self) == "happy", "a transient value lives in its context")
             try await context.save()
             try await store.close()
         }
         let store = try Store(at: folder.store(), model: model)
         let player = try #require(try store.viewContext.fetchFirst(FetchRequest("Player")))
-        #expect(try player.value(forKey: "mood") == .null)
-        #expect(try player.value(forKey: "number") == 1)
+        #expect(try player.value(forKey: "mood", as: Value.self) == .null)
+        #expect(try player.value(forKey: "number", as: Value.self) == 1)
         try await store.close()
     }
 

@@ -109,7 +109,7 @@ import Testing
                     (
                         object.objectID,
                         try ["a", "b"].reduce(into: Row()) { row, key in
-                            if case .integer(let value) = try object.value(forKey: key) { row[key] = value }
+                            if case .integer(let value) = try object.value(forKey: key, as: Value.self) { row[key] = value }
                         }
                     )
                 })
@@ -127,7 +127,7 @@ import Testing
                 (
                     object.objectID,
                     try ["a", "b"].reduce(into: Row()) { row, key in
-                        if case .integer(let value) = try object.value(forKey: key) { row[key] = value }
+                        if case .integer(let value) = try object.value(forKey: key, as: Value.self) { row[key] = value }
                     }
                 )
             })

@@ -168,7 +168,7 @@ import Testing
         try await store.viewContext.save()
         try await store.close()
         let reopened = try Store(at: folder.store(), model: model)
-        #expect(try reopened.viewContext.fetchFirst(FetchRequest("E"))?.value(forKey: "when") == .date(date))
+        #expect(try reopened.viewContext.fetchFirst(FetchRequest("E"))?.value(forKey: "when", as: Value.self) == .date(date))
         try await reopened.close()
     }
 }

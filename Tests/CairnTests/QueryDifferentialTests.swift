@@ -210,9 +210,9 @@ struct ReferenceData {
     init(_ context: ObjectContext) throws {
         for object in try context.fetch(FetchRequest("Person")) {
             var values: [String: Value] = [:]
-            for key in ["name", "age", "score", "city", "born", "active"] { values[key] = try object.value(forKey: key) }
+            for key in ["name", "age", "score", "city", "born", "active"] { values[key] = try object.value(forKey: key, as: Value.self) }
             let pets = try object.objects(forKey: "pets").map { pet in
-                ["kind": try pet.value(forKey: "kind"), "legs": try pet.value(forKey: "legs")]
+                ["kind": try pet.value(forKey: "kind", as: Value.self), "legs": try pet.value(forKey: "legs", as: Value.self)]
             }
             people[object.objectID] = Person(id: object.objectID, values: values, friend: try object.object(forKey: "friend")?.objectID, pets: pets)
         }

@@ -279,7 +279,7 @@ import Testing
         all = nil
         view.state.withLock { $0.registered.sweep() }
         #expect(registered() == 1, "the one held stays")
-        #expect(try held.value(forKey: "n") == 7)
+        #expect(try held.value(forKey: "n", as: Value.self) == 7)
         // A context that read many objects and dropped them lets them go at its next save; one
         // that still holds them keeps them (until released: releaseUnusedObjects).
         let reader = store.newBackgroundContext()
@@ -329,7 +329,7 @@ import Testing
             let emptied = keptState?.withLock { state in state.inserted.isEmpty && state.registered.count == 0 && state.snapshot == nil }
             #expect(emptied == true, "the state an object keeps is empty")
             #expect(throws: StoreError.self) { try object.setValue(.integer(5), forKey: "n") }
-            #expect(throws: StoreError.self) { try object.value(forKey: "n") }
+            #expect(throws: StoreError.self) { try object.value(forKey: "n", as: Value.self) }
         }
         kept = nil
         #expect(keptState == nil)

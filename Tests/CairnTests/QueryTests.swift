@@ -299,7 +299,7 @@ import Testing
         #expect(try plan("Author", names).contains("in the uniqueness index"))
         func authors(_ format: String, in reader: ObjectContext = context) throws -> [String] {
             try reader.fetch(FetchRequest("Author", predicate: try FetchPredicate(format: format), sortKeys: [SortKey("name")]))
-                .map { try $0.value(forKey: "name").text ?? "" }
+                .map { try $0.value(forKey: "name", as: Value.self).text ?? "" }
         }
         #expect(try authors(names) == ["Jane Austen", "jules verne"])
         let scratch = context.newChildContext()

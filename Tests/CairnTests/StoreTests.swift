@@ -29,8 +29,8 @@ import Testing
         let authorID = try #require(ids["author"])
         let author = try #require(context.object(with: authorID))
         #expect(author.string("name") == "Ursula K. Le Guin")
-        #expect(try author.value(forKey: "born") == .integer(1929))
-        #expect(try author.value(forKey: "rating") == .double(0), "defaults are applied")
+        #expect(try author.value(forKey: "born", as: Value.self) == .integer(1929))
+        #expect(try author.value(forKey: "rating", as: Value.self) == .double(0), "defaults are applied")
         #expect(Set(try author.objects(forKey: "books").compactMap { $0.string("title") }) == ["A Wizard of Earthsea", "The Dispossessed"])
         #expect(store.objectID(forURI: try #require(uris["author"])) == authorID)
         for malformed in [
@@ -218,8 +218,8 @@ import Testing
         #expect(throws: (any Error).self, "a store already open is locked") { try Store(at: first.store(), model: model) }
         try await a.close()
         let again = try await Store.open(at: first.store(), model: model)
-        #expect(try again.viewContext.fetch(FetchRequest("Author")).map { try $0.value(forKey: "name") } == ["In A"])
-        #expect(try b.viewContext.fetch(FetchRequest("Author")).map { try $0.value(forKey: "name") } == ["In B"])
+        #expect(try again.viewContext.fetch(FetchRequest("Author")).map { try $0.value(forKey: "name", as: Value.self) } == ["In A"])
+        #expect(try b.viewContext.fetch(FetchRequest("Author")).map { try $0.value(forKey: "name", as: Value.self) } == ["In B"])
         try await again.close()
         try await b.close()
         #expect { try Store(at: URL(string: "https://example.org/store")!, model: model) } throws: {
@@ -278,7 +278,7 @@ import Testing
         try await store.close()
         let reopened = try Store(at: folder.store(), model: try libraryModel())
         #expect(try reopened.count(of: "Author") == 2 * tasks * size)
-        #expect(try reopened.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "w5-4100")))?.value(forKey: "born") == .integer(4100))
+        #expect(try reopened.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "w5-4100")))?.value(forKey: "born", as: Value.self) == .integer(4100))
         try await reopened.close()
     }
 }

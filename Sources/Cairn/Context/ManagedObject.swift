@@ -14,8 +14,9 @@ import Foundation
 /// ```swift
 /// let book = try context.insert("Book")
 /// try book.setValue("Dune", forKey: "title")
+/// try book.setValue(412, forKey: "pages")
 /// try book.setObject(author, forKey: "author")      // author's "books" now holds the book
-/// let title = try book.value(forKey: "title")        // .string("Dune")
+/// let title: String? = try book.value(forKey: "title")   // "Dune"
 /// ```
 public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// The object's permanent identity.
@@ -56,7 +57,11 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
 
     private func liveContext() throws -> ObjectContext {
         guard let context else {
-            throw StoreError(.invalidObject, "the context of \(entity.name) \(objectID) is gone", entity: entity.name, objects: [objectID])
+            throw StoreError(
+                .invalidObject,
+                "the context of \(entity.name) \(objectID) is gone: an object lives as long as its context; pass its objectID "
+                    + "to another context (viewContext.object(with:) or objects(with:)) to read it there",
+                entity: entity.name, objects: [objectID])
         }
         return context
     }
@@ -91,27 +96,57 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Attributes
 
-    /// The value of an attribute.
+    /// The value of an attribute, as the Swift type asked for.
+    ///
+    /// ```swift
+    /// let age: Int? = try person.value(forKey: "age")      // nil when it has none
+    /// let name = try person.value(forKey: "name", as: String.self)
+    /// let any: Value = try person.value(forKey: "age")     // for dynamic code
+    /// ```
     ///
     /// - Throws: ``StoreError/Code/unknownName`` for a name the entity lacks,
-    ///   ``StoreError/Code/invalidObject`` when the object was deleted.
-    public func value(forKey key: String) throws -> Value {
+    ///   ``StoreError/Code/missingValue`` when the value is nil and `T` is not optional,
+    ///   ``StoreError/Code/typeMismatch`` when the value is not a `T` (or does not fit one: 300
+    ///   read as `Int8`), ``StoreError/Code/invalidObject`` when the object was deleted or its
+    ///   context is gone.
+    public func value<T: AttributeValue>(forKey key: String, as type: T.Type = T.self) throws -> T {
         let position = try attributePosition(key)
-        guard case .attribute(let value) = try currentValues().1[position] else { return .null }
-        return value
+        var stored = Value.null
+        if case .attribute(let value) = try currentValues().1[position] { stored = value }
+        if let result = T(storedValue: stored) { return result }
+        if stored == .null {
+            throw StoreError(
+                .missingValue, "\(entity.name).\(key) is nil; read it as \(T.self)? to allow that", entity: entity.name, property: key)
+        }
+        throw StoreError(
+            .typeMismatch, "\(entity.name).\(key) holds \(stored.typeName) \(stored), which does not read as \(T.self)",
+            entity: entity.name, property: key)
     }
 
-    /// Sets an attribute.
+    /// Sets an attribute to a Swift value (nil, for an optional, clears it).
+    ///
+    /// - Throws: ``StoreError/Code/typeMismatch`` naming entity and property when the value
+    ///   does not fit the attribute's type (an integer out of its range included).
+    public func setValue<T: AttributeValue>(_ value: T, forKey key: String) throws {
+        guard let stored = value.storedValue else {
+            throw StoreError(
+                .typeMismatch, "\(entity.name).\(key): \(value) does not fit a stored integer (64 bits, signed)",
+                entity: entity.name, property: key)
+        }
+        try setValue(stored, forKey: key)
+    }
+
+    /// Sets an attribute to a ``Value``. A value of another numeric type converts when it fits
+    /// (see ``Value/converted(to:)``): `setValue(42, forKey: "price")` on a double attribute
+    /// stores 42.0.
     ///
     /// - Throws: ``StoreError/Code/typeMismatch`` naming entity, property, expected and given
     ///   type when the value does not fit.
     public func setValue(_ value: Value, forKey key: String) throws {
         let position = try attributePosition(key)
         let type = entity.attributes[position].type
-        guard value.fits(type) else {
-            throw StoreError(
-                .typeMismatch, "\(entity.name).\(key) takes \(type), not \(value.typeName) \(value)",
-                entity: entity.name, property: key)
+        guard let value = value.converted(to: type) else {
+            throw StoreError(.typeMismatch, "\(entity.name).\(key): \(value.misfit(type))", entity: entity.name, property: key)
         }
         let constrained = entity.isConstrained[position]
         if contextState.withLock({ $0.setInserted(objectID, slot: insertSlot, position, .attribute(value), constrained: constrained) }) { return }
@@ -121,7 +156,7 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
 
     /// An attribute's value, or nil when it is nil, unknown, or the object is gone.
     public subscript(key: String) -> Value? {
-        guard let value = try? value(forKey: key), value != .null else { return nil }
+        guard let value = try? value(forKey: key, as: Value.self), value != .null else { return nil }
         return value
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// A condition on objects, built in Swift or parsed from an NSPredicate format string.
 ///
 /// ```swift
-/// let adults: FetchPredicate = .and([.compare("age", .greaterOrEqual, 18), .equal("city", "Lyon")])
+/// let adults: FetchPredicate = .and([.compare("age", .greaterOrEqual, minimumAge), .equal("city", "Lyon")])
 /// let same = try FetchPredicate(format: "age >= %d AND city == %@", 18, "Lyon")
 /// let prolific = try FetchPredicate(format: "books.@count > 2 AND ANY books.title CONTAINS[c] %@", "swift")
 /// ```
@@ -29,6 +29,13 @@ public indirect enum FetchPredicate: Sendable, Hashable {
     public static func equal(_ key: String, _ value: Value) -> FetchPredicate { .comparison(key: key, .equal, value) }
     /// `key op value`.
     public static func compare(_ key: String, _ op: PredicateOperator, _ value: Value) -> FetchPredicate { .comparison(key: key, op, value) }
+    /// `key == value`, for a plain Swift value (`.equal("age", age)` with `age: Int?`; nil
+    /// matches objects without a value).
+    public static func equal<T: AttributeValue>(_ key: String, _ value: T) -> FetchPredicate { .comparison(key: key, .equal, value.comparand) }
+    /// `key op value`, for a plain Swift value.
+    public static func compare<T: AttributeValue>(_ key: String, _ op: PredicateOperator, _ value: T) -> FetchPredicate {
+        .comparison(key: key, op, value.comparand)
+    }
 
     /// Parses an NSPredicate format string, replacing `%@`, `%K`, `%d`… by `arguments` in order.
     ///
@@ -59,5 +66,15 @@ public indirect enum FetchPredicate: Sendable, Hashable {
     /// Resolves the predicate against an entity, for evaluating many objects.
     func compile(for entity: EntityDescription, in model: Model) throws -> CompiledPredicate {
         try PredicateCompiler(model: model, entity: entity).compile(syntax)
+    }
+}
+
+extension AttributeValue {
+    /// The value a comparison holds. An unsigned integer above `Int64.max` (which no attribute
+    /// holds) is compared as the nearest double, which is above every stored integer too.
+    var comparand: Value {
+        if let stored = storedValue { return stored }
+        if let integer = self as? any BinaryInteger { return .double(Double(integer)) }
+        return .null
     }
 }

@@ -13,57 +13,11 @@ struct AttributeDecoder {
     /// Converts a stored value to a leaf type; nil when `T` is not a leaf type.
     static func leaf<T>(_ type: T.Type, _ value: Value, entity: String, key: String) throws -> T? {
         func fail() -> StoreError { mismatch(type, value, entity: entity, key: key) }
-        func integer<I: FixedWidthInteger>(_: I.Type) throws -> I {
-            guard case .integer(let number) = value, let converted = I(exactly: number) else { throw fail() }
-            return converted
-        }
         let result: Any?
         switch type {
-        case is String.Type:
-            guard case .string(let text) = value else { throw fail() }
-            result = text
-        case is Bool.Type:
-            guard case .boolean(let flag) = value else { throw fail() }
-            result = flag
-        case is Int.Type: result = try integer(Int.self)
-        case is Int8.Type: result = try integer(Int8.self)
-        case is Int16.Type: result = try integer(Int16.self)
-        case is Int32.Type: result = try integer(Int32.self)
-        case is Int64.Type: result = try integer(Int64.self)
-        case is UInt8.Type: result = try integer(UInt8.self)
-        case is UInt16.Type: result = try integer(UInt16.self)
-        case is UInt32.Type: result = try integer(UInt32.self)
-        case is Double.Type:
-            switch value {
-            case .double(let number): result = number
-            case .float(let number): result = Double(number)
-            case .integer(let number): result = Double(number)
-            default: throw fail()
-            }
-        case is Float.Type:
-            switch value {
-            case .float(let number): result = number
-            case .double(let number): result = Float(number)
-            default: throw fail()
-            }
-        case is Decimal.Type:
-            guard case .decimal(let number) = value else { throw fail() }
-            result = number
-        case is Date.Type:
-            guard case .date(let date) = value else { throw fail() }
-            result = date
-        case is Data.Type:
-            guard case .binary(let bytes) = value else { throw fail() }
-            result = Data(bytes)
-        case is [UInt8].Type:
-            guard case .binary(let bytes) = value else { throw fail() }
-            result = bytes
-        case is UUID.Type:
-            guard case .uuid(let id) = value else { throw fail() }
-            result = id
-        case is URL.Type:
-            guard case .uri(let text) = value, let url = URL(string: text) else { throw fail() }
-            result = url
+        case let known as any AttributeValue.Type:
+            guard let converted = known.init(storedValue: value) else { throw fail() }
+            result = converted
         // Any other standard integer or floating-point type (UInt, UInt64, Int128, Float16…):
         // converted here (integers exactly or not at all, floating point to the nearest value),
         // so that it never reaches its own `init(from:)`, which would ask this decoder for itself

@@ -19,24 +19,11 @@ struct AttributeEncoder {
     /// - Throws: ``StoreError/Code/typeMismatch`` for an integer beyond 64 bits, signed.
     static func leaf(_ value: Any, entity: String, property: String?) throws -> Value? {
         switch value {
-        case let text as String: .string(text)
-        case let flag as Bool: .boolean(flag)
-        case let number as Int: .integer(Int64(number))
-        case let number as Int8: .integer(Int64(number))
-        case let number as Int16: .integer(Int64(number))
-        case let number as Int32: .integer(Int64(number))
-        case let number as Int64: .integer(number)
-        case let number as UInt8: .integer(Int64(number))
-        case let number as UInt16: .integer(Int64(number))
-        case let number as UInt32: .integer(Int64(number))
-        case let number as Double: .double(number)
-        case let number as Float: .float(number)
-        case let number as Decimal: .decimal(number)
-        case let date as Date: .date(date)
-        case let data as Data: .binary(Array(data))
-        case let bytes as [UInt8]: .binary(bytes)
-        case let id as UUID: .uuid(id)
-        case let url as URL: .uri(url.absoluteString)
+        case let known as any AttributeValue:
+            try known.storedValue
+                ?? {
+                    throw StoreError(.typeMismatch, "\(known) does not fit an integer attribute (64 bits, signed)", entity: entity, property: property)
+                }()
         // Any other standard integer or floating-point type (UInt, UInt64, Int128, Float16…):
         // converted here, so that it never reaches its own `encode(to:)`, which would hand
         // itself to this encoder again.
@@ -96,8 +83,29 @@ struct AttributeEncoder {
         // 128-bit integers have requirements of their own, whose defaults refuse them.
         mutating func encode(_ value: Int128, forKey key: Key) throws { try encodeValue(value, forKey: key) }
         mutating func encode(_ value: UInt128, forKey key: Key) throws { try encodeValue(value, forKey: key) }
+        // A typed value is the whole object: a nil property clears the attribute. The protocol's
+        // own defaults for these types skip nil, which would leave the stored value as it was.
         mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
             if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+        }
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: Int128?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        mutating func encodeIfPresent(_ value: UInt128?, forKey key: Key) throws { try encodeIfPresent(value as (any Encodable)?, key) }
+        private mutating func encodeIfPresent(_ value: (any Encodable)?, _ key: Key) throws {
+            if let value { try encodeValue(value, forKey: key) } else { try encodeNil(forKey: key) }
         }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
             KeyedEncodingContainer(Keyed<NestedKey>(storage: Storage(), entity: entity, codingPath: codingPath + [key]))

@@ -62,7 +62,7 @@ extension ManagedObject {
     /// A transformable attribute's value, through its registered transformer.
     public func transformedValue<V>(forKey key: String, as type: V.Type = V.self) throws -> V? {
         let transformer = try AttributeTransformers.transformer(named: try transformerName(key), entity: entity.name, property: key)
-        guard case .binary(let bytes) = try value(forKey: key) else { return nil }
+        guard case .binary(let bytes) = try value(forKey: key, as: Value.self) else { return nil }
         guard let value = try transformer.decode(bytes) as? V else {
             throw StoreError(.typeMismatch, "\(entity.name).\(key) does not hold a \(V.self)", entity: entity.name, property: key)
         }

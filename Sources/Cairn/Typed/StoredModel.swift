@@ -1,6 +1,10 @@
 /// A plain Swift type kept as objects of an entity: its `Codable` properties are the entity's
 /// attributes, matched by name (AsyncCoreData's plain-model design, without mapper blocks).
 ///
+/// A value is the whole object: ``ObjectContext/upsert(_:)`` sets every attribute the type has,
+/// so a property that is nil clears the stored value. Attributes the type does not declare are
+/// left as they are.
+///
 /// ```swift
 /// struct Author: StoredModel {
 ///     var name: String
@@ -35,11 +39,12 @@ extension ObjectContext {
         let values = try AttributeEncoder.encode(value, entity: entity)
         // Check every value first, so that a bad one leaves no half-filled object behind.
         for (name, value) in values {
-            guard let position = entity.attributePosition(name), value.fits(entity.attributes[position].type) else {
-                let type = entity.attributePosition(name).map { entity.attributes[$0].type.description } ?? "?"
-                throw StoreError(
-                    .typeMismatch, "\(entity.name).\(name) takes \(type), not \(value.typeName) \(value)",
-                    entity: entity.name, property: name)
+            guard let position = entity.attributePosition(name) else {
+                throw StoreError(.unknownName, "\(entity.name) has no attribute \(name)", entity: entity.name, property: name)
+            }
+            let type = entity.attributes[position].type
+            guard value.converted(to: type) != nil else {
+                throw StoreError(.typeMismatch, "\(entity.name).\(name): \(value.misfit(type))", entity: entity.name, property: name)
             }
         }
         var object: ManagedObject?
