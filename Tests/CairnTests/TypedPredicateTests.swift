@@ -67,6 +67,59 @@ import Testing
                 .contains("uniqueness index"))
     }
 
+    struct Member: StoredModel, Equatable {
+        var name: String
+        var age: Int?
+        var nickname: String?
+        var active: Bool?
+    }
+
+    static func members() async throws -> ObjectContext {
+        let model = try Model {
+            Entity("Member") {
+                Attribute("name", .string, optional: false)
+                Attribute("age", .integer32, indexed: true)
+                Attribute("nickname", .string)
+                Attribute("active", .boolean)
+                Unique("name")
+            }
+        }
+        let context = Store(inMemory: model).viewContext
+        try context.upsert(Member(name: "Ada", age: 95, nickname: "Al", active: true))
+        try context.upsert(Member(name: "Bob", age: 30, nickname: "Bo", active: false))
+        try context.upsert(Member(name: "Cleo", age: nil, nickname: "Ace", active: nil))
+        try context.upsert(Member(name: "Dan", age: 91, nickname: nil, active: nil))
+        try context.upsert(Member(name: "Eve", age: nil, nickname: nil, active: true))
+        try await context.save()
+        return context
+    }
+
+    static func names(_ context: ObjectContext, _ predicate: Predicate<Member>) throws -> [String] {
+        try context.fetch(Member.self, predicate: try FetchPredicate(predicate), sortKeys: [SortKey("name")]).map(\.name)
+    }
+
+    @Test func optionalPropertiesAsSwiftDataUsersWriteThem() async throws {
+        let context = try await Self.members()
+        #expect(try Self.names(context, #Predicate<Member> { $0.age ?? 0 >= 90 }) == ["Ada", "Dan"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.age ?? 100 >= 90 }) == ["Ada", "Cleo", "Dan", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { 40 > $0.age ?? 0 }) == ["Bob", "Cleo", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.age! >= 90 }) == ["Ada", "Dan"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.age == nil }) == ["Cleo", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.age != nil && $0.age! < 50 }) == ["Bob"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.age == 30 }) == ["Bob"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.nickname?.starts(with: "A") == true }) == ["Ada", "Cleo"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.nickname?.starts(with: "A") == false }) == ["Bob"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.nickname?.starts(with: "A") != true }) == ["Bob", "Dan", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.nickname?.contains("c") ?? false }) == ["Cleo"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.nickname?.contains("c") ?? true }) == ["Cleo", "Dan", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.nickname ?? "Zed" == "Zed" }) == ["Dan", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.active ?? false }) == ["Ada", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.active ?? true }) == ["Ada", "Cleo", "Dan", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.active == true }) == ["Ada", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { $0.active! }) == ["Ada", "Eve"])
+        #expect(try Self.names(context, #Predicate<Member> { !($0.active ?? false) }) == ["Bob", "Cleo", "Dan"])
+    }
+
     @Test func unsupportedExpressionsAreNamed() throws {
         #expect { try FetchPredicate(#Predicate<Person> { ($0.email ?? "").isEmpty }) } throws: { error in
             (error as? StoreError)?.code == .invalidPredicate

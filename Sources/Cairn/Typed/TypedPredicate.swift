@@ -10,7 +10,11 @@ import Foundation
 ///
 /// Supported: `&&`, `||`, `!`; `==`, `!=`, `<`, `<=`, `>`, `>=` between a property and a value
 /// (or `nil`); `property.contains(text)`, `property.starts(with: text)`; `list.contains(property)`;
-/// `(a...b).contains(property)` and `(a..<b).contains(property)`. Other expressions throw
+/// `(a...b).contains(property)` and `(a..<b).contains(property)`; a Boolean property as a
+/// condition (`$0.isActive`). Optional properties as SwiftData users write them:
+/// `$0.age ?? 0 >= 90`, `$0.age! >= 90` (an object whose age is nil does not match),
+/// `$0.nickname?.starts(with: "A") == true`, `$0.nickname?.contains("x") ?? false`,
+/// `$0.active ?? false`, `== nil` and `!= nil`. Other expressions throw
 /// ``StoreError/Code/invalidPredicate`` naming the expression.
 extension FetchPredicate {
     /// Translates a Foundation predicate over a typed model.
@@ -18,10 +22,12 @@ extension FetchPredicate {
         guard let node = predicate.expression as? any TypedPredicateNode else {
             throw StoreError(.invalidPredicate, "#Predicate: \(type(of: predicate.expression)) is not supported", entity: T.entityName)
         }
-        guard case .predicate(let syntax) = try node.translated() else {
-            throw StoreError(.invalidPredicate, "#Predicate: the expression is not a condition", entity: T.entityName)
+        do {
+            self = .syntax(try node.translated([:]).predicate())
+        } catch var error as StoreError {
+            error.entity = error.entity ?? T.entityName
+            throw error
         }
-        self = .syntax(syntax)
     }
 }
 
@@ -29,15 +35,67 @@ extension FetchPredicate {
 enum TypedPredicatePart {
     case predicate(PredicateSyntax)
     case expression(PredicateOperand)
+    /// `value ?? fallback`: the value, or the fallback where it is nil.
+    case coalesced(PredicateOperand, fallback: PredicateOperand)
+    /// `value?.condition` (an optional `Bool`): nil where `value` is nil, else the condition.
+    case optionalCondition(PredicateOperand, PredicateSyntax)
 
     func expression() throws -> PredicateOperand {
         guard case .expression(let expression) = self else { throw unsupported("a condition where a value was expected") }
         return expression
     }
 
+    /// The part as a condition. A Boolean value stands for itself being true (`$0.isActive`);
+    /// `flag ?? false` is true where the flag is; `flag ?? true` also where it is nil.
     func predicate() throws -> PredicateSyntax {
-        guard case .predicate(let predicate) = self else { throw unsupported("a value where a condition was expected") }
-        return predicate
+        switch self {
+        case .predicate(let predicate): return predicate
+        case .expression(let value): return .comparison(value, .equal, .constant(.boolean(true)))
+        case .coalesced(let value, .constant(.boolean(let fallback))):
+            return fallback ? .comparison(value, .notEqual, .constant(.boolean(false))) : .comparison(value, .equal, .constant(.boolean(true)))
+        case .coalesced: throw unsupported("?? with a fallback that is not a Boolean constant, used as a condition")
+        case .optionalCondition: throw unsupported("an optional condition without ?? or ==")
+        }
+    }
+
+    /// `lhs op rhs`, with `??` on either side spelled out: `(x ?? d) op v` is
+    /// `(x != nil AND x op v) OR (x == nil AND d op v)`.
+    static func compare(_ lhs: TypedPredicatePart, _ op: PredicateOperator, _ rhs: TypedPredicatePart) throws -> TypedPredicatePart {
+        if case .coalesced(let value, let fallback) = lhs {
+            return .predicate(
+                .or([
+                    .and([.comparison(value, .notEqual, .constant(.null)), try compare(.expression(value), op, rhs).predicate()]),
+                    .and([.comparison(value, .equal, .constant(.null)), try compare(.expression(fallback), op, rhs).predicate()])
+                ]))
+        }
+        if case .coalesced(let value, let fallback) = rhs {
+            return .predicate(
+                .or([
+                    .and([.comparison(value, .notEqual, .constant(.null)), try compare(lhs, op, .expression(value)).predicate()]),
+                    .and([.comparison(value, .equal, .constant(.null)), try compare(lhs, op, .expression(fallback)).predicate()])
+                ]))
+        }
+        if op == .equal || op == .notEqual, case .expression(.constant(let constant)) = rhs {
+            switch (lhs, constant) {
+            case (.optionalCondition(let value, _), .null):
+                return .predicate(.comparison(value, op, .constant(.null)))
+            case (.optionalCondition(let value, let condition), .boolean(let flag)):
+                // Equal to true: present and true. Not equal to true: nil or false.
+                let present = PredicateSyntax.comparison(value, .notEqual, .constant(.null))
+                let holds = flag ? condition : .not(condition)
+                return .predicate(op == .equal ? .and([present, holds]) : .not(.and([present, holds])))
+            case (.predicate(let condition), .boolean(let flag)):
+                return .predicate(flag == (op == .equal) ? condition : .not(condition))
+            default: break
+            }
+        }
+        if op == .equal || op == .notEqual, case .expression(.constant) = lhs {
+            switch rhs {
+            case .optionalCondition, .predicate: return try compare(rhs, op, lhs)
+            default: break
+            }
+        }
+        return .predicate(.comparison(try lhs.expression(), op, try rhs.expression()))
     }
 }
 
@@ -45,29 +103,33 @@ private func unsupported(_ what: String) -> StoreError {
     StoreError(.invalidPredicate, "#Predicate: \(what) is not supported")
 }
 
+/// What the variables of a predicate stand for: the predicate's own input is the evaluated
+/// object; the variable of an optional's `flatMap` (`$0.nickname?.…`) is the unwrapped value.
+typealias TypedPredicateScope = [PredicateExpressions.VariableID: PredicateOperand]
+
 /// A node of a Foundation predicate that Cairn can translate.
 protocol TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart
 }
 
-private func translate(_ node: Any) throws -> TypedPredicatePart {
+private func translate(_ node: Any, _ scope: TypedPredicateScope) throws -> TypedPredicatePart {
     guard let node = node as? any TypedPredicateNode else { throw unsupported(String(describing: type(of: node))) }
-    return try node.translated()
+    return try node.translated(scope)
 }
 
 extension PredicateExpressions.Variable: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart { .expression(.evaluatedObject) }
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart { .expression(scope[key] ?? .evaluatedObject) }
 }
 
 extension PredicateExpressions.KeyPath: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
         // `\Person.address?.city` describes itself as such: the property names after the type.
         let text = String(describing: keyPath)
         let names = text.split(separator: ".").dropFirst().map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "?!")) }
         guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }) else {
             throw unsupported("the key path \(text)")
         }
-        switch try translate(root) {
+        switch try translate(root, scope) {
         case .expression(.evaluatedObject): return .expression(.keyPath(names))
         case .expression(.keyPath(let prefix)): return .expression(.keyPath(prefix + names))
         default: throw unsupported("the key path \(text) on a computed value")
@@ -76,7 +138,7 @@ extension PredicateExpressions.KeyPath: TypedPredicateNode {
 }
 
 extension PredicateExpressions.Value: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
         guard let argument = value as? any PredicateArgument else { throw unsupported("a value of type \(Output.self)") }
         do {
             return .expression(try argument.predicateArgumentValue.expression(describedAs: String(describing: Output.self)))
@@ -87,81 +149,81 @@ extension PredicateExpressions.Value: TypedPredicateNode {
 }
 
 extension PredicateExpressions.NilLiteral: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart { .expression(.constant(.null)) }
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart { .expression(.constant(.null)) }
 }
 
 extension PredicateExpressions.Conjunction: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
-        .predicate(.and([try translate(lhs).predicate(), try translate(rhs).predicate()]))
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        .predicate(.and([try translate(lhs, scope).predicate(), try translate(rhs, scope).predicate()]))
     }
 }
 
 extension PredicateExpressions.Disjunction: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
-        .predicate(.or([try translate(lhs).predicate(), try translate(rhs).predicate()]))
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        .predicate(.or([try translate(lhs, scope).predicate(), try translate(rhs, scope).predicate()]))
     }
 }
 
 extension PredicateExpressions.Negation: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart { .predicate(.not(try translate(wrapped).predicate())) }
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart { .predicate(.not(try translate(wrapped, scope).predicate())) }
 }
 
 extension PredicateExpressions.Equal: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
-        .predicate(.comparison(try translate(lhs).expression(), .equal, try translate(rhs).expression()))
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        try .compare(translate(lhs, scope), .equal, translate(rhs, scope))
     }
 }
 
 extension PredicateExpressions.NotEqual: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
-        .predicate(.comparison(try translate(lhs).expression(), .notEqual, try translate(rhs).expression()))
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        try .compare(translate(lhs, scope), .notEqual, translate(rhs, scope))
     }
 }
 
 extension PredicateExpressions.Comparison: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
         let operators: [PredicateExpressions.ComparisonOperator: PredicateOperator] = [
             .lessThan: .less, .lessThanOrEqual: .lessOrEqual, .greaterThan: .greater, .greaterThanOrEqual: .greaterOrEqual
         ]
         guard let operation = operators[op] else { throw unsupported("the comparison \(op)") }
-        return .predicate(.comparison(try translate(lhs).expression(), operation, try translate(rhs).expression()))
+        return try .compare(translate(lhs, scope), operation, translate(rhs, scope))
     }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
-        .predicate(.comparison(try translate(base).expression(), .contains, try translate(other).expression()))
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        try .compare(translate(base, scope), .contains, translate(other, scope))
     }
 }
 
 extension PredicateExpressions.SequenceStartsWith: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
-        .predicate(.comparison(try translate(base).expression(), .beginsWith, try translate(prefix).expression()))
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        try .compare(translate(base, scope), .beginsWith, translate(prefix, scope))
     }
 }
 
 extension PredicateExpressions.SequenceContains: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
-        .predicate(.comparison(try translate(element).expression(), .in, try translate(sequence).expression()))
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        .predicate(.comparison(try translate(element, scope).expression(), .in, try translate(sequence, scope).expression()))
     }
 }
 
 extension PredicateExpressions.ClosedRange: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
-        .expression(.list([try translate(lower).expression(), try translate(upper).expression()]))
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        .expression(.list([try translate(lower, scope).expression(), try translate(upper, scope).expression()]))
     }
 }
 
 extension PredicateExpressions.RangeExpressionContains: TypedPredicateNode {
-    func translated() throws -> TypedPredicatePart {
-        let element = try translate(element).expression()
-        if let closed = range as? any TypedPredicateNode, case .expression(.list(let bounds)) = try closed.translated(), bounds.count == 2,
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        let element = try translate(element, scope).expression()
+        if let closed = range as? any TypedPredicateNode, case .expression(.list(let bounds)) = try closed.translated(scope), bounds.count == 2,
             String(describing: type(of: range)).contains("ClosedRange")
         {
             return .predicate(.comparison(element, .between, .list(bounds)))
         }
         if let open = range as? any HalfOpenRangeNode {
-            let (lower, upper) = try open.bounds()
+            let (lower, upper) = try open.bounds(scope)
             return .predicate(.and([.comparison(element, .greaterOrEqual, lower), .comparison(element, .less, upper)]))
         }
         throw unsupported("the range \(type(of: range))")
@@ -170,11 +232,53 @@ extension PredicateExpressions.RangeExpressionContains: TypedPredicateNode {
 
 /// A half-open range `a..<b` of a predicate.
 protocol HalfOpenRangeNode {
-    func bounds() throws -> (PredicateOperand, PredicateOperand)
+    func bounds(_ scope: TypedPredicateScope) throws -> (PredicateOperand, PredicateOperand)
 }
 
 extension PredicateExpressions.Range: HalfOpenRangeNode {
-    func bounds() throws -> (PredicateOperand, PredicateOperand) {
-        (try translate(lower).expression(), try translate(upper).expression())
+    func bounds(_ scope: TypedPredicateScope) throws -> (PredicateOperand, PredicateOperand) {
+        (try translate(lower, scope).expression(), try translate(upper, scope).expression())
+    }
+}
+
+// MARK: - Optionals
+
+extension PredicateExpressions.NilCoalesce: TypedPredicateNode {
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        let fallback = try translate(rhs, scope).expression()
+        switch try translate(lhs, scope) {
+        case .expression(let value): return .coalesced(value, fallback: fallback)
+        case .optionalCondition(let value, let condition):
+            guard case .constant(.boolean(let flag)) = fallback else { throw unsupported("?? with a fallback that is not a Boolean constant") }
+            let present = PredicateSyntax.comparison(value, .notEqual, .constant(.null))
+            return .predicate(flag ? .or([.not(present), condition]) : .and([present, condition]))
+        default: throw unsupported("?? on a condition")
+        }
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: TypedPredicateNode {
+    /// `value!`: the value itself; an object where it is nil does not match (where Swift would
+    /// stop the program).
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        switch try translate(inner, scope) {
+        case .optionalCondition(let value, let condition):
+            return .predicate(.and([.comparison(value, .notEqual, .constant(.null)), condition]))
+        case let part: return part
+        }
+    }
+}
+
+extension PredicateExpressions.OptionalFlatMap: TypedPredicateNode {
+    /// `value?.member` and `value.flatMap { … }`: the transform reads the unwrapped value.
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        let value = try translate(wrapped, scope).expression()
+        var inner = scope
+        inner[variable.key] = value
+        switch try translate(transform, inner) {
+        case .expression(let result): return .expression(result)
+        case .predicate(let condition): return .optionalCondition(value, condition)
+        default: throw unsupported("an optional chain that yields an optional condition")
+        }
     }
 }
