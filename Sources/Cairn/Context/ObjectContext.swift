@@ -10,8 +10,21 @@ import CairnSupport
 ///   included; its ``save()`` pushes its changes into the parent without touching the disk.
 ///
 /// Concurrency: a context is `Sendable` and each call is atomic, but a context is a unit of work:
-/// use it from one task at a time (where Core Data uses `perform`), and give concurrent work
-/// contexts of its own. The store and different contexts may be used from any task at once.
+/// use it from one task at a time, or wrap each task's work in ``perform(_:)`` (Core Data's
+/// `perform`), and give concurrent work contexts of their own. The store and different contexts
+/// may be used from any task at once.
+///
+/// An object lives as long as its context: to carry results out of a background context, pass
+/// their IDs and read them in the destination context:
+///
+/// ```swift
+/// let ids = try await store.performBackgroundTask { context in
+///     let imported = try importPeople(into: context)
+///     try await context.save()
+///     return imported.map(\.objectID)
+/// }
+/// let people = try store.viewContext.objects(with: ids)
+/// ```
 public final class ObjectContext: Sendable, CustomStringConvertible {
     /// The store the context reads and saves to.
     public let store: Store
@@ -22,6 +35,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// Whether the context reads the store's latest state (the view context).
     let followsStore: Bool
     let state: Protected<ContextState>
+    /// Orders the blocks of ``perform(_:)``.
+    private let queue = ContextQueue()
 
     init(store: Store, parent: ObjectContext?, name: String, followsStore: Bool) {
         self.store = store
@@ -138,6 +153,38 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     public func object(with id: ObjectID) -> ManagedObject? {
         guard id.entity >= 0, id.entity < model.descriptions.count, values(of: id) != nil else { return nil }
         return registeredObject(id)
+    }
+
+    /// The objects with these IDs, in order, as this context sees them: how results of a
+    /// background context reach the view context.
+    ///
+    /// - Throws: ``StoreError/Code/invalidObject`` naming the IDs that do not exist here
+    ///   (deleted, never saved, or of another store's model).
+    public func objects<IDs: Sequence<ObjectID>>(with ids: IDs) throws -> [ManagedObject] {
+        let ids = Array(ids)
+        let missing = ids.filter { object(with: $0) == nil }
+        guard missing.isEmpty else {
+            let shown = missing.prefix(5).map(\.description).joined(separator: ", ")
+            throw StoreError(
+                .invalidObject, "\(missing.count) of the objects do not exist in \(name): \(shown)\(missing.count > 5 ? ", …" : "")",
+                objects: Array(missing.prefix(100)))
+        }
+        return registeredObjects(ids)
+    }
+
+    /// Runs `body` once the blocks given to this context before it have finished, one at a time
+    /// (Core Data's `perform`): for tasks that share one context. A `perform` inside a block of
+    /// the same context runs at once.
+    ///
+    /// ```swift
+    /// try await context.perform {
+    ///     let counter = try context.fetchFirst(FetchRequest("Counter"))
+    ///     try counter?.setValue((try counter?.value(forKey: "value", as: Int.self) ?? 0) + 1, forKey: "value")
+    ///     try await context.save()
+    /// }
+    /// ```
+    public func perform<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+        try await queue.run(body)
     }
 
     /// Whether the object was inserted, or deleted, in this context since its last save.

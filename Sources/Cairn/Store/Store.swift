@@ -98,6 +98,11 @@ public final class Store: Sendable {
     }
 
     /// Runs `body` with a new background context (Core Data's `performBackgroundTask`).
+    ///
+    /// The context, and every object of it, lives only while `body` runs: return object IDs
+    /// (or plain values), not objects, and read them in another context with
+    /// ``ObjectContext/objects(with:)``. An object returned from here answers that its context
+    /// is gone.
     public func performBackgroundTask<T: Sendable>(_ body: @Sendable (ObjectContext) async throws -> T) async rethrows -> T {
         try await body(newBackgroundContext())
     }
