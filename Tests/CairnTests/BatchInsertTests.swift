@@ -61,7 +61,9 @@ import Testing
         }
         let store = try Store(at: directory, model: model)
         #expect(try store.count(of: "Author") == 3000)
-        #expect(try store.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "author 2999")))?.value(forKey: "born", as: Value.self) == .integer(1999))
+        #expect(
+            try store.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "author 2999")))?.value(forKey: "born", as: Value.self)
+                == .integer(1999))
         try await store.close()
     }
 

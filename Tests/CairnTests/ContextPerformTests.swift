@@ -24,7 +24,9 @@ import Testing
             for _ in 0..<40 {
                 group.addTask {
                     try await context.perform {
-                        inside.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                        inside.withLock {
+                            $0.now += 1; $0.most = max($0.most, $0.now)
+                        }
                         let value = try counter.value(forKey: "value", as: Int.self)
                         await Task.yield()  // another task would read the same value here
                         try counter.setValue(value + 1, forKey: "value")

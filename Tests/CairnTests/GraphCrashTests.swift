@@ -35,7 +35,8 @@ import Testing
             let context = reopened.newBackgroundContext()
             var batches: [[Int64]: Int] = [:]
             for entry in try context.fetch(FetchRequest("Entry")) {
-                guard case .integer(let writer) = try entry.value(forKey: "writer", as: Value.self), case .integer(let sequence) = try entry.value(forKey: "sequence", as: Value.self),
+                guard case .integer(let writer) = try entry.value(forKey: "writer", as: Value.self),
+                    case .integer(let sequence) = try entry.value(forKey: "sequence", as: Value.self),
                     case .integer(let index) = try entry.value(forKey: "index", as: Value.self)
                 else { Issue.record("entry without values"); continue }
                 #expect(entry.string("payload") == Self.payload(writer: writer, sequence: sequence, index: index))
@@ -46,7 +47,9 @@ import Testing
             }
             var counted: Set<Int64> = []
             for counter in try context.fetch(FetchRequest("Counter")) {
-                guard case .integer(let writer) = try counter.value(forKey: "writer", as: Value.self), case .integer(let value) = try counter.value(forKey: "value", as: Value.self) else {
+                guard case .integer(let writer) = try counter.value(forKey: "writer", as: Value.self),
+                    case .integer(let value) = try counter.value(forKey: "value", as: Value.self)
+                else {
                     Issue.record("cycle \(cycle): a counter without values")
                     continue
                 }

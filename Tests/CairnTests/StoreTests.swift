@@ -278,7 +278,9 @@ import Testing
         try await store.close()
         let reopened = try Store(at: folder.store(), model: try libraryModel())
         #expect(try reopened.count(of: "Author") == 2 * tasks * size)
-        #expect(try reopened.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "w5-4100")))?.value(forKey: "born", as: Value.self) == .integer(4100))
+        #expect(
+            try reopened.viewContext.fetchFirst(FetchRequest("Author", predicate: .equal("name", "w5-4100")))?.value(forKey: "born", as: Value.self)
+                == .integer(4100))
         try await reopened.close()
     }
 }

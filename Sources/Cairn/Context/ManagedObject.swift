@@ -78,7 +78,9 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
 
     private func attributePosition(_ key: String) throws -> Int {
         guard let position = entity.attributePosition(key) else {
-            let hint = entity.relationshipPosition(key) != nil ? " (it is a relationship)" : ""
+            let hint =
+                entity.relationshipPosition(key) != nil
+                ? " (it is a relationship)" : entity.isComposite(key) ? " (it is a composite attribute: use compositeValue(forKey:) or \(key).element)" : ""
             throw StoreError(.unknownName, "\(entity.name) has no attribute \(key)\(hint)", entity: entity.name, property: key)
         }
         return position

@@ -56,6 +56,20 @@ struct CompiledKeyPath: Sendable {
         var current = entity
         var steps: [Step] = []
         for (index, key) in keys.enumerated() {
+            // An element of a composite attribute is stored as an attribute named by its key
+            // path from the entity (`location.latitude`).
+            if index < keys.count - 1, current.isComposite(key) {
+                let element = keys[index...].joined(separator: ".")
+                guard let position = current.attributePosition(element) else {
+                    throw StoreError(
+                        .unknownName,
+                        "key path \(name): composite attribute \(current.name).\(key) has no element \(keys[(index + 1)...].joined(separator: "."))",
+                        entity: current.name, property: element)
+                }
+                return CompiledKeyPath(
+                    name: name, steps: steps, terminal: .attribute(position: position, current.attributes[position].type),
+                    entity: entity.index, attributeCounts: counts)
+            }
             let isLast = index == keys.count - 1
             if let position = current.attributePosition(key) {
                 guard isLast else {
@@ -68,8 +82,9 @@ struct CompiledKeyPath: Sendable {
                     entity: entity.index, attributeCounts: counts)
             }
             guard let number = current.relationshipPosition(key) else {
+                let hint = current.isComposite(key) ? " (\(key) is a composite attribute: name one of its elements, \(key).element)" : ""
                 throw StoreError(
-                    .unknownName, "key path \(name): \(current.name) has no attribute or relationship \(key)",
+                    .unknownName, "key path \(name): \(current.name) has no attribute or relationship \(key)\(hint)",
                     entity: current.name, property: key)
             }
             let relationship = current.relationships[number]

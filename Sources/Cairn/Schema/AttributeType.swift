@@ -22,6 +22,11 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     case uri
     /// A value turned into bytes by the transformer registered under this name.
     case transformable(transformer: String)
+    /// Any value, for a transient attribute only (Core Data's Undefined type): never stored.
+    case undefined
+    /// A group of values described by the model's ``Composite`` of this name, stored as one
+    /// attribute per element (`location.latitude`).
+    case composite(String)
 
     public var description: String {
         switch self {
@@ -38,6 +43,8 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
         case .uuid: "uuid"
         case .uri: "uri"
         case .transformable(let name): "transformable(\(name))"
+        case .undefined: "undefined"
+        case .composite(let name): "composite(\(name))"
         }
     }
 

@@ -79,6 +79,22 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
     /// The position of an attribute.
     public func attributePosition(_ name: String) -> Int? { attributePositions.position(name) }
+    /// Whether `name` is a composite attribute (whose elements are stored as `name.element`).
+    public func isComposite(_ name: String) -> Bool {
+        let prefix = name + "."
+        return attributePosition(name) == nil && attributes.contains { $0.name.hasPrefix(prefix) }
+    }
+
+    /// The positions of a composite attribute's elements, with their key paths from it
+    /// (`latitude`, or `point.x` for a nested composite), in order; empty when `name` is not one.
+    public func compositeElements(_ name: String) -> [(path: String, position: Int)] {
+        let prefix = name + "."
+        return attributes.indices.compactMap { position in
+            let full = attributes[position].name
+            return full.hasPrefix(prefix) ? (String(full.dropFirst(prefix.count)), position) : nil
+        }
+    }
+
     /// The position of a relationship.
     public func relationshipPosition(_ name: String) -> Int? { relationshipPositions.position(name) }
 
@@ -112,7 +128,9 @@ enum StoredKind: Sendable {
         switch type {
         case .string: self = .string
         case .uri: self = .uri
-        case .binary, .transformable: self = .binary
+        // An undefined attribute is transient: every save stores nil for it. A composite one
+        // is never stored as such: its elements are (see `Attribute.expanded`).
+        case .binary, .transformable, .undefined, .composite: self = .binary
         case .integer16, .integer32, .integer64: self = .integer(type.integerRange ?? Int64.min...Int64.max)
         case .double: self = .double
         case .float: self = .float

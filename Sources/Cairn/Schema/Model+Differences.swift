@@ -14,6 +14,12 @@ extension Model {
             }
         }
         if userInfo != other.userInfo { lines.append("~ model user info") }
+        for composite in Set(composites.map(\.name)).union(other.composites.map(\.name)).sorted() {
+            let before = other.composites.first { $0.name == composite }, after = composites.first { $0.name == composite }
+            if before != after {
+                lines.append(before == nil ? "+ composite \(composite)" : after == nil ? "- composite \(composite)" : "~ composite \(composite)")
+            }
+        }
         if configurations != other.configurations { lines.append("~ configurations \(other.configurations) → \(configurations)") }
         return lines
     }

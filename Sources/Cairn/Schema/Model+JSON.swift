@@ -15,7 +15,12 @@ extension Model {
             throw ModelError(.invalidFormat, "\"format\" is \"\(file.format)\", expected \"\(ModelFile.formatName)\"")
         }
         guard file.version == 1 else { throw ModelError(.invalidFormat, "model format version \(file.version) is not supported") }
-        try self.init(try file.entities.map { try $0.entity() }, userInfo: file.userInfo ?? [:], configurations: file.configurations ?? [:])
+        let composites = try (file.composites ?? []).map { form in
+            Composite(form.name, elements: try form.elements.map { try $0.attribute(entity: form.name) })
+        }
+        try self.init(
+            try file.entities.map { try $0.entity() }, userInfo: file.userInfo ?? [:], configurations: file.configurations ?? [:],
+            composites: composites)
     }
 
     /// The model's JSON form (keys sorted, so equal models give equal bytes).
@@ -24,7 +29,9 @@ extension Model {
         encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
         let file = ModelFile(
             format: ModelFile.formatName, version: 1, entities: entities.map(ModelFile.EntityForm.init),
-            userInfo: userInfo.isEmpty ? nil : userInfo, configurations: configurations.isEmpty ? nil : configurations)
+            userInfo: userInfo.isEmpty ? nil : userInfo, configurations: configurations.isEmpty ? nil : configurations,
+            composites: composites.isEmpty
+                ? nil : composites.map { ModelFile.CompositeForm(name: $0.name, elements: $0.elements.map(ModelFile.AttributeForm.init)) })
         return (try? encoder.encode(file)) ?? Data()
     }
 
@@ -49,6 +56,12 @@ private struct ModelFile: Codable {
     var entities: [EntityForm]
     var userInfo: [String: String]?
     var configurations: [String: [String]]?
+    var composites: [CompositeForm]?
+
+    struct CompositeForm: Codable {
+        var name: String
+        var elements: [AttributeForm]
+    }
 
     struct FetchIndexForm: Codable {
         struct ElementForm: Codable {
@@ -106,6 +119,7 @@ private struct ModelFile: Codable {
         var name: String
         var type: String
         var transformer: String?
+        var composite: String?
         var optional: Bool?
         var `default`: DefaultValue?
         var indexed: Bool?
@@ -120,6 +134,9 @@ private struct ModelFile: Codable {
             if case .transformable(let name) = attribute.type {
                 type = "transformable"
                 transformer = name
+            } else if case .composite(let name) = attribute.type {
+                type = "composite"
+                composite = name
             } else {
                 type = attribute.type.description
             }
@@ -138,7 +155,7 @@ private struct ModelFile: Codable {
                 "string": .string, "integer16": .integer16, "integer32": .integer32,
                 "integer64": .integer64, "double": .double, "float": .float,
                 "decimal": .decimal, "boolean": .boolean, "date": .date,
-                "binary": .binary, "uuid": .uuid, "uri": .uri
+                "binary": .binary, "uuid": .uuid, "uri": .uri, "undefined": .undefined
             ]
             let attributeType: AttributeType
             if type == "transformable" {
@@ -146,6 +163,11 @@ private struct ModelFile: Codable {
                     throw ModelError(.invalidFormat, "a transformable attribute needs \"transformer\"", entity: entity, property: name)
                 }
                 attributeType = .transformable(transformer: transformer)
+            } else if type == "composite" {
+                guard let composite else {
+                    throw ModelError(.invalidFormat, "a composite attribute needs \"composite\" (the composite's name)", entity: entity, property: name)
+                }
+                attributeType = .composite(composite)
             } else if let known = types[type] {
                 attributeType = known
             } else {

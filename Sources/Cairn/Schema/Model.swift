@@ -26,13 +26,17 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
     public let userInfo: [String: String]
     /// Named subsets of the entities (Xcode's configurations): configuration name → entity names.
     public let configurations: [String: [String]]
+    /// The composite types the entities' composite attributes name, sorted by name.
+    public let composites: [Composite]
     /// Entity positions by name.
     private let names: NameTable
     /// The attributes the store indexes.
     let indexLayout: IndexLayout
 
     /// Builds and checks a model.
-    public init(_ entities: [Entity], userInfo: [String: String] = [:], configurations: [String: [String]] = [:]) throws(ModelError) {
+    public init(
+        _ entities: [Entity], userInfo: [String: String] = [:], configurations: [String: [String]] = [:], composites: [Composite] = []
+    ) throws(ModelError) {
         // Checking a model costs more than linear time in its entities; real models have a few
         // hundred at most, and a forged model record must not tie up the machine.
         guard entities.count <= Self.maximumEntityCount else {
@@ -42,6 +46,8 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
         self.entities = sorted
         self.userInfo = userInfo
         self.configurations = configurations.mapValues { $0.sorted() }
+        self.composites = composites.sorted { $0.name < $1.name }
+        let compositesByName = try Self.checkComposites(composites)
         var positions: [String: Int] = [:]
         for (index, entity) in sorted.enumerated() {
             guard Self.isValidName(entity.name) else { throw ModelError(.invalidName, "entity name \"\(entity.name)\" is not valid", entity: entity.name) }
@@ -55,13 +61,13 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
                 throw ModelError(.unknownConfigurationMember, "configuration \(configuration) names entity \(unknown), which does not exist", entity: unknown)
             }
         }
-        self.descriptions = try ModelResolver(entities: sorted, positions: positions).resolve()
+        self.descriptions = try ModelResolver(entities: sorted, positions: positions, composites: compositesByName).resolve()
         self.indexLayout = IndexLayout(descriptions)
     }
 
     /// Builds and checks a model written with the result-builder syntax.
-    public init(@ModelBuilder _ content: () -> [Entity]) throws(ModelError) {
-        try self.init(content())
+    public init(composites: [Composite] = [], @ModelBuilder _ content: () -> [Entity]) throws(ModelError) {
+        try self.init(content(), composites: composites)
     }
 
     /// The resolved entity with this name.
@@ -71,6 +77,7 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (lhs: Model, rhs: Model) -> Bool {
         lhs.entities == rhs.entities && lhs.userInfo == rhs.userInfo && lhs.configurations == rhs.configurations
+            && lhs.composites == rhs.composites
     }
     public func hash(into hasher: inout Hasher) { hasher.combine(entities) }
 

@@ -28,8 +28,11 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidFetchIndex = Code(rawValue: "invalid fetch index")
         /// A configuration names an entity the model does not have.
         public static let unknownConfigurationMember = Code(rawValue: "unknown configuration member")
-        /// An attribute type Cairn cannot store (Xcode's Object ID, Undefined, Composite).
+        /// An attribute type Cairn cannot store (Xcode's Object ID; Undefined, unless transient),
+        /// or a composite type the model does not define.
         public static let unsupportedType = Code(rawValue: "unsupported attribute type")
+        /// A model file in a format Cairn does not read (Xcode's old binary model format).
+        public static let unsupportedFormat = Code(rawValue: "unsupported model format")
         public var description: String { rawValue }
         /// Lets `catch ModelError.Code.invalidInverse` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? ModelError)?.code == code }

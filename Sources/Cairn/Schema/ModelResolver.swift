@@ -2,6 +2,7 @@
 struct ModelResolver {
     let entities: [Entity]
     let positions: [String: Int]
+    let composites: [String: Composite]
 
     func resolve() throws(ModelError) -> [EntityDescription] {
         // Parents, without cycles.
@@ -38,10 +39,18 @@ struct ModelResolver {
             var ownRelationships: [Relationship] = []
             for ancestor in chain(index) {
                 let entity = entities[ancestor]
-                for attribute in entity.attributes {
-                    try checkName(attribute.name, entity: entities[index].name, &names)
-                    try checkDefault(attribute, entity: entity.name)
-                    ownAttributes.append(attribute)
+                for declared in entity.attributes {
+                    try checkName(declared.name, entity: entities[index].name, &names)
+                    for attribute in try declared.expanded(composites, entity: entity.name) {
+                        try checkDefault(attribute, entity: entity.name)
+                        if attribute.type == .undefined && !attribute.isTransient {
+                            throw ModelError(
+                                .unsupportedType,
+                                "an undefined attribute holds any value, which Cairn cannot store: only a transient one is allowed",
+                                entity: entity.name, property: attribute.name)
+                        }
+                        ownAttributes.append(attribute)
+                    }
                 }
                 for relationship in entity.relationships {
                     try checkName(relationship.name, entity: entities[index].name, &names)

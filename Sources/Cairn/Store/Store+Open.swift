@@ -81,7 +81,7 @@ extension Store {
         case (.migrate, _), (.migrateOrWipe, _):
             break
         }
-        let steps = try migrationSteps(from: stored, to: model, versions: options.modelVersions)
+        let steps = try migrationSteps(from: stored, to: model, versions: options.modelVersions, unreadable: options.unreadableModelVersions)
         var migrated = snapshot
         var previous = stored
         var plans: [MigrationPlan] = []
@@ -113,9 +113,18 @@ extension Store {
     ///
     /// - Throws: ``StoreError/Code/cannotMigrate`` when the store was written by a later version
     ///   than the app's (an older app must not migrate a newer store down).
-    static func migrationSteps(from stored: Model, to model: Model, versions: [Model]) throws -> [Model] {
+    static func migrationSteps(
+        from stored: Model, to model: Model, versions: [Model], unreadable: [UnreadableModelVersion] = []
+    ) throws -> [Model] {
         guard let start = versions.lastIndex(of: stored) else { return [model] }
-        guard let end = versions.lastIndex(of: model) else {
+        let end = versions.lastIndex(of: model)
+        // A version between the store's and the app's is a step of the migration: it must be read.
+        if let needed = unreadable.first(where: { $0.position > start && $0.position <= (end ?? versions.count) }) {
+            throw StoreError(
+                .cannotMigrate,
+                "the migration from the store's model to the app's passes through version \(needed.name), which could not be read: \(needed.problem)")
+        }
+        guard let end else {
             return Array(versions[(start + 1)...]).filter { $0 != model } + [model]
         }
         guard start < end else {

@@ -31,6 +31,10 @@ public struct StoreOptions: Sendable {
     /// and other steps are taken as each version describes them. A store written with a model
     /// not listed migrates in one step.
     public var modelVersions: [Model] = []
+    /// Versions of the app's model that could not be read (``XcodeModelBundle/unreadableVersions``),
+    /// each with its place among ``modelVersions``: a migration that must pass through one fails,
+    /// naming it and why; others go on. Set both with ``XcodeModelBundle/migrationOptions(_:)``.
+    public var unreadableModelVersions: [UnreadableModelVersion] = []
     /// Open without writing (for inspection): saves are refused.
     public var readOnly = false
 
@@ -44,5 +48,23 @@ public struct StoreOptions: Sendable {
         options.recovery = recovery
         options.readOnly = readOnly
         return options
+    }
+}
+
+/// A version of a model that could not be read, and where it sits among the versions that could.
+public struct UnreadableModelVersion: Sendable {
+    /// Its name (`Library 2`).
+    public var name: String
+    /// The number of readable versions before it: it comes between `modelVersions[position - 1]`
+    /// and `modelVersions[position]`.
+    public var position: Int
+    /// Why it could not be read.
+    public var problem: ModelError
+
+    /// Describes an unreadable version.
+    public init(name: String, position: Int, problem: ModelError) {
+        self.name = name
+        self.position = position
+        self.problem = problem
     }
 }

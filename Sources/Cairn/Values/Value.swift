@@ -88,7 +88,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         // NaN equals nothing, not even itself: it could be neither found nor ordered.
         guard !isNaN else { return false }
         return switch (self, type) {
-        case (.null, _): true
+        case (.null, _), (_, .undefined): true
         case (.string, .string), (.double, .double), (.float, .float), (.decimal, .decimal), (.boolean, .boolean),
             (.date, .date), (.binary, .binary), (.binary, .transformable), (.uuid, .uuid), (.uri, .uri):
             true

@@ -10,10 +10,9 @@ enum XcodeAttributeType {
     ]
     /// Types of the format that Cairn refuses, with the reason.
     static let unsupported: [String: String] = [
-        "Undefined": "an Undefined attribute holds any object, which Cairn cannot store",
+        "Undefined": "an Undefined attribute holds any object, which Cairn cannot store; only a transient one is allowed",
         "Object ID": "an Object ID attribute holds a Core Data object ID, which Cairn cannot store",
-        "ObjectID": "an Object ID attribute holds a Core Data object ID, which Cairn cannot store",
-        "Composite": "composite attributes are not supported; declare their fields as attributes"
+        "ObjectID": "an Object ID attribute holds a Core Data object ID, which Cairn cannot store"
     ]
     /// The transformer Core Data uses when a transformable attribute names none.
     static let defaultTransformer = "NSKeyedUnarchiveFromData"
@@ -24,6 +23,8 @@ enum XcodeAttributeType {
 
     static func name(of type: AttributeType) -> String {
         if case .transformable = type { return "Transformable" }
+        if case .undefined = type { return "Undefined" }
+        if case .composite = type { return "Composite" }
         return names.first { $0.1 == type }?.0 ?? "Undefined"
     }
 
@@ -34,7 +35,11 @@ enum XcodeAttributeType {
         case .string: return .string(text)
         case .uri: return .uri(text)
         case .integer16, .integer32, .integer64:
-            guard let number = Int64(trimmed), type.integerRange?.contains(number) == true else { return nil }
+            // Xcode writes "0.0" when an attribute's type was changed from a floating-point one,
+            // and Core Data loads it: a whole number written as a decimal is that number.
+            var digits = Substring(trimmed)
+            if let match = trimmed.wholeMatch(of: /([+-]?[0-9]+)\.0*/) { digits = match.output.1 }
+            guard let number = Int64(digits), type.integerRange?.contains(number) == true else { return nil }
             return .integer(number)
         case .double:
             guard let number = Double(trimmed), number.isFinite else { return nil }
@@ -59,6 +64,7 @@ enum XcodeAttributeType {
             return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case .uuid: return UUID(uuidString: trimmed).map(Value.uuid)
         case .binary, .transformable: return Data(base64Encoded: trimmed).map { .binary(Array($0)) }
+        case .undefined, .composite: return nil
         }
     }
 

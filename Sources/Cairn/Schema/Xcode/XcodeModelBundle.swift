@@ -5,10 +5,15 @@ import Foundation
 ///
 /// ```swift
 /// let bundle = try XcodeModelBundle(at: "Models/Library.xcdatamodeld")
-/// var options = StoreOptions()
-/// options.modelVersions = bundle.versions.map(\.model)   // lets a store migrate v1 → v2 → v3
+/// for warning in bundle.warnings { print("warning:", warning) }
+/// let options = bundle.migrationOptions()    // lets a store migrate v1 → v2 → v3
 /// let store = try Store(at: url, model: bundle.current, options: options)
 /// ```
+///
+/// A version that cannot be read (one in Xcode's old binary format, or one with a problem the
+/// current version does not have) does not stop the others from loading: it is listed in
+/// ``unreadableVersions`` with the reason, and named in ``warnings``. Only the current version
+/// must be readable; a migration that must pass through an unreadable version fails, naming it.
 public struct XcodeModelBundle: Sendable {
     /// One version of the model.
     public struct Version: Sendable {
@@ -18,26 +23,53 @@ public struct XcodeModelBundle: Sendable {
         public var model: Model
     }
 
-    /// The versions, in the order of their names read as numbers (`Library`, `Library 2`,
-    /// `Library 10`): the order in which Xcode users add them.
+    /// A version that could not be read.
+    public struct UnreadableVersion: Sendable {
+        /// Its name, without `.xcdatamodel`.
+        public var name: String
+        /// The number of readable versions before it in ``XcodeModelBundle/versions``.
+        public var position: Int
+        /// Why it could not be read (with the file, and for XML the line, at fault).
+        public var problem: ModelError
+    }
+
+    /// The versions that could be read, in the order of their names read as numbers
+    /// (`Library`, `Library 2`, `Library 10`): the order in which Xcode users add them.
     public let versions: [Version]
+    /// The versions that could not be read, in the same order.
+    public let unreadableVersions: [UnreadableVersion]
     /// The name of the current version: the one `.xccurrentversion` names, or the only one.
     public let currentVersionName: String
 
     /// The current version's model.
     public var current: Model { versions.first { $0.name == currentVersionName }?.model ?? versions[versions.count - 1].model }
 
-    /// The model of the version with this name (with or without `.xcdatamodel`).
+    /// One line per version that could not be read, saying why.
+    public var warnings: [String] {
+        unreadableVersions.map { "model version \($0.name) is not loaded: \($0.problem)" }
+    }
+
+    /// The model of the version with this name (with or without `.xcdatamodel`); nil when the
+    /// bundle has no such version or it could not be read.
     public func model(version name: String) -> Model? {
         let bare = Self.bareName(name)
         return versions.first { $0.name == bare }?.model
     }
 
+    /// `options` with the bundle's versions as ``StoreOptions/modelVersions`` and its unreadable
+    /// ones as ``StoreOptions/unreadableModelVersions``.
+    public func migrationOptions(_ options: StoreOptions = StoreOptions()) -> StoreOptions {
+        var options = options
+        options.modelVersions = versions.map(\.model)
+        options.unreadableModelVersions = unreadableVersions.map { UnreadableModelVersion(name: $0.name, position: $0.position, problem: $0.problem) }
+        return options
+    }
+
     /// Reads every version of a bundle.
     ///
     /// - Throws: ``ModelError`` naming the file (and line) at fault: a bundle without versions,
-    ///   a `.xccurrentversion` that names a missing version or that does not parse, a version
-    ///   that does not load.
+    ///   a `.xccurrentversion` that names a missing version or that does not parse, a current
+    ///   version that does not load.
     public init(at path: String) throws(ModelError) {
         let manager = FileManager.default
         let names: [String]
@@ -47,26 +79,49 @@ public struct XcodeModelBundle: Sendable {
             throw ModelError(.invalidFormat, "cannot read the model bundle: \(error.localizedDescription)", file: path)
         }
         guard !names.isEmpty else { throw ModelError(.invalidFormat, "the bundle holds no .xcdatamodel version", file: path) }
-        var versions: [Version] = []
-        for name in names.map(Self.bareName).sorted(by: { $0.compare($1, options: .numeric) == .orderedAscending }) {
-            let contents = path + "/" + name + ".xcdatamodel/contents"
-            versions.append(Version(name: name, model: try Model(xcodeModelAt: contents)))
-        }
-        self.versions = versions
+        let ordered = names.map(Self.bareName).sorted { $0.compare($1, options: .numeric) == .orderedAscending }
         let currentFile = path + "/.xccurrentversion"
+        let current: String
         if manager.fileExists(atPath: currentFile) {
-            let current = try Self.currentVersionName(in: currentFile)
-            guard versions.contains(where: { $0.name == current }) else {
+            current = try Self.currentVersionName(in: currentFile)
+            guard ordered.contains(current) else {
                 throw ModelError(
-                    .invalidFormat, "the current version \(current) is not in the bundle (it has \(versions.map(\.name).joined(separator: ", ")))",
+                    .invalidFormat, "the current version \(current) is not in the bundle (it has \(ordered.joined(separator: ", ")))",
                     file: currentFile)
             }
-            currentVersionName = current
-        } else if versions.count == 1 {
-            currentVersionName = versions[0].name
+        } else if ordered.count == 1 {
+            current = ordered[0]
         } else {
-            throw ModelError(.invalidFormat, "the bundle has \(versions.count) versions and no .xccurrentversion naming the current one", file: path)
+            throw ModelError(.invalidFormat, "the bundle has \(ordered.count) versions and no .xccurrentversion naming the current one", file: path)
         }
+        var versions: [Version] = []
+        var unreadable: [UnreadableVersion] = []
+        for name in ordered {
+            do {
+                versions.append(Version(name: name, model: try Self.readVersion(path + "/" + name + ".xcdatamodel")))
+            } catch {
+                // The version asked for must load; another one is reported and skipped.
+                if name == current { throw error }
+                unreadable.append(UnreadableVersion(name: name, position: versions.count, problem: error))
+            }
+        }
+        self.versions = versions
+        self.unreadableVersions = unreadable
+        currentVersionName = current
+    }
+
+    /// Reads one version folder: its `contents` XML. A folder with Xcode's old binary files
+    /// (`elements`, `layout`) and no `contents` is refused as such.
+    private static func readVersion(_ folder: String) throws(ModelError) -> Model {
+        let manager = FileManager.default
+        let contents = folder + "/contents"
+        if !manager.fileExists(atPath: contents), manager.fileExists(atPath: folder + "/elements") || manager.fileExists(atPath: folder + "/layout") {
+            throw ModelError(
+                .unsupportedFormat,
+                "the version is in Xcode's old binary format (elements and layout files, no contents); open the model in Xcode and save it to convert it to XML",
+                file: folder)
+        }
+        return try Model(xcodeModelAt: contents)
     }
 
     private static func currentVersionName(in file: String) throws(ModelError) -> String {
@@ -108,6 +163,9 @@ extension Model {
             }
             let bundle = try XcodeModelBundle(at: path)
             guard let version else { self = bundle.current; return }
+            if let unreadable = bundle.unreadableVersions.first(where: { $0.name == XcodeModelBundle.bareName(version) }) {
+                throw unreadable.problem
+            }
             guard let model = bundle.model(version: version) else {
                 throw ModelError(
                     .invalidFormat, "no version named \(version) (the bundle has \(bundle.versions.map(\.name).joined(separator: ", ")))", file: path)

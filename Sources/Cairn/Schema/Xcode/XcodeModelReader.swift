@@ -3,7 +3,8 @@ import Foundation
 /// Reads the `contents` XML of an Xcode Core Data model (`.xcdatamodel`) into a ``Model``.
 ///
 /// Everything that describes data is read: entities (abstract, parent, renaming identifier,
-/// element ID, fetch indexes, uniqueness constraints, user info), attributes of every type,
+/// element ID, fetch indexes, uniqueness constraints, user info), attributes of every type
+/// (composite ones with the model's `<composite>` types, transient ones of undefined type),
 /// relationships, configurations. Layout (`elements`), code generation and fetch request
 /// templates are ignored; `syncable`, `usesScalarValueType` and the like describe generated
 /// classes and have no meaning here.
@@ -23,8 +24,15 @@ struct XcodeModelReader {
             guard configurations[name] == nil else { throw failure("a second configuration named \(name)", node) }
             configurations[name] = try values("name", of: node.children(named: "memberEntity"))
         }
+        var composites: [Composite] = []
+        for node in root.children(named: "composite") {
+            let name = try required("name", node)
+            var elements: [Attribute] = []
+            for child in node.children(named: "attribute") { elements.append(try attribute(child, entity: name)) }
+            composites.append(Composite(name, elements: elements))
+        }
         do {
-            return try Model(entities, userInfo: try userInfo(root), configurations: configurations)
+            return try Model(entities, userInfo: try userInfo(root), configurations: configurations, composites: composites)
         } catch {
             throw locate(error, in: root)
         }
@@ -55,9 +63,15 @@ struct XcodeModelReader {
 
     private func attribute(_ node: XMLNode, entity: String) throws(ModelError) -> Attribute {
         let name = try required("name", node)
-        let typeName = try required("attributeType", node)
+        let transient = try flag("transient", node) ?? false
+        // A transient attribute may leave its type undefined (Xcode then writes none).
+        let typeName = transient ? node.attributes["attributeType"] ?? "Undefined" : try required("attributeType", node)
         let type: AttributeType
-        if typeName == "Transformable" {
+        if typeName == "Undefined" && transient {
+            type = .undefined
+        } else if typeName == "Composite" {
+            type = .composite(try required("composite", node))
+        } else if typeName == "Transformable" {
             type = .transformable(transformer: node.attributes["valueTransformerName"] ?? XcodeAttributeType.defaultTransformer)
         } else if let known = XcodeAttributeType.type(named: typeName) {
             type = known
@@ -75,7 +89,7 @@ struct XcodeModelReader {
         }
         return Attribute(
             name, type, optional: try flag("optional", node) ?? false, default: defaultValue,
-            indexed: try flag("indexed", node) ?? false, transient: try flag("transient", node) ?? false,
+            indexed: try flag("indexed", node) ?? false, transient: transient,
             userInfo: try userInfo(node), renamingIdentifier: node.attributes["renamingIdentifier"],
             elementID: node.attributes["elementID"], customClassName: node.attributes["customClassName"])
     }

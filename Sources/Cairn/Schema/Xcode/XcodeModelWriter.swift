@@ -12,6 +12,11 @@ struct XcodeModelWriter {
             #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">"#
         )
         for entity in model.entities { writer.entity(entity) }
+        for composite in model.composites {
+            writer.open("composite", [("name", composite.name)], depth: 1)
+            for element in composite.elements { writer.attribute(element) }
+            writer.close("composite", depth: 1)
+        }
         for (name, members) in model.configurations.sorted(by: { $0.key < $1.key }) {
             writer.open("configuration", [("name", name)], depth: 1, empty: members.isEmpty)
             guard !members.isEmpty else { continue }
@@ -59,11 +64,15 @@ struct XcodeModelWriter {
 
     private mutating func attribute(_ attribute: Attribute) {
         var transformer: String?
+        var composite: String?
         if case .transformable(let name) = attribute.type { transformer = name }
+        if case .composite(let name) = attribute.type { composite = name }
         let fields: [(String, String?)] = [
             ("name", attribute.name), ("optional", attribute.isOptional ? "YES" : nil),
             ("transient", attribute.isTransient ? "YES" : nil), ("indexed", attribute.isIndexed ? "YES" : nil),
-            ("attributeType", XcodeAttributeType.name(of: attribute.type)),
+            // Xcode writes no type for an undefined (transient) attribute.
+            ("attributeType", attribute.type == .undefined ? nil : XcodeAttributeType.name(of: attribute.type)),
+            ("composite", composite),
             // Xcode keeps a date's default as seconds since 2001 in its own attribute.
             ("defaultValueString", attribute.type == .date ? nil : attribute.defaultValue.map(XcodeAttributeType.text)),
             ("defaultDateTimeInterval", attribute.type == .date ? attribute.defaultValue.map(XcodeAttributeType.text) : nil),
@@ -129,6 +138,12 @@ struct XcodeModelWriter {
         }
         func texts(_ info: [String: String]) -> [String?] { info.flatMap { [$0.key, $0.value] } }
         try check(texts(model.userInfo) + model.configurations.keys.map { $0 }, entity: nil, property: nil)
+        let compositeElements = model.composites.flatMap { composite in composite.elements.map { (composite.name, $0) } }
+        for (composite, element) in compositeElements {
+            try check(
+                texts(element.userInfo) + [element.renamingIdentifier, element.elementID, element.customClassName],
+                entity: nil, property: composite + "." + element.name)
+        }
         for entity in model.entities {
             try check(texts(entity.userInfo) + [entity.renamingIdentifier, entity.elementID], entity: entity.name, property: nil)
             for attribute in entity.attributes {
