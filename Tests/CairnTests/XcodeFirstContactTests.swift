@@ -66,6 +66,10 @@ import Testing
         #expect(xml.contains(#"<composite name="Position">"#))
         let json = String(decoding: model.jsonData(), as: UTF8.self)
         #expect(json.contains(#""composite" : "Address""#))
+        // Version 2 only for models that need it, so that readers of 1 refuse them by number.
+        #expect(json.contains(#""version" : 2"#))
+        let plain = try Model { Entity("E") { Attribute("x", .string) } }
+        #expect(String(decoding: plain.jsonData(), as: UTF8.self).contains(#""version" : 1"#))
     }
 
     @Test func compositeModelsThatCannotBeResolvedAreRefused() {

@@ -14,7 +14,12 @@ extension Model {
         guard file.format == ModelFile.formatName else {
             throw ModelError(.invalidFormat, "\"format\" is \"\(file.format)\", expected \"\(ModelFile.formatName)\"")
         }
-        guard file.version == 1 else { throw ModelError(.invalidFormat, "model format version \(file.version) is not supported") }
+        guard (1...ModelFile.newestVersion).contains(file.version) else {
+            throw ModelError(
+                .invalidFormat,
+                "model format version \(file.version) is not supported (this version of Cairn reads 1 to \(ModelFile.newestVersion)): the model was written by a newer version of Cairn"
+            )
+        }
         let composites = try (file.composites ?? []).map { form in
             Composite(form.name, elements: try form.elements.map { try $0.attribute(entity: form.name) })
         }
@@ -28,11 +33,17 @@ extension Model {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
         let file = ModelFile(
-            format: ModelFile.formatName, version: 1, entities: entities.map(ModelFile.EntityForm.init),
+            format: ModelFile.formatName, version: usesVersion2 ? 2 : 1, entities: entities.map(ModelFile.EntityForm.init),
             userInfo: userInfo.isEmpty ? nil : userInfo, configurations: configurations.isEmpty ? nil : configurations,
             composites: composites.isEmpty
                 ? nil : composites.map { ModelFile.CompositeForm(name: $0.name, elements: $0.elements.map(ModelFile.AttributeForm.init)) })
         return (try? encoder.encode(file)) ?? Data()
+    }
+
+    /// Whether the model needs format version 2 (composite or undefined attributes), which a
+    /// reader of version 1 refuses by its number rather than by an unknown type.
+    private var usesVersion2: Bool {
+        !composites.isEmpty || entities.contains { $0.attributes.contains { $0.type == .undefined } }
     }
 
     private static func describe(_ error: DecodingError) -> String {
@@ -51,6 +62,9 @@ extension Model {
 /// The JSON shape of a model file.
 private struct ModelFile: Codable {
     static let formatName = "cairn-model"
+    /// 1: the first form. 2: adds composites and the undefined type; written only by models that
+    /// use them, so that every other model stays readable by readers of 1.
+    static let newestVersion = 2
     var format: String
     var version: Int
     var entities: [EntityForm]
