@@ -11,13 +11,15 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Run a small lending library on a Cairn store: import, edit, fetch, reopen, verify."
     )
 
-    @Option(help: "The store's directory (created when missing; added to when it exists).")
+    // Values may begin with `-` (a path, a negative number that the check below refuses):
+    // each option takes the next argument whatever it is.
+    @Option(parsing: .unconditional, help: "The store's directory (created when missing; added to when it exists).")
     var dir = "cairn-demo.store"
 
-    @Option(help: "How many books to import.")
+    @Option(parsing: .unconditional, help: "How many books to import.")
     var books = 2000
 
-    @Option(help: "How many background contexts import at once.")
+    @Option(parsing: .unconditional, help: "How many background contexts import at once.")
     var importers = 4
 
     static func model() throws -> Model {
@@ -149,7 +151,7 @@ struct DemoCommand: AsyncParsableCommand {
         stats.entities = try StoreStatistics.entityCounts(dir)
         print(stats.table)
         print("\nThe store stays in \(dir). Try:  cairn dump \(dir) --entity Member   cairn model \(dir) --format xml   cairn stats \(dir) --json")
-        print("  cairn query \(dir) --entity Book --where \"year > 2000 AND author.name CONTAINS[c] 'a'\" --sort=-year,title --limit 5")
+        print("  cairn query \(dir) --entity Book --where \"year > 2000 AND author.name CONTAINS[c] 'a'\" --sort -year,title --limit 5")
         if !inspection.isHealthy { throw ExitCode(1) }
     }
 }

@@ -10,10 +10,14 @@ struct CreateCommand: AsyncParsableCommand {
     @Argument(help: "The store's directory.")
     var store: String
 
-    @Option(help: "The model: Cairn's JSON model format (docs/MODEL-FORMAT.md), an Xcode .xcdatamodeld bundle, a .xcdatamodel folder or its contents XML.")
+    // A path or a version name may begin with `-`: these options take the next argument
+    // whatever it is.
+    @Option(
+        parsing: .unconditional,
+        help: "The model: Cairn's JSON model format (docs/MODEL-FORMAT.md), an Xcode .xcdatamodeld bundle, a .xcdatamodel folder or its contents XML.")
     var model: String
 
-    @Option(help: "For an .xcdatamodeld bundle: the version to use (default: the current one).")
+    @Option(parsing: .unconditional, help: "For an .xcdatamodeld bundle: the version to use (default: the current one).")
     var modelVersion: String?
 
     func run() async throws {
@@ -40,10 +44,10 @@ struct ModelCommand: ParsableCommand {
     @Argument(help: "The store's directory (or give --model instead).")
     var store: String?
 
-    @Option(help: "A model file to print instead of a store's: any form `create --model` takes.")
+    @Option(parsing: .unconditional, help: "A model file to print instead of a store's: any form `create --model` takes.")
     var model: String?
 
-    @Option(help: "For an .xcdatamodeld bundle: the version to print (default: the current one).")
+    @Option(parsing: .unconditional, help: "For an .xcdatamodeld bundle: the version to print (default: the current one).")
     var modelVersion: String?
 
     @Option(help: "json (Cairn's model format) or xml (an Xcode model's contents file).")

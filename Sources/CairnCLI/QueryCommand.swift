@@ -10,7 +10,7 @@ struct QueryCommand: AsyncParsableCommand {
         abstract: "Fetch objects with an NSPredicate-style predicate, sorted and paged.",
         discussion: """
             Examples:
-              cairn query library.store --entity Book --where "year > 1900 AND author.name BEGINSWITH[c] 'j'" --sort=-year,title --limit 10
+              cairn query library.store --entity Book --where "year > 1900 AND author.name BEGINSWITH[c] 'j'" --sort -year,title --limit 10
               cairn query library.store --entity Author --where "books.@count > 2" --count
             """
     )
@@ -26,16 +26,19 @@ struct QueryCommand: AsyncParsableCommand {
     @Option(help: "The entity to fetch (its sub-entities included).")
     var entity: String
 
-    @Option(name: .customLong("where"), help: "A predicate in NSPredicate's format syntax.")
+    // The options whose value may begin with `-` take the next argument whatever it is, so
+    // that `--where "-5 < year"` and `--sort -year` work as typed (and a negative number
+    // reaches the check below instead of passing for an option).
+    @Option(name: .customLong("where"), parsing: .unconditional, help: "A predicate in NSPredicate's format syntax.")
     var predicate: String?
 
-    @Option(help: "Sort keys separated by commas; a leading - sorts descending, a trailing ~ ignores case: --sort=name~,-year (write = before a leading -).")
+    @Option(parsing: .unconditional, help: "Sort keys separated by commas; a leading - sorts descending, a trailing ~ ignores case: --sort -year,name~.")
     var sort: String?
 
-    @Option(help: "How many objects to skip.")
+    @Option(parsing: .unconditional, help: "How many objects to skip.")
     var offset: Int = 0
 
-    @Option(help: "How many objects to print at most.")
+    @Option(parsing: .unconditional, help: "How many objects to print at most.")
     var limit: Int?
 
     @Flag(help: "Print only how many objects match.")
@@ -46,6 +49,11 @@ struct QueryCommand: AsyncParsableCommand {
 
     @Option(help: "table, json (one array) or jsonl (one object per line).")
     var format: Format = .table
+
+    func validate() throws {
+        guard offset >= 0 else { throw ValidationError("--offset takes 0 or more, not \(offset)") }
+        if let limit, limit < 0 { throw ValidationError("--limit takes 0 or more, not \(limit)") }
+    }
 
     func run() async throws {
         guard let model = try Store.storedModel(at: store) else { throw ValidationError("\(store) holds no model yet") }

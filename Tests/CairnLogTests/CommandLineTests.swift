@@ -9,12 +9,14 @@ import Testing
         try cairn(arguments)
     }
 
-    /// Runs `cairn` and returns its exit status and standard output and error, interleaved.
-    func cairn(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs `cairn` (in `directory` when given) and returns its exit status and standard output
+    /// and error, interleaved.
+    func cairn(_ arguments: [String], in directory: String? = nil) throws -> (status: Int32, output: String) {
         let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -104,6 +106,49 @@ import Testing
         #expect(broken.status != 0 && broken.output.contains("column 7"), "\(broken.output)")
         let unknown = try cairn("query", store, "--entity", "Book", "--where", "colour == 'red'")
         #expect(unknown.status != 0 && unknown.output.contains("colour"), "\(unknown.output)")
+    }
+
+    @Test func optionValuesThatBeginWithADashAreTakenAsTyped() throws {
+        let directory = TemporaryDirectory()
+        // A relative path that begins with `-`, for demo --dir and create --model.
+        let demo = try cairn(["demo", "--dir", "-library.store", "--books", "100"], in: directory.path)
+        #expect(demo.status == 0, "\(demo.output)")
+        let store = directory.path + "/-library.store"
+        func years(_ output: String) throws -> [Int] {
+            try output.split(separator: "\n").map { line in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return ((object?["values"] as? [String: Any])?["year"] as? Int) ?? 0
+            }
+        }
+        // A descending first sort key, written as a user types it.
+        let spaced = try cairn("query", store, "--entity", "Book", "--sort", "-year,title", "--format", "jsonl")
+        #expect(spaced.status == 0, "\(spaced.output)")
+        let descending = try years(spaced.output)
+        #expect(descending.count == 100 && descending == descending.sorted(by: >), "\(spaced.output.prefix(300))")
+        let joined = try cairn("query", store, "--entity", "Book", "--sort=-year,title", "--format", "jsonl")
+        #expect(joined.output == spaced.output)
+        // A predicate that begins with a negative number.
+        let negative = try cairn("query", store, "--entity", "Book", "--where", "-5 < year", "--count")
+        #expect(negative.status == 0 && negative.output.trimmingCharacters(in: .whitespacesAndNewlines) == "100", "\(negative.output)")
+        let explained = try cairn("query", store, "--entity", "Book", "--where", "-5 < year", "--sort", "-title", "--explain")
+        #expect(explained.status == 0 && explained.output.contains("sort by -title"), "\(explained.output)")
+        // A negative offset or limit reaches the command's own check instead of passing for an option.
+        for option in ["--offset", "--limit"] {
+            let refused = try cairn("query", store, "--entity", "Book", option, "-1")
+            #expect(refused.status != 0 && refused.output.contains("\(option) takes 0 or more"), "\(refused.output)")
+        }
+        let books = try cairn("demo", "--dir", store, "--books", "-3")
+        #expect(books.status != 0 && books.output.contains("--books takes"), "\(books.output)")
+        // Model files and versions named with a leading `-`.
+        try write(
+            Array(#"{"format":"cairn-model","version":1,"entities":[{"name":"Note","attributes":[{"name":"text","type":"string"}]}]}"#.utf8),
+            to: directory.path + "/-model.json")
+        let created = try cairn(["create", "notes.store", "--model", "-model.json"], in: directory.path)
+        #expect(created.status == 0 && created.output.contains("Note"), "\(created.output)")
+        let printed = try cairn(["model", "--model", "-model.json"], in: directory.path)
+        #expect(printed.status == 0 && printed.output.contains("\"Note\""), "\(printed.output)")
+        let version = try cairn(["model", "--model", "-model.json", "--model-version", "-v2"], in: directory.path)
+        #expect(!version.output.contains("Missing value"), "\(version.output)")
     }
 
     @Test func modelsInEveryFormCreateAndPrint() throws {
