@@ -64,7 +64,7 @@ struct ModelCommand: ParsableCommand {
         } else if let store, let stored = try Store.storedModel(at: store) {
             loaded = stored
         } else {
-            throw ValidationError("\(store ?? "") holds no model yet")
+            throw CommandFailure("\(store ?? "") holds no model yet")
         }
         let data = format == .json ? loaded.jsonData() : try loaded.xcodeModelXML()
         print(String(decoding: data, as: UTF8.self), terminator: format == .json ? "\n" : "")
@@ -85,7 +85,7 @@ struct DumpCommand: AsyncParsableCommand {
     var entity: String?
 
     func run() async throws {
-        guard let model = try Store.storedModel(at: store) else { throw ValidationError("\(store) holds no model yet") }
+        guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
         var options = StoreOptions()
         options.readOnly = true
         let opened = try Store(at: store, model: model, options: options)

@@ -56,7 +56,7 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let model = try Store.storedModel(at: store) else { throw ValidationError("\(store) holds no model yet") }
+        guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
         guard model.entity(named: entity) != nil else {
             throw ValidationError("the model has no entity \(entity) (it has \(model.entities.map(\.name).joined(separator: ", ")))")
         }
@@ -86,7 +86,15 @@ struct QueryCommand: AsyncParsableCommand {
             }
         }
         let context = opened.newBackgroundContext(name: "query")
-        if explain { return try context.explain(request) }
+        // Planning checks the request against the model and nothing else: what it refuses (an
+        // unknown key, a value of the wrong type) is wrong usage, not a failure of the store.
+        let plan: String
+        do {
+            plan = try context.explain(request)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if explain { return plan }
         if count { return String(try context.count(request)) }
         let objects = try context.fetch(request)
         switch format {

@@ -151,6 +151,62 @@ import Testing
         #expect(!version.output.contains("Missing value"), "\(version.output)")
     }
 
+    @Test func versionAndTheExitStatusesOfEveryCommand() throws {
+        let version = try cairn("--version")
+        #expect(version.status == 0 && version.output.wholeMatch(of: /cairn \d+\.\d+\.\d+\n/) != nil, "\(version.output)")
+        let help = try cairn("--help")
+        #expect(help.status == 0 && help.output.contains("Exit status") && help.output.contains("2  wrong usage"), "\(help.output)")
+
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        let modelFile = directory.path + "/model.json"
+        try write(
+            Array(#"{"format":"cairn-model","version":1,"entities":[{"name":"Note","attributes":[{"name":"text","type":"string"}]}]}"#.utf8), to: modelFile)
+        // 0: every command doing what it is asked.
+        let successes = [
+            ["demo", "--dir", store, "--books", "20"], ["create", directory.store("notes"), "--model", modelFile], ["model", store],
+            ["dump", store, "--entity", "Author"], ["query", store, "--entity", "Book", "--count"], ["verify", store], ["stats", store]
+        ]
+        for arguments in successes {
+            let result = try cairn(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.output.suffix(300))")
+        }
+        // 2: wrong usage, for every command: an unknown option, a missing or malformed argument,
+        // a name or predicate the model does not have.
+        var usage = ["demo", "create", "model", "dump", "query", "verify", "stats"].map { [$0, "--no-such-option"] }
+        usage += [
+            ["--no-such-option"], ["no-such-command"], ["demo", "--books", "0"], ["demo", "--books", "many"], ["create", store],
+            ["model"], ["model", store, "--model", modelFile], ["model", store, "--format", "yaml"], ["dump"], ["dump", store, "--entity", "Nope"],
+            ["query", store], ["query", store, "--entity", "Nope"], ["query", store, "--entity", "Book", "--where", "year >"],
+            ["query", store, "--entity", "Book", "--where", "colour == 'red'"], ["query", store, "--entity", "Book", "--sort", "-colour"],
+            ["query", store, "--entity", "Book", "--limit", "-1"], ["verify"], ["stats"]
+        ]
+        for arguments in usage {
+            let result = try cairn(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.output.suffix(300))")
+        }
+        // 1: a missing store, a model that does not load, a damaged store.
+        let missing = directory.store("missing")
+        var failures = [
+            ["model", missing], ["dump", missing], ["query", missing, "--entity", "Book"], ["verify", missing], ["stats", missing],
+            ["create", directory.store("other"), "--model", directory.path + "/no-such-model.json"]
+        ]
+        let damaged = directory.store("damaged")
+        try copyDirectory(store, to: damaged)
+        let segment = try #require(try segmentFiles(damaged).last)
+        var bytes = try contents(segment)
+        bytes[SegmentHeader.size + FrameHeader.size + 3] ^= 0x10
+        try write(bytes, to: segment)
+        failures += [
+            ["demo", "--dir", damaged, "--books", "5"], ["create", damaged, "--model", modelFile], ["model", damaged], ["dump", damaged],
+            ["query", damaged, "--entity", "Book"], ["verify", damaged], ["stats", damaged]
+        ]
+        for arguments in failures {
+            let result = try cairn(arguments)
+            #expect(result.status == 1, "\(arguments): \(result.output.suffix(300))")
+        }
+    }
+
     @Test func modelsInEveryFormCreateAndPrint() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/Models").path
