@@ -22,8 +22,8 @@ enum JSONText {
         return out + "\""
     }
 
-    /// An attribute value as JSON: numbers and booleans as such, dates in ISO 8601, binary in
-    /// base64, decimals as strings (exact).
+    /// An attribute value as JSON: numbers and booleans as such, dates as ``DateText`` writes
+    /// them, binary in base64, decimals as strings (exact).
     static func value(_ value: Value) -> String {
         switch value {
         case .null: "null"
@@ -33,7 +33,7 @@ enum JSONText {
         case .float(let number): number.isFinite ? String(number) : string(String(number))
         case .decimal(let number): string(number.description)
         case .boolean(let flag): flag ? "true" : "false"
-        case .date(let date): string(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))
+        case .date(let date): string(DateText.iso8601(date))
         case .binary(let bytes): string(Data(bytes).base64EncodedString())
         case .uuid(let id): string(id.uuidString)
         }

@@ -125,8 +125,12 @@ struct QueryCommand: AsyncParsableCommand {
                 ["\(object.objectID.key)"]
                     + (try names.map { name in
                         let value = try object.value(forKey: name, as: Value.self)
-                        if case .string(let text) = value { return text }
-                        return value == .null ? "∅" : value.description
+                        switch value {
+                        case .string(let text): return text
+                        case .date(let date): return DateText.iso8601(date)
+                        case .null: return "∅"
+                        default: return value.description
+                        }
                     }))
         }
         let widths = rows[0].indices.map { column in min(40, rows.map { $0[column].count }.max() ?? 0) }

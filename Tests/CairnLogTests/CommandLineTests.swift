@@ -207,6 +207,28 @@ import Testing
         }
     }
 
+    @Test func dumpAndQueryPrintDatesInOneForm() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        #expect(try cairn("demo", "--dir", store, "--books", "20").status == 0)
+        func dues(_ lines: [Substring]) throws -> [String] {
+            try lines.map { line in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return ((object?["values"] as? [String: Any])?["due"] as? String) ?? ""
+            }
+        }
+        let dump = try cairn("dump", store, "--entity", "Loan")
+        let dumped = try dues(dump.output.split(separator: "\n"))
+        #expect(dumped.count == 3, "\(dump.output)")
+        for due in dumped {
+            #expect(due.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(due)")
+        }
+        let jsonl = try cairn("query", store, "--entity", "Loan", "--format", "jsonl")
+        #expect(try dues(jsonl.output.split(separator: "\n")) == dumped)
+        let table = try cairn("query", store, "--entity", "Loan")
+        #expect(dumped.allSatisfy { table.output.contains($0) }, "\(table.output)")
+    }
+
     @Test func modelsInEveryFormCreateAndPrint() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/Models").path
