@@ -281,6 +281,36 @@ import Testing
         #expect(try context.fetch(latest).compactMap { $0.string("name") } == ["jules verne", "Émile Zola"])
     }
 
+    @Test func explainAddsUnsavedChangesOnlyWhenTheFetchedEntitiesHaveSome() async throws {
+        let (store, context) = try await Self.library()  // an unsaved book, and its author's books
+        let step = "add this context's unsaved changes"
+        let books = FetchRequest("Book", predicate: try FetchPredicate(format: "pages > 100"), sortKeys: [SortKey("title")])
+        let authors = FetchRequest("Author")
+        // The step comes before the sort: unsaved objects are sorted with the others.
+        let lines = try context.explain(books).split(separator: "\n").map(String.init)
+        #expect(lines == ["scan every Book and evaluate the predicate on each", step, "sort by title"])
+        #expect(try context.explain(authors).contains(step))
+        #expect(try context.newChildContext().explain(books).contains(step), "a parent's unsaved changes count")
+        let clean = store.newBackgroundContext()
+        #expect(try clean.explain(books) == "scan every Book and evaluate the predicate on each\nsort by title")
+        #expect(try !clean.explain(authors).contains(step))
+        // A change to an author alone: Book's plan adds nothing, Author's does.
+        let author = try #require(try clean.fetchFirst(FetchRequest("Author", predicate: .equal("name", "Jane Austen"))))
+        try author.setValue("UK", forKey: "country")
+        #expect(try !clean.explain(books).contains(step))
+        #expect(try clean.explain(authors).contains(step))
+        // A delete counts, and so does an object inserted and then deleted.
+        let deleting = store.newBackgroundContext()
+        try deleting.delete(try #require(try deleting.fetchFirst(FetchRequest("Book", predicate: .equal("title", "Emma")))))
+        #expect(try deleting.explain(books).contains(step))
+        let discarding = store.newBackgroundContext()
+        try discarding.delete(try discarding.make("Book", ["title": "Draft"]))
+        #expect(try discarding.explain(books).contains(step))
+        // Once saved, nothing is left to add.
+        try await context.save()
+        #expect(try !context.explain(books).contains(step))
+    }
+
     @Test func plansUseIndexesAndSayWhich() async throws {
         let (_, context) = try await Self.library()
         func plan(_ entity: String, _ format: String) throws -> String {

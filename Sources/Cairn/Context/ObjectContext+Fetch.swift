@@ -63,10 +63,12 @@ extension ObjectContext {
     }
 
     /// How the request would be answered, in words: which index finds the candidates, or a
-    /// scan.
+    /// scan; whether unsaved changes to objects of the fetched entities (along the chain of
+    /// contexts) are added to them; the sort; the page.
     public func explain(_ request: FetchRequest) throws -> String {
         let query = try PreparedQuery(request, model: model)
         var lines = [query.plan.explanation(entity: query.entity.name, predicate: query.predicate != nil)]
+        if hasPendingChanges(in: query.family) { lines.append("add this context's unsaved changes") }
         if !request.sortKeys.isEmpty {
             lines.append(
                 "sort by "
@@ -78,8 +80,17 @@ extension ObjectContext {
                 "keep \(request.fetchLimit.map { "\($0)" } ?? "all") from position \(request.fetchOffset)"
                     + (request.reversesOrder ? " counted from the end" : ""))
         }
-        lines.append("add this context's unsaved changes")
         return lines.joined(separator: "\n")
+    }
+
+    /// Whether this context or one of its ancestors holds an unsaved change to an object of
+    /// these entities: inserted, updated, deleted, or inserted and then deleted.
+    func hasPendingChanges(in entities: Set<Int>) -> Bool {
+        let here = state.withLock { state in
+            state.inserted.contains { entities.contains($0.key.entity) } || state.updated.keys.contains { entities.contains($0.entity) }
+                || state.deleted.contains { entities.contains($0.entity) } || state.discarded.contains { entities.contains($0.entity) }
+        }
+        return here || (parent?.hasPendingChanges(in: entities) ?? false)
     }
 
     /// Objects of these entities with unsaved changes along the chain of contexts: inserted
