@@ -70,6 +70,8 @@ package final class CompressionDictionary: @unchecked Sendable {
 
 extension CompressionDictionary {
     private static let magic: [UInt8] = Array("CAIRNDIC".utf8)
+    /// The version of the dictionary file format this build writes and reads.
+    package static let formatVersion: UInt16 = 1
 
     /// The masked CRC32C of the dictionary's bytes, as the manifest records it.
     package var checksum: UInt32 {
@@ -80,7 +82,7 @@ extension CompressionDictionary {
     package func fileContents() -> [UInt8] {
         var writer = ByteWriter(capacity: count + 24)
         writer.write(bytes: Self.magic)
-        writer.write(UInt16(1))
+        writer.write(Self.formatVersion)
         writer.write(id)
         writer.write(UInt32(count))
         writer.write(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
@@ -123,7 +125,9 @@ extension CompressionDictionary {
                 guard stored == CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<end]))), reader.isAtEnd else {
                     throw LogError.corruption("dictionary checksum mismatch", path: path, offset: UInt64(end))
                 }
-                guard version == 1 else { throw LogError(.unsupportedFormat, "dictionary format version \(version)", path: path, offset: 8) }
+                guard version == Self.formatVersion else {
+                    throw LogError.unsupportedVersion(of: "dictionary", version, current: Self.formatVersion, path: path, offset: 8)
+                }
                 guard id > 0, length <= Self.maximumSize else {
                     throw LogError.corruption("dictionary \(id) of \(length) bytes is out of range", path: path, offset: 10)
                 }

@@ -96,6 +96,19 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         return LogError(full ? .diskFull : .io, "\(operation) failed", path: path, offset: offset, errno: number)
     }
 
+    /// A file's format version this build does not read (checked after the checksum, so the
+    /// field is what was written). Above `current`, it was written by a newer version of Cairn,
+    /// and the message says so: the store needs a newer build, not a repair.
+    static func unsupportedVersion(
+        of structure: String, _ version: UInt16, current: UInt16, path: String, offset: UInt64
+    ) -> LogError {
+        let message =
+            version > current
+            ? "\(structure) format version \(version): written by a newer version of Cairn (this build reads version \(current))"
+            : "\(structure) format version \(version) is not one Cairn writes (this build reads version \(current))"
+        return LogError(.unsupportedFormat, message, path: path, offset: offset)
+    }
+
     /// Corruption found at a place in a file.
     static func corruption(_ message: String, path: String, offset: UInt64? = nil, lsn: LSN? = nil) -> LogError {
         LogError(.corruption, message, path: path, offset: offset, lsn: lsn)

@@ -137,8 +137,7 @@ extension Manifest {
                 guard stored == actual, tail.isAtEnd else { throw corrupt("checksum mismatch", checksumOffset) }
                 // Checked after the checksum, so that a damaged version field reads as damage.
                 guard version == Self.formatVersion else {
-                    throw LogError(
-                        .unsupportedFormat, "manifest format version \(version); this build reads version \(Self.formatVersion)", path: path, offset: 8)
+                    throw LogError.unsupportedVersion(of: "manifest", version, current: Self.formatVersion, path: path, offset: 8)
                 }
                 guard flags == 0 else { throw LogError(.unsupportedFormat, "manifest flags \(flags) are unknown to this build", path: path, offset: 10) }
 

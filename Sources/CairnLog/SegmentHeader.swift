@@ -59,7 +59,7 @@ package struct SegmentHeader: Equatable, Sendable {
             guard stored == actual else { throw LogError.corruption("segment header checksum mismatch", path: path, offset: 0) }
             let version: UInt16 = try reader.read()
             guard version == Self.formatVersion else {
-                throw LogError(.unsupportedFormat, "segment format version \(version); this build reads version \(Self.formatVersion)", path: path, offset: 8)
+                throw LogError.unsupportedVersion(of: "segment", version, current: Self.formatVersion, path: path, offset: 8)
             }
             let headerSize: UInt16 = try reader.read()
             guard headerSize == UInt16(Self.size) else { throw LogError.corruption("segment header size \(headerSize)", path: path, offset: 10) }

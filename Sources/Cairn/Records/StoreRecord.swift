@@ -68,7 +68,10 @@ enum StoreRecord: Sendable {
         }
         guard bytes.count >= 2 else { throw damaged("too short") }
         guard bytes[1] == version else {
-            throw StoreError(.unsupportedFormat, "record at LSN \(lsn) has version \(bytes[1]); this build reads \(version)", lsn: lsn)
+            let what =
+                bytes[1] > version
+                ? "was written by a newer version of Cairn (record version \(bytes[1]))" : "has record version \(bytes[1]), which Cairn does not write"
+            throw StoreError(.unsupportedFormat, "record at LSN \(lsn) \(what); this build reads version \(version)", lsn: lsn)
         }
         switch bytes[0] {
         case modelKind:
