@@ -3,6 +3,18 @@ import Cairn
 import CairnLog
 import Foundation
 
+/// A model file in any form `Model(contentsOf:version:)` reads; for an Xcode bundle's current
+/// version, one warning line on standard error per version that could not be read.
+func loadModel(_ path: String, version: String?) throws -> Model {
+    var isFolder: ObjCBool = false
+    guard version == nil, path.hasSuffix(".xcdatamodeld") || path.hasSuffix(".xcdatamodeld/"),
+        FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue
+    else { return try Model(contentsOf: path, version: version) }
+    let bundle = try XcodeModelBundle(at: path)
+    for warning in bundle.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+    return bundle.current
+}
+
 /// `cairn create STORE --model MODEL`: a new, empty store with a model.
 struct CreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a store with a model.")
@@ -21,7 +33,7 @@ struct CreateCommand: AsyncParsableCommand {
     var modelVersion: String?
 
     func run() async throws {
-        let loaded = try Model(contentsOf: model, version: modelVersion)
+        let loaded = try loadModel(model, version: modelVersion)
         let opened = try Store(at: store, model: loaded)
         try await opened.close()
         print("created \(store) with entities \(loaded.entities.map(\.name).joined(separator: ", "))")
@@ -60,7 +72,7 @@ struct ModelCommand: ParsableCommand {
     func run() throws {
         let loaded: Model
         if let model {
-            loaded = try Model(contentsOf: model, version: modelVersion)
+            loaded = try loadModel(model, version: modelVersion)
         } else if let store, let stored = try Store.storedModel(at: store) {
             loaded = stored
         } else {

@@ -250,6 +250,10 @@ import Testing
         #expect(v1.status == 0 && v1.output.contains("\"born\""))
         let broken = try cairn("model", "--model", fixtures + "/Broken/bad-default-value.xml")
         #expect(broken.status != 0 && broken.output.contains("bad-default-value.xml:5"), "\(broken.output)")
+        // A bundle with a version that cannot be read loads its current one, with a warning.
+        let notes = try cairn("model", "--model", fixtures + "/Notes.xcdatamodeld")
+        #expect(notes.status == 0 && notes.output.contains("warning: model version Notes is not loaded"), "\(notes.output)")
+        #expect(notes.output.contains("\"Note\""))
     }
 
     @Test func verifyReportsATornTailAndRepairSavesAndCutsIt() throws {

@@ -15,7 +15,7 @@ import Testing
         }
     }
 
-    @Test func performRunsOneBlockAtATimeInArrivalOrder() async throws {
+    @Test func performRunsOneBlockAtATime() async throws {
         let store = Store(inMemory: try Self.model())
         let context = store.newBackgroundContext()
         let counter = try context.insert("Counter")
@@ -43,7 +43,7 @@ import Testing
         #expect(try viewCounter.first?.value(forKey: "value", as: Int.self) == 40)
     }
 
-    @Test func aPerformInsideABlockOfTheSameContextRunsAtOnce() async throws {
+    @Test(.timeLimit(.minutes(1))) func aPerformInsideABlockOfTheSameContextRunsAtOnce() async throws {
         let store = Store(inMemory: try Self.model())
         let context = store.newBackgroundContext()
         let result = try await context.perform {

@@ -104,6 +104,11 @@ import Testing
         #expect(try Self.names(context, #Predicate<Member> { $0.age ?? 100 >= 90 }) == ["Ada", "Cleo", "Dan", "Eve"])
         #expect(try Self.names(context, #Predicate<Member> { 40 > $0.age ?? 0 }) == ["Bob", "Cleo", "Eve"])
         #expect(try Self.names(context, #Predicate<Member> { $0.age! >= 90 }) == ["Ada", "Dan"])
+        // An object whose value is nil never matches a condition on the unwrapped value, negated or not.
+        #expect(try Self.names(context, #Predicate<Member> { $0.age! != 30 }) == ["Ada", "Dan"])
+        #expect(try Self.names(context, #Predicate<Member> { !($0.age! >= 90) }) == ["Bob"])
+        #expect(try Self.names(context, #Predicate<Member> { !$0.active! }) == ["Bob"])
+        #expect(try Self.names(context, #Predicate<Member> { !($0.age! >= 90 || $0.name == "Cleo") }) == ["Bob"])
         #expect(try Self.names(context, #Predicate<Member> { $0.age == nil }) == ["Cleo", "Eve"])
         #expect(try Self.names(context, #Predicate<Member> { $0.age != nil && $0.age! < 50 }) == ["Bob"])
         #expect(try Self.names(context, #Predicate<Member> { $0.age == 30 }) == ["Bob"])

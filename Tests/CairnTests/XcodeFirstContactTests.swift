@@ -195,5 +195,69 @@ import Testing
             """.utf8
         ).write(to: URL(fileURLWithPath: copy + "/.xccurrentversion"))
         #expect { try XcodeModelBundle(at: copy) } throws: { ($0 as? ModelError)?.code == .invalidDefault }
+        // A readable version asked for by name still loads.
+        #expect(try Model(contentsOf: copy, version: "Shop 3").entities.map(\.name) == ["Product"])
+        // One version folder in the old binary format says so.
+        #expect { try Model(contentsOf: Self.path("Notes.xcdatamodeld/Notes.xcdatamodel")) } throws: {
+            ($0 as? ModelError)?.code == .unsupportedFormat
+        }
+    }
+
+    struct Place: StoredModel, Equatable {
+        var label: String?
+        var city: String?
+        var latitude: Double?
+        enum CodingKeys: String, CodingKey {
+            case label, city = "address.city", latitude = "address.position.latitude"
+        }
+    }
+
+    @Test func typedModelsNameCompositeElementsByKeyPath() async throws {
+        let store = Store(inMemory: try Model(contentsOf: Self.path("Composite.xcdatamodel")))
+        try store.viewContext.upsert(Place(label: "Home", city: "Lyon", latitude: 45.76))
+        try await store.viewContext.save()
+        #expect(try store.viewContext.fetch(Place.self) == [Place(label: "Home", city: "Lyon", latitude: 45.76)])
+    }
+
+    @Test func anUndefinedAttributeTakesNoDefault() {
+        #expect { try Model { Entity("E") { Attribute("x", .undefined, default: 5, transient: true) } } } throws: {
+            ($0 as? ModelError)?.code == .invalidDefault
+        }
+        let element = Composite("C", elements: [Attribute("any", .undefined)])
+        #expect { try Model(composites: [element]) { Entity("E") { Attribute("c", .composite("C"), transient: true) } } } throws: {
+            ($0 as? ModelError)?.code == .unsupportedType
+        }
+    }
+
+    @Test func compositesThatExpandWithoutBoundAreRefusedAtOnce() {
+        // Each level doubles: 2^40 stored elements if expanded.
+        let composites =
+            (0..<40).map { level in
+                Composite("C\(level)", elements: [Attribute("a", .composite("C\(level + 1)")), Attribute("b", .composite("C\(level + 1)"))])
+            } + [Composite("C40", elements: [Attribute("x", .double)])]
+        #expect { try Model(composites: composites) { Entity("E") { Attribute("c", .composite("C0")) } } } throws: {
+            ($0 as? ModelError)?.message.contains("more than") == true
+        }
+    }
+
+    @Test func anElementRenamedInXcodeKeepsItsValuesThroughMigration() async throws {
+        func model(_ element: Attribute) throws -> Model {
+            try Model(composites: [Composite("Location", elements: [element, Attribute("longitude", .double)])]) {
+                Entity("Place") { Attribute("location", .composite("Location")) }
+            }
+        }
+        let before = try model(Attribute("lat", .double))
+        // Xcode writes the Renaming ID as elementID.
+        let after = try model(Attribute("latitude", .double, elementID: "lat"))
+        #expect(after.entity(named: "Place")?.attributes.first?.renamingIdentifier == "location.lat")
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: before)
+        try store.viewContext.insert("Place").setCompositeValue(["lat": 45.5, "longitude": 1], forKey: "location")
+        try await store.viewContext.save()
+        try await store.close()
+        let migrated = try Store(at: folder.store(), model: after)
+        let place = try #require(try migrated.viewContext.fetchFirst(FetchRequest("Place")))
+        #expect(try place.value(forKey: "location.latitude", as: Double.self) == 45.5)
+        try await migrated.close()
     }
 }

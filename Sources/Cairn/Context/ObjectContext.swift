@@ -174,7 +174,9 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
 
     /// Runs `body` once the blocks given to this context before it have finished, one at a time
     /// (Core Data's `perform`): for tasks that share one context. A `perform` inside a block of
-    /// the same context runs at once.
+    /// the same context, on the same task, runs at once; one on another task waits for the block
+    /// to end, so a block must not wait for a child task (`async let`, a task group) that calls
+    /// `perform` on the same context.
     ///
     /// ```swift
     /// try await context.perform {

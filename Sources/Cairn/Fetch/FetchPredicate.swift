@@ -71,10 +71,10 @@ public indirect enum FetchPredicate: Sendable, Hashable {
 
 extension AttributeValue {
     /// The value a comparison holds. An unsigned integer above `Int64.max` (which no attribute
-    /// holds) is compared as the nearest double, which is above every stored integer too.
+    /// holds) is compared as the exact decimal, which is above every stored integer too.
     var comparand: Value {
         if let stored = storedValue { return stored }
-        if let integer = self as? any BinaryInteger { return .double(Double(integer)) }
+        if let integer = self as? any BinaryInteger, let exact = Decimal(string: String(describing: integer)) { return .decimal(exact) }
         return .null
     }
 }

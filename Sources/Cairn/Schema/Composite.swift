@@ -46,22 +46,41 @@ extension Attribute {
         var leaves: [Attribute] = []
         for element in composite.elements {
             let path = name + "." + element.name
-            let renamed = renamingIdentifier != nil || element.renamingIdentifier != nil
+            // A rename of the attribute or of the element (Xcode writes its Renaming ID as
+            // elementID) renames the stored element: its identifier is the path under the old
+            // names, which migration matches with the old version's element.
+            let renamed = [renamingIdentifier, elementID, element.renamingIdentifier, element.elementID].contains { $0?.isEmpty == false }
             let leaf = Attribute(
                 path, element.type, optional: isOptional || element.isOptional, default: element.defaultValue,
                 indexed: element.isIndexed, transient: isTransient || element.isTransient, userInfo: element.userInfo,
-                renamingIdentifier: renamed ? (renamingIdentifier ?? name) + "." + (element.renamingIdentifier ?? element.name) : nil,
-                elementID: elementID.map { $0 + "." + (element.elementID ?? element.name) }, customClassName: element.customClassName)
+                renamingIdentifier: renamed ? formerName + "." + element.formerName : nil, customClassName: element.customClassName)
             leaves += try leaf.expanded(composites, entity: entity)
         }
         return leaves
     }
 }
 
+extension Attribute {
+    /// The name the attribute had in the version it was renamed from: its renaming identifier,
+    /// or Xcode's Renaming ID (written as `elementID`), or its name.
+    fileprivate var formerName: String {
+        [renamingIdentifier, elementID].compactMap { $0 }.first { !$0.isEmpty } ?? name
+    }
+}
+
 extension Model {
+    /// The most composite types a model may have.
+    static let maximumCompositeCount = 4096
+    /// The most stored elements one composite type may expand to (nested ones included):
+    /// composites nest, and a forged model must not make a model of millions of attributes.
+    static let maximumCompositeElements = 4096
+
     /// Checks the composite types: valid, unique names; elements with valid, unique names;
     /// composite elements naming composites of the model, without cycles.
     static func checkComposites(_ composites: [Composite]) throws(ModelError) -> [String: Composite] {
+        guard composites.count <= maximumCompositeCount else {
+            throw ModelError(.invalidFormat, "the model has \(composites.count) composites; at most \(maximumCompositeCount) are allowed")
+        }
         var byName: [String: Composite] = [:]
         for composite in composites {
             guard isValidName(composite.name) else {
@@ -80,23 +99,41 @@ extension Model {
                         .duplicateName, "composite \(composite.name): element name \"\(element.name)\" is not valid or not unique",
                         property: composite.name + "." + element.name)
                 }
+                if element.type == .undefined && !element.isTransient {
+                    throw ModelError(
+                        .unsupportedType, "composite \(composite.name): an undefined element must be transient",
+                        property: composite.name + "." + element.name)
+                }
             }
         }
-        func check(_ name: String, _ visiting: [String]) throws(ModelError) {
+        // Depth first, each composite once: its stored element count, memoized.
+        var counts: [String: Int] = [:]
+        func count(_ name: String, _ visiting: [String]) throws(ModelError) -> Int {
+            if let known = counts[name] { return known }
             guard !visiting.contains(name) else {
                 throw ModelError(.invalidFormat, "composite \(name) contains itself (\((visiting + [name]).joined(separator: " → ")))", property: name)
             }
+            var total = 0
             for element in byName[name]?.elements ?? [] {
-                guard case .composite(let inner) = element.type else { continue }
+                guard case .composite(let inner) = element.type else {
+                    total += 1
+                    continue
+                }
                 guard byName[inner] != nil else {
                     throw ModelError(
                         .unsupportedType, "composite \(name): element \(element.name) is of composite type \(inner), which is not in the model",
                         property: name + "." + element.name)
                 }
-                try check(inner, visiting + [name])
+                total += try count(inner, visiting + [name])
+                guard total <= maximumCompositeElements else {
+                    throw ModelError(
+                        .invalidFormat, "composite \(name) expands to more than \(maximumCompositeElements) stored elements", property: name)
+                }
             }
+            counts[name] = total
+            return total
         }
-        for composite in composites { try check(composite.name, []) }
+        for composite in composites { _ = try count(composite.name, []) }
         return byName
     }
 }

@@ -85,6 +85,10 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
 
     /// The most entities a model may have.
     public static let maximumEntityCount = 4096
+    /// The most attributes the entities may hold together, counting in each entity those it
+    /// inherits and one per composite element: real models have a few thousand; a forged one
+    /// must not make millions.
+    public static let maximumAttributeCount = 1 << 18
 
     static func isValidName(_ name: String) -> Bool {
         guard let first = name.first, first.isLetter || first == "_" else { return false }

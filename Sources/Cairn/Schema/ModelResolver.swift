@@ -33,6 +33,7 @@ struct ModelResolver {
         // Flattened properties.
         var attributes: [[Attribute]] = []
         var relationships: [[Relationship]] = []
+        var storedTotal = 0
         for index in entities.indices {
             var names: Set<String> = []
             var ownAttributes: [Attribute] = []
@@ -41,7 +42,15 @@ struct ModelResolver {
                 let entity = entities[ancestor]
                 for declared in entity.attributes {
                     try checkName(declared.name, entity: entities[index].name, &names)
-                    for attribute in try declared.expanded(composites, entity: entity.name) {
+                    let expanded = try declared.expanded(composites, entity: entity.name)
+                    storedTotal += expanded.count
+                    guard storedTotal <= Model.maximumAttributeCount else {
+                        throw ModelError(
+                            .invalidFormat,
+                            "the model's entities hold more than \(Model.maximumAttributeCount) attributes, inherited ones and composite elements counted in each entity",
+                            entity: entities[index].name)
+                    }
+                    for attribute in expanded {
                         try checkDefault(attribute, entity: entity.name)
                         if attribute.type == .undefined && !attribute.isTransient {
                             throw ModelError(
@@ -156,6 +165,9 @@ struct ModelResolver {
     }
 
     private func checkDefault(_ attribute: Attribute, entity: String) throws(ModelError) {
+        if attribute.type == .undefined, attribute.defaultValue != nil {
+            throw ModelError(.invalidDefault, "an undefined attribute takes no default", entity: entity, property: attribute.name)
+        }
         var finite = true
         if case .double(let number)? = attribute.defaultValue { finite = number.isFinite }
         if case .float(let number)? = attribute.defaultValue { finite = number.isFinite }

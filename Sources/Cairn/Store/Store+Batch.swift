@@ -109,13 +109,13 @@ extension Store {
             for position in types.indices {
                 var value = entity.attributeDefaults[position]
                 if let column = columnOf[position] {
-                    value = row[column]
-                    guard value.fits(types[position]) else {
+                    guard let converted = row[column].converted(to: types[position]) else {
                         let name = entity.attributes[position].name
                         throw StoreError(
-                            .typeMismatch, "batch insert: object \(index): \(entity.name).\(name) takes \(types[position]), not \(value.typeName) \(value)",
+                            .typeMismatch, "batch insert: object \(index): \(entity.name).\(name): \(row[column].misfit(types[position]))",
                             entity: entity.name, property: name)
                     }
+                    value = converted
                 }
                 if transient[position] {
                     value = .null  // never saved
@@ -151,12 +151,12 @@ extension Store {
             guard let position = entity.attributePosition(key) else {
                 throw StoreError(.unknownName, "batch update: \(entity.name) has no attribute \(key)", entity: entity.name, property: key)
             }
-            guard value.fits(entity.attributes[position].type) else {
+            guard let converted = value.converted(to: entity.attributes[position].type) else {
                 throw StoreError(
-                    .typeMismatch, "batch update: \(entity.name).\(key) takes \(entity.attributes[position].type), not \(value.typeName) \(value)",
+                    .typeMismatch, "batch update: \(entity.name).\(key): \(value.misfit(entity.attributes[position].type))",
                     entity: entity.name, property: key)
             }
-            changes.append((position, value))
+            changes.append((position, converted))
         }
         let context = newBackgroundContext(name: "batch update")
         let ids = try context.fetchIDs(request)

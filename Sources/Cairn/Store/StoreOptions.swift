@@ -33,7 +33,9 @@ public struct StoreOptions: Sendable {
     public var modelVersions: [Model] = []
     /// Versions of the app's model that could not be read (``XcodeModelBundle/unreadableVersions``),
     /// each with its place among ``modelVersions``: a migration that must pass through one fails,
-    /// naming it and why; others go on. Set both with ``XcodeModelBundle/migrationOptions(_:)``.
+    /// naming it and why (never wiping the store, even under ``ModelMismatchPolicy/migrateOrWipe``:
+    /// the fix is to convert that version); others go on. Set both with
+    /// ``XcodeModelBundle/migrationOptions(_:)``.
     public var unreadableModelVersions: [UnreadableModelVersion] = []
     /// Open without writing (for inspection): saves are refused.
     public var readOnly = false

@@ -15,6 +15,9 @@ struct AttributeDecoder {
         func fail() -> StoreError { mismatch(type, value, entity: entity, key: key) }
         let result: Any?
         switch type {
+        case is [UInt8].Type:
+            guard case .binary(let bytes) = value else { throw fail() }
+            result = bytes
         case let known as any AttributeValue.Type:
             guard let converted = known.init(storedValue: value) else { throw fail() }
             result = converted

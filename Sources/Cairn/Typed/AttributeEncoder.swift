@@ -19,6 +19,7 @@ struct AttributeEncoder {
     /// - Throws: ``StoreError/Code/typeMismatch`` for an integer beyond 64 bits, signed.
     static func leaf(_ value: Any, entity: String, property: String?) throws -> Value? {
         switch value {
+        case let bytes as [UInt8]: .binary(bytes)
         case let known as any AttributeValue:
             try known.storedValue
                 ?? {

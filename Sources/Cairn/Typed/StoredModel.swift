@@ -17,6 +17,9 @@
 ///
 /// Supported property types: `String`, integers, `Double`, `Float`, `Decimal`, `Bool`, `Date`,
 /// `Data`, `[UInt8]`, `UUID`, `URL`, optionals of these, and `RawRepresentable` enums of them.
+/// A composite attribute's elements map to properties named by their key path through
+/// `CodingKeys` (`case latitude = "location.latitude"`); a nested struct for the whole
+/// composite is not supported.
 /// Rename or reshape with `CodingKeys` or a hand-written `init(from:)` / `encode(to:)`.
 public protocol StoredModel: Codable, Sendable {
     /// The entity the type is stored as. Default: the type's name.

@@ -12,7 +12,8 @@ import Foundation
 /// (or `nil`); `property.contains(text)`, `property.starts(with: text)`; `list.contains(property)`;
 /// `(a...b).contains(property)` and `(a..<b).contains(property)`; a Boolean property as a
 /// condition (`$0.isActive`). Optional properties as SwiftData users write them:
-/// `$0.age ?? 0 >= 90`, `$0.age! >= 90` (an object whose age is nil does not match),
+/// `$0.age ?? 0 >= 90`, `$0.age! >= 90` (an object whose age is nil matches no condition that
+/// unwraps it, negated or not),
 /// `$0.nickname?.starts(with: "A") == true`, `$0.nickname?.contains("x") ?? false`,
 /// `$0.active ?? false`, `== nil` and `!= nil`. Other expressions throw
 /// ``StoreError/Code/invalidPredicate`` naming the expression.
@@ -39,10 +40,19 @@ enum TypedPredicatePart {
     case coalesced(PredicateOperand, fallback: PredicateOperand)
     /// `value?.condition` (an optional `Bool`): nil where `value` is nil, else the condition.
     case optionalCondition(PredicateOperand, PredicateSyntax)
+    /// `value!`: a condition on it holds only where the value is not nil, even negated.
+    case unwrapped(PredicateOperand)
+    /// A condition over unwrapped values (`$0.age! >= 90`): it holds where every one of them is
+    /// present and the condition holds. Negating it negates the condition only: an object
+    /// where an unwrapped value is nil matches no condition that unwraps it (where Swift would
+    /// stop the program).
+    case guarded([PredicateOperand], PredicateSyntax)
 
     func expression() throws -> PredicateOperand {
-        guard case .expression(let expression) = self else { throw unsupported("a condition where a value was expected") }
-        return expression
+        switch self {
+        case .expression(let expression), .unwrapped(let expression): return expression
+        default: throw unsupported("a condition where a value was expected")
+        }
     }
 
     /// The part as a condition. A Boolean value stands for itself being true (`$0.isActive`);
@@ -50,6 +60,10 @@ enum TypedPredicatePart {
     func predicate() throws -> PredicateSyntax {
         switch self {
         case .predicate(let predicate): return predicate
+        case .guarded(let values, let condition):
+            return .and(values.map { .comparison($0, .notEqual, .constant(.null)) } + [condition])
+        case .unwrapped(let value):
+            return .and([.comparison(value, .notEqual, .constant(.null)), .comparison(value, .equal, .constant(.boolean(true)))])
         case .expression(let value): return .comparison(value, .equal, .constant(.boolean(true)))
         case .coalesced(let value, .constant(.boolean(let fallback))):
             return fallback ? .comparison(value, .notEqual, .constant(.boolean(false))) : .comparison(value, .equal, .constant(.boolean(true)))
@@ -58,9 +72,34 @@ enum TypedPredicatePart {
         }
     }
 
+    /// The part as a condition and the unwrapped values it needs present.
+    func guardedCondition() throws -> (values: [PredicateOperand], condition: PredicateSyntax) {
+        switch self {
+        case .guarded(let values, let condition): return (values, condition)
+        case .unwrapped(let value): return ([value], .comparison(value, .equal, .constant(.boolean(true))))
+        default: return ([], try predicate())
+        }
+    }
+
+    /// A condition that needs `values` present (a plain condition when there are none).
+    static func guarding(_ values: [PredicateOperand], _ condition: PredicateSyntax) -> TypedPredicatePart {
+        var unique: [PredicateOperand] = []
+        for value in values where !unique.contains(value) { unique.append(value) }
+        return unique.isEmpty ? .predicate(condition) : .guarded(unique, condition)
+    }
+
     /// `lhs op rhs`, with `??` on either side spelled out: `(x ?? d) op v` is
     /// `(x != nil AND x op v) OR (x == nil AND d op v)`.
     static func compare(_ lhs: TypedPredicatePart, _ op: PredicateOperator, _ rhs: TypedPredicatePart) throws -> TypedPredicatePart {
+        // `x! op v` holds where x is present and `x op v` holds (see `guarded`).
+        if case .unwrapped(let value) = lhs {
+            let (values, condition) = try compare(.expression(value), op, rhs).guardedCondition()
+            return guarding([value] + values, condition)
+        }
+        if case .unwrapped(let value) = rhs {
+            let (values, condition) = try compare(lhs, op, .expression(value)).guardedCondition()
+            return guarding([value] + values, condition)
+        }
         if case .coalesced(let value, let fallback) = lhs {
             return .predicate(
                 .or([
@@ -154,18 +193,23 @@ extension PredicateExpressions.NilLiteral: TypedPredicateNode {
 
 extension PredicateExpressions.Conjunction: TypedPredicateNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-        .predicate(.and([try translate(lhs, scope).predicate(), try translate(rhs, scope).predicate()]))
+        let (left, right) = (try translate(lhs, scope).guardedCondition(), try translate(rhs, scope).guardedCondition())
+        return .guarding(left.values + right.values, .and([left.condition, right.condition]))
     }
 }
 
 extension PredicateExpressions.Disjunction: TypedPredicateNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-        .predicate(.or([try translate(lhs, scope).predicate(), try translate(rhs, scope).predicate()]))
+        let (left, right) = (try translate(lhs, scope).guardedCondition(), try translate(rhs, scope).guardedCondition())
+        return .guarding(left.values + right.values, .or([left.condition, right.condition]))
     }
 }
 
 extension PredicateExpressions.Negation: TypedPredicateNode {
-    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart { .predicate(.not(try translate(wrapped, scope).predicate())) }
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        let (values, condition) = try translate(wrapped, scope).guardedCondition()
+        return .guarding(values, .not(condition))
+    }
 }
 
 extension PredicateExpressions.Equal: TypedPredicateNode {
@@ -264,6 +308,7 @@ extension PredicateExpressions.ForcedUnwrap: TypedPredicateNode {
         switch try translate(inner, scope) {
         case .optionalCondition(let value, let condition):
             return .predicate(.and([.comparison(value, .notEqual, .constant(.null)), condition]))
+        case .expression(let value): return .unwrapped(value)
         case let part: return part
         }
     }

@@ -11,9 +11,11 @@ import Foundation
 /// ```
 ///
 /// Conforming: `String`, `Bool`, `Int`, `Int8`…`Int64`, `UInt`, `UInt8`…`UInt64`, `Double`,
-/// `Float`, `Decimal`, `Date`, `UUID`, `URL`, `Data`, `[UInt8]`, ``Value`` itself, and the
-/// optional of each (nil is no value). An integer is range-checked against the attribute's type
-/// when it is set; a number is read as any numeric type that holds it exactly.
+/// `Float`, `Decimal`, `Date`, `UUID`, `URL`, `Data` (bytes: not `[UInt8]`, which would make an
+/// array literal of numbers a binary value), ``Value`` itself, and the optional of each (nil is
+/// no value). An integer is range-checked against the attribute's type when it is set. Reading
+/// converts between numbers: an integer type takes any whole number in its range; `Double` and
+/// `Float` take any number, to the nearest value they hold; `Decimal` takes decimals and integers.
 public protocol AttributeValue: Sendable {
     /// The value as the store keeps it; nil when it has no stored form (an unsigned integer
     /// above `Int64.max`).
@@ -69,8 +71,8 @@ extension Bool: AttributeValue {
     }
 }
 
-/// The integers: stored as ``Value/integer(_:)``; read from any number that is a whole value in
-/// the type's range.
+/// The integers: stored as ``Value/integer(_:)``; read from an integer, double or float value
+/// that is a whole number in the type's range.
 public protocol IntegerAttributeValue: AttributeValue, FixedWidthInteger {}
 
 extension IntegerAttributeValue {
@@ -181,16 +183,6 @@ extension Data: AttributeValue {
     public init?(storedValue: Value) {
         guard case .binary(let bytes) = storedValue else { return nil }
         self = Data(bytes)
-    }
-}
-
-extension Array: AttributeValue where Element == UInt8 {
-    /// A binary value.
-    public var storedValue: Value? { .binary(self) }
-    /// A binary value's bytes.
-    public init?(storedValue: Value) {
-        guard case .binary(let bytes) = storedValue else { return nil }
-        self = bytes
     }
 }
 

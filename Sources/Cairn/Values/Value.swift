@@ -58,7 +58,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case .float(let number): String(number)
         case .decimal(let number): number.description
         case .boolean(let flag): String(flag)
-        case .date(let date): date.formatted(.iso8601)
+        case .date(let date): DateText.iso8601(date)
         case .binary(let bytes): "<\(bytes.count) bytes>"
         case .uuid(let id): id.uuidString
         case .uri(let text): text

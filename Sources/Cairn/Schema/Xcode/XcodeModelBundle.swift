@@ -112,7 +112,7 @@ public struct XcodeModelBundle: Sendable {
 
     /// Reads one version folder: its `contents` XML. A folder with Xcode's old binary files
     /// (`elements`, `layout`) and no `contents` is refused as such.
-    private static func readVersion(_ folder: String) throws(ModelError) -> Model {
+    static func readVersion(_ folder: String) throws(ModelError) -> Model {
         let manager = FileManager.default
         let contents = folder + "/contents"
         if !manager.fileExists(atPath: contents), manager.fileExists(atPath: folder + "/elements") || manager.fileExists(atPath: folder + "/layout") {
@@ -157,20 +157,28 @@ extension Model {
             throw ModelError(.invalidFormat, "no such file or folder", file: path)
         }
         if isFolder.boolValue {
-            if FileManager.default.fileExists(atPath: path + "/contents") {
-                self = try Model(xcodeModelAt: path + "/contents")
+            let manager = FileManager.default
+            // One version folder: its contents (or the reason it has none).
+            if manager.fileExists(atPath: path + "/contents") || path.hasSuffix(".xcdatamodel")
+                || manager.fileExists(atPath: path + "/elements") || manager.fileExists(atPath: path + "/layout")
+            {
+                self = try XcodeModelBundle.readVersion(path)
                 return
             }
-            let bundle = try XcodeModelBundle(at: path)
-            guard let version else { self = bundle.current; return }
-            if let unreadable = bundle.unreadableVersions.first(where: { $0.name == XcodeModelBundle.bareName(version) }) {
-                throw unreadable.problem
+            guard let version else {
+                self = try XcodeModelBundle(at: path).current
+                return
             }
-            guard let model = bundle.model(version: version) else {
-                throw ModelError(
-                    .invalidFormat, "no version named \(version) (the bundle has \(bundle.versions.map(\.name).joined(separator: ", ")))", file: path)
+            // The version asked for is read alone: another version's problem, the current one's
+            // included, does not stop it.
+            let folder = path + "/" + XcodeModelBundle.bareName(version) + ".xcdatamodel"
+            var isVersionFolder: ObjCBool = false
+            guard manager.fileExists(atPath: folder, isDirectory: &isVersionFolder), isVersionFolder.boolValue else {
+                let names = ((try? manager.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }
+                    .map(XcodeModelBundle.bareName).sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+                throw ModelError(.invalidFormat, "no version named \(version) (the bundle has \(names.joined(separator: ", ")))", file: path)
             }
-            self = model
+            self = try XcodeModelBundle.readVersion(folder)
             return
         }
         let data = try Self.read(path)

@@ -1,13 +1,14 @@
 import Foundation
 
-/// The one form in which the command line prints a date: ISO 8601 in UTC with milliseconds,
-/// `2026-11-24T18:56:34.310Z`, in `dump`, `query` (every format) and any JSON it writes.
+/// The one form in which Cairn writes a date: ISO 8601 in UTC with milliseconds,
+/// `2026-11-24T18:56:34.310Z`, in ``Value/description`` (plans, messages) and in the command
+/// line's `dump`, `query` (every format) and any JSON it writes.
 ///
 /// Written by hand: Foundation's date formatting is slow on Linux, and a dump prints a date per
 /// object. The calendar is the proleptic Gregorian one (no Julian switch in 1582), as ISO 8601
 /// has it. Years outside 0000–9999 take ISO 8601's expanded form: a sign and at least four
 /// digits (`-0044-03-15T…`, `+10000-01-01T…`).
-enum DateText {
+package enum DateText {
     /// Milliseconds between 1970-01-01 and 2001-01-01 (`Date`'s reference date).
     private static let referenceMilliseconds: Int64 = 978_307_200_000
     /// The largest distance from the reference date, in milliseconds, that the arithmetic
@@ -19,7 +20,7 @@ enum DateText {
     /// A date that is not a number, infinite, or more than about 290,000 years from 2001 (only a
     /// damaged or forged store holds one) is written as its seconds since 2001-01-01 instead:
     /// `nan s since 2001-01-01T00:00:00Z`; nothing here traps.
-    static func iso8601(_ date: Date) -> String {
+    package static func iso8601(_ date: Date) -> String {
         let seconds = date.timeIntervalSinceReferenceDate
         let milliseconds = (seconds * 1000).rounded()
         guard milliseconds.isFinite, abs(milliseconds) <= limit else { return "\(seconds) s since 2001-01-01T00:00:00Z" }
@@ -28,7 +29,7 @@ enum DateText {
 
     /// The text of the instant `milliseconds` after 1970-01-01T00:00:00Z (before it when
     /// negative); `milliseconds` is at most about 9 × 10¹⁵ from 0.
-    static func iso8601(millisecondsSince1970 milliseconds: Int64) -> String {
+    package static func iso8601(millisecondsSince1970 milliseconds: Int64) -> String {
         let perDay: Int64 = 86_400_000
         let days = milliseconds >= 0 ? milliseconds / perDay : (milliseconds + 1) / perDay - 1
         let ofDay = milliseconds - days * perDay
@@ -42,7 +43,7 @@ enum DateText {
 
     /// The proleptic Gregorian year, month (1–12) and day (1–31) of a day counted from
     /// 1970-01-01 (Howard Hinnant's `civil_from_days`: 400-year eras of 146,097 days).
-    static func civil(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func civil(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let shifted = days + 719_468  // days since 0000-03-01
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097  // 0...146096

@@ -1,7 +1,7 @@
 import CairnTestSupport
 import Foundation
 import Testing
-@testable import CairnCLI
+@testable import Cairn
 
 /// The one date format of the command line (`DateText`): ISO 8601, UTC, milliseconds, `Z`.
 @Suite struct DateTextTests {
