@@ -147,9 +147,15 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     public func setValue(_ value: Value, forKey key: String) throws {
         let position = try attributePosition(key)
         let type = entity.attributes[position].type
-        guard let value = value.converted(to: type) else {
+        // Most values fit as they are (and are stored without a copy); the others convert.
+        if value.fits(type) { return try store(value, at: position) }
+        guard let converted = value.converted(to: type) else {
             throw StoreError(.typeMismatch, "\(entity.name).\(key): \(value.misfit(type))", entity: entity.name, property: key)
         }
+        try store(converted, at: position)
+    }
+
+    private func store(_ value: Value, at position: Int) throws {
         let constrained = entity.isConstrained[position]
         if contextState.withLock({ $0.setInserted(objectID, slot: insertSlot, position, .attribute(value), constrained: constrained) }) { return }
         let context = try liveContext()

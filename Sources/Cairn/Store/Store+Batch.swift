@@ -109,13 +109,17 @@ extension Store {
             for position in types.indices {
                 var value = entity.attributeDefaults[position]
                 if let column = columnOf[position] {
-                    guard let converted = row[column].converted(to: types[position]) else {
-                        let name = entity.attributes[position].name
-                        throw StoreError(
-                            .typeMismatch, "batch insert: object \(index): \(entity.name).\(name): \(row[column].misfit(types[position]))",
-                            entity: entity.name, property: name)
+                    value = row[column]
+                    // Most values fit as they are: convert (a copy) only those that do not.
+                    if !value.fits(types[position]) {
+                        guard let converted = value.converted(to: types[position]) else {
+                            let name = entity.attributes[position].name
+                            throw StoreError(
+                                .typeMismatch, "batch insert: object \(index): \(entity.name).\(name): \(value.misfit(types[position]))",
+                                entity: entity.name, property: name)
+                        }
+                        value = converted
                     }
-                    value = converted
                 }
                 if transient[position] {
                     value = .null  // never saved
