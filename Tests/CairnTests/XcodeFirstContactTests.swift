@@ -131,6 +131,9 @@ import Testing
         #expect { try view.fetch(FetchRequest("Place", predicate: .equal("address.country", "FR"))) } throws: { error in
             (error as? StoreError)?.message.contains("no element country") == true
         }
+        #expect { try view.fetch(FetchRequest("Place", sortKeys: [SortKey("address.position")])) } throws: { error in
+            (error as? StoreError)?.message.contains("address.position is a composite") == true
+        }
         try await reopened.close()
     }
 

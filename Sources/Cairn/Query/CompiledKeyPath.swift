@@ -61,10 +61,11 @@ struct CompiledKeyPath: Sendable {
             if index < keys.count - 1, current.isComposite(key) {
                 let element = keys[index...].joined(separator: ".")
                 guard let position = current.attributePosition(element) else {
-                    throw StoreError(
-                        .unknownName,
-                        "key path \(name): composite attribute \(current.name).\(key) has no element \(keys[(index + 1)...].joined(separator: "."))",
-                        entity: current.name, property: element)
+                    let message =
+                        current.isComposite(element)
+                        ? "\(current.name).\(element) is a composite: name one of its elements (\(element).…)"
+                        : "composite attribute \(current.name).\(key) has no element \(keys[(index + 1)...].joined(separator: "."))"
+                    throw StoreError(.unknownName, "key path \(name): \(message)", entity: current.name, property: element)
                 }
                 return CompiledKeyPath(
                     name: name, steps: steps, terminal: .attribute(position: position, current.attributes[position].type),
