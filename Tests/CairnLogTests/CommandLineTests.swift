@@ -13,17 +13,9 @@ import Testing
     /// and error, interleaved.
     func cairn(_ arguments: [String], in directory: String? = nil) throws -> (status: Int32, output: String) {
         let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let process = try ChildProcess(executable, arguments, in: directory, includeStandardError: true)
+        let status = process.waitUntilExit()
+        return (status, String(decoding: process.outputBytes, as: UTF8.self))
     }
 
     @Test func demoVerifyAndStats() throws {

@@ -24,33 +24,132 @@ public final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
+/// A child process started with `posix_spawn`, its output read by a thread of its own.
+///
+/// Foundation's `Process` is not used: on Linux it watches for the child's exit through
+/// libdispatch, whose event loop has been seen to crash the whole test process
+/// (`_dispatch_event_loop_drain`, a bad pointer) while a child was killed and waited for.
+/// Here the exit is collected with `waitpid` and the output with blocking `read`s.
+public final class ChildProcess: Sendable {
+    /// The child's process ID.
+    public let pid: pid_t
+    private let output = Protected<[UInt8]>([])
+    private let exitStatus = Protected<Int32?>(nil)
+    private let outputClosed = DispatchSemaphore(value: 0)
+    /// Held while a pipe is made and marked close-on-exec, and while a child is spawned.
+    private static let spawning = Protected(())
+
+    /// Starts `executable` with `arguments`, in `directory` when given. Its standard output is
+    /// collected, and its standard error too when `includeStandardError` (else it is discarded).
+    public init(_ executable: String, _ arguments: [String], in directory: String? = nil, includeStandardError: Bool) throws {
+        var fds: [Int32] = [-1, -1]
+        // Close-on-exec, so that no other child spawned meanwhile inherits the pipe (which would
+        // keep it open, and this reader waiting, until that other child ends); the child's own
+        // copies, made by dup2, stay open.
+        // (One spawn at a time, so that none happens between the pipe and the flag.)
+        let made = Self.spawning.withLock { _ -> Bool in
+            guard pipe(&fds) == 0 else { return false }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+            return true
+        }
+        guard made else { throw HelperError(message: "pipe failed: errno \(errno)") }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addclose(&actions, readEnd)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        if includeStandardError {
+            posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        posix_spawn_file_actions_addclose(&actions, writeEnd)
+        // In another directory through the shell (glibc's addchdir is not exported to Swift):
+        // `sh -c 'cd -- "$0" && exec "$@"' DIRECTORY EXECUTABLE ARGUMENTS…`.
+        var program = executable
+        var words = [executable] + arguments
+        if let directory {
+            program = "/bin/sh"
+            words = ["/bin/sh", "-c", #"cd -- "$0" && exec "$@""#, directory, executable] + arguments
+        }
+        let argv = words.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let result = Self.spawning.withLock { _ in posix_spawn(&child, program, &actions, nil, argv, environ) }
+        close(writeEnd)
+        guard result == 0 else {
+            close(readEnd)
+            throw HelperError(message: "posix_spawn \(executable) failed: errno \(result)")
+        }
+        pid = child
+        let thread = Thread { [output, outputClosed] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                output.withLock { $0.append(contentsOf: buffer[0..<count]) }
+            }
+            close(readEnd)
+            outputClosed.signal()
+        }
+        thread.start()
+    }
+
+    /// Everything the child printed so far.
+    public var outputBytes: [UInt8] { output.current }
+
+    /// Whether the child has not exited yet.
+    public var isRunning: Bool {
+        if exitStatus.current != nil { return false }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        exitStatus.withLock { $0 = status }
+        return false
+    }
+
+    /// Waits for the child to exit and for its output to end; returns its exit status (128 plus
+    /// the signal's number when a signal ended it).
+    @discardableResult
+    public func waitUntilExit() -> Int32 {
+        var status: Int32 = 0
+        if let known = exitStatus.current {
+            status = known
+        } else {
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            exitStatus.withLock { $0 = status }
+        }
+        outputClosed.wait()
+        outputClosed.signal()  // later waits return at once
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+
+    /// Kills the child with SIGKILL and waits for it.
+    public func kill() {
+        if isRunning { Glibc.kill(pid, SIGKILL) }
+        waitUntilExit()
+    }
+}
+
 /// A `CairnCrashHelper` child process whose output is collected as it comes.
 public final class HelperProcess: Sendable {
     /// The child process.
-    public let process: Process
-    private let output = Protected<[UInt8]>([])
+    public let process: ChildProcess
 
     /// Starts the crash helper with `arguments`.
     public init(_ arguments: [String]) throws {
         guard let executable = builtExecutable("CairnCrashHelper") else {
             throw HelperError(message: "the CairnCrashHelper executable is not built next to the tests")
         }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.withLock { $0.append(contentsOf: data) }
-        }
-        try process.run()
+        process = try ChildProcess(executable, arguments, includeStandardError: false)
     }
 
     /// The complete lines printed so far.
     public var lines: [String] {
-        let text = output.withLock { String(decoding: $0, as: UTF8.self) }
+        let text = String(decoding: process.outputBytes, as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         lines.removeLast()  // an incomplete last line, or the empty string after the final newline
         return lines
@@ -67,11 +166,9 @@ public final class HelperProcess: Sendable {
         return nil
     }
 
-    /// Kills the process with SIGKILL and waits for it.
+    /// Kills the process with SIGKILL and waits for it and for the end of its output.
     public func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.01)  // let the reader drain the pipe
+        process.kill()
     }
 }
 
