@@ -37,7 +37,7 @@ public final class ChildProcess: Sendable {
     private let exitStatus = Protected<Int32?>(nil)
     private let outputClosed = DispatchSemaphore(value: 0)
     /// Held while a pipe is made and marked close-on-exec, and while a child is spawned.
-    private static let spawning = Protected(())
+    private static let spawning = NSLock()
 
     /// Starts `executable` with `arguments`, in `directory` when given. Its standard output is
     /// collected, and its standard error too when `includeStandardError` (else it is discarded).
@@ -47,7 +47,7 @@ public final class ChildProcess: Sendable {
         // keep it open, and this reader waiting, until that other child ends); the child's own
         // copies, made by dup2, stay open.
         // (One spawn at a time, so that none happens between the pipe and the flag.)
-        let made = Self.spawning.withLock { _ -> Bool in
+        let made = Self.spawning.withLock { () -> Bool in
             guard pipe(&fds) == 0 else { return false }
             _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
@@ -77,7 +77,7 @@ public final class ChildProcess: Sendable {
         let argv = words.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
-        let result = Self.spawning.withLock { _ in posix_spawn(&child, program, &actions, nil, argv, environ) }
+        let result = Self.spawning.withLock { posix_spawn(&child, program, &actions, nil, argv, environ) }
         close(writeEnd)
         guard result == 0 else {
             close(readEnd)
