@@ -4,7 +4,7 @@ import PackageDescription
 /// Cairn: an embedded append-only log store for Swift on Linux.
 ///
 /// Modules, each depending only on those before it:
-/// `CLZ4` → `CairnLog` → `Cairn` → `CairnCLI` (the `cairn` executable).
+/// `CLZ4` → `CairnLog` → `Cairn` → `CairnMapping` (JSON) → `CairnCLI` (the `cairn` executable).
 /// Under both `CairnLog` and `Cairn`: `CairnSupport` (locks, worker threads, byte readers and
 /// writers) and `CCairnSupport`, a tiny C target (hardware CRC32C, a prefetch hint, thread names).
 /// `CAIRN_INTERNAL_CHECKS=1 swift build|test` compiles in the invariant checks that run after
@@ -44,6 +44,8 @@ let package = Package(
             dependencies: ["CairnLog", "CairnSupport", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections")],
             swiftSettings: internalChecks
         ),
+        // JSON import and export (docs/MAPPING.md): the JSON scanner so far.
+        .target(name: "CairnMapping", dependencies: ["Cairn", "CairnSupport"], swiftSettings: internalChecks),
         .executableTarget(
             name: "CairnCLI",
             dependencies: [
@@ -76,6 +78,10 @@ let package = Package(
         .testTarget(
             name: "CairnTests",
             dependencies: ["Cairn", "CairnSupport", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
+        ),
+        .testTarget(
+            name: "CairnMappingTests",
+            dependencies: ["CairnMapping", "CairnTestSupport"]
         )
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,209 @@
+/// Reads JSON text (RFC 8259) token by token, straight from bytes: the tokenizer the mapper's
+/// import is built on.
+///
+/// It allocates nothing per token: strings and numbers come back as byte ranges of the input,
+/// decoded only when asked (``string(_:)``, ``JSONNumberText``). Every byte is checked as it
+/// goes: the grammar, UTF-8 (no overlong forms, no surrogates), escapes (a `\u` surrogate must be
+/// paired), numbers, and a nesting depth bounded by ``maximumDepth``, so that hostile input gives
+/// a ``JSONSyntaxError`` with its byte offset, never a trap, a hang, or unbounded memory.
+///
+/// ```swift
+/// try bytes.withUnsafeBytes { buffer in
+///     var scanner = JSONScanner(buffer)
+///     while let token = try scanner.next() { … }
+/// }
+/// ```
+///
+/// With `allowsValueSequence`, the input may hold several top-level values separated by white
+/// space (JSON Lines, concatenated JSON); otherwise exactly one.
+public struct JSONScanner {
+    /// One token.
+    public enum Token: Equatable, Sendable {
+        /// `{`
+        case beginObject
+        /// `}`
+        case endObject
+        /// `[`
+        case beginArray
+        /// `]`
+        case endArray
+        /// An object's key (its text: see ``JSONScanner/string(_:)``).
+        case key(JSONStringText)
+        /// A string value.
+        case string(JSONStringText)
+        /// A number, as its bytes (checked against JSON's number grammar).
+        case number(JSONNumberText)
+        /// `true` or `false`.
+        case boolean(Bool)
+        /// `null`
+        case null
+    }
+
+    /// The deepest nesting of arrays and objects accepted by default.
+    public static let defaultMaximumDepth = 512
+
+    /// The input.
+    public let bytes: UnsafeRawBufferPointer
+    /// The deepest nesting accepted.
+    public let maximumDepth: Int
+    /// Whether several top-level values may follow one another.
+    public let allowsValueSequence: Bool
+    /// The offset of the next byte to read.
+    public internal(set) var offset = 0
+    /// The open containers, innermost last: true for an object.
+    private var containers: [Bool] = []
+    /// What the grammar accepts next.
+    private var expected = Expected.value
+    /// Whether a top-level value has been read.
+    private var sawValue = false
+
+    private enum Expected {
+        /// A value (at the top, after `:`, after `,` in an array).
+        case value
+        /// A value or `]` (just after `[`).
+        case valueOrEnd
+        /// A key or `}` (just after `{`).
+        case keyOrEnd
+        /// A key (after `,` in an object).
+        case key
+        /// `:` after a key.
+        case colon
+        /// `,` or the end of the container, after a value inside one.
+        case commaOrEnd
+        /// Nothing but white space (or, in a value sequence, another value).
+        case end
+    }
+
+    /// Scans `bytes`.
+    public init(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = JSONScanner.defaultMaximumDepth, allowsValueSequence: Bool = false) {
+        self.bytes = bytes
+        self.maximumDepth = max(1, maximumDepth)
+        self.allowsValueSequence = allowsValueSequence
+    }
+
+    /// The nesting depth after the last token (0 at the top).
+    public var depth: Int { containers.count }
+
+    /// The next token, or nil at the end of the input.
+    ///
+    /// - Throws: ``JSONSyntaxError`` naming the byte offset and what was expected.
+    public mutating func next() throws(JSONSyntaxError) -> Token? {
+        skipWhiteSpace()
+        guard offset < bytes.count else {
+            switch expected {
+            case .end: return nil
+            case .value where containers.isEmpty && allowsValueSequence: return nil
+            case .value where containers.isEmpty && !sawValue: throw failure("no JSON value in the input")
+            default: throw failure("the input ends inside \(containers.last == true ? "an object" : "an array")")
+            }
+        }
+        let byte = bytes[offset]
+        switch expected {
+        case .colon:
+            guard byte == UInt8(ascii: ":") else { throw failure("expected ':' after an object key, found \(Self.describe(byte))") }
+            offset += 1
+            expected = .value
+            return try next()
+        case .commaOrEnd:
+            let inObject = containers.last == true
+            if byte == UInt8(ascii: ",") {
+                offset += 1
+                expected = inObject ? .key : .value
+                return try next()
+            }
+            if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) { return close() }
+            throw failure("expected ',' or '\(inObject ? "}" : "]")' after a value \(inObject ? "in an object" : "in an array"), found \(Self.describe(byte))")
+        case .keyOrEnd, .key:
+            if byte == UInt8(ascii: "}"), case .keyOrEnd = expected { return close() }
+            guard byte == UInt8(ascii: "\"") else { throw failure("expected a string key, found \(Self.describe(byte))") }
+            let text = try scanString()
+            expected = .colon
+            return .key(text)
+        case .end:
+            guard allowsValueSequence else { throw failure("unexpected \(Self.describe(byte)) after the JSON value") }
+            expected = .value
+            return try value(byte)
+        case .valueOrEnd:
+            if byte == UInt8(ascii: "]") { return close() }
+            return try value(byte)
+        case .value:
+            return try value(byte)
+        }
+    }
+
+    /// A value starting at `byte`.
+    private mutating func value(_ byte: UInt8) throws(JSONSyntaxError) -> Token {
+        sawValue = true
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard containers.count < maximumDepth else { throw failure("arrays and objects nest deeper than \(maximumDepth)") }
+            let isObject = byte == UInt8(ascii: "{")
+            containers.append(isObject)
+            offset += 1
+            expected = isObject ? .keyOrEnd : .valueOrEnd
+            return isObject ? .beginObject : .beginArray
+        case UInt8(ascii: "\""):
+            let text = try scanString()
+            afterValue()
+            return .string(text)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let number = try scanNumber()
+            afterValue()
+            return .number(number)
+        case UInt8(ascii: "t"):
+            try literal("true")
+            afterValue()
+            return .boolean(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            afterValue()
+            return .boolean(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            afterValue()
+            return .null
+        default:
+            throw failure("expected a value, found \(Self.describe(byte))")
+        }
+    }
+
+    /// Closes the innermost container (the byte at `offset` is its end).
+    private mutating func close() -> Token {
+        let isObject = containers.removeLast()
+        offset += 1
+        afterValue()
+        return isObject ? .endObject : .endArray
+    }
+
+    private mutating func afterValue() {
+        expected = containers.isEmpty ? .end : .commaOrEnd
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
+        let count = word.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { throw failure("the input ends inside a literal (expected \(word))") }
+        for index in 0..<count where bytes[offset + index] != word.utf8Start[index] {
+            throw failure("expected \(word), found \(Self.describe(bytes[offset + index]))", at: offset + index)
+        }
+        offset += count
+    }
+
+    private mutating func skipWhiteSpace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x0A, 0x0D, 0x09: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// An error at `position` (the current offset when nil).
+    func failure(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
+        JSONSyntaxError(message, offset: position ?? offset, in: bytes)
+    }
+
+    /// A byte, for messages: the character when printable ASCII.
+    static func describe(_ byte: UInt8) -> String {
+        (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+}

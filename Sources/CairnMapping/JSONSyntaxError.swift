@@ -1,0 +1,27 @@
+/// JSON text that does not parse: where, and what was expected.
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+    /// The byte offset in the input (0-based).
+    public var offset: Int
+    /// The line (1-based) of that byte.
+    public var line: Int
+    /// The column (1-based, in bytes) of that byte.
+    public var column: Int
+
+    /// An error at `offset` of `bytes`; the line and column are counted from the start.
+    init(_ message: String, offset: Int, in bytes: UnsafeRawBufferPointer) {
+        self.message = message
+        self.offset = offset
+        var line = 1
+        var lineStart = 0
+        for index in 0..<min(offset, bytes.count) where bytes[index] == 0x0A {
+            line += 1
+            lineStart = index + 1
+        }
+        self.line = line
+        self.column = offset - lineStart + 1
+    }
+
+    public var description: String { "line \(line), column \(column) (byte \(offset)): \(message)" }
+}
