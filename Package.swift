@@ -81,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CairnMappingTests",
-            dependencies: ["CairnMapping", "CairnTestSupport"]
+            dependencies: ["CairnMapping", "Cairn", "CairnTestSupport"]
         )
     ],
     swiftLanguageModes: [.v6]
