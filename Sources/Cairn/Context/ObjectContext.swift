@@ -254,7 +254,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     }
 
     /// Sets a relationship to `targets`, keeping the inverse relationship in step.
-    func setRelationship(_ id: ObjectID, _ relationshipIndex: Int, to targets: [ObjectID]) throws {
+    package func setRelationship(_ id: ObjectID, _ relationshipIndex: Int, to targets: [ObjectID]) throws {
         let entity = model.descriptions[id.entity]
         let relationship = entity.relationships[relationshipIndex]
         let position = entity.attributes.count + relationshipIndex

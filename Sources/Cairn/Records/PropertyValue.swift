@@ -7,7 +7,7 @@ public enum PropertyValue: Sendable, Hashable {
     case toMany([ObjectID])
 
     /// The objects this value points to.
-    var targets: [ObjectID] {
+    package var targets: [ObjectID] {
         switch self {
         case .attribute: []
         case .toOne(let id): id.map { [$0] } ?? []

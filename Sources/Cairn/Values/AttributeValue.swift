@@ -209,7 +209,7 @@ extension Value {
     }
 
     /// Why this value does not fit an attribute of `type`, for a message.
-    func misfit(_ type: AttributeType) -> String {
+    package func misfit(_ type: AttributeType) -> String {
         if case .integer(let number) = self, let range = type.integerRange {
             return "\(number) is out of the range of \(type) (\(range.lowerBound)...\(range.upperBound))"
         }

@@ -84,7 +84,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether this value may be stored in an attribute of `type`.
-    func fits(_ type: AttributeType) -> Bool {
+    package func fits(_ type: AttributeType) -> Bool {
         // NaN equals nothing, not even itself: it could be neither found nor ordered.
         guard !isNaN else { return false }
         return switch (self, type) {

@@ -1,0 +1,49 @@
+/// What the JSON mapper (`CairnMapping`) needs of a context beyond the public API: values by
+/// position, lookups by unique key that see unsaved changes, raw writes of checked values.
+extension ObjectContext {
+    /// An object's values as this context sees them (attributes, then relationships, by
+    /// position); nil when it does not exist here.
+    package func propertyValues(of id: ObjectID) -> [PropertyValue]? {
+        values(of: id)
+    }
+
+    /// The object of `entity`'s family whose attributes at `positions` hold `values`, as this
+    /// context sees it, found through the uniqueness index of a constraint on exactly those
+    /// attributes. `.some(nil)`: no object holds them. `nil`: no constraint covers exactly these
+    /// attributes, or a value cannot be looked up by its bytes; the caller must search otherwise.
+    package func uniqueHolder(_ entity: EntityDescription, positions: [Int], values: [Value]) -> ObjectID?? {
+        guard values.allSatisfy({ $0 != .null && $0.isByteCanonical }),
+            let constraint = entity.uniqueness.first(where: { Set($0.positions) == Set(positions) && $0.positions.count == positions.count })
+        else { return nil }
+        // The key's values in the constraint's order.
+        var ordered: [Value] = []
+        for position in constraint.positions {
+            guard let index = positions.firstIndex(of: position), values[index].fits(entity.attributes[position].type) else { return nil }
+            ordered.append(values[index])
+        }
+        let key = UniqueKey(owner: constraint.owner, number: constraint.number, values: ordered)
+        let snapshot = baseSnapshot
+        var candidates = hasPendingChangesInChain ? pendingHolders(of: key) : []
+        if let holder = snapshot.holder(of: key) { candidates.insert(holder) }
+        // A candidate counts when this context still sees it holding the key.
+        let holders = candidates.filter { id in
+            guard entity.family.contains(id.entity), let view = view(of: id, in: snapshot) else { return false }
+            return zip(positions, values).allSatisfy { position, value in
+                if case .attribute(let current) = view[position] { return current == value }
+                return false
+            }
+        }
+        return .some(holders.min())
+    }
+
+    /// Sets attribute `position` of an object to `value`, which the caller has checked fits the
+    /// attribute's type (no conversion, no inverse to keep).
+    package func setAttribute(_ id: ObjectID, _ position: Int, _ value: Value) throws {
+        try setRaw(id, position, .attribute(value))
+    }
+
+    /// Deletes an object by ID (delete rules apply).
+    package func deleteObject(_ id: ObjectID) throws {
+        try delete(id)
+    }
+}

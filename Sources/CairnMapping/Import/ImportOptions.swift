@@ -1,0 +1,77 @@
+import Cairn
+
+/// How an import treats what it reads.
+public struct ImportOptions: Sendable {
+    /// What a JSON `null` does to an attribute.
+    public enum Nulls: String, Sendable, Hashable {
+        /// It clears the attribute. The default.
+        case clear
+        /// It is ignored: a stored value is never overwritten by null.
+        case neverOverwrite
+    }
+
+    /// What a key absent from a record does to an attribute of an existing object.
+    public enum MissingKeys: String, Sendable, Hashable {
+        /// Nothing: the attribute keeps its value. The default.
+        case leaveAlone
+        /// It clears the attribute, as a `null` would.
+        case clear
+    }
+
+    /// Whether a value that does not fit (a date that does not parse, an array where a number
+    /// belongs) fails the import (false, the default: nothing is written) or is set to nil with
+    /// a warning (true; a record without its unique key is then skipped).
+    public var lenient = false
+    /// What `null` does.
+    public var nulls = Nulls.clear
+    /// What a missing key does.
+    public var missingKeys = MissingKeys.leaveAlone
+    /// Whether records whose unique key an existing object holds update it (true, the default)
+    /// or leave it untouched (Vokoder's overwrite switch off).
+    public var updatesExisting = true
+    /// A dotted key path to the records inside the input (`data.people` for
+    /// `{"data": {"people": [...]}}`); nil: the input is the records (an array, one object, or
+    /// JSON Lines).
+    public var root: String?
+    /// A reference by key to an object neither the store nor the input holds: an error (false,
+    /// the default; a warning when lenient) or a new object holding only its key (true, as
+    /// MagicalRecord does).
+    public var insertsMissingReferences = false
+    /// Commits every this many top-level records (and the rest at the end), so that an input
+    /// larger than one save should be is imported in several; nil: one save for the whole import.
+    /// A failed chunked import keeps the chunks it committed, and says how many records they
+    /// held (``ImportError/committedRecords``): run it again from there with ``skipRecords``.
+    public var chunkSize: Int?
+    /// Top-level records to pass over before importing (to resume a chunked import).
+    public var skipRecords = 0
+    /// Called with the progress of the import, every ``progressInterval`` records and at the end.
+    public var progress: (@Sendable (ImportProgress) -> Void)?
+    /// How many records between two progress reports.
+    public var progressInterval = 10_000
+    /// Called for each object the import inserted or updated, in the import's context, before it
+    /// saves: the place to derive values the JSON does not hold. An error it throws fails the
+    /// import.
+    public var afterImport: (@Sendable (ManagedObject) throws -> Void)?
+
+    /// The default options: strict, null clears, a missing key leaves the value alone, one save.
+    public init() {}
+}
+
+/// How far an import has gone.
+public struct ImportProgress: Sendable, Hashable {
+    /// Top-level records read.
+    public var records: Int
+    /// Bytes of input read.
+    public var bytes: Int
+    /// Bytes of input in all, when known.
+    public var totalBytes: Int?
+    /// Seconds since the import began.
+    public var elapsed: Double
+    /// Records read per second.
+    public var recordsPerSecond: Double { elapsed > 0 ? Double(records) / elapsed : 0 }
+    /// Seconds left, estimated from the bytes left at the rate so far (nil when unknown).
+    public var remaining: Double? {
+        guard let totalBytes, bytes > 0, elapsed > 0 else { return nil }
+        return Double(totalBytes - bytes) / (Double(bytes) / elapsed)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The bytes of an import's input, at a stable address for the whole import: a file mapped into
+/// memory (read by the kernel as the scanner reaches it, so that a file of any size imports
+/// without being read whole into the heap), or a copy of bytes given in memory.
+final class InputBuffer: @unchecked Sendable {
+    /// The bytes.
+    let bytes: UnsafeRawBufferPointer
+    private let release: () -> Void
+
+    private init(bytes: UnsafeRawBufferPointer, release: @escaping () -> Void) {
+        self.bytes = bytes
+        self.release = release
+    }
+
+    deinit { release() }
+
+    /// A copy of `source`.
+    convenience init(copying source: some Collection<UInt8>) {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, source.count), alignment: 16)
+        let written = memory.initializeMemory(as: UInt8.self, from: source).initialized.count
+        self.init(bytes: UnsafeRawBufferPointer(rebasing: memory[..<written]), release: { memory.deallocate() })
+    }
+
+    /// The file at `path`, mapped read-only.
+    ///
+    /// - Throws: ``MappingError/Code/unreadableInput`` naming the file and the system's reason.
+    static func mapping(path: String) throws(MappingError) -> InputBuffer {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(path, "cannot open it") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure(path, "cannot read its size") }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            // A pipe or a device: read it through.
+            return try readAll(descriptor, path)
+        }
+        let size = Int(status.st_size)
+        guard size > 0 else { return InputBuffer(copying: []) }
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
+            throw failure(path, "cannot map it into memory")
+        }
+        _ = madvise(address, size, MADV_SEQUENTIAL)
+        return InputBuffer(bytes: UnsafeRawBufferPointer(start: address, count: size), release: { munmap(address, size) })
+    }
+
+    /// Everything a descriptor that is not a regular file gives (standard input, a pipe).
+    static func readAll(_ descriptor: Int32, _ name: String) throws(MappingError) -> InputBuffer {
+        var collected: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(name, "cannot read it")
+            }
+            if count == 0 { break }
+            collected.append(contentsOf: chunk[..<count])
+        }
+        return InputBuffer(copying: collected)
+    }
+
+    private static func failure(_ path: String, _ what: String) -> MappingError {
+        MappingError(.unreadableInput, "\(path): \(what): \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,191 @@
+import Cairn
+
+/// Reads records from the JSON scanner against their entities' mappings, straight from bytes:
+/// only mapped keys are decoded, values convert to their attributes' types as they are read.
+struct RecordReader {
+    let mapping: Mapping
+    let lenient: Bool
+    private var trees: [Int: KeyTree] = [:]
+    /// What a lenient read set aside.
+    var warnings: [ImportWarning] = []
+    /// Where the reader is.
+    var path = JSONPath()
+
+    init(mapping: Mapping, lenient: Bool) {
+        self.mapping = mapping
+        self.lenient = lenient
+    }
+
+    private mutating func tree(_ entity: ResolvedEntity) -> KeyTree {
+        if let tree = trees[entity.description.index] { return tree }
+        let tree = KeyTree(entity)
+        trees[entity.description.index] = tree
+        return tree
+    }
+
+    /// Reads the record whose first token (`{`) was just read.
+    mutating func record(_ entity: ResolvedEntity, _ token: JSONScanner.Token, _ scanner: inout JSONScanner) throws -> ImportRecord {
+        let start = scanner.offset - 1
+        guard token == .beginObject else {
+            try scanner.skip(token)
+            throw MappingError(
+                .unexpectedShape, "a record of \(entity.name) must be a JSON object, not \(Self.describe(token))", entity: entity.name,
+                path: path.text, offset: start)
+        }
+        var record = ImportRecord(entity, path: path.steps, offset: start)
+        try members(entity, tree(entity), &record, &scanner)
+        return record
+    }
+
+    /// Reads the members of an object (its `{` read) up to its `}` into `record`.
+    private mutating func members(_ entity: ResolvedEntity, _ tree: KeyTree, _ record: inout ImportRecord, _ scanner: inout JSONScanner) throws {
+        while let token = try scanner.next() {
+            guard case .key(let keyText) = token else { return }  // `}`
+            let key = scanner.string(keyText)
+            guard let valueToken = try scanner.next() else { return }
+            guard let entry = tree.entries[key] else {
+                try scanner.skip(valueToken)
+                continue
+            }
+            path.push(.key(key))
+            defer { path.pop() }
+            let descends = entry.child != nil && valueToken == .beginObject
+            // A key may feed several properties (`pricing` a relationship and
+            // `pricing.retail_price` an attribute): each reads the value from the same place.
+            let start = scanner
+            var first = true
+            for target in entry.targets {
+                if !first { scanner = start }
+                first = false
+                switch target {
+                case .attribute(let index, let rank):
+                    try attribute(entity.attributes[index], index, rank, valueToken, &record, &scanner)
+                case .relationship(let index, let rank):
+                    try relationship(entity, index, rank, valueToken, &record, &scanner)
+                }
+            }
+            if descends, let child = entry.child {
+                if !first { scanner = start }
+                first = false
+                try members(entity, child, &record, &scanner)
+            }
+            if first { try scanner.skip(valueToken) }  // a key path through a value that is not an object
+        }
+    }
+
+    private mutating func attribute(
+        _ attribute: ResolvedAttribute, _ index: Int, _ rank: Int, _ token: JSONScanner.Token, _ record: inout ImportRecord,
+        _ scanner: inout JSONScanner
+    ) throws {
+        let offset = scanner.offset
+        let value: Value
+        do {
+            value = try ValueReader.read(token, attribute, &scanner)
+        } catch let misfit as ValueReader.Misfit {
+            let entity = mapping.model.descriptions[record.entity].name
+            guard lenient else {
+                throw MappingError(.invalidValue, misfit.message, entity: entity, property: attribute.name, path: path.text, offset: offset)
+            }
+            warnings.append(ImportWarning(path: path.text, message: "\(misfit.message); \(entity).\(attribute.name) set to nil"))
+            value = .null
+        }
+        if rank <= record.ranks[index] {
+            record.values[index] = value
+            record.ranks[index] = rank
+        }
+    }
+
+    private mutating func relationship(
+        _ entity: ResolvedEntity, _ index: Int, _ rank: Int, _ token: JSONScanner.Token, _ record: inout ImportRecord, _ scanner: inout JSONScanner
+    ) throws {
+        let relationship = entity.relationships[index]
+        let destination = mapping.resolved[relationship.destination]
+        var input: RelationInput
+        switch token {
+        case .null: input = .null
+        case .beginArray:
+            var items: [RelationItem] = []
+            var position = 0
+            while let element = try scanner.next(), element != .endArray {
+                path.push(.index(position))
+                defer { path.pop() }
+                if let item = try item(entity, relationship, destination, element, &scanner) { items.append(item) }
+                position += 1
+            }
+            if !relationship.isToMany && items.count > 1 {
+                throw MappingError(
+                    .invalidValue, "\(items.count) objects for the to-one relationship \(entity.name).\(relationship.name)", entity: entity.name,
+                    property: relationship.name, path: path.text)
+            }
+            input = .items(items)
+        default:
+            input = .items(try item(entity, relationship, destination, token, &scanner).map { [$0] } ?? [])
+        }
+        if rank <= record.relationRanks[index] {
+            record.relations[index] = input
+            record.relationRanks[index] = rank
+        }
+    }
+
+    /// One related object: a nested record, or a reference by key.
+    private mutating func item(
+        _ entity: ResolvedEntity, _ relationship: ResolvedRelationship, _ destination: ResolvedEntity, _ token: JSONScanner.Token,
+        _ scanner: inout JSONScanner
+    ) throws -> RelationItem? {
+        let offset = scanner.offset
+        switch token {
+        case .beginObject: return .record(try record(destination, token, &scanner))
+        case .null: return nil
+        case .beginArray:
+            try scanner.skip(token)
+            throw MappingError(
+                .invalidValue, "an array inside the array of \(entity.name).\(relationship.name), where an object or a key belongs",
+                entity: entity.name, property: relationship.name, path: path.text, offset: offset)
+        default:
+            let keyAttribute = try referenceAttribute(entity, relationship, destination)
+            do {
+                return .reference(try ValueReader.read(token, keyAttribute, &scanner), path: path.steps, offset: offset)
+            } catch let misfit as ValueReader.Misfit {
+                guard lenient else {
+                    throw MappingError(
+                        .invalidValue, "a reference to \(destination.name) by \(keyAttribute.name): \(misfit.message)", entity: entity.name,
+                        property: relationship.name, path: path.text, offset: offset)
+                }
+                warnings.append(ImportWarning(path: path.text, message: "a reference to \(destination.name): \(misfit.message); left out"))
+                return nil
+            }
+        }
+    }
+
+    /// The destination attribute a reference by key names: `relatedBy`, else the destination's
+    /// unique key (of one attribute).
+    private func referenceAttribute(_ entity: ResolvedEntity, _ relationship: ResolvedRelationship, _ destination: ResolvedEntity) throws
+        -> ResolvedAttribute
+    {
+        let positions = relationship.relatedBy ?? destination.identity
+        guard positions.count == 1, let position = positions.first else {
+            throw MappingError(
+                .invalidValue,
+                positions.isEmpty
+                    ? "a key where a \(destination.name) object belongs, and \(destination.name) has no unique key to find it by (map one, or relatedBy)"
+                    : "a single key where a \(destination.name) object belongs, and its unique key has \(positions.count) attributes",
+                entity: entity.name, property: relationship.name, path: path.text)
+        }
+        if let mapped = destination.attributes.first(where: { $0.position == position }) { return mapped }
+        let attribute = destination.description.attributes[position]
+        return ResolvedAttribute(
+            name: attribute.name, position: position, type: attribute.type, keyPaths: [], dateFormat: mapping.dateFormat, datePattern: nil,
+            transformerName: nil, transformer: nil, coercesText: true)
+    }
+
+    static func describe(_ token: JSONScanner.Token) -> String {
+        switch token {
+        case .beginArray: "an array"
+        case .string: "a string"
+        case .number: "a number"
+        case .boolean: "a boolean"
+        case .null: "null"
+        default: "something else"
+        }
+    }
+}
