@@ -260,9 +260,10 @@ final class ImportSession {
             } else {
                 candidate = position < current.count && !reused.contains(current[position]) ? current[position] : nil
             }
-            if let candidate, context.propertyValues(of: candidate) != nil, try unchanged(record, entity, candidate) {
+            var matched: [ObjectID] = []
+            if let candidate, context.propertyValues(of: candidate) != nil, try unchanged(record, entity, candidate, matched: &matched) {
                 reused.insert(candidate)
-                if outcomes[candidate] == nil { outcomes[candidate] = .unchanged }
+                for id in matched where outcomes[id] == nil { outcomes[id] = .unchanged }
                 return candidate
             }
             if let candidate, key != nil, context.propertyValues(of: candidate) != nil {
@@ -293,9 +294,10 @@ final class ImportSession {
     }
 
     /// Whether applying `record` to `id` would change nothing (attributes, and relationships
-    /// through the same test).
-    private func unchanged(_ record: ImportRecord, _ entity: ResolvedEntity, _ id: ObjectID) throws -> Bool {
+    /// through the same test); `matched` gathers the objects it compared.
+    private func unchanged(_ record: ImportRecord, _ entity: ResolvedEntity, _ id: ObjectID, matched: inout [ObjectID]) throws -> Bool {
         guard let current = context.propertyValues(of: id) else { return false }
+        matched.append(id)
         for (index, attribute) in entity.attributes.enumerated() {
             guard let value = effectiveValue(record.values[index], isNew: false) else { continue }
             guard case .attribute(let old) = current[attribute.position], old == value else { return false }
@@ -321,7 +323,7 @@ final class ImportSession {
                     } else {
                         match = relationship.policy == .replace && position < targets.count ? targets[position] : nil
                     }
-                    guard let match, try unchanged(nested, destination, match) else { return false }
+                    guard let match, try unchanged(nested, destination, match, matched: &matched) else { return false }
                 }
             }
         }
