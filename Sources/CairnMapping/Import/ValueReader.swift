@@ -197,7 +197,11 @@ struct ValueReader {
     /// A date written as a number: seconds since 1970 (milliseconds with `.unixMilliseconds`).
     private static func epochDate(_ bytes: UnsafeRawBufferPointer, _ attribute: ResolvedAttribute, text: String) throws -> Value {
         guard let number = Double(text), number.isFinite else { throw Misfit(message: "\(text) is out of the range of dates") }
-        let seconds = attribute.dateFormat == .unixMilliseconds ? number / 1000 : number
+        var seconds = attribute.dateFormat == .unixMilliseconds ? number / 1000 : number
+        // Seconds beyond year 9999 are milliseconds, as MagicalRecord reads its `UnixTime`.
+        if attribute.dateFormat != .unixMilliseconds && seconds.magnitude >= 253_402_300_800 && (seconds / 1000).magnitude < 253_402_300_800 {
+            seconds /= 1000
+        }
         // Years 1 to 9999: what dates can be written back.
         guard seconds.magnitude < 253_402_300_800 else { throw Misfit(message: "\(text) is out of the range of dates (years 1 to 9999)") }
         return .date(Date(timeIntervalSince1970: seconds))

@@ -6,7 +6,8 @@ public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
     /// fraction of a second, `Z` or an offset); a date without a zone is in `defaultOffset`
     /// (seconds east of UTC). The default. Export writes milliseconds and `Z`.
     case iso8601(defaultOffset: Int = 0)
-    /// Seconds since 1970-01-01 UTC, as a number (or a string of digits).
+    /// Seconds since 1970-01-01 UTC, as a number (or a string of digits). A number too large to
+    /// be seconds of years 1 to 9999 is read as milliseconds, as MagicalRecord reads `UnixTime`.
     case unixSeconds
     /// Milliseconds since 1970-01-01 UTC, as a number (or a string of digits).
     case unixMilliseconds
