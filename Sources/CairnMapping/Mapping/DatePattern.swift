@@ -1,4 +1,5 @@
 import Foundation
+import Cairn
 
 /// A Unicode date pattern (`M/d/yyyy H-mm-ss`, `dd MMM yyyy`, `yyyy-MM-dd'T'HH:mm:ssZ`) compiled
 /// once and applied by hand, in the POSIX locale: Foundation's `DateFormatter` costs about 100 µs
@@ -11,8 +12,8 @@ import Foundation
 /// digits; a doubled one exactly that many.
 public struct DatePattern: Sendable, Hashable {
     enum Field: Sendable, Hashable {
-        case year(Int), month(Int), monthName, day(Int), hour24(Int), hour12(Int), minute(Int), second(Int)
-        case fraction, amPm, zone, dayName
+        case year(Int), month(Int), day(Int), hour24(Int), hour12(Int), minute(Int), second(Int)
+        case fraction(Int), amPm, zone(Int), dayName(Int), monthName(Int)
         case literal([UInt8])
     }
 
@@ -51,16 +52,16 @@ public struct DatePattern: Sendable, Hashable {
             let width = count == 1 ? 0 : count  // 0: one or more digits
             switch character {
             case "y", "u": fields.append(.year(count == 2 ? 2 : (count == 1 ? 0 : count)))
-            case "M", "L": fields.append(count >= 3 ? .monthName : .month(width))
+            case "M", "L": fields.append(count >= 3 ? .monthName(count) : .month(width))
             case "d": fields.append(.day(width))
             case "H": fields.append(.hour24(width))
             case "h": fields.append(.hour12(width))
             case "m": fields.append(.minute(width))
             case "s": fields.append(.second(width))
-            case "S": fields.append(.fraction)
+            case "S": fields.append(.fraction(count))
             case "a": fields.append(.amPm)
-            case "Z", "X", "x", "z": fields.append(.zone)
-            case "E": fields.append(.dayName)
+            case "Z", "X", "x", "z": fields.append(.zone(character == "Z" && count < 4 ? 4 : 5))
+            case "E": fields.append(.dayName(count))
             default:
                 if character.isLetter && character.isASCII {
                     throw MappingError(.invalidMapping, "the date pattern \"\(pattern)\" uses \(character), which Cairn does not read")
@@ -186,5 +187,53 @@ public struct DatePattern: Sendable, Hashable {
         let days = ISO8601DateParser.daysSince1970(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + Double(nanoseconds) / 1e9
         return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// The text of `date` in this pattern, at `offset` (seconds east of UTC): what export writes.
+    /// A date beyond years 1 to 9999 is written as ISO 8601 instead.
+    public func string(from date: Date, offset: Int = 0) -> String {
+        let seconds = date.timeIntervalSince1970 + Double(offset)
+        guard seconds.isFinite, seconds > -62_135_596_800, seconds < 253_402_300_800 else { return DateText.iso8601(date) }
+        let whole = seconds.rounded(.down)
+        let nanoseconds = Int(((seconds - whole) * 1e9).rounded())
+        let total = Int64(whole)
+        let days = total >= 0 ? total / 86_400 : (total + 1) / 86_400 - 1
+        let ofDay = Int(total - days * 86_400)
+        let (year, month, day) = DateText.civil(daysSince1970: days)
+        func padded(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        var out = ""
+        for field in fields {
+            switch field {
+            case .year(let width): out += width == 2 ? padded(Int(year) % 100, 2) : padded(Int(year), max(width, 1))
+            case .month(let width): out += padded(Int(month), width)
+            case .monthName(let count):
+                let name = String(decoding: Self.monthNames[Int(month) - 1], as: UTF8.self).capitalized
+                out += count == 3 ? String(name.prefix(3)) : name
+            case .day(let width): out += padded(Int(day), width)
+            case .hour24(let width): out += padded(ofDay / 3600, width)
+            case .hour12(let width): out += padded((ofDay / 3600 + 11) % 12 + 1, width)
+            case .minute(let width): out += padded(ofDay / 60 % 60, width)
+            case .second(let width): out += padded(ofDay % 60, width)
+            case .fraction(let count): out += String(padded(min(nanoseconds, 999_999_999), 9).prefix(count))
+            case .amPm: out += ofDay < 43_200 ? "AM" : "PM"
+            case .zone(let style):
+                if offset == 0 && style == 5 {
+                    out += "Z"
+                } else {
+                    let magnitude = abs(offset)
+                    out += (offset < 0 ? "-" : "+") + padded(magnitude / 3600, 2) + (style == 5 ? ":" : "") + padded(magnitude % 3600 / 60, 2)
+                }
+            case .dayName(let count):
+                // 1970-01-01 was a Thursday (index 3 from Monday).
+                let weekday = Int(((days % 7) + 7 + 3) % 7)
+                let name = String(decoding: Self.dayNames[weekday], as: UTF8.self).capitalized
+                out += count == 4 ? name : String(name.prefix(3))
+            case .literal(let bytes): out += String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        return out
     }
 }

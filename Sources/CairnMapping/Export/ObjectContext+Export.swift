@@ -1,0 +1,263 @@
+import Cairn
+import Foundation
+
+extension ObjectContext {
+    /// Writes the objects a request fetches as JSON, through `mapping`, handing the bytes to
+    /// `write` in pieces of about 64 KiB as they are made (a file, a socket: the output is never
+    /// held whole).
+    ///
+    /// ```swift
+    /// let result = try context.exportJSON(FetchRequest("Person", sortKeys: [.ascending("ticket")]), mapping: mapping) { bytes in
+    ///     try handle.write(contentsOf: bytes)
+    /// }
+    /// ```
+    ///
+    /// Keys are the mapping's (the first key path of each property; dotted paths become nested
+    /// objects); dates, numbers and transformed values are written as the mapping reads them.
+    /// docs/MAPPING.md lists how an export differs from the JSON an import read.
+    @discardableResult
+    public func exportJSON(
+        _ request: FetchRequest, mapping: Mapping, options: ExportOptions = ExportOptions(), to write: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> ExportResult {
+        try exportJSON(fetchIDs(request), mapping: mapping, options: options, to: write)
+    }
+
+    /// Writes the objects with these IDs as JSON (see ``exportJSON(_:mapping:options:to:)``).
+    @discardableResult
+    public func exportJSON(
+        _ ids: [ObjectID], mapping: Mapping, options: ExportOptions = ExportOptions(), to write: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> ExportResult {
+        guard mapping.model == model else {
+            throw MappingError(.invalidMapping, "the mapping was built for another model than the context's")
+        }
+        var exporter = JSONExporter(context: self, mapping: mapping, options: options, writer: JSONWriter(sink: write))
+        try exporter.write(ids)
+        return ExportResult(objects: ids.count, bytes: exporter.writer.flushed)
+    }
+
+    /// The objects a request fetches as JSON bytes (see ``exportJSON(_:mapping:options:to:)``).
+    public func exportJSON(_ request: FetchRequest, mapping: Mapping, options: ExportOptions = ExportOptions()) throws -> [UInt8] {
+        var out: [UInt8] = []
+        try exportJSON(request, mapping: mapping, options: options) { out.append(contentsOf: $0) }
+        return out
+    }
+}
+
+/// Writes objects as JSON: each entity's properties laid out once as a tree of keys (dotted key
+/// paths nest), values formatted as the mapping reads them.
+struct JSONExporter {
+    let context: ObjectContext
+    let mapping: Mapping
+    let options: ExportOptions
+    var writer: JSONWriter
+    private var layouts: [Int: [ExportNode]] = [:]
+
+    init(context: ObjectContext, mapping: Mapping, options: ExportOptions, writer: JSONWriter) {
+        self.context = context
+        self.mapping = mapping
+        self.options = options
+        self.writer = writer
+    }
+
+    /// One key of an exported object: a property, or an object holding the keys of dotted paths.
+    indirect enum ExportNode {
+        case attribute(String, ResolvedAttribute)
+        case relationship(String, ResolvedRelationship)
+        case object(String, [ExportNode])
+
+        var key: String {
+            switch self {
+            case .attribute(let key, _), .relationship(let key, _), .object(let key, _): key
+            }
+        }
+    }
+
+    mutating func write(_ ids: [ObjectID]) throws {
+        let lines = options.format == .jsonLines
+        if !lines { writer.byte(UInt8(ascii: "[")) }
+        for (index, id) in ids.enumerated() {
+            if index > 0 { writer.byte(lines ? 0x0A : UInt8(ascii: ",")) }
+            try object(id, depth: options.depth, from: nil)
+            try writer.flush()
+        }
+        if lines {
+            if !ids.isEmpty { writer.byte(0x0A) }
+        } else {
+            writer.byte(UInt8(ascii: "]"))
+        }
+        try writer.flush(force: true)
+    }
+
+    private mutating func layout(_ entity: Int) -> [ExportNode] {
+        if let nodes = layouts[entity] { return nodes }
+        let resolved = mapping.resolved[entity]
+        var paths: [([String], ExportNode)] = []
+        for attribute in resolved.attributes {
+            if let path = attribute.keyPaths.first { paths.append((path, .attribute(path.last ?? attribute.name, attribute))) }
+        }
+        for relationship in resolved.relationships {
+            if let path = relationship.keyPaths.first { paths.append((path, .relationship(path.last ?? relationship.name, relationship))) }
+        }
+        let nodes = Self.nest(paths)
+        layouts[entity] = nodes
+        return nodes
+    }
+
+    /// Groups key paths by their first key, in order; the first property to claim a key keeps it.
+    private static func nest(_ paths: [([String], ExportNode)]) -> [ExportNode] {
+        var order: [String] = []
+        var leaves: [String: ExportNode] = [:]
+        var deeper: [String: [([String], ExportNode)]] = [:]
+        for (path, node) in paths {
+            guard let first = path.first else { continue }
+            if leaves[first] == nil && deeper[first] == nil { order.append(first) }
+            if path.count == 1 {
+                if leaves[first] == nil && deeper[first] == nil { leaves[first] = node }
+            } else if leaves[first] == nil {
+                deeper[first, default: []].append((Array(path.dropFirst()), node))
+            }
+        }
+        return order.compactMap { key in leaves[key] ?? deeper[key].map { .object(key, nest($0)) } }
+    }
+
+    /// Writes one object; `from` is the relationship (and object) that nested it, whose inverse is
+    /// not followed back.
+    private mutating func object(_ id: ObjectID, depth: Int, from: (object: ObjectID, inverse: String?)?) throws {
+        guard let values = context.propertyValues(of: id) else {
+            throw MappingError(.invalidValue, "object \(id) does not exist in the context")
+        }
+        let nodes = layout(id.entity)
+        if let hook = options.beforeExport, let managed = context.object(with: id) {
+            var json = try tree(nodes, values, id: id, depth: depth, from: from)
+            try hook(managed, &json)
+            writer.value(json)
+            return
+        }
+        try members(nodes, values, id: id, depth: depth, from: from)
+    }
+
+    private mutating func members(_ nodes: [ExportNode], _ values: [PropertyValue], id: ObjectID, depth: Int, from: (object: ObjectID, inverse: String?)?) throws {
+        writer.byte(UInt8(ascii: "{"))
+        var first = true
+        func separate(_ writer: inout JSONWriter) {
+            if !first { writer.byte(UInt8(ascii: ",")) }
+            first = false
+        }
+        for node in nodes {
+            switch node {
+            case .attribute(let key, let attribute):
+                guard case .attribute(let value) = values[attribute.position] else { continue }
+                if value == .null && !options.writesNulls { continue }
+                separate(&writer)
+                writer.string(key)
+                writer.byte(UInt8(ascii: ":"))
+                try self.value(value, attribute)
+            case .relationship(let key, let relationship):
+                if let from, from.inverse == relationship.name { continue }
+                let targets = values[relationship.position].targets
+                guard let json = try related(targets, relationship, id: id, depth: depth) else { continue }
+                if json == .null && !options.writesNulls { continue }
+                separate(&writer)
+                writer.string(key)
+                writer.byte(UInt8(ascii: ":"))
+                try writeRelated(json, targets, relationship, id: id, depth: depth)
+            case .object(let key, let children):
+                separate(&writer)
+                writer.string(key)
+                writer.byte(UInt8(ascii: ":"))
+                try members(children, values, id: id, depth: depth, from: from)
+            }
+        }
+        writer.byte(UInt8(ascii: "}"))
+    }
+
+    /// What a relationship writes: nil to leave it out; a placeholder `.null` / `.boolean(true)`
+    /// telling ``writeRelated`` to nest objects, or the keys to write.
+    private func related(_ targets: [ObjectID], _ relationship: ResolvedRelationship, id: ObjectID, depth: Int) throws -> JSONValue? {
+        if depth > 0 { return .boolean(true) }
+        let destination = mapping.resolved[relationship.destination]
+        let positions = relationship.relatedBy ?? destination.identity
+        guard positions.count == 1, let keyAttribute = destination.attributes.first(where: { $0.position == positions[0] }) else { return nil }
+        let keys = try targets.map { target -> JSONValue in
+            guard let values = context.propertyValues(of: target), case .attribute(let key) = values[keyAttribute.position] else { return .null }
+            return try json(key, keyAttribute)
+        }
+        if relationship.isToMany { return .array(keys) }
+        return keys.first ?? .null
+    }
+
+    private mutating func writeRelated(_ json: JSONValue, _ targets: [ObjectID], _ relationship: ResolvedRelationship, id: ObjectID, depth: Int) throws {
+        guard depth > 0 else { return writer.value(json) }
+        let inverse = mapping.model.descriptions[id.entity].relationships[relationship.index].inverse
+        if relationship.isToMany {
+            writer.byte(UInt8(ascii: "["))
+            for (index, target) in targets.enumerated() {
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                try object(target, depth: depth - 1, from: (id, inverse))
+            }
+            writer.byte(UInt8(ascii: "]"))
+        } else if let target = targets.first {
+            try object(target, depth: depth - 1, from: (id, inverse))
+        } else {
+            writer.raw("null")
+        }
+    }
+
+    /// An object as a tree (for the before-export hook).
+    private mutating func tree(_ nodes: [ExportNode], _ values: [PropertyValue], id: ObjectID, depth: Int, from: (object: ObjectID, inverse: String?)?) throws -> JSONValue {
+        var sub = JSONWriter(sink: { _ in })
+        swap(&sub, &writer)
+        defer { swap(&sub, &writer) }
+        try members(nodes, values, id: id, depth: depth, from: from)
+        let bytes = writer.buffer
+        return try bytes.withUnsafeBytes { buffer in
+            var scanner = JSONScanner(buffer)
+            guard let first = try scanner.next() else { return .null }
+            var limit = Int.max
+            return try scanner.tree(first, limit: &limit)
+        }
+    }
+
+    private mutating func value(_ value: Value, _ attribute: ResolvedAttribute) throws {
+        switch value {
+        case .string(let text), .uri(let text): writer.string(text)
+        case .integer(let number): writer.raw(String(number))
+        case .boolean(let flag): flag ? writer.raw("true") : writer.raw("false")
+        case .null: writer.raw("null")
+        default: writer.value(try json(value, attribute))
+        }
+    }
+
+    /// A value as JSON, as the attribute's mapping reads it back.
+    func json(_ value: Value, _ attribute: ResolvedAttribute) throws -> JSONValue {
+        if attribute.transformerName != nil, let transformer = attribute.transformer, value != .null {
+            do { return try transformer.json(from: value) } catch {
+                throw MappingError(.invalidValue, "transformer \(attribute.transformerName ?? "") refused the value: \(error)", property: attribute.name)
+            }
+        }
+        switch value {
+        case .null: return .null
+        case .string(let text), .uri(let text): return .string(text)
+        case .integer(let number): return .number(String(number))
+        case .double(let number): return number.isFinite ? .number(Self.shortest(number)) : .null
+        case .float(let number): return number.isFinite ? .number(Self.shortest(Double(number.description) ?? Double(number))) : .null
+        case .decimal(let number): return .number(number.description)
+        case .boolean(let flag): return .boolean(flag)
+        case .uuid(let uuid): return .string(uuid.uuidString)
+        case .binary(let bytes): return .string(Data(bytes).base64EncodedString())
+        case .date(let date):
+            switch attribute.dateFormat {
+            case .iso8601: return .string(DateText.iso8601(date))
+            case .unixSeconds: return .number(Self.shortest(date.timeIntervalSince1970))
+            case .unixMilliseconds: return .number(Self.shortest((date.timeIntervalSince1970 * 1000).rounded()))
+            case .pattern(_, let offset): return .string(attribute.datePattern?.string(from: date, offset: offset) ?? DateText.iso8601(date))
+            }
+        }
+    }
+
+    /// The shortest text that reads back as `number` (integral values without `.0`).
+    static func shortest(_ number: Double) -> String {
+        if number == number.rounded(), number.magnitude < 1e15 { return String(Int64(number)) }
+        return number.description
+    }
+}
