@@ -52,6 +52,7 @@ let package = Package(
                 "CairnLog",
                 "CairnSupport",
                 "Cairn",
+                "CairnMapping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
@@ -67,6 +68,7 @@ let package = Package(
                 "CairnLog",
                 "CairnSupport",
                 "Cairn",
+                "CairnMapping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             path: "Tests/CairnCrashHelper"

@@ -37,4 +37,13 @@ enum Formatting {
     static func left(_ text: String, _ width: Int) -> String {
         text + String(repeating: " ", count: max(0, width - text.count))
     }
+
+    /// `1536` → `1.5 KiB`.
+    static func bytes(_ count: Int) -> String { bytes(UInt64(max(0, count))) }
+
+    /// A duration in seconds with three decimals: `1.234 s`.
+    static func duration(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return "\(fixed(seconds, 3)) s"
+    }
 }

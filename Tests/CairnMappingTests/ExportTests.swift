@@ -63,12 +63,15 @@ import Testing
 
     @Test func datesRoundTripAtMillisecondPrecision() async throws {
         let store = Store(inMemory: model)
-        let input = #"[{"ticket": 1, "hired": "2024-05-01T10:20:30Z"}, {"ticket": 2, "hired": "2024-05-01T10:20:30.123+02:00"}, {"ticket": 3, "hired": "2024-05-01T10:20:30.5Z"}]"#
+        let input =
+            #"[{"ticket": 1, "hired": "2024-05-01T10:20:30Z"}, {"ticket": 2, "hired": "2024-05-01T10:20:30.123+02:00"}, {"ticket": 3, "hired": "2024-05-01T10:20:30.5Z"}]"#
         _ = try await store.importJSON(MapperFixtures.bytes(input), into: "Person", mapping: mapping)
         var options = ExportOptions()
         options.writesNulls = false
         options.format = .jsonLines
-        let output = String(decoding: try store.viewContext.exportJSON(FetchRequest("Person", sortKeys: [SortKey("ticket")]), mapping: mapping, options: options), as: UTF8.self)
+        let output = String(
+            decoding: try store.viewContext.exportJSON(FetchRequest("Person", sortKeys: [SortKey("ticket")]), mapping: mapping, options: options), as: UTF8.self
+        )
         let lines = output.split(separator: "\n")
         #expect(lines.count == 3 && output.hasSuffix("\n"))
         #expect(lines[0].contains(#""hired":"2024-05-01T10:20:30.000Z""#))

@@ -33,7 +33,11 @@ import Testing
         #expect(pattern?.code == .invalidMapping && pattern?.property == "hired")
         let transformer = failure { try Mapping(model: model) { EntityMapping("Person") { AttributeMap("name", transformer: "Nope") } } }
         #expect(transformer?.code == .invalidMapping && transformer?.message.contains("Nope") == true)
-        let twice = failure { try Mapping(model: model) { EntityMapping("Person") {}; EntityMapping("Person") {} } }
+        let twice = failure {
+            try Mapping(model: model) {
+                EntityMapping("Person") {}; EntityMapping("Person") {}
+            }
+        }
         #expect(twice?.code == .invalidMapping)
     }
 
@@ -92,12 +96,14 @@ import Testing
     /// One entity annotated as each library annotates its models.
     func annotatedModel(_ entityInfo: [String: String], key: [String: String], name: [String: String], born: [String: String] = [:]) throws -> Model {
         try Model {
-            Entity("Member", attributes: [
-                Attribute("memberID", .integer64, userInfo: key),
-                Attribute("remoteNumber", .integer64, userInfo: key),
-                Attribute("name", .string, userInfo: name),
-                Attribute("born", .date, userInfo: born),
-            ], userInfo: entityInfo)
+            Entity(
+                "Member",
+                attributes: [
+                    Attribute("memberID", .integer64, userInfo: key),
+                    Attribute("remoteNumber", .integer64, userInfo: key),
+                    Attribute("name", .string, userInfo: name),
+                    Attribute("born", .date, userInfo: born)
+                ], userInfo: entityInfo)
         }
     }
 
@@ -111,7 +117,8 @@ import Testing
     }
 
     @Test func wtaDataUserInfo() async throws {
-        let model = try annotatedModel(["PrimaryAttribute": "remoteNumber"], key: ["ImportName": "id,identifier"], name: ["ImportName": "full_name"], born: ["DateFormat": "M/d/yyyy"])
+        let model = try annotatedModel(
+            ["PrimaryAttribute": "remoteNumber"], key: ["ImportName": "id,identifier"], name: ["ImportName": "full_name"], born: ["DateFormat": "M/d/yyyy"])
         let member = try #require(try await importOne(model, #"{"identifier": 4, "full_name": "W", "born": "12/31/1999"}"#))
         #expect(try member.value(forKey: "remoteNumber", as: Int.self) == 4)
         #expect(try member.value(forKey: "name", as: String.self) == "W")
@@ -129,7 +136,8 @@ import Testing
 
     @Test func magicalRecordUserInfo() async throws {
         let model = try annotatedModel(
-            ["relatedByAttribute": "memberID"], key: ["mappedKeyName": "id"], name: ["mappedKeyName": "nope", "mappedKeyName.1": "first", "mappedKeyName.2": "name"],
+            ["relatedByAttribute": "memberID"], key: ["mappedKeyName": "id"],
+            name: ["mappedKeyName": "nope", "mappedKeyName.1": "first", "mappedKeyName.2": "name"],
             born: ["dateFormat": "UnixTime"])
         let member = try #require(try await importOne(model, #"{"id": 6, "name": "late", "first": "early", "born": 86400}"#))
         #expect(member["name"] == "early", "mappedKeyName, then .1, .2: the first present wins")

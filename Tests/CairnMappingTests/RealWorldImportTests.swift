@@ -123,7 +123,8 @@ import Testing
             EntityMapping("SingleEntityWithNoRelationships") { Ignore("colorTestAttribute") }
         }
         let store = Store(inMemory: model)
-        let flat = try await store.importJSON(try Self.bytes("magicalrecord/SingleEntityWithNoRelationships.json"), into: "SingleEntityWithNoRelationships", mapping: mapping)
+        let flat = try await store.importJSON(
+            try Self.bytes("magicalrecord/SingleEntityWithNoRelationships.json"), into: "SingleEntityWithNoRelationships", mapping: mapping)
         let source = try #require(try Self.jsonObject("magicalrecord/SingleEntityWithNoRelationships.json") as? [String: Any])
         let object = try #require(try store.viewContext.objects(with: flat.objectIDs).first)
         #expect(try object.value(forKey: "int64TestAttribute", as: Int64.self) == (source["int64TestAttribute"] as! NSNumber).int64Value)

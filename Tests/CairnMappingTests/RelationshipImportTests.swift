@@ -93,11 +93,13 @@ import Testing
         let store = Store(inMemory: model)
         let mapping = try MapperFixtures.mapping(model)
         _ = try await store.importJSON(MapperFixtures.bytes(#"[{"code": "G", "name": "Green"}]"#), into: "Line", mapping: mapping)
-        let result = try await store.importJSON(try MapperFixtures.json("stations.json"), into: "Station", mapping: mapping, options: {
-            var options = ImportOptions()
-            options.insertsMissingReferences = true
-            return options
-        }())
+        let result = try await store.importJSON(
+            try MapperFixtures.json("stations.json"), into: "Station", mapping: mapping,
+            options: {
+                var options = ImportOptions()
+                options.insertsMissingReferences = true
+                return options
+            }())
         #expect(result.objectIDs.count == 2)
         let view = store.viewContext
         let harlem = try #require(try view.one("Station", "stopID", 30002))

@@ -136,7 +136,9 @@ struct JSONExporter {
         try members(nodes, values, id: id, depth: depth, from: from)
     }
 
-    private mutating func members(_ nodes: [ExportNode], _ values: [PropertyValue], id: ObjectID, depth: Int, from: (object: ObjectID, inverse: String?)?) throws {
+    private mutating func members(
+        _ nodes: [ExportNode], _ values: [PropertyValue], id: ObjectID, depth: Int, from: (object: ObjectID, inverse: String?)?
+    ) throws {
         writer.byte(UInt8(ascii: "{"))
         var first = true
         func separate(_ writer: inout JSONWriter) {
@@ -204,7 +206,9 @@ struct JSONExporter {
     }
 
     /// An object as a tree (for the before-export hook).
-    private mutating func tree(_ nodes: [ExportNode], _ values: [PropertyValue], id: ObjectID, depth: Int, from: (object: ObjectID, inverse: String?)?) throws -> JSONValue {
+    private mutating func tree(
+        _ nodes: [ExportNode], _ values: [PropertyValue], id: ObjectID, depth: Int, from: (object: ObjectID, inverse: String?)?
+    ) throws -> JSONValue {
         var sub = JSONWriter(sink: { _ in })
         swap(&sub, &writer)
         defer { swap(&sub, &writer) }

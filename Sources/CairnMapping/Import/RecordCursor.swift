@@ -50,7 +50,8 @@ struct RecordCursor {
         for (depth, key) in root.enumerated() {
             guard token == .beginObject else {
                 let place = depth == 0 ? "the input" : root[..<depth].joined(separator: ".")
-                throw MappingError(.unexpectedShape, "\(place) is \(RecordReader.describe(token)), where an object holding \(key) belongs", offset: scanner.offset)
+                throw MappingError(
+                    .unexpectedShape, "\(place) is \(RecordReader.describe(token)), where an object holding \(key) belongs", offset: scanner.offset)
             }
             var found: JSONScanner.Token?
             while let next = try scanner.next() {

@@ -159,7 +159,9 @@ struct RecordReader {
 
     /// The destination attribute a reference by key names: `relatedBy`, else the destination's
     /// unique key (of one attribute).
-    private func referenceAttribute(_ entity: ResolvedEntity, _ relationship: ResolvedRelationship, _ destination: ResolvedEntity) throws
+    private func referenceAttribute(
+        _ entity: ResolvedEntity, _ relationship: ResolvedRelationship, _ destination: ResolvedEntity
+    ) throws
         -> ResolvedAttribute
     {
         let positions = relationship.relatedBy ?? destination.identity

@@ -124,7 +124,7 @@ struct JSONImport {
                 try cursor.finishRecord()
                 continue
             }
-            reader.path.steps = [.index(index)]
+            reader.path.steps = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
             let record = try reader.record(target, token, &cursor.scanner)
             try cursor.finishRecord()
             try session.apply(topLevel: record)

@@ -184,7 +184,10 @@ struct ValueReader {
         case .pattern(_, let offset): found = attribute.datePattern?.date(bytes, offset: offset)
         case .unixSeconds, .unixMilliseconds:
             guard NumberGrammar.check(bytes) != nil else {
-                throw Misfit(message: "\(quoted(String(decoding: bytes, as: UTF8.self))) is not a number of \(attribute.dateFormat == .unixSeconds ? "seconds" : "milliseconds")")
+                throw Misfit(
+                    message:
+                        "\(quoted(String(decoding: bytes, as: UTF8.self))) is not a number of \(attribute.dateFormat == .unixSeconds ? "seconds" : "milliseconds")"
+                )
             }
             return try epochDate(bytes, attribute, text: String(decoding: bytes, as: UTF8.self))
         }

@@ -74,7 +74,7 @@ public struct DatePattern: Sendable, Hashable {
     }
 
     private static let monthNames = [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"
     ].map { Array($0.utf8) }
     private static let dayNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map { Array($0.utf8) }
 

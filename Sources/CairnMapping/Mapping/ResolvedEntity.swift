@@ -47,7 +47,9 @@ struct ResolvedEntity: Sendable {
 
     /// A readable account of the mapping.
     var summary: String {
-        var lines = ["\(name): unique key \(identity.isEmpty ? "none" : identity.map { description.attributes[$0].name }.joined(separator: ", ")) (\(identitySource))"]
+        var lines = [
+            "\(name): unique key \(identity.isEmpty ? "none" : identity.map { description.attributes[$0].name }.joined(separator: ", ")) (\(identitySource))"
+        ]
         for attribute in attributes {
             var line = "  \(attribute.name) ← " + attribute.keyPaths.map { $0.joined(separator: ".") }.joined(separator: " | ")
             if attribute.type == .date { line += " [date \(attribute.dateFormat)]" }
@@ -55,7 +57,9 @@ struct ResolvedEntity: Sendable {
             lines.append(line)
         }
         for relationship in relationships {
-            lines.append("  \(relationship.name) ← " + relationship.keyPaths.map { $0.joined(separator: ".") }.joined(separator: " | ") + " [\(relationship.policy.rawValue)]")
+            lines.append(
+                "  \(relationship.name) ← " + relationship.keyPaths.map { $0.joined(separator: ".") }.joined(separator: " | ")
+                    + " [\(relationship.policy.rawValue)]")
         }
         return lines.joined(separator: "\n")
     }
@@ -153,7 +157,8 @@ struct MappingResolver {
             if map == nil, let given = conventions.policy(relationship.userInfo) {
                 guard let known = given.policy else {
                     throw MappingError(
-                        .invalidMapping, "the userInfo of \(name).\(relationship.name) names merge policy \(given.name); Replace, Merge and MergeAndPrune are known",
+                        .invalidMapping,
+                        "the userInfo of \(name).\(relationship.name) names merge policy \(given.name); Replace, Merge and MergeAndPrune are known",
                         entity: name, property: relationship.name)
                 }
                 policy = known
@@ -163,7 +168,8 @@ struct MappingResolver {
                 relatedBy = try names.map { attribute throws(MappingError) in
                     guard let position = destination.attributePosition(attribute) else {
                         throw MappingError(
-                            .unknownName, "\(name).\(relationship.name) references \(destination.name) by \(attribute), which \(destination.name) does not have",
+                            .unknownName,
+                            "\(name).\(relationship.name) references \(destination.name) by \(attribute), which \(destination.name) does not have",
                             entity: name, property: relationship.name)
                     }
                     return position

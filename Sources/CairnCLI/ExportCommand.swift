@@ -1,0 +1,116 @@
+import ArgumentParser
+import Cairn
+import CairnMapping
+import Foundation
+
+/// `cairn export STORE --entity NAME [--mapping FILE] [--where PREDICATE] [--sort KEYS]
+/// [--depth N] [--format json|jsonl] [--output FILE]`.
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export objects as JSON through a mapping, streamed.",
+        discussion: """
+            Keys, dates and numbers are written as the mapping reads them, so that the output
+            imports back unchanged. --depth 1 nests related objects (0: their keys).
+
+            Examples:
+              cairn export people.store --entity Person --sort ticket --format jsonl --output people.jsonl
+              cairn export library.store --entity Author --depth 2 --where "books.@count > 0"
+            """
+    )
+
+    /// The output's shape.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, jsonl
+    }
+
+    @Argument(help: "The store's directory.")
+    var store: String
+
+    @Option(help: "The entity to export (its sub-entities included).")
+    var entity: String
+
+    @Option(parsing: .unconditional, help: "A JSON mapping file (docs/MAPPING.md).")
+    var mapping: String?
+
+    @Option(name: .customLong("where"), parsing: .unconditional, help: "A predicate in NSPredicate's format syntax.")
+    var predicate: String?
+
+    @Option(parsing: .unconditional, help: "Sort keys separated by commas; a leading - sorts descending: --sort -year,name.")
+    var sort: String?
+
+    @Option(parsing: .unconditional, help: "How deep related objects are nested (0: their keys).")
+    var depth: Int = 0
+
+    @Option(help: "json (one array) or jsonl (one object per line).")
+    var format: Format = .json
+
+    @Option(parsing: .unconditional, help: "The file to write (default: standard output).")
+    var output: String?
+
+    func validate() throws {
+        guard (0...64).contains(depth) else { throw ValidationError("--depth takes 0 to 64, not \(depth)") }
+    }
+
+    func run() async throws {
+        guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
+        guard model.entity(named: entity) != nil else {
+            throw ValidationError("the model has no entity \(entity) (it has \(model.entities.map(\.name).joined(separator: ", ")))")
+        }
+        let mapping: Mapping
+        do {
+            mapping = try self.mapping.map { try Mapping(model: model, contentsOf: URL(fileURLWithPath: $0)) } ?? Mapping(model: model)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var request = FetchRequest(entity, sortKeys: QueryCommand.sortKeys(sort))
+        if let predicate {
+            do { request.predicate = try FetchPredicate(format: predicate) } catch { throw ValidationError("--where: \(error)") }
+        }
+        var storeOptions = StoreOptions()
+        storeOptions.readOnly = true
+        let opened = try Store(at: store, model: model, options: storeOptions)
+        RecoveryWarning.print(opened.recoveryReport, store: store)
+        do {
+            try export(opened, request, mapping)
+        } catch {
+            try? await opened.close()
+            throw error
+        }
+        try await opened.close()
+    }
+
+    private func export(_ opened: Store, _ request: FetchRequest, _ mapping: Mapping) throws {
+        let context = opened.newBackgroundContext(name: "export")
+        let ids: [ObjectID]
+        do { ids = try context.fetchIDs(request) } catch { throw ValidationError("\(error)") }
+        var options = ExportOptions()
+        options.depth = depth
+        options.format = format == .jsonl ? .jsonLines : .json
+        let descriptor: Int32
+        if let output {
+            descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw CommandFailure("cannot open \(output): \(String(cString: strerror(errno)))") }
+        } else {
+            descriptor = STDOUT_FILENO
+        }
+        defer { if output != nil { close(descriptor) } }
+        let result = try context.exportJSON(ids, mapping: mapping, options: options) { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, base + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw CommandFailure("cannot write \(output ?? "standard output"): \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+        if options.format == .json && output == nil { print() }
+        if let output {
+            guard fsync(descriptor) == 0 else { throw CommandFailure("cannot write \(output): \(String(cString: strerror(errno)))") }
+            FileHandle.standardError.write(Data("exported \(result.objects) objects (\(Formatting.bytes(result.bytes))) to \(output)\n".utf8))
+        }
+    }
+}

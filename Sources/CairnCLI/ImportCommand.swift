@@ -1,0 +1,173 @@
+import ArgumentParser
+import Cairn
+import CairnMapping
+import Foundation
+
+/// `cairn import STORE --entity NAME [INPUT|-] [--mapping FILE] [--model MODEL] [--root KEYPATH]
+/// [--lenient] [--chunk N] [--skip N] [--json]`.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import JSON records into objects, updating those with the same unique key.",
+        discussion: """
+            The input is a JSON array, one object, JSON Lines, or any of these under --root.
+            Without --mapping, the model's userInfo (WTAData, Modelmatic, MagicalRecord,
+            Groot, Sync, Cairn keys) and default keys say how JSON maps; docs/MAPPING.md.
+            The import is one save: all or nothing. With --chunk N it saves every N records;
+            after a failure it says how many records were saved: run again with --skip N.
+
+            Examples:
+              cairn import people.store --entity Person people.json --model People.xcdatamodeld
+              curl -s https://example.com/api/people | cairn import people.store --entity Person --root data.people -
+            """
+    )
+
+    @Argument(help: "The store's directory (created from --model when it does not exist).")
+    var store: String
+
+    @Argument(help: "The JSON file, or - for standard input (the default).")
+    var input: String = "-"
+
+    @Option(help: "The entity of the top-level records.")
+    var entity: String
+
+    @Option(parsing: .unconditional, help: "A JSON mapping file (docs/MAPPING.md).")
+    var mapping: String?
+
+    @Option(parsing: .unconditional, help: "The model, for a store that does not exist yet (a JSON model or an Xcode model).")
+    var model: String?
+
+    @Option(parsing: .unconditional, help: "The dotted key path of the records inside the input: --root data.people.")
+    var root: String?
+
+    @Flag(help: "Set values that do not fit to nil (and skip records without their key), with warnings, instead of failing.")
+    var lenient = false
+
+    @Option(parsing: .unconditional, help: "Save every N records instead of once.")
+    var chunk: Int?
+
+    @Option(parsing: .unconditional, help: "Pass over the first N records (to resume a chunked import).")
+    var skip: Int = 0
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func validate() throws {
+        if let chunk, chunk < 1 { throw ValidationError("--chunk takes 1 or more, not \(chunk)") }
+        guard skip >= 0 else { throw ValidationError("--skip takes 0 or more, not \(skip)") }
+    }
+
+    func run() async throws {
+        let storedModel = try? Store.storedModel(at: store)
+        let chosen: Model
+        if let model {
+            chosen = try loadModel(model, version: nil)
+        } else if let storedModel {
+            chosen = storedModel
+        } else {
+            throw ValidationError("\(store) holds no store yet: give --model to create it")
+        }
+        guard chosen.entity(named: entity) != nil else {
+            throw ValidationError("the model has no entity \(entity) (it has \(chosen.entities.map(\.name).joined(separator: ", ")))")
+        }
+        let mapping: Mapping
+        do {
+            mapping = try self.mapping.map { try Mapping(model: chosen, contentsOf: URL(fileURLWithPath: $0)) } ?? Mapping(model: chosen)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let opened = try Store(at: store, model: chosen)
+        RecoveryWarning.print(opened.recoveryReport, store: store)
+        var options = ImportOptions()
+        options.lenient = lenient
+        options.root = root
+        options.chunkSize = chunk
+        options.skipRecords = skip
+        let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1)
+        options.progressInterval = 5_000
+        options.progress = { meter.report($0) }
+        let started = ContinuousClock.now
+        let result: ImportResult
+        do {
+            if input == "-" {
+                result = try await opened.importJSON(try Self.standardInput(), into: entity, mapping: mapping, options: options)
+            } else {
+                result = try await opened.importJSON(contentsOf: URL(fileURLWithPath: input), into: entity, mapping: mapping, options: options)
+            }
+        } catch {
+            meter.finish()
+            try? await opened.close()
+            if let failure = error as? ImportError {
+                throw CommandFailure(
+                    "\(failure.underlying)\n\(failure.committedRecords) records were saved; run again with --skip \(failure.committedRecords) to resume")
+            }
+            throw error
+        }
+        meter.finish()
+        try await opened.close()
+        let elapsed = ContinuousClock.now - started
+        for warning in result.warnings.prefix(50) { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        if result.warnings.count > 50 { FileHandle.standardError.write(Data("warning: … and \(result.warnings.count - 50) more\n".utf8)) }
+        if json {
+            print(
+                "{\"inserted\":\(result.inserted),\"updated\":\(result.updated),\"unchanged\":\(result.unchanged),\"deleted\":\(result.deleted),"
+                    + "\"warnings\":\(result.warnings.count),\"records\":\(result.records),\"saves\":\(result.saves),\"bytes\":\(result.bytes)}")
+        } else {
+            print(
+                "inserted \(result.inserted), updated \(result.updated), unchanged \(result.unchanged), deleted \(result.deleted), "
+                    + "warnings \(result.warnings.count) (\(result.records) records, \(result.saves) saves, \(Formatting.duration(elapsed)))")
+        }
+    }
+
+    /// Standard input, whole (a pipe cannot be mapped).
+    static func standardInput() throws -> [UInt8] {
+        var collected: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                if count < 0 { throw CommandFailure("cannot read standard input: \(String(cString: strerror(errno)))") }
+                return collected
+            }
+            collected.append(contentsOf: chunk[..<count])
+        }
+    }
+}
+
+/// Shows an import's progress on standard error: a bar redrawn in place on a terminal (bytes,
+/// records per second, time left), otherwise a plain line at most every second.
+final class ProgressMeter: @unchecked Sendable {
+    private let terminal: Bool
+    private let lock = NSLock()
+    private var last = ContinuousClock.now
+    private var drawn = false
+
+    init(terminal: Bool) { self.terminal = terminal }
+
+    func report(_ progress: ImportProgress) {
+        lock.withLock {
+            let now = ContinuousClock.now
+            guard now - last >= .milliseconds(terminal ? 100 : 1000) else { return }
+            last = now
+            let total = progress.totalBytes ?? 0
+            let fraction = total > 0 ? Double(progress.bytes) / Double(total) : 0
+            let left = progress.remaining.map { " \(Int($0.rounded(.up))) s left" } ?? ""
+            let rate = "\(Int(progress.recordsPerSecond)) records/s"
+            let sizes = "\(Formatting.bytes(progress.bytes)) of \(Formatting.bytes(total))"
+            if terminal {
+                let width = 30
+                let filled = Int(fraction * Double(width))
+                let bar = String(repeating: "=", count: filled) + String(repeating: " ", count: width - filled)
+                FileHandle.standardError.write(Data("\r[\(bar)] \(Int(fraction * 100))% \(sizes), \(progress.records) records, \(rate)\(left)\u{1B}[K".utf8))
+                drawn = true
+            } else {
+                FileHandle.standardError.write(Data("progress: \(progress.records) records, \(sizes), \(rate)\(left)\n".utf8))
+            }
+        }
+    }
+
+    func finish() {
+        lock.withLock { if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
+    }
+}
