@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "CairnLog", targets: ["CairnLog"]),
         .library(name: "Cairn", targets: ["Cairn"]),
+        .library(name: "CairnMapping", targets: ["CairnMapping"]),
         .executable(name: "cairn", targets: ["CairnCLI"])
     ],
     dependencies: [

@@ -21,6 +21,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CairnLog", package: "Cairn"),
                 .product(name: "Cairn", package: "Cairn"),
+                .product(name: "CairnMapping", package: "Cairn"),
                 .product(name: "GRDB", package: "GRDB.swift")
             ],
             path: "Sources/CairnBenchmarks"

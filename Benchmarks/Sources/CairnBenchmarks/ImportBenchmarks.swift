@@ -1,0 +1,182 @@
+import Cairn
+import CairnMapping
+import Foundation
+import GRDB
+
+/// JSON import and export against GRDB (Foundation's `JSONDecoder` and an upsert in one
+/// transaction) on the same file, in the same run, alternating.
+func importBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
+    var report = initial
+    let count = quick ? 50_000 : 200_000
+    let file = root + "/people.json"
+    let size = try PersonJSON.write(count: count, to: file)
+    print("import: \(count) records, \(size / 1_000_000) MB of JSON")
+    let model = try Person.model()
+    let mapping = try Mapping(model: model)
+    let runs = quick ? 3 : 5
+
+    // The parser alone: every token of the file.
+    var parseTimes: [Double] = []
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+    for _ in 0..<runs {
+        let start = ContinuousClock.now
+        var tokens = 0
+        try bytes.withUnsafeBytes { buffer in
+            var scanner = JSONScanner(buffer)
+            while try scanner.next() != nil { tokens += 1 }
+        }
+        parseTimes.append(seconds(ContinuousClock.now - start))
+        precondition(tokens > count * 20)
+    }
+
+    var cairnImport: [Double] = []
+    var grdbImport: [Double] = []
+    var cairnReimport: [Double] = []
+    var cairnChanged: [Double] = []
+    var grdbChanged: [Double] = []
+    var cairnExport: [Double] = []
+    var exportBytes = 0
+    var appendedByIdentical = 0
+    let changedFile = root + "/people-changed.json"
+    _ = try PersonJSON.write(count: count, to: changedFile, changedEvery: 10)
+    for run in 0..<runs {
+        // Cairn: a new store on disk, the whole file in one save.
+        let directory = freshStore(root, "import-\(run)")
+        let store = try Store(at: directory, model: model)
+        var start = ContinuousClock.now
+        let result = try await store.importJSON(contentsOf: URL(fileURLWithPath: file), into: "Person", mapping: mapping)
+        cairnImport.append(seconds(ContinuousClock.now - start))
+        precondition(result.inserted == count)
+        let before = try LogInspectionSize.segmentBytes(directory)
+        start = ContinuousClock.now
+        let same = try await store.importJSON(contentsOf: URL(fileURLWithPath: file), into: "Person", mapping: mapping)
+        cairnReimport.append(seconds(ContinuousClock.now - start))
+        precondition(same.unchanged == count)
+        appendedByIdentical = try LogInspectionSize.segmentBytes(directory) - before
+        start = ContinuousClock.now
+        let changed = try await store.importJSON(contentsOf: URL(fileURLWithPath: changedFile), into: "Person", mapping: mapping)
+        cairnChanged.append(seconds(ContinuousClock.now - start))
+        precondition(changed.updated == count / 10)
+        start = ContinuousClock.now
+        exportBytes = 0
+        try store.newBackgroundContext().exportJSON(FetchRequest("Person"), mapping: mapping) { exportBytes += $0.count }
+        cairnExport.append(seconds(ContinuousClock.now - start))
+        try await store.close()
+        try? FileManager.default.removeItem(atPath: directory)
+
+        // GRDB: JSONDecoder, then an upsert of every record in one transaction.
+        let path = root + "/grdb-import-\(run).sqlite"
+        let queue = try grdbQueue(path)
+        start = ContinuousClock.now
+        try PersonJSON.grdbImport(file, into: queue)
+        grdbImport.append(seconds(ContinuousClock.now - start))
+        start = ContinuousClock.now
+        try PersonJSON.grdbImport(changedFile, into: queue)
+        grdbChanged.append(seconds(ContinuousClock.now - start))
+        try queue.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    func range(_ values: [Double], _ scale: (Double) -> Double) -> String {
+        let scaled = values.map(scale).sorted()
+        return "\(fixed(scaled.first ?? 0, 2))–\(fixed(scaled.last ?? 0, 2))"
+    }
+    let megabytes = Double(size) / 1_000_000
+    let parse = megabytes / median(parseTimes)
+    let imported = Double(count) / median(cairnImport)
+    let importRatio = median(grdbImport) / median(cairnImport)
+    let changedRatio = median(grdbChanged) / median(cairnChanged)
+    let upsertCost = median(cairnReimport) / median(cairnImport)
+    let export = Double(exportBytes) / 1_000_000 / median(cairnExport)
+    report.row("parser alone (every token)", "\(Int(parse)) MB/s", note: "\(fixed(megabytes, 1)) MB")
+    report.row(
+        "import into a new store, one save", "Cairn \(Int(imported)) records/s (\(fixed(median(cairnImport), 3)) s), GRDB \(fixed(median(grdbImport), 3)) s",
+        note: "\(fixed(importRatio, 2))× GRDB (\(range(zip(grdbImport, cairnImport).map { $0 / $1 }, { $0 }))×)")
+    report.row(
+        "re-import, identical", "Cairn \(fixed(median(cairnReimport), 3)) s, \(appendedByIdentical) bytes appended",
+        note: "\(fixed(upsertCost, 2))× the import into an empty store")
+    report.row(
+        "re-import, 10% changed", "Cairn \(fixed(median(cairnChanged), 3)) s, GRDB \(fixed(median(grdbChanged), 3)) s",
+        note: "\(fixed(changedRatio, 2))× GRDB (\(range(zip(grdbChanged, cairnChanged).map { $0 / $1 }, { $0 }))×)")
+    report.row("export to JSON", "\(Int(export)) MB/s", note: "\(fixed(Double(exportBytes) / 1_000_000, 1)) MB")
+    report.target("parser alone ≥ 300 MB/s", met: parse >= 300, figure: "\(Int(parse)) MB/s")
+    report.target("import ≥ 1M flat records/s in process", met: imported >= 1_000_000, figure: "\(Int(imported)) records/s")
+    report.target("import ≥ 5× GRDB in process", met: importRatio >= 5, figure: "\(fixed(importRatio, 2))×")
+    report.target("re-import with 10% changed ≥ 5× GRDB", met: changedRatio >= 5, figure: "\(fixed(changedRatio, 2))×")
+    report.target("identical re-import appends no bytes", met: appendedByIdentical == 0, figure: "\(appendedByIdentical) bytes")
+    report.target("upsert of every key ≤ 1.5× an import into an empty store", met: upsertCost <= 1.5, figure: "\(fixed(upsertCost, 2))×")
+    report.target("export ≥ 200 MB/s", met: export >= 200, figure: "\(Int(export)) MB/s")
+    return report
+}
+
+func grdbQueue(_ path: String) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+        try db.execute(sql: "PRAGMA journal_mode = WAL")
+        try db.execute(sql: "PRAGMA synchronous = FULL")
+    }
+    let queue = try DatabaseQueue(path: path, configuration: configuration)
+    try queue.write { db in try Person.createTable(db) }
+    return queue
+}
+
+/// The benchmark's JSON: flat person records with a unique key and ISO 8601 dates, as a server
+/// would send them, and GRDB's way of importing them.
+enum PersonJSON {
+    struct Record: Codable {
+        var key: String
+        var givenName: String
+        var familyName: String
+        var email: String
+        var city: String
+        var born: Date
+        var score: Double
+        var active: Bool
+        var visits: Int64
+        var created: Date
+    }
+
+    /// Writes `count` records; with `changedEvery`, one record in that many has another score.
+    /// Returns the file's size.
+    static func write(count: Int, to path: String, changedEvery: Int? = nil) throws -> Int {
+        var text = "[\n"
+        text.reserveCapacity(count * 200)
+        for number in 0..<count {
+            let person = Person(number: number)
+            var score = person.score
+            if let changedEvery, number % changedEvery == 0 { score += 1 }
+            text += #"{"key":"\#(person.key)","givenName":"\#(person.givenName)","familyName":"\#(person.familyName)","email":"\#(person.email)","city":"\#(person.city)","born":"\#(Value.date(person.born).description)","score":\#(score),"active":\#(person.active),"visits":\#(person.visits),"created":"\#(Value.date(person.created).description)"}"#
+            text += number == count - 1 ? "\n]\n" : ",\n"
+        }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return text.utf8.count
+    }
+
+    static let upsertSQL = """
+        INSERT INTO person (key, givenName, familyName, email, city, born, score, active, visits, created) VALUES (?,?,?,?,?,?,?,?,?,?)
+        ON CONFLICT(key) DO UPDATE SET givenName = excluded.givenName, familyName = excluded.familyName, email = excluded.email,
+          city = excluded.city, born = excluded.born, score = excluded.score, active = excluded.active, visits = excluded.visits,
+          created = excluded.created
+        """
+
+    /// GRDB's import: Foundation's JSONDecoder (ISO 8601 with fractional seconds), then an
+    /// upsert of every record in one transaction.
+    static func grdbImport(_ path: String, into queue: DatabaseQueue) throws {
+        let decoder = JSONDecoder()
+        let formatter = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            return try formatter.parse(text)
+        }
+        let records = try decoder.decode([Record].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        try queue.write { db in
+            let statement = try db.cachedStatement(sql: upsertSQL)
+            for record in records {
+                try statement.execute(arguments: [
+                    record.key, record.givenName, record.familyName, record.email, record.city, record.born, record.score, record.active,
+                    record.visits, record.created,
+                ])
+            }
+        }
+    }
+}
