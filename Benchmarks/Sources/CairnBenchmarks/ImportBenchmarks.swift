@@ -145,7 +145,8 @@ enum PersonJSON {
             let person = Person(number: number)
             var score = person.score
             if let changedEvery, number % changedEvery == 0 { score += 1 }
-            text += #"{"key":"\#(person.key)","givenName":"\#(person.givenName)","familyName":"\#(person.familyName)","email":"\#(person.email)","city":"\#(person.city)","born":"\#(Value.date(person.born).description)","score":\#(score),"active":\#(person.active),"visits":\#(person.visits),"created":"\#(Value.date(person.created).description)"}"#
+            text +=
+                #"{"key":"\#(person.key)","givenName":"\#(person.givenName)","familyName":"\#(person.familyName)","email":"\#(person.email)","city":"\#(person.city)","born":"\#(Value.date(person.born).description)","score":\#(score),"active":\#(person.active),"visits":\#(person.visits),"created":"\#(Value.date(person.created).description)"}"#
             text += number == count - 1 ? "\n]\n" : ",\n"
         }
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -174,7 +175,7 @@ enum PersonJSON {
             for record in records {
                 try statement.execute(arguments: [
                     record.key, record.givenName, record.familyName, record.email, record.city, record.born, record.score, record.active,
-                    record.visits, record.created,
+                    record.visits, record.created
                 ])
             }
         }

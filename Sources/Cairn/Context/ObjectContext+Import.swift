@@ -42,6 +42,11 @@ extension ObjectContext {
         try setRaw(id, position, .attribute(value))
     }
 
+    /// An object's values as saved in the store this context reads (nil: not saved there).
+    package func committedValues(of id: ObjectID) -> [PropertyValue]? {
+        baseRecord(id)?.values
+    }
+
     /// Deletes an object by ID (delete rules apply).
     package func deleteObject(_ id: ObjectID) throws {
         try delete(id)

@@ -70,7 +70,7 @@ extension Store {
     }
 
     /// The entity of a batch insert: known and not abstract.
-    private func insertableEntity(_ name: String) throws -> EntityDescription {
+    func insertableEntity(_ name: String) throws -> EntityDescription {
         let entity = try model.require(name)
         guard !entity.isAbstract else {
             throw StoreError(.abstractEntity, "batch insert: \(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)

@@ -383,6 +383,12 @@ final class ImportSession {
                 outcomes[links.object] = .updated
             }
         }
+        // An object set back to what it was (duplicate records that change a value and change
+        // it back) is unchanged: what counts is its values now against the saved ones.
+        for (id, outcome) in outcomes where outcome != .inserted {
+            let now = context.propertyValues(of: id)
+            outcomes[id] = now != nil && now == context.committedValues(of: id) ? .unchanged : .updated
+        }
         result.inserted = 0
         result.updated = 0
         result.unchanged = 0

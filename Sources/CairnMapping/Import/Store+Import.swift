@@ -75,19 +75,19 @@ struct JSONImport {
         var cursor = RecordCursor(input.bytes, root: root)
         var reader = RecordReader(mapping: mapping, lenient: options.lenient)
         var total = ImportResult()
+        var seen: Set<ObjectID> = []
         var committed = 0
         var finished = false
         while !finished {
-            let context = store.newBackgroundContext(name: "import")
-            let session = ImportSession(context: context, mapping: mapping, options: options)
+            var chunk = ImportResult()
             do {
-                finished = try readChunk(&cursor, &reader, session, target, started: started)
+                var records: [ImportRecord] = []
+                finished = try readChunk(&cursor, &reader, into: &records, target, started: started)
                 try Task.checkCancellation()
-                try session.finish()
-                try Task.checkCancellation()
-                if context.hasChanges {
-                    try await context.save()
-                    total.saves += 1
+                if let rows = try flatRows(records, target, warnings: &chunk.warnings) {
+                    try await upsert(rows, target, into: &chunk)
+                } else {
+                    try await applyInContext(records, mapping, into: &chunk)
                 }
             } catch {
                 let failure = Self.located(error, reader)
@@ -95,12 +95,13 @@ struct JSONImport {
                 throw ImportError(underlying: failure, committedRecords: committed)
             }
             committed = cursor.count
-            total.objectIDs += session.result.objectIDs
-            total.inserted += session.result.inserted
-            total.updated += session.result.updated
-            total.unchanged += session.result.unchanged
-            total.deleted += session.result.deleted
-            total.warnings += reader.warnings + session.result.warnings
+            for id in chunk.objectIDs where seen.insert(id).inserted { total.objectIDs.append(id) }
+            total.inserted += chunk.inserted
+            total.updated += chunk.updated
+            total.unchanged += chunk.unchanged
+            total.deleted += chunk.deleted
+            total.saves += chunk.saves
+            total.warnings += reader.warnings + chunk.warnings
             reader.warnings = []
         }
         total.records = cursor.count
@@ -110,13 +111,13 @@ struct JSONImport {
         return total
     }
 
-    /// Reads and applies records up to the chunk size; whether the input ended.
+    /// Reads records up to the chunk size; whether the input ended.
     private func readChunk(
-        _ cursor: inout RecordCursor, _ reader: inout RecordReader, _ session: ImportSession, _ target: ResolvedEntity, started: ContinuousClock.Instant
+        _ cursor: inout RecordCursor, _ reader: inout RecordReader, into records: inout [ImportRecord], _ target: ResolvedEntity,
+        started: ContinuousClock.Instant
     ) throws -> Bool {
         let limit = options.chunkSize.map { max(1, $0) } ?? .max
-        var applied = 0
-        while applied < limit {
+        while records.count < limit {
             guard let token = try cursor.next() else { return true }
             let index = cursor.count - 1
             if index < options.skipRecords {
@@ -125,11 +126,9 @@ struct JSONImport {
                 continue
             }
             reader.path.steps = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
-            let record = try reader.record(target, token, &cursor.scanner)
+            records.append(try reader.record(target, token, &cursor.scanner))
             try cursor.finishRecord()
-            try session.apply(topLevel: record)
-            applied += 1
-            if applied % 1024 == 0 { try Task.checkCancellation() }
+            if records.count % 4096 == 0 { try Task.checkCancellation() }
             if let progress = options.progress, cursor.count % max(1, options.progressInterval) == 0 {
                 progress(
                     ImportProgress(
@@ -137,6 +136,74 @@ struct JSONImport {
             }
         }
         return false
+    }
+
+    /// The records as rows of the entity's mapped attributes, when a batch upsert can apply them:
+    /// no record gives a relationship, no hook needs objects, a missing key leaves values alone.
+    /// Records without their unique key fail the import (strict) or are left out with a warning.
+    private func flatRows(_ records: [ImportRecord], _ target: ResolvedEntity, warnings: inout [ImportWarning]) throws -> [[Value?]]? {
+        guard options.afterImport == nil, options.missingKeys == .leaveAlone, !target.description.isAbstract else { return nil }
+        for record in records {
+            for relation in record.relations { if case .some = relation { return nil } }
+        }
+        let keyIndexes = target.identity.compactMap { position in target.attributes.firstIndex { $0.position == position } }
+        guard keyIndexes.count == target.identity.count else { return nil }
+        var rows: [[Value?]] = []
+        rows.reserveCapacity(records.count)
+        for record in records {
+            if let missing = keyIndexes.first(where: { record.values[$0] == nil || record.values[$0] == .null }) {
+                let name = target.attributes[missing].name
+                let message = "the record has no value for \(target.name).\(name), its unique key"
+                guard options.lenient else {
+                    throw MappingError(.missingKey, message, entity: target.name, property: name, path: JSONPath.text(record.path), offset: record.offset)
+                }
+                warnings.append(ImportWarning(path: JSONPath.text(record.path), message: message + "; record skipped"))
+                continue
+            }
+            var values = record.values
+            if options.nulls == .neverOverwrite {
+                for index in values.indices where values[index] == .null { values[index] = nil }
+            }
+            rows.append(values)
+        }
+        return rows
+    }
+
+    /// Applies flat rows with one batch upsert (one save, none when nothing changes).
+    private func upsert(_ rows: [[Value?]], _ target: ResolvedEntity, into chunk: inout ImportResult) async throws {
+        guard !rows.isEmpty else { return }
+        let key = target.identity.map { target.description.attributes[$0].name }
+        let result = try await store.batchUpsert(
+            target.name, key: key, columns: target.attributes.map(\.name), rows: rows, updatesExisting: options.updatesExisting)
+        var seen: Set<ObjectID> = []
+        for id in result.ids where seen.insert(id).inserted { chunk.objectIDs.append(id) }
+        chunk.inserted = result.inserted
+        chunk.updated = result.updated
+        chunk.unchanged = result.unchanged
+        chunk.saves = result.inserted + result.updated > 0 ? 1 : 0
+    }
+
+    /// Applies records through a background context: relationships, hooks, every option.
+    private func applyInContext(_ records: [ImportRecord], _ mapping: Mapping, into chunk: inout ImportResult) async throws {
+        let context = store.newBackgroundContext(name: "import")
+        let session = ImportSession(context: context, mapping: mapping, options: options)
+        for (index, record) in records.enumerated() {
+            try session.apply(topLevel: record)
+            if index % 1024 == 1023 { try Task.checkCancellation() }
+        }
+        try session.finish()
+        try Task.checkCancellation()
+        if context.hasChanges {
+            let before = store.lastSaveLSN
+            try await context.save()
+            chunk.saves = store.lastSaveLSN != before ? 1 : 0
+        }
+        chunk.objectIDs = session.result.objectIDs
+        chunk.inserted = session.result.inserted
+        chunk.updated = session.result.updated
+        chunk.unchanged = session.result.unchanged
+        chunk.deleted = session.result.deleted
+        chunk.warnings += session.result.warnings
     }
 
     /// A syntax error as a ``MappingError`` with the JSON path where it was met.

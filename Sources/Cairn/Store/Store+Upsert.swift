@@ -1,0 +1,288 @@
+import CairnSupport
+
+/// What a batch upsert did to one object.
+public enum UpsertOutcome: UInt8, Sendable, Hashable {
+    /// The object was inserted.
+    case inserted
+    /// An existing object's values changed.
+    case updated
+    /// An existing object was named, and its values were already those given (or updates were
+    /// not asked for).
+    case unchanged
+}
+
+/// What a batch upsert did.
+public struct BatchUpsertResult: Sendable {
+    /// Per row, its object (rows with the same key share one).
+    public var ids: [ObjectID]
+    /// Per row, what happened to its object.
+    public var outcomes: [UpsertOutcome]
+    /// Objects inserted, updated, and named without change (each object counted once).
+    public var inserted = 0, updated = 0, unchanged = 0
+}
+
+extension Store {
+    /// Inserts or updates objects by unique key, as one save, without making managed objects:
+    /// each row's `key` columns find the object holding those values (a uniqueness constraint
+    /// on exactly those attributes finds it through its index; otherwise one pass over the
+    /// entity does), which is updated; rows whose key nobody holds insert a new object. Rows with
+    /// the same key are one object, later rows' values applied over earlier ones. A nil value
+    /// leaves the attribute alone (its default, for a new object); `.null` clears it. Values equal
+    /// to the stored ones are not written: when nothing changes, nothing is saved.
+    ///
+    /// ```swift
+    /// let result = try await store.batchUpsert("Book", key: ["isbn"], columns: ["isbn", "title"],
+    ///                                          rows: [["978-0-0-1", "Emma"], ["978-0-0-9", nil]])
+    /// ```
+    ///
+    /// With an empty `key`, every row inserts (a batch insert).
+    ///
+    /// - Parameter updatesExisting: false leaves existing objects untouched (only new keys insert).
+    /// - Throws: ``StoreError`` before anything is saved: an unknown entity or column, a key
+    ///   column not among `columns`, a row of the wrong length, a value of the wrong type or a
+    ///   required value left nil (naming the row and attribute), a row without its key
+    ///   (``StoreError/Code/missingValue``), or what the save throws.
+    public func batchUpsert(
+        _ entityName: String, key: [String], columns: [String], rows: [[Value?]], updatesExisting: Bool = true
+    ) async throws -> BatchUpsertResult {
+        let entity = try insertableEntity(entityName)
+        var positions: [Int] = []
+        for name in columns {
+            guard let position = entity.attributePosition(name) else {
+                throw StoreError(.unknownName, "batch upsert: \(entity.name) has no attribute \(name)", entity: entity.name, property: name)
+            }
+            guard !positions.contains(position) else {
+                throw StoreError(.invalidArgument, "batch upsert: column \(name) is named twice", entity: entity.name, property: name)
+            }
+            positions.append(position)
+        }
+        let keyColumns = try key.map { name in
+            guard let column = columns.firstIndex(of: name) else {
+                throw StoreError(.invalidArgument, "batch upsert: key \(name) is not among the columns", entity: entity.name, property: name)
+            }
+            return column
+        }
+        var plan = UpsertPlan(entity: entity, positions: positions, keyColumns: keyColumns, updatesExisting: updatesExisting)
+        _ = try await commitRecord { accepted in
+            try plan.resolve(rows, against: accepted, reserve: reserveKeys)
+            return try plan.encodedSave()
+        }
+        return plan.result
+    }
+}
+
+/// A batch upsert worked out against the accepted state: which rows name existing objects, what
+/// changes, what is new.
+struct UpsertPlan {
+    let entity: EntityDescription
+    let positions: [Int]
+    let keyColumns: [Int]
+    let updatesExisting: Bool
+    private let types: [AttributeType]
+    /// The constraint whose index finds keys (nil: a pass over the entity's objects does).
+    private let constraint: UniquenessConstraint?
+    /// Per key column, its place among the constraint's positions.
+    private let constraintOrder: [Int]
+
+    /// One object the rows name.
+    private struct Slot {
+        var existing: ObjectID?
+        /// New object: every attribute's value. Existing object: unused.
+        var values: [Value]
+        /// Existing object: changed attributes by position.
+        var changes: [Int: Value]
+        var firstRow: Int
+    }
+
+    private var slots: [Slot] = []
+    private var slotOfRow: [Int] = []
+    private(set) var result = BatchUpsertResult(ids: [], outcomes: [])
+    private var insertedIDs: [ObjectID] = []
+
+    init(entity: EntityDescription, positions: [Int], keyColumns: [Int], updatesExisting: Bool) {
+        self.entity = entity
+        self.positions = positions
+        self.keyColumns = keyColumns
+        self.updatesExisting = updatesExisting
+        types = entity.attributes.map(\.type)
+        let keyPositions = keyColumns.map { positions[$0] }
+        let constraint =
+            keyPositions.isEmpty ? nil : entity.uniqueness.first { Set($0.positions) == Set(keyPositions) && $0.positions.count == keyPositions.count }
+        self.constraint = constraint
+        constraintOrder = constraint.map { constraint in constraint.positions.compactMap { keyPositions.firstIndex(of: $0) } } ?? []
+    }
+
+    /// The row's value of column `column`, of its attribute's type (nil: not given).
+    private func value(_ row: [Value?], _ column: Int, rowIndex: Int) throws -> Value? {
+        guard let value = row[column] else { return nil }
+        let type = types[positions[column]]
+        if value.fits(type) { return value }
+        guard let converted = value.converted(to: type) else {
+            let name = entity.attributes[positions[column]].name
+            throw StoreError(
+                .typeMismatch, "batch upsert: row \(rowIndex): \(entity.name).\(name): \(value.misfit(type))", entity: entity.name, property: name)
+        }
+        return converted
+    }
+
+    mutating func resolve(_ rows: [[Value?]], against accepted: StoreSnapshot, reserve: (Int) throws -> Range<UInt64>) throws {
+        slots = []
+        slotOfRow = []
+        slots.reserveCapacity(rows.count)
+        slotOfRow.reserveCapacity(rows.count)
+        var slotOfKey: [[UInt8]: Int] = [:]
+        var scanned: [[UInt8]: ObjectID]?
+        let defaults = entity.attributeDefaults
+        for (index, row) in rows.enumerated() {
+            guard row.count == positions.count else {
+                throw StoreError(.invalidArgument, "batch upsert: row \(index) has \(row.count) values for \(positions.count) columns", entity: entity.name)
+            }
+            var slot: Int
+            if keyColumns.isEmpty {
+                slot = slots.count
+                slots.append(Slot(existing: nil, values: defaults, changes: [:], firstRow: index))
+            } else {
+                var key: [Value] = []
+                key.reserveCapacity(keyColumns.count)
+                var keyBytes = ByteWriter()
+                for column in keyColumns {
+                    guard let value = try value(row, column, rowIndex: index), value != .null else {
+                        let name = entity.attributes[positions[column]].name
+                        throw StoreError(
+                            .missingValue, "batch upsert: row \(index) has no value for \(entity.name).\(name), its key", entity: entity.name,
+                            property: name)
+                    }
+                    key.append(value)
+                    ChangeSetCodec.write(value, &keyBytes)
+                }
+                if let known = slotOfKey[keyBytes.bytes] {
+                    slot = known
+                } else {
+                    let existing = try holder(key, keyBytes.bytes, in: accepted, scanned: &scanned)
+                    slot = slots.count
+                    slots.append(Slot(existing: existing, values: existing == nil ? defaults : [], changes: [:], firstRow: index))
+                    slotOfKey[keyBytes.bytes] = slot
+                }
+            }
+            slotOfRow.append(slot)
+            try apply(row, rowIndex: index, to: &slots[slot], in: accepted)
+        }
+        // New objects get keys, in the order of their first rows.
+        let newCount = slots.reduce(0) { $0 + ($1.existing == nil ? 1 : 0) }
+        var keys = try reserve(newCount).makeIterator()
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(slots.count)
+        insertedIDs = []
+        for slot in slots {
+            if let existing = slot.existing {
+                ids.append(existing)
+            } else if let key = keys.next() {
+                let id = ObjectID(entity: entity.index, key: key)
+                ids.append(id)
+                insertedIDs.append(id)
+            }
+        }
+        var outcomes: [UpsertOutcome] = slots.map { slot in
+            slot.existing == nil ? .inserted : (slot.changes.isEmpty ? .unchanged : .updated)
+        }
+        result = BatchUpsertResult(ids: slotOfRow.map { ids[$0] }, outcomes: slotOfRow.map { outcomes[$0] })
+        result.inserted = outcomes.count { $0 == .inserted }
+        result.updated = outcomes.count { $0 == .updated }
+        result.unchanged = outcomes.count { $0 == .unchanged }
+        self.ids = ids
+        outcomes = []
+    }
+
+    private var ids: [ObjectID] = []
+
+    /// The saved object holding the key.
+    private func holder(_ key: [Value], _ bytes: [UInt8], in snapshot: StoreSnapshot, scanned: inout [[UInt8]: ObjectID]?) throws -> ObjectID? {
+        if let constraint {
+            return snapshot.holder(of: UniqueKey(owner: constraint.owner, number: constraint.number, values: constraintOrder.map { key[$0] }))
+        }
+        if scanned == nil {
+            var table: [[UInt8]: ObjectID] = [:]
+            let keyPositions = keyColumns.map { positions[$0] }
+            for id in snapshot.ids(entity: entity.index) {
+                guard let record = snapshot.record(id) else { continue }
+                var writer = ByteWriter()
+                for position in keyPositions { record.row.withValueBytes(position) { writer.write(bytes: $0) } }
+                if table[writer.bytes] == nil { table[writer.bytes] = id }
+            }
+            scanned = table
+        }
+        return scanned?[bytes]
+    }
+
+    /// Applies a row's given values to its object.
+    private func apply(_ row: [Value?], rowIndex: Int, to slot: inout Slot, in snapshot: StoreSnapshot) throws {
+        if slot.existing == nil {
+            for column in positions.indices {
+                if let value = try value(row, column, rowIndex: rowIndex) { slot.values[positions[column]] = value }
+            }
+            return
+        }
+        guard updatesExisting, let id = slot.existing, let record = snapshot.record(id) else { return }
+        for column in positions.indices {
+            guard let value = try value(row, column, rowIndex: rowIndex) else { continue }
+            let position = positions[column]
+            if entity.attributes[position].isTransient { continue }
+            let same = ChangeSetCodec.withEncoded(value) { encoded in record.row.withValueBytes(position) { RowBytes.same($0, encoded) } }
+            if same {
+                slot.changes[position] = nil
+            } else {
+                slot.changes[position] = value
+            }
+        }
+    }
+
+    /// The change record of the plan, checked as a save checks new objects; nil when nothing
+    /// changes.
+    func encodedSave() throws -> EncodedSave? {
+        var changes = ChangeSet()
+        var newIndex = 0
+        var updated: [ObjectID] = []
+        let relationshipDefaults = entity.newObjectValues[entity.attributes.count...]
+        for (index, slot) in slots.enumerated() {
+            if slot.existing == nil {
+                var values: [PropertyValue] = []
+                values.reserveCapacity(entity.propertyCount)
+                for (position, value) in slot.values.enumerated() {
+                    if entity.attributes[position].isTransient {
+                        values.append(.attribute(.null))
+                        continue
+                    }
+                    if value == .null, !entity.attributes[position].isOptional {
+                        let name = entity.attributes[position].name
+                        throw StoreError(
+                            .missingValue, "batch upsert: row \(slot.firstRow): \(entity.name).\(name) is required", entity: entity.name,
+                            property: name)
+                    }
+                    values.append(.attribute(value))
+                }
+                values.append(contentsOf: relationshipDefaults)
+                changes.inserts.append(ChangeSet.Insert(id: insertedIDs[newIndex], values: values))
+                newIndex += 1
+            } else if !slot.changes.isEmpty {
+                let id = ids[index]
+                for (position, value) in slot.changes where value == .null && !entity.attributes[position].isOptional {
+                    let name = entity.attributes[position].name
+                    throw StoreError(
+                        .missingValue, "batch upsert: row \(slot.firstRow): \(entity.name).\(name) is required", entity: entity.name,
+                        property: name, objects: [id])
+                }
+                changes.updates.append(
+                    ChangeSet.Update(
+                        id: id, changes: slot.changes.sorted { $0.key < $1.key }.map { PropertyChange(position: $0.key, value: .attribute($0.value)) }))
+                updated.append(id)
+            }
+        }
+        if !changes.inserts.isEmpty, let required = entity.relationships.first(where: { !$0.isOptional }) {
+            throw StoreError(
+                .missingValue, "batch upsert: \(entity.name).\(required.name) is required, and a batch upsert leaves relationships empty",
+                entity: entity.name, property: required.name)
+        }
+        guard !changes.isEmpty else { return nil }
+        return EncodedSave(bytes: StoreRecord.changes(changes).encoded(), inserted: insertedIDs, updated: updated, deleted: [])
+    }
+}
