@@ -126,8 +126,10 @@ struct UpsertPlan {
     }
 
     mutating func resolve(_ rows: [[Value?]], against accepted: StoreSnapshot, reserve: (Int) throws -> Range<UInt64>) throws {
-        slots = []
-        slotOfRow = []
+        // Local, so that applying a row to a slot does not copy every slot (the rows are
+        // applied by a method of `self`).
+        var slots: [Slot] = []
+        var slotOfRow: [Int] = []
         slots.reserveCapacity(rows.count)
         slotOfRow.reserveCapacity(rows.count)
         var slotOfKey: [[UInt8]: Int] = [:]
@@ -186,6 +188,8 @@ struct UpsertPlan {
             slot.existing == nil ? .inserted : (slot.changes.isEmpty ? .unchanged : .updated)
         }
         result = BatchUpsertResult(ids: slotOfRow.map { ids[$0] }, outcomes: slotOfRow.map { outcomes[$0] })
+        self.slots = slots
+        self.slotOfRow = slotOfRow
         result.inserted = outcomes.count { $0 == .inserted }
         result.updated = outcomes.count { $0 == .updated }
         result.unchanged = outcomes.count { $0 == .unchanged }
