@@ -18,6 +18,10 @@ package struct ByteWriter {
     @inlinable
     package var count: Int { bytes.count }
 
+    /// Forgets what was written, keeping the buffer for reuse.
+    @inlinable
+    package mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
     /// Appends an integer in little-endian order.
     @inlinable
     package mutating func write<T: FixedWidthInteger>(_ value: T) {

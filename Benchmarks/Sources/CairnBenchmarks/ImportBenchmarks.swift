@@ -14,6 +14,19 @@ func importBenchmarks(_ initial: Report, root: String, quick: Bool) async throws
     let model = try Person.model()
     let mapping = try Mapping(model: model)
     let runs = quick ? 3 : 5
+    if ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"] == "import" {
+        // Imports alone, ten times, for `perf record`.
+        for run in 0..<10 {
+            let directory = freshStore(root, "profile-\(run)")
+            let store = try Store(at: directory, model: model)
+            let start = ContinuousClock.now
+            _ = try await store.importJSON(contentsOf: URL(fileURLWithPath: file), into: "Person", mapping: mapping)
+            print("import \(run): \(fixed(seconds(ContinuousClock.now - start), 3)) s")
+            try await store.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        return report
+    }
 
     // The parser alone: every token of the file.
     var parseTimes: [Double] = []

@@ -132,7 +132,8 @@ struct UpsertPlan {
         var slotOfRow: [Int] = []
         slots.reserveCapacity(rows.count)
         slotOfRow.reserveCapacity(rows.count)
-        var slotOfKey: [[UInt8]: Int] = [:]
+        var slotOfKey = ByteKeyTable(capacity: keyColumns.isEmpty ? 0 : rows.count)
+        var keyBytes = ByteWriter(capacity: 64)
         var scanned: [[UInt8]: ObjectID]?
         let defaults = entity.attributeDefaults
         for (index, row) in rows.enumerated() {
@@ -146,7 +147,7 @@ struct UpsertPlan {
             } else {
                 var key: [Value] = []
                 key.reserveCapacity(keyColumns.count)
-                var keyBytes = ByteWriter()
+                keyBytes.removeAll()
                 for column in keyColumns {
                     guard let value = try value(row, column, rowIndex: index), value != .null else {
                         let name = entity.attributes[positions[column]].name
@@ -157,13 +158,13 @@ struct UpsertPlan {
                     key.append(value)
                     ChangeSetCodec.write(value, &keyBytes)
                 }
-                if let known = slotOfKey[keyBytes.bytes] {
+                if let known = keyBytes.bytes.withUnsafeBytes({ slotOfKey.value($0) }) {
                     slot = known
                 } else {
                     let existing = try holder(key, keyBytes.bytes, in: accepted, scanned: &scanned)
                     slot = slots.count
                     slots.append(Slot(existing: existing, values: existing == nil ? defaults : [], changes: [:], firstRow: index))
-                    slotOfKey[keyBytes.bytes] = slot
+                    keyBytes.bytes.withUnsafeBytes { slotOfKey.insert($0, slot) }
                 }
             }
             slotOfRow.append(slot)

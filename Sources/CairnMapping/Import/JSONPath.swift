@@ -6,6 +6,9 @@ struct JSONPath {
     enum Step {
         case index(Int)
         case key(String)
+        /// A key as its bytes in the input (valid while the import runs), decoded only when a
+        /// message needs it.
+        case text(UnsafeRawBufferPointer, escaped: Bool)
     }
 
     var steps: [Step] = []
@@ -20,11 +23,17 @@ struct JSONPath {
         for step in steps {
             switch step {
             case .index(let index): out += "[\(index)]"
+            case .text(let bytes, let escaped):
+                out += component(escaped ? String(decoding: JSONScanner.unescaped(bytes), as: UTF8.self) : String(decoding: bytes, as: UTF8.self))
             case .key(let key):
-                let plain = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x5F }
-                out += plain ? ".\(key)" : "[\"\(key.replacingOccurrences(of: "\"", with: "\\\""))\"]"
+                out += component(key)
             }
         }
         return out
+    }
+
+    private static func component(_ key: String) -> String {
+                let plain = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x5F }
+                return plain ? ".\(key)" : "[\"\(key.replacingOccurrences(of: "\"", with: "\\\""))\"]"
     }
 }

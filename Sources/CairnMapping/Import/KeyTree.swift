@@ -10,14 +10,64 @@ final class KeyTree: Sendable {
         case relationship(Int, rank: Int)
     }
 
-    struct Entry: Sendable {
-        var targets: [Target] = []
-        var child: KeyTree?
+    /// What one key leads to (a class: found once per key read, and a struct would be copied).
+    final class Entry: Sendable {
+        let targets: [Target]
+        let child: KeyTree?
+        /// How many things read the key's value: its targets, and its child for an object.
+        let consumers: Int
+
+        init(targets: [Target], child: KeyTree?) {
+            self.targets = targets
+            self.child = child
+            consumers = targets.count + (child == nil ? 0 : 1)
+        }
     }
 
     let entries: [String: Entry]
+    /// The keys as bytes, in an open-addressing table (FNV-1a), so that a key is found from its
+    /// bytes in the input without making a String.
+    private let table: [Int32]
+    private let keyBytes: [[UInt8]]
+    private let slots: [Entry]
 
-    init(_ entries: [String: Entry]) { self.entries = entries }
+    init(_ entries: [String: Entry]) {
+        self.entries = entries
+        var size = 8
+        while size < entries.count * 2 { size *= 2 }
+        var table = [Int32](repeating: -1, count: size)
+        var keyBytes: [[UInt8]] = []
+        var slots: [Entry] = []
+        for (key, entry) in entries {
+            let bytes = Array(key.utf8)
+            var index = bytes.withUnsafeBytes { Self.hash($0) } & (size - 1)
+            while table[index] >= 0 { index = (index + 1) & (size - 1) }
+            table[index] = Int32(slots.count)
+            keyBytes.append(bytes)
+            slots.append(entry)
+        }
+        self.table = table
+        self.keyBytes = keyBytes
+        self.slots = slots
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: hash ^ (hash >> 29))
+    }
+
+    /// The entry of the key whose (unescaped) UTF-8 bytes these are.
+    func entry(_ bytes: UnsafeRawBufferPointer) -> Entry? {
+        let mask = table.count - 1
+        var index = Self.hash(bytes) & mask
+        while true {
+            let slot = table[index]
+            guard slot >= 0 else { return nil }
+            if keyBytes[Int(slot)].withUnsafeBytes({ $0.elementsEqual(bytes) }) { return slots[Int(slot)] }
+            index = (index + 1) & mask
+        }
+    }
 
     /// The tree of an entity's mapping.
     convenience init(_ entity: ResolvedEntity) {

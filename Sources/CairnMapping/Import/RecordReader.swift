@@ -41,21 +41,23 @@ struct RecordReader {
     private mutating func members(_ entity: ResolvedEntity, _ tree: KeyTree, _ record: inout ImportRecord, _ scanner: inout JSONScanner) throws {
         while let token = try scanner.next() {
             guard case .key(let keyText) = token else { return }  // `}`
-            let key = scanner.string(keyText)
+            let keyBytes = UnsafeRawBufferPointer(rebasing: scanner.bytes[keyText.range])
             guard let valueToken = try scanner.next() else { return }
-            guard let entry = tree.entries[key] else {
+            let found = keyText.hasEscapes ? tree.entries[scanner.string(keyText)] : tree.entry(keyBytes)
+            guard let entry = found else {
                 try scanner.skip(valueToken)
                 continue
             }
-            path.push(.key(key))
+            path.push(.text(keyBytes, escaped: keyText.hasEscapes))
             defer { path.pop() }
             let descends = entry.child != nil && valueToken == .beginObject
             // A key may feed several properties (`pricing` a relationship and
             // `pricing.retail_price` an attribute): each reads the value from the same place.
-            let start = scanner
+            // (Copying the scanner costs; most keys feed one property.)
+            let start: JSONScanner? = entry.consumers > 1 ? scanner : nil
             var first = true
             for target in entry.targets {
-                if !first { scanner = start }
+                if !first, let start { scanner = start }
                 first = false
                 switch target {
                 case .attribute(let index, let rank):
@@ -65,7 +67,7 @@ struct RecordReader {
                 }
             }
             if descends, let child = entry.child {
-                if !first { scanner = start }
+                if !first, let start { scanner = start }
                 first = false
                 try members(entity, child, &record, &scanner)
             }

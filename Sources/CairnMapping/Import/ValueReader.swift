@@ -78,6 +78,10 @@ struct ValueReader {
             throw Misfit(message: "the number \(scanner.text(number)) where a boolean (true, false, 0 or 1) belongs")
         case .date:
             return try epochDate(bytes, attribute, text: scanner.text(number))
+        case .integer16, .integer32, .integer64:
+            // The common case straight from the bytes: an integer that fits.
+            if let value = scanner.integer(number), let range = attribute.type.integerRangeForImport, range.contains(value) { return .integer(value) }
+            return try numeric(bytes, isInteger: !number.hasFractionOrExponent, attribute, quoted: false)
         default:
             return try numeric(bytes, isInteger: !number.hasFractionOrExponent, attribute, quoted: false)
         }
@@ -146,12 +150,7 @@ struct ValueReader {
                 }
                 throw Misfit(message: "\(text) is not an integer (\(attribute.type))")
             }
-            let range: ClosedRange<Int64> =
-                switch attribute.type {
-                case .integer16: Int64(Int16.min)...Int64(Int16.max)
-                case .integer32: Int64(Int32.min)...Int64(Int32.max)
-                default: Int64.min...Int64.max
-                }
+            let range = attribute.type.integerRangeForImport ?? Int64.min...Int64.max
             guard range.contains(value) else {
                 throw Misfit(message: "\(text) is out of the range of \(attribute.type) (\(range.lowerBound)...\(range.upperBound))")
             }
@@ -244,5 +243,17 @@ enum NumberGrammar {
             integer = false
         }
         return index == bytes.count ? integer : nil
+    }
+}
+
+extension AttributeType {
+    /// The values an integer attribute holds.
+    var integerRangeForImport: ClosedRange<Int64>? {
+        switch self {
+        case .integer16: Int64(Int16.min)...Int64(Int16.max)
+        case .integer32: Int64(Int32.min)...Int64(Int32.max)
+        case .integer64: Int64.min...Int64.max
+        default: nil
+        }
     }
 }

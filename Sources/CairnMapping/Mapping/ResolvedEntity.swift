@@ -1,7 +1,9 @@
 import Cairn
 
-/// One attribute's mapping as it applies: where its JSON is, and how its value is read.
-struct ResolvedAttribute: Sendable {
+/// One attribute's mapping as it applies: where its JSON is, and how its value is read. A class:
+/// the importer hands it around once per value, and a struct of this size would be copied
+/// (and its references retained) each time.
+final class ResolvedAttribute: Sendable {
     /// The attribute's name and position in the entity.
     let name: String
     let position: Int
@@ -16,10 +18,25 @@ struct ResolvedAttribute: Sendable {
     let transformerName: String?
     let transformer: (any MappingTransformer)?
     let coercesText: Bool
+
+    init(
+        name: String, position: Int, type: AttributeType, keyPaths: [[String]], dateFormat: DateFormat, datePattern: DatePattern?,
+        transformerName: String?, transformer: (any MappingTransformer)?, coercesText: Bool
+    ) {
+        self.name = name
+        self.position = position
+        self.type = type
+        self.keyPaths = keyPaths
+        self.dateFormat = dateFormat
+        self.datePattern = datePattern
+        self.transformerName = transformerName
+        self.transformer = transformer
+        self.coercesText = coercesText
+    }
 }
 
 /// One relationship's mapping as it applies.
-struct ResolvedRelationship: Sendable {
+final class ResolvedRelationship: Sendable {
     let name: String
     /// Its index among the entity's relationships, and its property position.
     let index: Int
@@ -31,10 +48,25 @@ struct ResolvedRelationship: Sendable {
     let isOrdered: Bool
     /// The destination's attributes a reference by key names (nil: the destination's identity).
     let relatedBy: [Int]?
+
+    init(
+        name: String, index: Int, position: Int, keyPaths: [[String]], policy: RelationshipPolicy, destination: Int, isToMany: Bool,
+        isOrdered: Bool, relatedBy: [Int]?
+    ) {
+        self.name = name
+        self.index = index
+        self.position = position
+        self.keyPaths = keyPaths
+        self.policy = policy
+        self.destination = destination
+        self.isToMany = isToMany
+        self.isOrdered = isOrdered
+        self.relatedBy = relatedBy
+    }
 }
 
 /// An entity's mapping as it applies: declared maps, userInfo and default keys resolved.
-struct ResolvedEntity: Sendable {
+final class ResolvedEntity: Sendable {
     let description: EntityDescription
     let attributes: [ResolvedAttribute]
     let relationships: [ResolvedRelationship]
@@ -42,6 +74,14 @@ struct ResolvedEntity: Sendable {
     let identity: [Int]
     /// Where the unique key came from, for ``summary``.
     let identitySource: String
+
+    init(description: EntityDescription, attributes: [ResolvedAttribute], relationships: [ResolvedRelationship], identity: [Int], identitySource: String) {
+        self.description = description
+        self.attributes = attributes
+        self.relationships = relationships
+        self.identity = identity
+        self.identitySource = identitySource
+    }
 
     var name: String { description.name }
 

@@ -1,0 +1,66 @@
+/// Keys given as bytes, each with a number: finds the rows of a batch that share a key without
+/// making an array (and hashing it byte by byte through `Hasher`) per row. Keys live end to end
+/// in one buffer; an open-addressing table of their positions is probed by an FNV-1a hash.
+struct ByteKeyTable {
+    private var storage: [UInt8] = []
+    private var starts: [Int] = []
+    private var values: [Int] = []
+    private var table: [Int32]
+    private var mask: Int
+
+    /// A table with room for `capacity` keys before it grows.
+    init(capacity: Int) {
+        var size = 16
+        while size < capacity * 2 { size *= 2 }
+        table = [Int32](repeating: -1, count: size)
+        mask = size - 1
+        starts.reserveCapacity(capacity + 1)
+        values.reserveCapacity(capacity)
+        starts.append(0)
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: hash ^ (hash >> 32))
+    }
+
+    private func key(_ entry: Int) -> Range<Int> { starts[entry]..<starts[entry + 1] }
+
+    /// The number filed under these bytes.
+    func value(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var index = Self.hash(bytes) & mask
+        while true {
+            let entry = table[index]
+            guard entry >= 0 else { return nil }
+            let range = key(Int(entry))
+            if range.count == bytes.count, storage.withUnsafeBytes({ UnsafeRawBufferPointer(rebasing: $0[range]).elementsEqual(bytes) }) {
+                return values[Int(entry)]
+            }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// Files `value` under these bytes (which no entry has yet).
+    mutating func insert(_ bytes: UnsafeRawBufferPointer, _ value: Int) {
+        if (values.count + 1) * 2 > table.count { grow() }
+        var index = Self.hash(bytes) & mask
+        while table[index] >= 0 { index = (index + 1) & mask }
+        table[index] = Int32(values.count)
+        storage.append(contentsOf: bytes)
+        starts.append(storage.count)
+        values.append(value)
+    }
+
+    private mutating func grow() {
+        let size = table.count * 2
+        table = [Int32](repeating: -1, count: size)
+        mask = size - 1
+        for entry in values.indices {
+            let range = key(entry)
+            var index = storage.withUnsafeBytes { Self.hash(UnsafeRawBufferPointer(rebasing: $0[range])) } & mask
+            while table[index] >= 0 { index = (index + 1) & mask }
+            table[index] = Int32(entry)
+        }
+    }
+}
