@@ -34,15 +34,7 @@ enum ChangeSetCodec {
         } else {
             encodeInserts(changes.inserts[...], into: &writer)
         }
-        writer.writeVarint(UInt64(changes.updates.count))
-        for update in changes.updates {
-            write(update.id, &writer)
-            writer.writeVarint(UInt64(update.changes.count))
-            for change in update.changes {
-                writer.writeVarint(UInt64(change.position))
-                write(change.value, &writer)
-            }
-        }
+        writeUpdates(changes.updates, &writer)
         writer.writeVarint(UInt64(changes.deletes.count))
         for id in changes.deletes { write(id, &writer) }
     }
@@ -61,7 +53,7 @@ enum ChangeSetCodec {
     /// at each index (as ``write(_:_:)-(PropertyValue,_)`` would, one per property): a batch
     /// insert's record, made without a ``ChangeSet``.
     static func encodeInserts(
-        _ ids: [ObjectID], into writer: inout ByteWriter,
+        _ ids: [ObjectID], into writer: inout ByteWriter, updates: [ChangeSet.Update] = [],
         values writeValues: (Int, inout ByteWriter) throws -> Void
     ) rethrows {
         writer.writeVarint(UInt64(ids.count))
@@ -69,8 +61,20 @@ enum ChangeSetCodec {
             write(id, &writer)
             try writeValues(index, &writer)
         }
-        writer.writeVarint(0)  // no updates
+        writeUpdates(updates, &writer)
         writer.writeVarint(0)  // no deletes
+    }
+
+    private static func writeUpdates(_ updates: [ChangeSet.Update], _ writer: inout ByteWriter) {
+        writer.writeVarint(UInt64(updates.count))
+        for update in updates {
+            write(update.id, &writer)
+            writer.writeVarint(UInt64(update.changes.count))
+            for change in update.changes {
+                writer.writeVarint(UInt64(change.position))
+                write(change.value, &writer)
+            }
+        }
     }
 
     private static func write(_ id: ObjectID, _ writer: inout ByteWriter) {

@@ -53,11 +53,13 @@ enum StoreRecord: Sendable {
 
     /// The bytes of a change record that inserts new objects alone (a batch insert), each
     /// object's values written by `writeValues` (see ``ChangeSetCodec/encodeInserts(_:into:values:)``).
-    static func encodedInserts(_ ids: [ObjectID], capacity: Int, values writeValues: (Int, inout ByteWriter) throws -> Void) rethrows -> [UInt8] {
+    static func encodedInserts(
+        _ ids: [ObjectID], capacity: Int, updates: [ChangeSet.Update] = [], values writeValues: (Int, inout ByteWriter) throws -> Void
+    ) rethrows -> [UInt8] {
         var writer = ByteWriter(capacity: capacity)
         writer.write(changesKind)
         writer.write(version)
-        try ChangeSetCodec.encodeInserts(ids, into: &writer, values: writeValues)
+        try ChangeSetCodec.encodeInserts(ids, into: &writer, updates: updates, values: writeValues)
         return writer.bytes
     }
 

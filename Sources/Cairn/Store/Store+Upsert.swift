@@ -242,32 +242,15 @@ struct UpsertPlan {
     }
 
     /// The change record of the plan, checked as a save checks new objects; nil when nothing
-    /// changes.
+    /// changes. New objects are written straight from their slots.
     func encodedSave() throws -> EncodedSave? {
-        var changes = ChangeSet()
-        var newIndex = 0
+        var updates: [ChangeSet.Update] = []
         var updated: [ObjectID] = []
-        let relationshipDefaults = entity.newObjectValues[entity.attributes.count...]
+        var newSlots: [Int] = []
+        newSlots.reserveCapacity(insertedIDs.count)
         for (index, slot) in slots.enumerated() {
             if slot.existing == nil {
-                var values: [PropertyValue] = []
-                values.reserveCapacity(entity.propertyCount)
-                for (position, value) in slot.values.enumerated() {
-                    if entity.attributes[position].isTransient {
-                        values.append(.attribute(.null))
-                        continue
-                    }
-                    if value == .null, !entity.attributes[position].isOptional {
-                        let name = entity.attributes[position].name
-                        throw StoreError(
-                            .missingValue, "batch upsert: row \(slot.firstRow): \(entity.name).\(name) is required", entity: entity.name,
-                            property: name)
-                    }
-                    values.append(.attribute(value))
-                }
-                values.append(contentsOf: relationshipDefaults)
-                changes.inserts.append(ChangeSet.Insert(id: insertedIDs[newIndex], values: values))
-                newIndex += 1
+                newSlots.append(index)
             } else if !slot.changes.isEmpty {
                 let id = ids[index]
                 for (position, value) in slot.changes where value == .null && !entity.attributes[position].isOptional {
@@ -276,18 +259,41 @@ struct UpsertPlan {
                         .missingValue, "batch upsert: row \(slot.firstRow): \(entity.name).\(name) is required", entity: entity.name,
                         property: name, objects: [id])
                 }
-                changes.updates.append(
-                    ChangeSet.Update(
-                        id: id, changes: slot.changes.sorted { $0.key < $1.key }.map { PropertyChange(position: $0.key, value: .attribute($0.value)) }))
+                updates.append(
+                    ChangeSet.Update(id: id, changes: slot.changes.sorted { $0.key < $1.key }.map { PropertyChange(position: $0.key, value: .attribute($0.value)) }))
                 updated.append(id)
             }
         }
-        if !changes.inserts.isEmpty, let required = entity.relationships.first(where: { !$0.isOptional }) {
+        if !newSlots.isEmpty, let required = entity.relationships.first(where: { !$0.isOptional }) {
             throw StoreError(
                 .missingValue, "batch upsert: \(entity.name).\(required.name) is required, and a batch upsert leaves relationships empty",
                 entity: entity.name, property: required.name)
         }
-        guard !changes.isEmpty else { return nil }
-        return EncodedSave(bytes: StoreRecord.changes(changes).encoded(), inserted: insertedIDs, updated: updated, deleted: [])
+        guard !newSlots.isEmpty || !updates.isEmpty else { return nil }
+        let relationshipDefaults = entity.newObjectValues[entity.attributes.count...]
+        var transient = [Bool](repeating: false, count: types.count)
+        for position in entity.transientPositions { transient[position] = true }
+        var required = [Bool](repeating: false, count: types.count)
+        for position in entity.requiredPositions { required[position] = true }
+        let capacity = 16 + newSlots.count * (12 + 12 * entity.propertyCount) + updates.count * 32
+        let bytes = try StoreRecord.encodedInserts(insertedIDs, capacity: capacity, updates: updates) { index, writer in
+            let slot = slots[newSlots[index]]
+            for position in slot.values.indices {
+                if transient[position] {
+                    ChangeSetCodec.write(Value.null, &writer)
+                    continue
+                }
+                let value = slot.values[position]
+                if required[position], case .null = value {
+                    let name = entity.attributes[position].name
+                    throw StoreError(
+                        .missingValue, "batch upsert: row \(slot.firstRow): \(entity.name).\(name) is required", entity: entity.name,
+                        property: name)
+                }
+                ChangeSetCodec.write(value, &writer)
+            }
+            for value in relationshipDefaults { ChangeSetCodec.write(value, &writer) }
+        }
+        return EncodedSave(bytes: bytes, inserted: insertedIDs, updated: updated, deleted: [])
     }
 }

@@ -7,7 +7,8 @@ struct ImportRecord {
     var entity: Int
     /// Per resolved attribute: its value, or nil when the record does not give it.
     var values: [Value?]
-    /// Per resolved attribute: the rank of the key path that gave the value (lower wins).
+    /// Per resolved attribute: the rank of the key path that gave the value (lower wins); empty
+    /// when no attribute has fallbacks.
     var ranks: [Int]
     /// Per resolved relationship: what the record gives, or nil.
     var relations: [RelationInput?]
@@ -20,7 +21,8 @@ struct ImportRecord {
     init(_ entity: ResolvedEntity, path: [JSONPath.Step], offset: Int) {
         self.entity = entity.description.index
         values = Array(repeating: nil, count: entity.attributes.count)
-        ranks = Array(repeating: .max, count: entity.attributes.count)
+        // Ranks matter only between fallbacks: without any, no array.
+        ranks = entity.hasFallbacks ? Array(repeating: .max, count: entity.attributes.count) : []
         relations = Array(repeating: nil, count: entity.relationships.count)
         relationRanks = Array(repeating: .max, count: entity.relationships.count)
         self.path = path

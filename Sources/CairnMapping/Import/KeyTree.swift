@@ -1,3 +1,5 @@
+import Foundation
+
 /// The JSON keys of one entity's mapping as a tree: a key leads to the properties it fills and,
 /// for key paths (`pricing.retail_price`), to the keys inside its object.
 final class KeyTree: Sendable {
@@ -64,7 +66,10 @@ final class KeyTree: Sendable {
         while true {
             let slot = table[index]
             guard slot >= 0 else { return nil }
-            if keyBytes[Int(slot)].withUnsafeBytes({ $0.elementsEqual(bytes) }) { return slots[Int(slot)] }
+            let same = keyBytes[Int(slot)].withUnsafeBytes { key in
+                key.count == bytes.count && (key.count == 0 || memcmp(key.baseAddress!, bytes.baseAddress!, key.count) == 0)
+            }
+            if same { return slots[Int(slot)] }
             index = (index + 1) & mask
         }
     }

@@ -91,7 +91,9 @@ struct RecordReader {
             warnings.append(ImportWarning(path: path.text, message: "\(misfit.message); \(entity).\(attribute.name) set to nil"))
             value = .null
         }
-        if rank <= record.ranks[index] {
+        if record.ranks.isEmpty {
+            record.values[index] = value
+        } else if rank <= record.ranks[index] {
             record.values[index] = value
             record.ranks[index] = rank
         }

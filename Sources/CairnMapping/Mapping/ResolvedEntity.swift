@@ -74,6 +74,8 @@ final class ResolvedEntity: Sendable {
     let identity: [Int]
     /// Where the unique key came from, for ``summary``.
     let identitySource: String
+    /// Whether an attribute has more than one key path (so that records track which one won).
+    let hasFallbacks: Bool
 
     init(description: EntityDescription, attributes: [ResolvedAttribute], relationships: [ResolvedRelationship], identity: [Int], identitySource: String) {
         self.description = description
@@ -81,6 +83,7 @@ final class ResolvedEntity: Sendable {
         self.relationships = relationships
         self.identity = identity
         self.identitySource = identitySource
+        hasFallbacks = attributes.contains { $0.keyPaths.count > 1 }
     }
 
     var name: String { description.name }
