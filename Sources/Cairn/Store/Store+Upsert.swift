@@ -87,7 +87,8 @@ struct UpsertPlan {
     /// One object the rows name.
     private struct Slot {
         var existing: ObjectID?
-        /// New object: every attribute's value. Existing object: unused.
+        /// New object named by more than one row: every attribute's value, the rows merged.
+        /// Empty otherwise: a new object named once is written straight from its row.
         var values: [Value]
         /// Existing object: changed attributes by position.
         var changes: [Int: Value]
@@ -135,7 +136,7 @@ struct UpsertPlan {
         var slotOfKey = ByteKeyTable(capacity: keyColumns.isEmpty ? 0 : rows.count)
         var keyBytes = ByteWriter(capacity: 64)
         var scanned: [[UInt8]: ObjectID]?
-        let defaults = entity.attributeDefaults
+        self.rows = rows
         for (index, row) in rows.enumerated() {
             guard row.count == positions.count else {
                 throw StoreError(.invalidArgument, "batch upsert: row \(index) has \(row.count) values for \(positions.count) columns", entity: entity.name)
@@ -143,7 +144,7 @@ struct UpsertPlan {
             var slot: Int
             if keyColumns.isEmpty {
                 slot = slots.count
-                slots.append(Slot(existing: nil, values: defaults, changes: [:], firstRow: index))
+                slots.append(Slot(existing: nil, values: [], changes: [:], firstRow: index))
             } else {
                 var key: [Value] = []
                 key.reserveCapacity(keyColumns.count)
@@ -163,7 +164,7 @@ struct UpsertPlan {
                 } else {
                     let existing = try holder(key, keyBytes.bytes, in: accepted, scanned: &scanned)
                     slot = slots.count
-                    slots.append(Slot(existing: existing, values: existing == nil ? defaults : [], changes: [:], firstRow: index))
+                    slots.append(Slot(existing: existing, values: [], changes: [:], firstRow: index))
                     keyBytes.bytes.withUnsafeBytes { slotOfKey.insert($0, slot) }
                 }
             }
@@ -199,6 +200,16 @@ struct UpsertPlan {
     }
 
     private var ids: [ObjectID] = []
+    private var rows: [[Value?]] = []
+
+    /// A new object's attribute values from one row: the row's values over the defaults.
+    private func newValues(_ row: [Value?], rowIndex: Int) throws -> [Value] {
+        var values = entity.attributeDefaults
+        for column in positions.indices {
+            if let value = try value(row, column, rowIndex: rowIndex) { values[positions[column]] = value }
+        }
+        return values
+    }
 
     /// The saved object holding the key.
     private func holder(_ key: [Value], _ bytes: [UInt8], in snapshot: StoreSnapshot, scanned: inout [[UInt8]: ObjectID]?) throws -> ObjectID? {
@@ -222,6 +233,12 @@ struct UpsertPlan {
     /// Applies a row's given values to its object.
     private func apply(_ row: [Value?], rowIndex: Int, to slot: inout Slot, in snapshot: StoreSnapshot) throws {
         if slot.existing == nil {
+            if rowIndex == slot.firstRow {
+                // Only checked: the row is written as it is, unless another row merges into it.
+                for column in positions.indices { _ = try value(row, column, rowIndex: rowIndex) }
+                return
+            }
+            if slot.values.isEmpty { slot.values = try newValues(rows[slot.firstRow], rowIndex: slot.firstRow) }
             for column in positions.indices {
                 if let value = try value(row, column, rowIndex: rowIndex) { slot.values[positions[column]] = value }
             }
@@ -276,14 +293,26 @@ struct UpsertPlan {
         var required = [Bool](repeating: false, count: types.count)
         for position in entity.requiredPositions { required[position] = true }
         let capacity = 16 + newSlots.count * (12 + 12 * entity.propertyCount) + updates.count * 32
+        // Per attribute, the column that gives it (nil: its default).
+        var columnOf = [Int?](repeating: nil, count: types.count)
+        for (column, position) in positions.enumerated() { columnOf[position] = column }
+        let defaults = entity.attributeDefaults
         let bytes = try StoreRecord.encodedInserts(insertedIDs, capacity: capacity, updates: updates) { index, writer in
             let slot = slots[newSlots[index]]
-            for position in slot.values.indices {
+            let row = rows[slot.firstRow]
+            for position in types.indices {
                 if transient[position] {
                     ChangeSetCodec.write(Value.null, &writer)
                     continue
                 }
-                let value = slot.values[position]
+                let value: Value
+                if !slot.values.isEmpty {
+                    value = slot.values[position]
+                } else if let column = columnOf[position], let given = try self.value(row, column, rowIndex: slot.firstRow) {
+                    value = given
+                } else {
+                    value = defaults[position]
+                }
                 if required[position], case .null = value {
                     let name = entity.attributes[position].name
                     throw StoreError(
