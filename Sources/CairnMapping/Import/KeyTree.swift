@@ -18,11 +18,15 @@ final class KeyTree: Sendable {
         let child: KeyTree?
         /// How many things read the key's value: its targets, and its child for an object.
         let consumers: Int
+        /// The one target of a key that has one and no child (most keys): read without walking
+        /// an array.
+        let only: Target?
 
         init(targets: [Target], child: KeyTree?) {
             self.targets = targets
             self.child = child
             consumers = targets.count + (child == nil ? 0 : 1)
+            only = consumers == 1 ? targets.first : nil
         }
     }
 

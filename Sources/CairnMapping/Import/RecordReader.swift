@@ -50,6 +50,13 @@ struct RecordReader {
             }
             path.push(.text(keyBytes, escaped: keyText.hasEscapes))
             defer { path.pop() }
+            if let only = entry.only {
+                switch only {
+                case .attribute(let index, let rank): try attribute(entity.attributes[index], index, rank, valueToken, &record, &scanner)
+                case .relationship(let index, let rank): try relationship(entity, index, rank, valueToken, &record, &scanner)
+                }
+                continue
+            }
             let descends = entry.child != nil && valueToken == .beginObject
             // A key may feed several properties (`pricing` a relationship and
             // `pricing.retail_price` an attribute): each reads the value from the same place.
