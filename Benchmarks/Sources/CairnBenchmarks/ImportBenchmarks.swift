@@ -14,6 +14,21 @@ func importBenchmarks(_ initial: Report, root: String, quick: Bool) async throws
     let model = try Person.model()
     let mapping = try Mapping(model: model)
     let runs = quick ? 3 : 5
+    if ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"] == "reimport" {
+        // Re-imports of a file with 10% changed, alternating with the original, for `perf record`.
+        let changed = root + "/people-changed.json"
+        _ = try PersonJSON.write(count: count, to: changed, changedEvery: 10)
+        let directory = freshStore(root, "profile")
+        let store = try Store(at: directory, model: model)
+        _ = try await store.importJSON(contentsOf: URL(fileURLWithPath: file), into: "Person", mapping: mapping)
+        for run in 0..<10 {
+            let start = ContinuousClock.now
+            _ = try await store.importJSON(contentsOf: URL(fileURLWithPath: run % 2 == 0 ? changed : file), into: "Person", mapping: mapping)
+            print("re-import \(run): \(fixed(seconds(ContinuousClock.now - start), 3)) s")
+        }
+        try await store.close()
+        return report
+    }
     if ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"] == "import" {
         // Imports alone, ten times, for `perf record`.
         for run in 0..<10 {

@@ -214,6 +214,7 @@ struct UpsertPlan {
     /// The saved object holding the key.
     private func holder(_ key: [Value], _ bytes: [UInt8], in snapshot: StoreSnapshot, scanned: inout [[UInt8]: ObjectID]?) throws -> ObjectID? {
         if let constraint {
+            if key.count == 1 { return snapshot.holder(of: key[0], for: constraint) }
             return snapshot.holder(of: UniqueKey(owner: constraint.owner, number: constraint.number, values: constraintOrder.map { key[$0] }))
         }
         if scanned == nil {
@@ -249,7 +250,7 @@ struct UpsertPlan {
             guard let value = try value(row, column, rowIndex: rowIndex) else { continue }
             let position = positions[column]
             if entity.attributes[position].isTransient { continue }
-            let same = ChangeSetCodec.withEncoded(value) { encoded in record.row.withValueBytes(position) { RowBytes.same($0, encoded) } }
+            let same = record.row.withValueBytes(position) { ChangeSetCodec.matches(value, stored: $0) }
             if same {
                 slot.changes[position] = nil
             } else {
