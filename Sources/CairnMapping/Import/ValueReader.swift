@@ -71,11 +71,11 @@ struct ValueReader {
         let bytes = UnsafeRawBufferPointer(rebasing: scanner.bytes[number.range])
         switch attribute.type {
         case .string:
-            guard attribute.coercesText else { throw Misfit(message: "the number \(scanner.text(number)) where a string belongs") }
+            guard attribute.coercesText else { throw Misfit(message: "the number \(shown(scanner.text(number))) where a string belongs") }
             return .string(scanner.text(number))
         case .boolean:
             if let value = scanner.integer(number), value == 0 || value == 1 { return .boolean(value == 1) }
-            throw Misfit(message: "the number \(scanner.text(number)) where a boolean (true, false, 0 or 1) belongs")
+            throw Misfit(message: "the number \(shown(scanner.text(number))) where a boolean (true, false, 0 or 1) belongs")
         case .date:
             return try epochDate(bytes, attribute, text: scanner.text(number))
         case .integer16, .integer32, .integer64:
@@ -134,6 +134,7 @@ struct ValueReader {
     /// integers exactly and range-checked, decimals exactly, floating point to the nearest.
     private static func numeric(_ bytes: UnsafeRawBufferPointer, isInteger: Bool, _ attribute: ResolvedAttribute, quoted: Bool) throws -> Value {
         let text = String(decoding: bytes, as: UTF8.self)
+        let shown = Self.shown(text)
         switch attribute.type {
         case .integer16, .integer32, .integer64:
             var value: Int64?
@@ -146,26 +147,26 @@ struct ValueReader {
             }
             guard let value else {
                 if isInteger || text.contains(where: { $0 == "e" || $0 == "E" }) {
-                    throw Misfit(message: "\(text) is out of the range of \(attribute.type)")
+                    throw Misfit(message: "\(shown) is out of the range of \(attribute.type)")
                 }
-                throw Misfit(message: "\(text) is not an integer (\(attribute.type))")
+                throw Misfit(message: "\(shown) is not an integer (\(attribute.type))")
             }
             let range = attribute.type.integerRangeForImport ?? Int64.min...Int64.max
             guard range.contains(value) else {
-                throw Misfit(message: "\(text) is out of the range of \(attribute.type) (\(range.lowerBound)...\(range.upperBound))")
+                throw Misfit(message: "\(shown) is out of the range of \(attribute.type) (\(range.lowerBound)...\(range.upperBound))")
             }
             return .integer(value)
         case .double:
-            guard let value = Double(text), value.isFinite else { throw Misfit(message: "\(text) is out of the range of double") }
+            guard let value = Double(text), value.isFinite else { throw Misfit(message: "\(shown) is out of the range of double") }
             return .double(value)
         case .float:
-            guard let value = Float(text), value.isFinite else { throw Misfit(message: "\(text) is out of the range of float") }
+            guard let value = Float(text), value.isFinite else { throw Misfit(message: "\(shown) is out of the range of float") }
             return .float(value)
         case .decimal:
-            guard let value = exactDecimal(text) else { throw Misfit(message: "\(text) has more digits than a decimal holds (38)") }
+            guard let value = exactDecimal(text) else { throw Misfit(message: "\(shown) has more digits than a decimal holds (38)") }
             return .decimal(value)
         default:
-            throw Misfit(message: "\(quoted ? "the string \"\(text)\"" : "the number \(text)") where \(expected(attribute)) belongs")
+            throw Misfit(message: "\(quoted ? "the string \"\(shown)\"" : "the number \(shown)") where \(expected(attribute)) belongs")
         }
     }
 
@@ -198,20 +199,22 @@ struct ValueReader {
 
     /// A date written as a number: seconds since 1970 (milliseconds with `.unixMilliseconds`).
     private static func epochDate(_ bytes: UnsafeRawBufferPointer, _ attribute: ResolvedAttribute, text: String) throws -> Value {
-        guard let number = Double(text), number.isFinite else { throw Misfit(message: "\(text) is out of the range of dates") }
+        guard let number = Double(text), number.isFinite else { throw Misfit(message: "\(shown(text)) is out of the range of dates") }
         var seconds = attribute.dateFormat == .unixMilliseconds ? number / 1000 : number
         // Seconds beyond year 9999 are milliseconds, as MagicalRecord reads its `UnixTime`.
         if attribute.dateFormat != .unixMilliseconds && seconds.magnitude >= 253_402_300_800 && (seconds / 1000).magnitude < 253_402_300_800 {
             seconds /= 1000
         }
         // Years 1 to 9999: what dates can be written back.
-        guard seconds.magnitude < 253_402_300_800 else { throw Misfit(message: "\(text) is out of the range of dates (years 1 to 9999)") }
+        guard seconds.magnitude < 253_402_300_800 else { throw Misfit(message: "\(shown(text)) is out of the range of dates (years 1 to 9999)") }
         return .date(Date(timeIntervalSince1970: seconds))
     }
 
-    static func quoted(_ text: String) -> String {
-        let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
-        return "\"\(shown)\""
+    static func quoted(_ text: String) -> String { "\"\(shown(text))\"" }
+
+    /// A value as messages show it: at most 60 characters of it.
+    static func shown(_ text: String) -> String {
+        text.utf8.count > 60 ? String(text.prefix(60)) + "…" : text
     }
 }
 
