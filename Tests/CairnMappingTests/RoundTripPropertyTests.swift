@@ -29,7 +29,9 @@ import Testing
             return "\"" + Value.date(Date(timeIntervalSince1970: Double(milliseconds) / 1000)).description + "\""
         case .uuid: return "\"\(UUID(uuid: (UInt8.random(in: 0...255, using: &generator), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)).uuidString)\""
         case .uri: return "\"https://example.com/\(Int.random(in: 0...999, using: &generator))\""
-        case .binary: return "\"" + Data((0..<Int.random(in: 0..<9, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString() + "\""
+        case .binary:
+            return "\"" + Data((0..<Int.random(in: 0..<9, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+                + "\""
         default: return "null"
         }
     }

@@ -70,7 +70,7 @@ import Testing
         let values: [Value] = [
             .null, .boolean(true), .boolean(false), .integer(0), .integer(-1), .integer(Int64.max), .integer(Int64.min), .double(0), .double(-0.0),
             .double(.nan), .double(1.5), .float(2.5), .date(Date(timeIntervalSince1970: 12.25)), .string(""), .string("é"), .string("e\u{301}"),
-            .string(String(repeating: "x", count: 300)), .uri("https://a"), .decimal(Decimal(string: "1.50")!), .binary([1, 2]), .uuid(UUID()),
+            .string(String(repeating: "x", count: 300)), .uri("https://a"), .decimal(Decimal(string: "1.50")!), .binary([1, 2]), .uuid(UUID())
         ]
         for a in values {
             let stored = ChangeSetCodec.encoded(a)

@@ -104,6 +104,7 @@ func importBenchmarks(_ initial: Report, root: String, quick: Bool) async throws
         try queue.close()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
+    report = try importProcessBenchmarks(report, root: root, file: file, count: count, runs: runs)
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     func range(_ values: [Double], _ scale: (Double) -> Double) -> String {
         let scaled = values.map(scale).sorted()

@@ -9,6 +9,12 @@ import Glibc
 // Prints markdown tables: figures, and each target as met or NOT MET.
 
 let arguments = CommandLine.arguments.dropFirst()
+// The GRDB peer of the whole-process import benchmark: `cairn-benchmarks grdb-import FILE DATABASE`.
+if arguments.first == "grdb-import", arguments.count == 3 {
+    let database = arguments[arguments.startIndex + 2]
+    try PersonJSON.grdbImport(arguments[arguments.startIndex + 1], into: try grdbQueue(database))
+    exit(0)
+}
 let quick = arguments.contains("--quick")
 let root: String = {
     if let index = arguments.firstIndex(of: "--dir"), arguments.index(after: index) < arguments.endIndex {

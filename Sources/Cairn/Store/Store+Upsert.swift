@@ -278,7 +278,8 @@ struct UpsertPlan {
                         property: name, objects: [id])
                 }
                 updates.append(
-                    ChangeSet.Update(id: id, changes: slot.changes.sorted { $0.key < $1.key }.map { PropertyChange(position: $0.key, value: .attribute($0.value)) }))
+                    ChangeSet.Update(
+                        id: id, changes: slot.changes.sorted { $0.key < $1.key }.map { PropertyChange(position: $0.key, value: .attribute($0.value)) }))
                 updated.append(id)
             }
         }
