@@ -93,3 +93,23 @@ final class Counter: @unchecked Sendable {
     func add(_ amount: Int) { lock.withLock { count += amount } }
     var value: Int { lock.withLock { count } }
 }
+
+/// Progress as an async sequence beside the import's task.
+@Suite struct ImportProgressStreamTests {
+    @Test func progressArrivesAsAnAsyncSequenceThatEndsWithTheImport() async throws {
+        let model = try MapperFixtures.model()
+        let store = Store(inMemory: model)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-progress-\(UUID()).json")
+        try Data(ChunkedImportTests.people(2500)).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var options = ImportOptions()
+        options.progressInterval = 500
+        let (progress, task) = store.importJSONWithProgress(contentsOf: file, into: "Person", mapping: try MapperFixtures.mapping(model), options: options)
+        var steps: [ImportProgress] = []
+        for await step in progress { steps.append(step) }
+        let result = try await task.value
+        #expect(result.inserted == 2500)
+        #expect(steps.count == 6 && steps.last?.records == 2500 && steps.last?.bytes == steps.last?.totalBytes)
+        #expect(steps.map(\.records) == steps.map(\.records).sorted())
+    }
+}

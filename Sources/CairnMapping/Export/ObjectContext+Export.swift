@@ -35,6 +35,15 @@ extension ObjectContext {
         return ExportResult(objects: ids.count, bytes: exporter.writer.flushed)
     }
 
+    /// Writes these objects as JSON (see ``exportJSON(_:mapping:options:to:)``).
+    @discardableResult
+    public func exportJSON(
+        _ objects: [ManagedObject], mapping: Mapping, options: ExportOptions = ExportOptions(),
+        to write: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> ExportResult {
+        try exportJSON(objects.map(\.objectID), mapping: mapping, options: options, to: write)
+    }
+
     /// The objects a request fetches as JSON bytes (see ``exportJSON(_:mapping:options:to:)``).
     public func exportJSON(_ request: FetchRequest, mapping: Mapping, options: ExportOptions = ExportOptions()) throws -> [UInt8] {
         var out: [UInt8] = []

@@ -45,6 +45,33 @@ extension Store {
         return try await importJSON(collected, into: entity, mapping: mapping, options: options)
     }
 
+    /// Starts importing the JSON file at `url` in a task, and returns the import's progress as an
+    /// async sequence (records, bytes, rate, time left; every ``ImportOptions/progressInterval``
+    /// records and at the end; finished when the import ends) beside the task, whose value is
+    /// the result.
+    ///
+    /// ```swift
+    /// let (progress, task) = store.importJSONWithProgress(contentsOf: url, into: "Person")
+    /// for await step in progress { print(step.records, step.recordsPerSecond) }
+    /// let result = try await task.value
+    /// ```
+    public func importJSONWithProgress(
+        contentsOf url: URL, into entity: String, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
+    ) -> (progress: AsyncStream<ImportProgress>, result: Task<ImportResult, any Error>) {
+        let (stream, continuation) = AsyncStream<ImportProgress>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        var options = options
+        let earlier = options.progress
+        options.progress = { progress in
+            earlier?(progress)
+            continuation.yield(progress)
+        }
+        let task = Task {
+            defer { continuation.finish() }
+            return try await self.importJSON(contentsOf: url, into: entity, mapping: mapping, options: options)
+        }
+        return (stream, task)
+    }
+
     /// Imports in a background context, then hands back the view context's objects of the
     /// top-level records, in input order (Vokoder's `addWithArrayInBackground`).
     public func importJSONInBackground(
