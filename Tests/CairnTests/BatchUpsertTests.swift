@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Foundation
 import Testing
 @testable import Cairn
@@ -79,5 +80,30 @@ import Testing
                 #expect(stored.withUnsafeBytes { ChangeSetCodec.matches(b, stored: $0) } == expected, "\(a) against \(b)")
             }
         }
+    }
+}
+
+/// A save larger than the log's old 16 MiB frame bound commits and replays.
+@Suite struct LargeSaveTests {
+    @Test func aSaveOfMoreThanSixteenMebibytesCommitsAndReopens() async throws {
+        let folder = TemporaryDirectory()
+        let model = try Model { Entity("Blob") { Attribute("text", .string) } }
+        let store = try Store(at: folder.store(), model: model)
+        let text = String(repeating: "x", count: 1000)
+        let ids = try await store.batchInsert("Blob", columns: ["text"], rows: (0..<20_000).map { [.string(text + String($0))] })
+        #expect(ids.count == 20_000)
+        try await store.close()
+        let reopened = try Store(at: folder.store(), model: model)
+        #expect(try reopened.viewContext.count(FetchRequest("Blob")) == 20_000)
+        try await reopened.close()
+        // A bound set lower refuses the save whole.
+        var options = StoreOptions()
+        options.maximumSaveSize = 1 << 20
+        let small = try Store(at: folder.path + "/small", model: model, options: options)
+        await #expect(throws: (any Error).self) {
+            try await small.batchInsert("Blob", columns: ["text"], rows: (0..<2_000).map { [.string(text + String($0))] })
+        }
+        #expect(try small.viewContext.count(FetchRequest("Blob")) == 0)
+        try await small.close()
     }
 }

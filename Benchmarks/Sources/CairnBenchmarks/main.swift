@@ -29,11 +29,12 @@ defer { try? FileManager.default.removeItem(atPath: root) }
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
-let suites = ["log", "graph", "query", "import", "all"].filter { arguments.contains($0) }
+let suites = ["log", "graph", "query", "import", "import-memory", "all"].filter { arguments.contains($0) }
 let suite = suites.first ?? "log"
 if suite == "log" || suite == "all" { report = try await logBenchmarks(report, root: root, quick: quick) }
 if suite == "graph" || suite == "all" { report = try await graphBenchmarks(report, root: root, quick: quick) }
 if suite == "query" || suite == "all" { report = try await queryBenchmarks(report, root: root, quick: quick) }
 if suite == "import" || suite == "all" { report = try await importBenchmarks(report, root: root, quick: quick) }
+if suite == "import-memory" || suite == "all" { report = try await importMemoryBenchmarks(report, root: root, quick: quick) }
 
 print(report.markdown)

@@ -39,6 +39,12 @@ public struct StoreOptions: Sendable {
     public var unreadableModelVersions: [UnreadableModelVersion] = []
     /// Open without writing (for inspection): saves are refused.
     public var readOnly = false
+    /// The largest change record one save may write (it is one frame of the log): a bigger save
+    /// fails with `LogError.Code.frameTooLarge` and changes nothing. Default 256 MiB, about
+    /// 2 million objects of ten attributes; an import larger than that saves in chunks
+    /// (CairnMapping's `ImportOptions.chunkSize`). Opening a store with a larger value raises
+    /// the bound its manifest records; readers honour the manifest's.
+    public var maximumSaveSize: Int = 256 << 20
 
     /// The default options.
     public init() {}
@@ -49,6 +55,7 @@ public struct StoreOptions: Sendable {
         options.segmentSize = segmentSize
         options.recovery = recovery
         options.readOnly = readOnly
+        options.maximumFrameSize = maximumSaveSize
         return options
     }
 }

@@ -1,0 +1,117 @@
+import Cairn
+import CairnMapping
+import Foundation
+
+/// Memory and latency of large imports: the peak resident size of `cairn import` for a
+/// single-save import of 1M records and a chunked import of 5M, beside the resident size of the
+/// store each makes (a process that opens it and counts its objects), and the longest wait of a
+/// view-context fetch while a background import of 1M records runs.
+func importMemoryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
+    var report = initial
+    let repository = FileManager.default.currentDirectoryPath
+    let cairn = ProcessInfo.processInfo.environment["CAIRN_CLI"] ?? repository + "/.build/release/cairn"
+    guard FileManager.default.isExecutableFile(atPath: cairn) else {
+        report.row("import memory", "not measured", note: "build the release cairn first: swift build -c release --product cairn")
+        return report
+    }
+    let modelFile = root + "/person-model.json"
+    try Person.model().jsonData().write(to: URL(fileURLWithPath: modelFile))
+    let single = quick ? 200_000 : 1_000_000
+    let chunked = quick ? 1_000_000 : 5_000_000
+
+    // One save of 1M records.
+    let singleFile = root + "/people-1m.jsonl"
+    let singleBytes = try PersonJSON.writeLines(count: single, to: singleFile)
+    let singleStore = root + "/memory-single"
+    let singleRun = try runProcess(cairn, ["import", singleStore, "--entity", "Person", singleFile, "--model", modelFile])
+    let singleOpen = try runProcess(cairn, ["query", singleStore, "--entity", "Person", "--count"])
+    report.row(
+        "peak resident, import of \(single) records in one save", "\(singleRun.peakResidentBytes >> 20) MiB",
+        note: "\(fixed(Double(singleBytes) / 1e6, 0)) MB of JSON Lines in \(fixed(singleRun.seconds, 2)) s; a process holding the store: \(singleOpen.peakResidentBytes >> 20) MiB")
+
+    // The background import of the same file, with fetches in the view context meanwhile.
+    try? FileManager.default.removeItem(atPath: singleStore)
+    let store = try Store(at: singleStore + "-latency", model: Person.model())
+    _ = try await store.batchInsert("Person", columns: Person.columns, rows: (0..<10_000).map { Person(number: $0 + 10_000_000).row })
+    let mapping = try Mapping(model: store.model)
+    let importing = Task { try await store.importJSON(contentsOf: URL(fileURLWithPath: singleFile), into: "Person", mapping: mapping) }
+    var longest = Duration.zero
+    var fetches = 0
+    var generator = SystemRandomNumberGenerator()
+    while true {
+        let key = Person.key(10_000_000 + Int.random(in: 0..<10_000, using: &generator))
+        let start = ContinuousClock.now
+        _ = try store.viewContext.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(key))))
+        longest = max(longest, ContinuousClock.now - start)
+        fetches += 1
+        if fetches % 64 == 0 {
+            await Task.yield()
+            if importing.isCancelled { break }
+        }
+        if fetches % 256 == 0, await isFinished(importing) { break }
+    }
+    _ = try await importing.value
+    try await store.close()
+    try? FileManager.default.removeItem(atPath: singleStore + "-latency")
+    let longestMilliseconds = seconds(longest) * 1000
+    report.row("longest view-context fetch during a background import of \(single) records", "\(fixed(longestMilliseconds, 2)) ms", note: "\(fetches) fetches")
+    report.target("a fetch waits ≤ 16 ms during a background import", met: longestMilliseconds <= 16, figure: "\(fixed(longestMilliseconds, 2)) ms")
+    try? FileManager.default.removeItem(atPath: singleFile)
+
+    // 5M records, saved every 50,000.
+    let chunkedFile = root + "/people-5m.jsonl"
+    let chunkedBytes = try PersonJSON.writeLines(count: chunked, to: chunkedFile)
+    let chunkedStore = root + "/memory-chunked"
+    let chunkedRun = try runProcess(cairn, ["import", chunkedStore, "--entity", "Person", chunkedFile, "--model", modelFile, "--chunk", "50000"])
+    try? FileManager.default.removeItem(atPath: chunkedFile)
+    let chunkedOpen = try runProcess(cairn, ["query", chunkedStore, "--entity", "Person", "--count"])
+    try? FileManager.default.removeItem(atPath: chunkedStore)
+    let allowed = chunkedOpen.peakResidentBytes + 256 << 20
+    report.row(
+        "peak resident, import of \(chunked) records with --chunk 50000", "\(chunkedRun.peakResidentBytes >> 20) MiB",
+        note: "\(fixed(Double(chunkedBytes) / 1e6, 0)) MB in \(fixed(chunkedRun.seconds, 1)) s; a process holding the store: \(chunkedOpen.peakResidentBytes >> 20) MiB")
+    report.target(
+        "chunked import of \(chunked) records ≤ the store's resident size + 256 MiB", met: chunkedRun.peakResidentBytes <= allowed,
+        figure: "\(chunkedRun.peakResidentBytes >> 20) MiB of \(allowed >> 20) MiB")
+    return report
+}
+
+/// Whether a task has finished, without waiting for it.
+private func isFinished(_ task: Task<ImportResult, any Error>) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            _ = try? await task.value
+            return true
+        }
+        group.addTask {
+            try? await Task.sleep(for: .milliseconds(1))
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
+
+extension PersonJSON {
+    /// Writes `count` records as JSON Lines, in pieces; returns the file's size.
+    static func writeLines(count: Int, to path: String) throws -> Int {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw BenchmarkFailure("cannot write \(path)") }
+        defer { try? handle.close() }
+        var total = 0
+        var piece = ""
+        for number in 0..<count {
+            let person = Person(number: number)
+            piece += #"{"key":"\#(person.key)","givenName":"\#(person.givenName)","familyName":"\#(person.familyName)","email":"\#(person.email)","city":"\#(person.city)","born":"\#(Value.date(person.born).description)","score":\#(person.score),"active":\#(person.active),"visits":\#(person.visits),"created":"\#(Value.date(person.created).description)"}"#
+            piece += "\n"
+            if piece.utf8.count > 1 << 20 || number == count - 1 {
+                let data = Data(piece.utf8)
+                try handle.write(contentsOf: data)
+                total += data.count
+                piece = ""
+            }
+        }
+        return total
+    }
+}
