@@ -34,21 +34,36 @@ func importMemoryBenchmarks(_ initial: Report, root: String, quick: Bool) async 
     let store = try Store(at: singleStore + "-latency", model: Person.model())
     _ = try await store.batchInsert("Person", columns: Person.columns, rows: (0..<10_000).map { Person(number: $0 + 10_000_000).row })
     let mapping = try Mapping(model: store.model)
-    let importing = Task { try await store.importJSON(contentsOf: URL(fileURLWithPath: singleFile), into: "Person", mapping: mapping) }
+    let finished = FinishedFlag()
+    let control = ProcessInfo.processInfo.environment["CAIRN_BENCH_LATENCY_CONTROL"] == "1"
+    let importing = Task {
+        defer { finished.set() }
+        if control {
+            // The same wait with two threads spinning instead of an import: the scheduler's share.
+            let spinners = (0..<2).map { _ in
+                Thread {
+                    let end = ContinuousClock.now + .seconds(2)
+                    var x = 0
+                    while ContinuousClock.now < end { x &+= 1 }
+                    _ = x
+                }
+            }
+            for spinner in spinners { spinner.start() }
+            try await Task.sleep(for: .seconds(2))
+            return ImportResult()
+        }
+        return try await store.importJSON(contentsOf: URL(fileURLWithPath: singleFile), into: "Person", mapping: mapping)
+    }
     var longest = Duration.zero
     var fetches = 0
     var generator = SystemRandomNumberGenerator()
-    while true {
+    while !finished.value {
         let key = Person.key(10_000_000 + Int.random(in: 0..<10_000, using: &generator))
         let start = ContinuousClock.now
         _ = try store.viewContext.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(key))))
         longest = max(longest, ContinuousClock.now - start)
         fetches += 1
-        if fetches % 64 == 0 {
-            await Task.yield()
-            if importing.isCancelled { break }
-        }
-        if fetches % 256 == 0, await isFinished(importing) { break }
+        if fetches % 64 == 0 { await Task.yield() }
     }
     _ = try await importing.value
     try await store.close()
@@ -76,21 +91,12 @@ func importMemoryBenchmarks(_ initial: Report, root: String, quick: Bool) async 
     return report
 }
 
-/// Whether a task has finished, without waiting for it.
-private func isFinished(_ task: Task<ImportResult, any Error>) async -> Bool {
-    await withTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            _ = try? await task.value
-            return true
-        }
-        group.addTask {
-            try? await Task.sleep(for: .milliseconds(1))
-            return false
-        }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
-    }
+/// A flag one task sets and another polls.
+final class FinishedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isSet = false
+    func set() { lock.withLock { isSet = true } }
+    var value: Bool { lock.withLock { isSet } }
 }
 
 extension PersonJSON {

@@ -31,6 +31,9 @@ public struct ImportResult: Sendable {
     public var saves = 0
     /// What a lenient import set aside.
     public var warnings: [ImportWarning] = []
+
+    /// An empty result: nothing read, nothing done.
+    public init() {}
 }
 
 /// A failed chunked import: the error, and how many top-level records the chunks it committed

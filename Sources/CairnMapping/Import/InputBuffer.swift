@@ -11,10 +11,27 @@ final class InputBuffer: @unchecked Sendable {
     /// The bytes.
     let bytes: UnsafeRawBufferPointer
     private let release: () -> Void
+    /// Whether the bytes are a file mapped into memory (whose pages can be given back).
+    private let isMapped: Bool
+    /// The offset below which pages were given back.
+    private var releasedUpTo = 0
 
-    private init(bytes: UnsafeRawBufferPointer, release: @escaping () -> Void) {
+    private init(bytes: UnsafeRawBufferPointer, isMapped: Bool = false, release: @escaping () -> Void) {
         self.bytes = bytes
+        self.isMapped = isMapped
         self.release = release
+    }
+
+    /// Gives back the pages of a mapped file below `offset` (whole pages only), so that the
+    /// input read so far does not stay resident: the import never reads it again, and if a
+    /// message does, the kernel reads it back from the file.
+    func releasePages(below offset: Int) {
+        guard isMapped, let base = bytes.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let end = min(offset, bytes.count) / page * page
+        guard end > releasedUpTo else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + releasedUpTo), end - releasedUpTo, MADV_DONTNEED)
+        releasedUpTo = end
     }
 
     deinit { release() }
@@ -45,7 +62,7 @@ final class InputBuffer: @unchecked Sendable {
             throw failure(path, "cannot map it into memory")
         }
         _ = madvise(address, size, MADV_SEQUENTIAL)
-        return InputBuffer(bytes: UnsafeRawBufferPointer(start: address, count: size), release: { munmap(address, size) })
+        return InputBuffer(bytes: UnsafeRawBufferPointer(start: address, count: size), isMapped: true, release: { munmap(address, size) })
     }
 
     /// Everything a descriptor that is not a regular file gives (standard input, a pipe).

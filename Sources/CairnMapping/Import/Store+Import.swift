@@ -155,7 +155,10 @@ struct JSONImport {
             reader.path.steps = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
             records.append(try reader.record(target, token, &cursor.scanner))
             try cursor.finishRecord()
-            if records.count % 4096 == 0 { try Task.checkCancellation() }
+            if records.count % 4096 == 0 {
+                try Task.checkCancellation()
+                input.releasePages(below: cursor.scanner.offset)
+            }
             if let progress = options.progress, cursor.count % max(1, options.progressInterval) == 0 {
                 progress(
                     ImportProgress(
