@@ -60,10 +60,16 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let storedModel = try? Store.storedModel(at: store)
         let chosen: Model
-        if let model {
-            chosen = try loadModel(model, version: nil)
-        } else if let storedModel {
+        if let storedModel {
+            // An existing store keeps its model: an import never migrates it.
+            if let model, try loadModel(model, version: nil) != storedModel {
+                throw CommandFailure(
+                    "\(store) holds another model than \(model); cairn import does not migrate a store (open it with the new model in your app, or import into a new store)"
+                )
+            }
             chosen = storedModel
+        } else if let model {
+            chosen = try loadModel(model, version: nil)
         } else {
             throw ValidationError("\(store) holds no store yet: give --model to create it")
         }
@@ -89,11 +95,9 @@ struct ImportCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let result: ImportResult
         do {
-            if input == "-" {
-                result = try await opened.importJSON(try Self.standardInput(), into: entity, mapping: mapping, options: options)
-            } else {
-                result = try await opened.importJSON(contentsOf: URL(fileURLWithPath: input), into: entity, mapping: mapping, options: options)
-            }
+            // Standard input redirected from a file is mapped like a file; a pipe is read through.
+            let path = input == "-" ? "/dev/stdin" : input
+            result = try await opened.importJSON(contentsOf: URL(fileURLWithPath: path), into: entity, mapping: mapping, options: options)
         } catch {
             meter.finish()
             try? await opened.close()
@@ -116,21 +120,6 @@ struct ImportCommand: AsyncParsableCommand {
             print(
                 "inserted \(result.inserted), updated \(result.updated), unchanged \(result.unchanged), deleted \(result.deleted), "
                     + "warnings \(result.warnings.count) (\(result.records) records, \(result.saves) saves, \(Formatting.duration(elapsed)))")
-        }
-    }
-
-    /// Standard input, whole (a pipe cannot be mapped).
-    static func standardInput() throws -> [UInt8] {
-        var collected: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                if count < 0 { throw CommandFailure("cannot read standard input: \(String(cString: strerror(errno)))") }
-                return collected
-            }
-            collected.append(contentsOf: chunk[..<count])
         }
     }
 }

@@ -60,6 +60,12 @@ import Testing
         #expect(unknown.status == 2 && unknown.output.contains("no entity Robot"))
         let noModel = try cairn(["import", "other.store", "--entity", "Person", "people.json"], in: directory.path)
         #expect(noModel.status == 2 && noModel.output.contains("--model"))
+        // An existing store keeps its model: another --model is refused, nothing migrates.
+        let other = Self.model.replacingOccurrences(of: #"{"name": "visits", "type": "integer32"}"#, with: #"{"name": "visits", "type": "string"}"#)
+        try Data(other.utf8).write(to: URL(fileURLWithPath: directory.path + "/other.json"))
+        let refused = try cairn(
+            ["import", "s.store", "--entity", "Person", "people.json", "--model", "other.json", "--root", "data.people"], in: directory.path)
+        #expect(refused.status == 1 && refused.output.contains("does not migrate"), "\(refused.output)")
         let verify = try cairn(["verify", "s.store"], in: directory.path)
         #expect(verify.status == 0, "\(verify.output)")
     }

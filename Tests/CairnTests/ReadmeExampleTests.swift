@@ -4,6 +4,7 @@ import CairnLog
 import Foundation
 import Testing
 @testable import Cairn
+import CairnMapping
 
 // The README's Swift examples, verbatim, so that the compiler checks them; the test below checks
 // that each README block still appears here line for line. Never run: they name paths such as
@@ -83,6 +84,23 @@ import Testing
         _ = lsn
     }
 
+    func jsonImportAndExport(model: Model, store: Store) async throws {
+
+        let mapping = try Mapping(model: model, keyStyle: .snakeCase) {
+            EntityMapping("Book", identity: "title") {
+                AttributeMap("year", from: "published.year", "year")            // a key path, then a fallback
+                RelationshipMap("author", from: "author_name", policy: .merge)   // a reference by unique key
+            }
+        }
+        var options = ImportOptions()
+        options.root = "data.books"                                              // {"data": {"books": [...]}}
+        let result = try await store.importJSON(contentsOf: URL(fileURLWithPath: "/var/lib/myapp/books.json"),
+                                                into: "Book", mapping: mapping, options: options)
+        print(result.inserted, result.updated, result.unchanged)                // one save, all or nothing
+        let json = try store.viewContext.exportJSON(FetchRequest("Book"), mapping: mapping)
+        _ = json
+    }
+
     /// Each Swift block of README.md (but the Package.swift fragment), without its imports, is
     /// a run of lines of this file (spaces at either end of a line aside).
     @Test func everyReadmeExampleIsCompiledHere() throws {
@@ -95,7 +113,7 @@ import Testing
         let here = lines(source[...])
         let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         let examples = blocks.filter { !$0.hasPrefix("// Package.swift") }
-        #expect(examples.count == 4)
+        #expect(examples.count == 5)
         for block in examples {
             let wanted = lines(block[...])
             let found = here.indices.contains { start in

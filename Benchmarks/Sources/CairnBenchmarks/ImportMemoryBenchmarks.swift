@@ -27,7 +27,9 @@ func importMemoryBenchmarks(_ initial: Report, root: String, quick: Bool) async 
     let singleOpen = try runProcess(cairn, ["query", singleStore, "--entity", "Person", "--count"])
     report.row(
         "peak resident, import of \(single) records in one save", "\(singleRun.peakResidentBytes >> 20) MiB",
-        note: "\(fixed(Double(singleBytes) / 1e6, 0)) MB of JSON Lines in \(fixed(singleRun.seconds, 2)) s; a process holding the store: \(singleOpen.peakResidentBytes >> 20) MiB")
+        note:
+            "\(fixed(Double(singleBytes) / 1e6, 0)) MB of JSON Lines in \(fixed(singleRun.seconds, 2)) s; a process holding the store: \(singleOpen.peakResidentBytes >> 20) MiB"
+    )
 
     // The background import of the same file, with fetches in the view context meanwhile.
     try? FileManager.default.removeItem(atPath: singleStore)
@@ -84,7 +86,9 @@ func importMemoryBenchmarks(_ initial: Report, root: String, quick: Bool) async 
     let allowed = chunkedOpen.peakResidentBytes + 256 << 20
     report.row(
         "peak resident, import of \(chunked) records with --chunk 50000", "\(chunkedRun.peakResidentBytes >> 20) MiB",
-        note: "\(fixed(Double(chunkedBytes) / 1e6, 0)) MB in \(fixed(chunkedRun.seconds, 1)) s; a process holding the store: \(chunkedOpen.peakResidentBytes >> 20) MiB")
+        note:
+            "\(fixed(Double(chunkedBytes) / 1e6, 0)) MB in \(fixed(chunkedRun.seconds, 1)) s; a process holding the store: \(chunkedOpen.peakResidentBytes >> 20) MiB"
+    )
     report.target(
         "chunked import of \(chunked) records ≤ the store's resident size + 256 MiB", met: chunkedRun.peakResidentBytes <= allowed,
         figure: "\(chunkedRun.peakResidentBytes >> 20) MiB of \(allowed >> 20) MiB")
@@ -109,7 +113,8 @@ extension PersonJSON {
         var piece = ""
         for number in 0..<count {
             let person = Person(number: number)
-            piece += #"{"key":"\#(person.key)","givenName":"\#(person.givenName)","familyName":"\#(person.familyName)","email":"\#(person.email)","city":"\#(person.city)","born":"\#(Value.date(person.born).description)","score":\#(person.score),"active":\#(person.active),"visits":\#(person.visits),"created":"\#(Value.date(person.created).description)"}"#
+            piece +=
+                #"{"key":"\#(person.key)","givenName":"\#(person.givenName)","familyName":"\#(person.familyName)","email":"\#(person.email)","city":"\#(person.city)","born":"\#(Value.date(person.born).description)","score":\#(person.score),"active":\#(person.active),"visits":\#(person.visits),"created":"\#(Value.date(person.created).description)"}"#
             piece += "\n"
             if piece.utf8.count > 1 << 20 || number == count - 1 {
                 let data = Data(piece.utf8)

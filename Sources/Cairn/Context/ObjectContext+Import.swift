@@ -12,8 +12,7 @@ extension ObjectContext {
     /// attributes. `.some(nil)`: no object holds them. `nil`: no constraint covers exactly these
     /// attributes, or a value cannot be looked up by its bytes; the caller must search otherwise.
     package func uniqueHolder(_ entity: EntityDescription, positions: [Int], values: [Value]) -> ObjectID?? {
-        guard values.allSatisfy({ $0 != .null && $0.isByteCanonical }),
-            let constraint = entity.uniqueness.first(where: { Set($0.positions) == Set(positions) && $0.positions.count == positions.count })
+        guard values.allSatisfy({ $0 != .null && $0.isByteCanonical }), let constraint = entity.uniqueness(coveringExactly: positions)
         else { return nil }
         // The key's values in the constraint's order.
         var ordered: [Value] = []
@@ -50,5 +49,21 @@ extension ObjectContext {
     /// Deletes an object by ID (delete rules apply).
     package func deleteObject(_ id: ObjectID) throws {
         try delete(id)
+    }
+}
+
+extension Value {
+    /// Whether a store holds this value and `other` as the same bytes: how uniqueness, the batch
+    /// upsert and the JSON mapper compare values (`1.50` and `1.5` differ; so do a string and its
+    /// decomposed form).
+    package func isStoredIdentically(to other: Value) -> Bool {
+        ChangeSetCodec.encoded(self) == ChangeSetCodec.encoded(other)
+    }
+
+    /// The stored bytes of several values, end to end: a key that compares as the store does.
+    package static func storedKey(_ values: [Value]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for value in values { bytes += ChangeSetCodec.encoded(value) }
+        return bytes
     }
 }

@@ -49,7 +49,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The integer range of the integer types.
-    var integerRange: ClosedRange<Int64>? {
+    package var integerRange: ClosedRange<Int64>? {
         switch self {
         case .integer16: Int64(Int16.min)...Int64(Int16.max)
         case .integer32: Int64(Int32.min)...Int64(Int32.max)

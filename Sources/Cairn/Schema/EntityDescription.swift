@@ -36,7 +36,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let requiredPositions: [Int]
     let transientPositions: [Int]
     /// This entity and its descendants (the entities a fetch or a constraint of it covers).
-    let family: Set<Int>
+    package let family: Set<Int>
     /// What each property may hold, in a form cheap to check at replay (no strings to retain).
     let storedKinds: [StoredKind]
     let relationshipPositions: NameTable
@@ -101,6 +101,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The uniqueness constraint made of this one attribute alone, if there is one.
     func uniqueness(ofAttribute position: Int) -> UniquenessConstraint? {
         uniqueness.first { $0.positions.count == 1 && $0.positions[0] == position }
+    }
+
+    /// The uniqueness constraint on exactly these attributes (in any order), if any.
+    package func uniqueness(coveringExactly positions: [Int]) -> UniquenessConstraint? {
+        guard !positions.isEmpty else { return nil }
+        return uniqueness.first { $0.positions.count == positions.count && Set($0.positions) == Set(positions) }
     }
 
     public var description: String { name }

@@ -45,6 +45,14 @@ extension Store {
     public func batchUpsert(
         _ entityName: String, key: [String], columns: [String], rows: [[Value?]], updatesExisting: Bool = true
     ) async throws -> BatchUpsertResult {
+        try await batchUpsert(entityName, key: key, columns: columns, rows: rows, updatesExisting: updatesExisting) { "row \($0)" }
+    }
+
+    /// ``batchUpsert(_:key:columns:rows:updatesExisting:)``, its errors naming a row as
+    /// `rowName` says (the JSON mapper names the record's JSON path).
+    package func batchUpsert(
+        _ entityName: String, key: [String], columns: [String], rows: [[Value?]], updatesExisting: Bool, rowName: @escaping (Int) -> String
+    ) async throws -> BatchUpsertResult {
         let entity = try insertableEntity(entityName)
         var positions: [Int] = []
         for name in columns {
@@ -60,9 +68,12 @@ extension Store {
             guard let column = columns.firstIndex(of: name) else {
                 throw StoreError(.invalidArgument, "batch upsert: key \(name) is not among the columns", entity: entity.name, property: name)
             }
+            guard !entity.attributes[positions[column]].isTransient else {
+                throw StoreError(.invalidArgument, "batch upsert: key \(name) is transient: it is never stored", entity: entity.name, property: name)
+            }
             return column
         }
-        var plan = UpsertPlan(entity: entity, positions: positions, keyColumns: keyColumns, updatesExisting: updatesExisting)
+        var plan = UpsertPlan(entity: entity, positions: positions, keyColumns: keyColumns, updatesExisting: updatesExisting, rowName: rowName)
         _ = try await commitRecord { accepted in
             try plan.resolve(rows, against: accepted, reserve: reserveKeys)
             return try plan.encodedSave()
@@ -85,6 +96,9 @@ struct UpsertPlan {
     private let constraintOrder: [Int]
 
     /// One object the rows name.
+    /// How messages name a row.
+    private let rowName: (Int) -> String
+
     private struct Slot {
         var existing: ObjectID?
         /// New object named by more than one row: every attribute's value, the rows merged.
@@ -100,15 +114,15 @@ struct UpsertPlan {
     private(set) var result = BatchUpsertResult(ids: [], outcomes: [])
     private var insertedIDs: [ObjectID] = []
 
-    init(entity: EntityDescription, positions: [Int], keyColumns: [Int], updatesExisting: Bool) {
+    init(entity: EntityDescription, positions: [Int], keyColumns: [Int], updatesExisting: Bool, rowName: @escaping (Int) -> String) {
         self.entity = entity
         self.positions = positions
         self.keyColumns = keyColumns
         self.updatesExisting = updatesExisting
+        self.rowName = rowName
         types = entity.attributes.map(\.type)
         let keyPositions = keyColumns.map { positions[$0] }
-        let constraint =
-            keyPositions.isEmpty ? nil : entity.uniqueness.first { Set($0.positions) == Set(keyPositions) && $0.positions.count == keyPositions.count }
+        let constraint = entity.uniqueness(coveringExactly: keyPositions)
         self.constraint = constraint
         constraintOrder = constraint.map { constraint in constraint.positions.compactMap { keyPositions.firstIndex(of: $0) } } ?? []
     }
@@ -121,7 +135,7 @@ struct UpsertPlan {
         guard let converted = value.converted(to: type) else {
             let name = entity.attributes[positions[column]].name
             throw StoreError(
-                .typeMismatch, "batch upsert: row \(rowIndex): \(entity.name).\(name): \(value.misfit(type))", entity: entity.name, property: name)
+                .typeMismatch, "batch upsert: \(rowName(rowIndex)): \(entity.name).\(name): \(value.misfit(type))", entity: entity.name, property: name)
         }
         return converted
     }
@@ -139,7 +153,8 @@ struct UpsertPlan {
         self.rows = rows
         for (index, row) in rows.enumerated() {
             guard row.count == positions.count else {
-                throw StoreError(.invalidArgument, "batch upsert: row \(index) has \(row.count) values for \(positions.count) columns", entity: entity.name)
+                throw StoreError(
+                    .invalidArgument, "batch upsert: \(rowName(index)) has \(row.count) values for \(positions.count) columns", entity: entity.name)
             }
             var slot: Int
             if keyColumns.isEmpty {
@@ -153,7 +168,7 @@ struct UpsertPlan {
                     guard let value = try value(row, column, rowIndex: index), value != .null else {
                         let name = entity.attributes[positions[column]].name
                         throw StoreError(
-                            .missingValue, "batch upsert: row \(index) has no value for \(entity.name).\(name), its key", entity: entity.name,
+                            .missingValue, "batch upsert: \(rowName(index)) has no value for \(entity.name).\(name), its key", entity: entity.name,
                             property: name)
                     }
                     key.append(value)
@@ -214,8 +229,19 @@ struct UpsertPlan {
     /// The saved object holding the key.
     private func holder(_ key: [Value], _ bytes: [UInt8], in snapshot: StoreSnapshot, scanned: inout [[UInt8]: ObjectID]?) throws -> ObjectID? {
         if let constraint {
-            if key.count == 1 { return snapshot.holder(of: key[0], for: constraint) }
-            return snapshot.holder(of: UniqueKey(owner: constraint.owner, number: constraint.number, values: constraintOrder.map { key[$0] }))
+            let holder =
+                key.count == 1
+                ? snapshot.holder(of: key[0], for: constraint)
+                : snapshot.holder(of: UniqueKey(owner: constraint.owner, number: constraint.number, values: constraintOrder.map { key[$0] }))
+            // An inherited constraint spans its owner's family: the holder may be of a sibling
+            // entity, whose row this plan must never write.
+            if let holder, !entity.family.contains(holder.entity) {
+                let shown = zip(keyColumns, key).map { "\(entity.attributes[positions[$0]].name) = \($1)" }.joined(separator: ", ")
+                throw StoreError(
+                    .uniquenessViolation, "batch upsert: a \(snapshot.model.descriptions[holder.entity].name) already has \(shown)",
+                    entity: entity.name, objects: [holder])
+            }
+            return holder
         }
         if scanned == nil {
             var table: [[UInt8]: ObjectID] = [:]
@@ -274,7 +300,7 @@ struct UpsertPlan {
                 for (position, value) in slot.changes where value == .null && !entity.attributes[position].isOptional {
                     let name = entity.attributes[position].name
                     throw StoreError(
-                        .missingValue, "batch upsert: row \(slot.firstRow): \(entity.name).\(name) is required", entity: entity.name,
+                        .missingValue, "batch upsert: \(rowName(slot.firstRow)): \(entity.name).\(name) is required", entity: entity.name,
                         property: name, objects: [id])
                 }
                 updates.append(
@@ -318,7 +344,7 @@ struct UpsertPlan {
                 if required[position], case .null = value {
                     let name = entity.attributes[position].name
                     throw StoreError(
-                        .missingValue, "batch upsert: row \(slot.firstRow): \(entity.name).\(name) is required", entity: entity.name,
+                        .missingValue, "batch upsert: \(rowName(slot.firstRow)): \(entity.name).\(name) is required", entity: entity.name,
                         property: name)
                 }
                 ChangeSetCodec.write(value, &writer)

@@ -34,8 +34,9 @@ struct ImportRecord {
 enum RelationInput {
     /// `null`: no related objects.
     case null
-    /// Nested records and references by key, in order.
-    case items([RelationItem])
+    /// Nested records and references by key, in order; `complete` is false when a lenient read
+    /// set one aside (the relationship is then left as it is).
+    case items([RelationItem], complete: Bool)
 }
 
 /// One related object as the input gives it.
@@ -44,4 +45,37 @@ enum RelationItem {
     case record(ImportRecord)
     /// A key naming an object (`"author_id": 101`), with where it is.
     case reference(Value, path: [JSONPath.Step], offset: Int)
+}
+
+extension ImportRecord {
+    /// The record's values of its entity's unique key; nil when one is absent or null (or the
+    /// entity has no key).
+    func key(_ entity: ResolvedEntity) -> [Value]? {
+        guard !entity.identity.isEmpty else { return nil }
+        var key: [Value] = []
+        key.reserveCapacity(entity.identity.count)
+        for position in entity.identity {
+            guard let index = entity.attributes.firstIndex(where: { $0.position == position }), let value = values[index], value != .null else {
+                return nil
+            }
+            key.append(value)
+        }
+        return key
+    }
+
+    /// The error (strict) or warning (lenient) for a record without its unique key.
+    func missingKey(_ entity: ResolvedEntity) -> (error: MappingError, warning: ImportWarning) {
+        let missing =
+            entity.identity.first { position in
+                guard let index = entity.attributes.firstIndex(where: { $0.position == position }), let value = values[index] else { return true }
+                return value == .null
+            } ?? entity.identity.first ?? 0
+        let name = entity.description.attributes[missing].name
+        let message = "the record has no value for \(entity.name).\(name), its unique key"
+        let place = JSONPath.text(path)
+        return (
+            MappingError(.missingKey, message, entity: entity.name, property: name, path: place, offset: offset),
+            ImportWarning(path: place, message: message + "; record skipped")
+        )
+    }
 }

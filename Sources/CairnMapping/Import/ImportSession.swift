@@ -3,6 +3,9 @@ import Cairn
 /// Applies records to a context: finds each record's object by its unique key (among the
 /// objects this import has touched, then the store's), inserts or updates it, links related
 /// objects by each relationship's policy, and counts what changed.
+///
+/// Keys compare as the store compares them, by their stored bytes, so that this path and the
+/// batch upsert agree on which records name the same object.
 final class ImportSession {
     enum Outcome { case inserted, updated, unchanged }
 
@@ -12,13 +15,16 @@ final class ImportSession {
     var result = ImportResult()
     /// What happened to each object the import touched.
     private var outcomes: [ObjectID: Outcome] = [:]
-    /// Objects of this import by entity and key.
-    private var known: [Int: [[Value]: ObjectID]] = [:]
-    /// Saved objects by key, for entities whose unique key no uniqueness constraint indexes
-    /// (built by one pass over the entity's objects when first needed).
-    private var scanned: [Int: [[Value]: ObjectID]] = [:]
+    /// Objects of this import by entity family (its root's index) and stored key bytes.
+    private var known: [Int: [[UInt8]: ObjectID]] = [:]
+    /// Saved objects by key bytes, per entity family, for unique keys no uniqueness constraint
+    /// indexes (built by one pass over the family when first needed).
+    private var scanned: [Int: [[UInt8]: ObjectID]] = [:]
     /// Relationships waiting for references to objects later records may create.
     private var deferred: [DeferredLinks] = []
+    /// Objects `replace` and `mergeAndPrune` took out of a relationship that owned them: deleted
+    /// at the end unless another record gave them an owner meanwhile.
+    private var orphans: [(id: ObjectID, ownerPosition: Int)] = []
     private var topLevel: Set<ObjectID> = []
 
     private struct DeferredLinks {
@@ -26,13 +32,15 @@ final class ImportSession {
         var relationship: ResolvedRelationship
         var entity: ResolvedEntity
         var items: [Either]
-        var path: [JSONPath.Step]
 
         enum Either {
             case object(ObjectID)
             case key(Value, path: [JSONPath.Step], offset: Int)
         }
     }
+
+    /// A lenient import passes over a record.
+    struct Skip: Error {}
 
     init(context: ObjectContext, mapping: Mapping, options: ImportOptions) {
         self.context = context
@@ -42,59 +50,52 @@ final class ImportSession {
 
     // MARK: Records
 
-    /// Applies a top-level record; nil when a lenient import skipped it.
+    /// Applies a top-level record (a lenient import may pass over it).
     func apply(topLevel record: ImportRecord) throws {
         let id: ObjectID
         do {
-            guard let upserted = try upsert(record) else { return }
-            id = upserted
+            id = try upsert(record)
         } catch is Skip {
             return
         }
         if topLevel.insert(id).inserted { result.objectIDs.append(id) }
     }
 
-    /// Finds or inserts the record's object and applies its values; nil when a lenient import
-    /// skipped it (no key).
+    /// Finds or inserts the record's object and applies its values.
+    ///
+    /// - Throws: ``Skip`` when a lenient import passes over the record (no key).
     @discardableResult
-    func upsert(_ record: ImportRecord) throws -> ObjectID? {
+    func upsert(_ record: ImportRecord) throws -> ObjectID {
         let entity = mapping.resolved[record.entity]
-        guard let key = try key(of: record, entity) else { return try insert(record, entity) }
+        guard let key = try requiredKey(of: record, entity) else { return try insert(record, entity) }
         if let id = try find(entity, key: key) {
-            if outcomes[id] == nil { outcomes[id] = .unchanged }
-            guard options.updatesExisting || outcomes[id] == .inserted else { return id }
-            if try applyValues(record, entity, to: id, isNew: false), outcomes[id] == .unchanged { outcomes[id] = .updated }
+            try update(id, with: record, entity)
             return id
         }
         return try insert(record, entity, key: key)
     }
 
-    /// The record's unique key; nil when the entity has none.
+    /// Applies a record to an existing object (unless the options leave existing objects alone).
+    private func update(_ id: ObjectID, with record: ImportRecord, _ entity: ResolvedEntity) throws {
+        if outcomes[id] == nil { outcomes[id] = .unchanged }
+        guard options.updatesExisting || outcomes[id] == .inserted else { return }
+        try applyValues(record, entity, to: id, isNew: false)
+    }
+
+    /// The record's unique key: nil when the entity has none.
     ///
-    /// - Throws: ``MappingError/Code/missingKey`` when the record lacks it (strict), or a
-    ///   ``Skip`` (lenient).
-    private func key(of record: ImportRecord, _ entity: ResolvedEntity) throws -> [Value]? {
+    /// - Throws: ``MappingError/Code/missingKey`` when the record lacks it (strict), or ``Skip``
+    ///   with a warning (lenient).
+    private func requiredKey(of record: ImportRecord, _ entity: ResolvedEntity) throws -> [Value]? {
         guard !entity.identity.isEmpty else { return nil }
-        var key: [Value] = []
-        key.reserveCapacity(entity.identity.count)
-        for position in entity.identity {
-            guard let index = entity.attributes.firstIndex(where: { $0.position == position }), let value = record.values[index], value != .null
-            else {
-                let name = entity.description.attributes[position].name
-                let message = "the record has no value for \(entity.name).\(name), its unique key"
-                guard options.lenient else {
-                    throw MappingError(.missingKey, message, entity: entity.name, property: name, path: JSONPath.text(record.path), offset: record.offset)
-                }
-                result.warnings.append(ImportWarning(path: JSONPath.text(record.path), message: message + "; record skipped"))
-                throw Skip()
-            }
-            key.append(value)
+        guard let key = record.key(entity) else {
+            let problem = record.missingKey(entity)
+            guard options.lenient else { throw problem.error }
+            result.warnings.append(problem.warning)
+            throw Skip()
         }
         return key
     }
-
-    /// A lenient import passes over a record.
-    struct Skip: Error {}
 
     private func insert(_ record: ImportRecord, _ entity: ResolvedEntity, key: [Value]? = nil) throws -> ObjectID {
         guard !entity.description.isAbstract else {
@@ -104,62 +105,72 @@ final class ImportSession {
         }
         let id = try context.insert(entity.name).objectID
         outcomes[id] = .inserted
-        if let key { known[entity.description.index, default: [:]][key] = id }
+        if let key { known[family(entity), default: [:]][Value.storedKey(key)] = id }
         try applyValues(record, entity, to: id, isNew: true)
         return id
     }
 
+    /// The index of the root of an entity's family: keys are unique across it.
+    private func family(_ entity: ResolvedEntity) -> Int {
+        var index = entity.description.index
+        while let parent = mapping.model.descriptions[index].parentIndex { index = parent }
+        return index
+    }
+
     /// The object of `entity`'s family holding `key`, as the import's context sees it.
     private func find(_ entity: ResolvedEntity, key: [Value]) throws -> ObjectID? {
-        if let id = known[entity.description.index]?[key], context.propertyValues(of: id) != nil { return id }
+        let bytes = Value.storedKey(key)
+        let root = family(entity)
+        if let id = known[root]?[bytes], context.propertyValues(of: id) != nil, entity.description.family.contains(id.entity) { return id }
         let found: ObjectID?
         if let holder = context.uniqueHolder(entity.description, positions: entity.identity, values: key) {
             found = holder
         } else {
-            found = try scannedHolder(entity, key: key)
+            found = try scannedHolder(entity, root: root, key: bytes)
         }
-        if let found { known[entity.description.index, default: [:]][key] = found }
+        if let found { known[root, default: [:]][bytes] = found }
         return found
     }
 
-    /// The saved object holding `key` when no uniqueness constraint indexes the entity's key:
-    /// one pass over its objects makes a table for the rest of the import.
-    private func scannedHolder(_ entity: ResolvedEntity, key: [Value]) throws -> ObjectID? {
-        let index = entity.description.index
-        if scanned[index] == nil {
-            var table: [[Value]: ObjectID] = [:]
-            for id in try context.fetchIDs(FetchRequest(entity.name)) {
-                guard let values = context.propertyValues(of: id) else { continue }
-                let key = entity.identity.map { position -> Value in
-                    if case .attribute(let value) = values[position] { return value }
-                    return .null
-                }
-                if table[key] == nil { table[key] = id }
+    /// The object holding `key` when no uniqueness constraint indexes the entity's key: one pass
+    /// over the family makes a table for the rest of the import.
+    private func scannedHolder(_ entity: ResolvedEntity, root: Int, key: [UInt8]) throws -> ObjectID? {
+        if scanned[root] == nil {
+            var table: [[UInt8]: ObjectID] = [:]
+            for id in try context.fetchIDs(FetchRequest(mapping.model.descriptions[root].name)) {
+                guard let values = keyValues(id, entity) else { continue }
+                let bytes = Value.storedKey(values)
+                if table[bytes] == nil { table[bytes] = id }
             }
-            scanned[index] = table
+            scanned[root] = table
         }
-        guard let id = scanned[index]?[key], context.propertyValues(of: id) != nil else { return nil }
+        guard let id = scanned[root]?[key], context.propertyValues(of: id) != nil, entity.description.family.contains(id.entity) else { return nil }
         return id
+    }
+
+    /// An object's values of the entity's unique key, as this context sees them.
+    private func keyValues(_ id: ObjectID, _ entity: ResolvedEntity) -> [Value]? {
+        guard let values = context.propertyValues(of: id) else { return nil }
+        return entity.identity.map { position in
+            guard position < values.count, case .attribute(let value) = values[position] else { return .null }
+            return value
+        }
     }
 
     // MARK: Values
 
-    /// Applies a record's attributes and relationships to its object; whether anything changed.
-    @discardableResult
-    private func applyValues(_ record: ImportRecord, _ entity: ResolvedEntity, to id: ObjectID, isNew: Bool) throws -> Bool {
-        guard let current = context.propertyValues(of: id) else { return false }
-        var changed = false
+    /// Applies a record's attributes and relationships to its object.
+    private func applyValues(_ record: ImportRecord, _ entity: ResolvedEntity, to id: ObjectID, isNew: Bool) throws {
+        guard let current = context.propertyValues(of: id) else { return }
         for (index, attribute) in entity.attributes.enumerated() {
             guard let value = effectiveValue(record.values[index], isNew: isNew) else { continue }
-            if case .attribute(let old) = current[attribute.position], old == value { continue }
+            if case .attribute(let old) = current[attribute.position], old.isStoredIdentically(to: value) { continue }
             try context.setAttribute(id, attribute.position, value)
-            changed = true
         }
         for (index, relationship) in entity.relationships.enumerated() {
             guard let input = record.relations[index] else { continue }
-            if try link(id, entity, relationship, input, current: current[relationship.position].targets, path: record.path) { changed = true }
+            try link(id, entity, relationship, input, current: current[relationship.position].targets, path: record.path)
         }
-        return changed
     }
 
     /// What a record's value (nil: absent) sets, under the null and missing-key options; nil:
@@ -172,23 +183,29 @@ final class ImportSession {
 
     // MARK: Relationships
 
-    /// Links an object's relationship to what the input gives, by the relationship's policy;
-    /// whether it changed.
+    /// Links an object's relationship to what the input gives, by the relationship's policy. An
+    /// input a lenient read set part of aside leaves the relationship as it is.
     private func link(
         _ id: ObjectID, _ entity: ResolvedEntity, _ relationship: ResolvedRelationship, _ input: RelationInput, current: [ObjectID],
         path: [JSONPath.Step]
-    ) throws -> Bool {
+    ) throws {
         var items: [DeferredLinks.Either] = []
         var waiting = false
+        var complete = true
+        var nestedOnly = true
         var reused: Set<ObjectID> = []
-        if case .items(let given) = input {
+        if case .items(let given, let whole) = input {
+            complete = whole
             for (position, item) in given.enumerated() {
                 switch item {
                 case .record(let nested):
                     if let target = try related(nested, relationship, position: position, current: current, reused: &reused) {
                         items.append(.object(target))
+                    } else {
+                        complete = false
                     }
                 case .reference(let key, let place, let offset):
+                    nestedOnly = false
                     if let target = try reference(relationship, key) {
                         items.append(.object(target))
                     } else {
@@ -198,20 +215,30 @@ final class ImportSession {
                 }
             }
         }
+        // A later record's value wins over an earlier one still waiting for its references.
+        deferred.removeAll { $0.object == id && $0.relationship.index == relationship.index }
+        guard complete else {
+            result.warnings.append(
+                ImportWarning(
+                    path: JSONPath.text(path), message: "\(entity.name).\(relationship.name) is left as it is: an item of it was set aside"))
+            return
+        }
         if waiting {
-            deferred.append(DeferredLinks(object: id, relationship: relationship, entity: entity, items: items, path: path))
-            return false
+            deferred.append(DeferredLinks(object: id, relationship: relationship, entity: entity, items: items))
+            return
         }
         let targets = items.compactMap { item -> ObjectID? in
             if case .object(let id) = item { return id }
             return nil
         }
-        return try setTargets(id, relationship, targets, current: current)
+        try setTargets(id, relationship, targets, current: current, releasesOwned: nestedOnly)
     }
 
-    /// Sets the relationship to `targets` (added to what it holds, for `merge`), and deletes the
-    /// objects it no longer holds that it owned (`replace`, `mergeAndPrune`).
-    private func setTargets(_ id: ObjectID, _ relationship: ResolvedRelationship, _ targets: [ObjectID], current: [ObjectID]) throws -> Bool {
+    /// Sets the relationship to `targets` (added to what it holds, for a to-many `merge`). The
+    /// owned objects it no longer holds become orphans to delete at the end (`replace`,
+    /// `mergeAndPrune`), when `releasesOwned`: references by key never give the import the right
+    /// to delete what they name.
+    private func setTargets(_ id: ObjectID, _ relationship: ResolvedRelationship, _ targets: [ObjectID], current: [ObjectID], releasesOwned: Bool) throws {
         var wanted = targets
         if relationship.policy == .merge && relationship.isToMany {
             wanted = current + targets.filter { !current.contains($0) }
@@ -220,43 +247,43 @@ final class ImportSession {
         var seen: Set<ObjectID> = []
         for target in wanted where seen.insert(target).inserted { deduplicated.append(target) }
         let same = relationship.isOrdered ? deduplicated == current : Set(deduplicated) == Set(current)
-        guard !same else { return false }
+        guard !same else { return }
         try context.setRelationship(id, relationship.index, to: deduplicated)
-        if relationship.policy != .merge || !relationship.isToMany {
-            for old in current where !seen.contains(old) && owns(relationship, in: id.entity) && context.propertyValues(of: old) != nil {
-                if relationship.policy == .merge { continue }
-                try context.deleteObject(old)
-                outcomes[old] = nil
-                result.deleted += 1
-            }
-        }
-        return true
+        guard releasesOwned, relationship.policy != .merge, let ownerPosition = ownerPosition(of: relationship, in: id.entity) else { return }
+        for old in current where !seen.contains(old) { orphans.append((old, ownerPosition)) }
     }
 
-    /// Whether the relationship's objects belong to its source: their inverse is to-one, or
-    /// there is none. Objects another object may share (a many-to-many relationship) are only
-    /// unlinked, never deleted, by `replace` and `mergeAndPrune`.
-    private func owns(_ relationship: ResolvedRelationship, in entityIndex: Int) -> Bool {
-        let entity = mapping.model.descriptions[entityIndex]
-        guard let inverseName = entity.relationships[relationship.index].inverse,
-            let inverse = mapping.model.descriptions[relationship.destination].relationshipPosition(inverseName)
-        else { return true }
-        return !mapping.model.descriptions[relationship.destination].relationships[inverse].isToMany
+    /// The position, in the destination, of the to-one inverse through which the relationship
+    /// owns its objects; nil when it does not own them (no inverse, or a to-many one: objects
+    /// another object may share are only unlinked, never deleted).
+    private func ownerPosition(of relationship: ResolvedRelationship, in entityIndex: Int) -> Int? {
+        let destination = mapping.model.descriptions[relationship.destination]
+        guard let inverseName = mapping.model.descriptions[entityIndex].relationships[relationship.index].inverse,
+            let inverse = destination.relationshipPosition(inverseName), !destination.relationships[inverse].isToMany
+        else { return nil }
+        return destination.attributes.count + inverse
+    }
+
+    /// Deletes an object the import replaces (counted when it was saved before).
+    private func delete(_ id: ObjectID) throws {
+        guard context.propertyValues(of: id) != nil else { return }
+        try context.deleteObject(id)
     }
 
     /// The object a nested record stands for. `merge` and `mergeAndPrune` find it by its key;
     /// `replace` keeps the related object in its place (same key, or same position when keyless)
-    /// only when the record would leave it exactly as it is, and otherwise makes a new one.
+    /// only when the record would leave it exactly as it is, and otherwise makes a new one. Nil
+    /// when a lenient import passed over the record.
     private func related(
         _ record: ImportRecord, _ relationship: ResolvedRelationship, position: Int, current: [ObjectID], reused: inout Set<ObjectID>
     ) throws -> ObjectID? {
         do {
             guard relationship.policy == .replace else { return try upsert(record) }
             let entity = mapping.resolved[record.entity]
-            let key = try key(of: record, entity)
+            let key = try requiredKey(of: record, entity)
             let candidate: ObjectID?
             if let key {
-                candidate = current.first { id in !reused.contains(id) && keyValues(id, entity) == key }
+                candidate = current.first { id in !reused.contains(id) && keyValues(id, entity).map(Value.storedKey) == Value.storedKey(key) }
             } else {
                 candidate = position < current.count && !reused.contains(current[position]) ? current[position] : nil
             }
@@ -266,30 +293,19 @@ final class ImportSession {
                 for id in matched where outcomes[id] == nil { outcomes[id] = .unchanged }
                 return candidate
             }
-            if let candidate, key != nil, context.propertyValues(of: candidate) != nil {
+            if let candidate, let key, context.propertyValues(of: candidate) != nil {
                 // The old object holds the key the new one needs: it goes first.
-                try context.deleteObject(candidate)
-                outcomes[candidate] = nil
-                result.deleted += 1
-                known[entity.description.index]?[key ?? []] = nil
+                try delete(candidate)
+                known[family(entity)]?[Value.storedKey(key)] = nil
             }
             if let key, let holder = try find(entity, key: key) {
                 // Another object, not this relationship's, holds the key: it is updated, never duplicated.
-                if outcomes[holder] == nil { outcomes[holder] = .unchanged }
-                if try applyValues(record, entity, to: holder, isNew: false), outcomes[holder] == .unchanged { outcomes[holder] = .updated }
+                try update(holder, with: record, entity)
                 return holder
             }
             return try insert(record, entity, key: key)
         } catch is Skip {
             return nil
-        }
-    }
-
-    private func keyValues(_ id: ObjectID, _ entity: ResolvedEntity) -> [Value]? {
-        guard let values = context.propertyValues(of: id) else { return nil }
-        return entity.identity.map { position in
-            if case .attribute(let value) = values[position] { return value }
-            return .null
         }
     }
 
@@ -300,14 +316,14 @@ final class ImportSession {
         matched.append(id)
         for (index, attribute) in entity.attributes.enumerated() {
             guard let value = effectiveValue(record.values[index], isNew: false) else { continue }
-            guard case .attribute(let old) = current[attribute.position], old == value else { return false }
+            guard case .attribute(let old) = current[attribute.position], old.isStoredIdentically(to: value) else { return false }
         }
         for (index, relationship) in entity.relationships.enumerated() {
             guard let input = record.relations[index] else { continue }
             let targets = current[relationship.position].targets
-            guard case .items(let items) = input else {
-                if !targets.isEmpty { return false }
-                continue
+            guard case .items(let items, let complete) = input, complete else {
+                if case .null = input, targets.isEmpty { continue }
+                return false
             }
             if relationship.policy != .merge && items.count != targets.count { return false }
             let destination = mapping.resolved[relationship.destination]
@@ -316,12 +332,14 @@ final class ImportSession {
                 case .reference(let key, _, _):
                     guard let target = try reference(relationship, key), targets.contains(target) else { return false }
                 case .record(let nested):
-                    let key = try? self.key(of: nested, destination)
                     let match: ObjectID?
-                    if let key {
-                        match = targets.first { keyValues($0, destination) == key }
-                    } else {
+                    if let key = nested.key(destination) {
+                        let bytes = Value.storedKey(key)
+                        match = targets.first { keyValues($0, destination).map(Value.storedKey) == bytes }
+                    } else if destination.identity.isEmpty {
                         match = relationship.policy == .replace && position < targets.count ? targets[position] : nil
+                    } else {
+                        return false  // a record without its key changes something (or is set aside)
                     }
                     guard let match, try unchanged(nested, destination, match, matched: &matched) else { return false }
                 }
@@ -344,14 +362,16 @@ final class ImportSession {
 
     // MARK: Finishing
 
-    /// Links the references that waited for later records; what no record made fails (strict),
-    /// is left out with a warning (lenient), or makes an object holding only its key
-    /// (``ImportOptions/insertsMissingReferences``).
+    /// Links the references that waited for later records (what no record made fails when
+    /// strict, leaves the relationship as it is with a warning when lenient, or makes an object
+    /// holding only its key with ``ImportOptions/insertsMissingReferences``), deletes the orphans
+    /// no record claimed, runs the after-import hook, and counts what happened.
     func finish() throws {
         let waiting = deferred
         deferred = []
         for links in waiting {
             var targets: [ObjectID] = []
+            var complete = true
             for item in links.items {
                 switch item {
                 case .object(let id): targets.append(id)
@@ -368,7 +388,8 @@ final class ImportSession {
                         if let index = destination.attributes.firstIndex(where: { $0.position == positions.first }) { record.values[index] = key }
                         targets.append(try insert(record, destination, key: positions == destination.identity ? [key] : nil))
                     } else if options.lenient {
-                        result.warnings.append(ImportWarning(path: JSONPath.text(path), message: message + "; the reference is left out"))
+                        result.warnings.append(ImportWarning(path: JSONPath.text(path), message: message + "; the relationship is left as it is"))
+                        complete = false
                     } else {
                         throw MappingError(
                             .unresolvedReference, message + ", in the store or in the input", entity: links.entity.name,
@@ -376,33 +397,45 @@ final class ImportSession {
                     }
                 }
             }
-            guard let current = context.propertyValues(of: links.object) else { continue }
-            if try setTargets(links.object, links.relationship, targets, current: current[links.relationship.position].targets),
-                outcomes[links.object] == .unchanged
-            {
-                outcomes[links.object] = .updated
+            guard complete, let current = context.propertyValues(of: links.object) else { continue }
+            try setTargets(links.object, links.relationship, targets, current: current[links.relationship.position].targets, releasesOwned: false)
+        }
+        // Orphans another record gave an owner meanwhile stay; the others go.
+        for orphan in orphans {
+            guard let values = context.propertyValues(of: orphan.id), orphan.ownerPosition < values.count else { continue }
+            if values[orphan.ownerPosition].targets.isEmpty { try delete(orphan.id) }
+        }
+        orphans = []
+        if let hook = options.afterImport {
+            for (id, outcome) in outcomes where context.propertyValues(of: id) != nil {
+                if outcome == .inserted || context.propertyValues(of: id) != context.committedValues(of: id), let object = context.object(with: id) {
+                    try hook(object)
+                }
             }
         }
-        // An object set back to what it was (duplicate records that change a value and change
-        // it back) is unchanged: what counts is its values now against the saved ones.
-        for (id, outcome) in outcomes where outcome != .inserted {
-            let now = context.propertyValues(of: id)
-            outcomes[id] = now != nil && now == context.committedValues(of: id) ? .unchanged : .updated
-        }
+        count()
+    }
+
+    /// Counts what the import did: an object set back to what it was (duplicate records that
+    /// change a value and change it back) is unchanged; objects gone (replaced, or taken by a
+    /// cascade) count as deleted when they were saved before, and not at all when this import
+    /// made them.
+    private func count() {
         result.inserted = 0
         result.updated = 0
         result.unchanged = 0
-        for outcome in outcomes.values {
-            switch outcome {
-            case .inserted: result.inserted += 1
-            case .updated: result.updated += 1
-            case .unchanged: result.unchanged += 1
+        for (id, outcome) in outcomes {
+            guard let now = context.propertyValues(of: id) else { continue }
+            if outcome == .inserted {
+                result.inserted += 1
+            } else if now == context.committedValues(of: id) {
+                result.unchanged += 1
+            } else {
+                result.updated += 1
             }
         }
-        if let hook = options.afterImport {
-            for (id, outcome) in outcomes where outcome != .unchanged {
-                if let object = context.object(with: id) { try hook(object) }
-            }
-        }
+        // What the context deletes on save: replaced objects and their cascades, never objects
+        // this import made.
+        result.deleted = context.deletedObjects.count
     }
 }

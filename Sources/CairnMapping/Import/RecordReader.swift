@@ -117,10 +117,11 @@ struct RecordReader {
         case .beginArray:
             var items: [RelationItem] = []
             var position = 0
+            var complete = true
             while let element = try scanner.next(), element != .endArray {
                 path.push(.index(position))
                 defer { path.pop() }
-                if let item = try item(entity, relationship, destination, element, &scanner) { items.append(item) }
+                if let item = try item(entity, relationship, destination, element, &scanner, complete: &complete) { items.append(item) }
                 position += 1
             }
             if !relationship.isToMany && items.count > 1 {
@@ -128,9 +129,11 @@ struct RecordReader {
                     .invalidValue, "\(items.count) objects for the to-one relationship \(entity.name).\(relationship.name)", entity: entity.name,
                     property: relationship.name, path: path.text)
             }
-            input = .items(items)
+            input = .items(items, complete: complete)
         default:
-            input = .items(try item(entity, relationship, destination, token, &scanner).map { [$0] } ?? [])
+            var complete = true
+            let item = try item(entity, relationship, destination, token, &scanner, complete: &complete)
+            input = .items(item.map { [$0] } ?? [], complete: complete)
         }
         if rank <= record.relationRanks[index] {
             record.relations[index] = input
@@ -141,7 +144,7 @@ struct RecordReader {
     /// One related object: a nested record, or a reference by key.
     private mutating func item(
         _ entity: ResolvedEntity, _ relationship: ResolvedRelationship, _ destination: ResolvedEntity, _ token: JSONScanner.Token,
-        _ scanner: inout JSONScanner
+        _ scanner: inout JSONScanner, complete: inout Bool
     ) throws -> RelationItem? {
         let offset = scanner.offset
         switch token {
@@ -162,7 +165,9 @@ struct RecordReader {
                         .invalidValue, "a reference to \(destination.name) by \(keyAttribute.name): \(misfit.message)", entity: entity.name,
                         property: relationship.name, path: path.text, offset: offset)
                 }
-                warnings.append(ImportWarning(path: path.text, message: "a reference to \(destination.name): \(misfit.message); left out"))
+                warnings.append(
+                    ImportWarning(path: path.text, message: "a reference to \(destination.name): \(misfit.message); the relationship is left as it is"))
+                complete = false
                 return nil
             }
         }

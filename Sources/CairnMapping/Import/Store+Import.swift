@@ -171,40 +171,45 @@ struct JSONImport {
     /// The records as rows of the entity's mapped attributes, when a batch upsert can apply them:
     /// no record gives a relationship, no hook needs objects, a missing key leaves values alone.
     /// Records without their unique key fail the import (strict) or are left out with a warning.
-    private func flatRows(_ records: [ImportRecord], _ target: ResolvedEntity, warnings: inout [ImportWarning]) throws -> [[Value?]]? {
+    private func flatRows(_ records: [ImportRecord], _ target: ResolvedEntity, warnings: inout [ImportWarning]) throws -> FlatRows? {
         guard options.afterImport == nil, options.missingKeys == .leaveAlone, !target.description.isAbstract else { return nil }
         for record in records {
             for relation in record.relations { if case .some = relation { return nil } }
         }
-        let keyIndexes = target.identity.compactMap { position in target.attributes.firstIndex { $0.position == position } }
-        guard keyIndexes.count == target.identity.count else { return nil }
-        var rows: [[Value?]] = []
-        rows.reserveCapacity(records.count)
+        guard target.identity.allSatisfy({ position in target.attributes.contains { $0.position == position } }) else { return nil }
+        var flat = FlatRows()
+        flat.rows.reserveCapacity(records.count)
         for record in records {
-            if let missing = keyIndexes.first(where: { record.values[$0] == nil || record.values[$0] == .null }) {
-                let name = target.attributes[missing].name
-                let message = "the record has no value for \(target.name).\(name), its unique key"
-                guard options.lenient else {
-                    throw MappingError(.missingKey, message, entity: target.name, property: name, path: JSONPath.text(record.path), offset: record.offset)
-                }
-                warnings.append(ImportWarning(path: JSONPath.text(record.path), message: message + "; record skipped"))
+            if !target.identity.isEmpty, record.key(target) == nil {
+                let problem = record.missingKey(target)
+                guard options.lenient else { throw problem.error }
+                warnings.append(problem.warning)
                 continue
             }
             var values = record.values
             if options.nulls == .neverOverwrite {
                 for index in values.indices where values[index] == .null { values[index] = nil }
             }
-            rows.append(values)
+            flat.rows.append(values)
+            flat.paths.append(record.path)
         }
-        return rows
+        return flat
+    }
+
+    /// Rows for a batch upsert, and the JSON path of each (for messages).
+    struct FlatRows {
+        var rows: [[Value?]] = []
+        var paths: [[JSONPath.Step]] = []
     }
 
     /// Applies flat rows with one batch upsert (one save, none when nothing changes).
-    private func upsert(_ rows: [[Value?]], _ target: ResolvedEntity, into chunk: inout ImportResult) async throws {
-        guard !rows.isEmpty else { return }
+    private func upsert(_ flat: FlatRows, _ target: ResolvedEntity, into chunk: inout ImportResult) async throws {
+        guard !flat.rows.isEmpty else { return }
         let key = target.identity.map { target.description.attributes[$0].name }
+        let paths = flat.paths
         let result = try await store.batchUpsert(
-            target.name, key: key, columns: target.attributes.map(\.name), rows: rows, updatesExisting: options.updatesExisting)
+            target.name, key: key, columns: target.attributes.map(\.name), rows: flat.rows, updatesExisting: options.updatesExisting
+        ) { row in row < paths.count ? JSONPath.text(paths[row]) : "row \(row)" }
         var seen: Set<ObjectID> = []
         for id in result.ids where seen.insert(id).inserted { chunk.objectIDs.append(id) }
         chunk.inserted = result.inserted

@@ -80,7 +80,7 @@ struct ValueReader {
             return try epochDate(bytes, attribute, text: scanner.text(number))
         case .integer16, .integer32, .integer64:
             // The common case straight from the bytes: an integer that fits.
-            if let value = scanner.integer(number), let range = attribute.type.integerRangeForImport, range.contains(value) { return .integer(value) }
+            if let value = scanner.integer(number), let range = attribute.type.integerRange, range.contains(value) { return .integer(value) }
             return try numeric(bytes, isInteger: !number.hasFractionOrExponent, attribute, quoted: false)
         default:
             return try numeric(bytes, isInteger: !number.hasFractionOrExponent, attribute, quoted: false)
@@ -151,7 +151,7 @@ struct ValueReader {
                 }
                 throw Misfit(message: "\(shown) is not an integer (\(attribute.type))")
             }
-            let range = attribute.type.integerRangeForImport ?? Int64.min...Int64.max
+            let range = attribute.type.integerRange ?? Int64.min...Int64.max
             guard range.contains(value) else {
                 throw Misfit(message: "\(shown) is out of the range of \(attribute.type) (\(range.lowerBound)...\(range.upperBound))")
             }
@@ -200,13 +200,14 @@ struct ValueReader {
     /// A date written as a number: seconds since 1970 (milliseconds with `.unixMilliseconds`).
     private static func epochDate(_ bytes: UnsafeRawBufferPointer, _ attribute: ResolvedAttribute, text: String) throws -> Value {
         guard let number = Double(text), number.isFinite else { throw Misfit(message: "\(shown(text)) is out of the range of dates") }
+        let years = -62_135_596_800.0..<253_402_300_800.0  // years 1 to 9999: what dates can be written back
         var seconds = attribute.dateFormat == .unixMilliseconds ? number / 1000 : number
-        // Seconds beyond year 9999 are milliseconds, as MagicalRecord reads its `UnixTime`.
-        if attribute.dateFormat != .unixMilliseconds && seconds.magnitude >= 253_402_300_800 && (seconds / 1000).magnitude < 253_402_300_800 {
+        // Under `unixSeconds`, seconds beyond year 9999 are milliseconds, as MagicalRecord reads
+        // its `UnixTime`.
+        if attribute.dateFormat == .unixSeconds && !years.contains(seconds) && years.contains(seconds / 1000) {
             seconds /= 1000
         }
-        // Years 1 to 9999: what dates can be written back.
-        guard seconds.magnitude < 253_402_300_800 else { throw Misfit(message: "\(shown(text)) is out of the range of dates (years 1 to 9999)") }
+        guard years.contains(seconds) else { throw Misfit(message: "\(shown(text)) is out of the range of dates (years 1 to 9999)") }
         return .date(Date(timeIntervalSince1970: seconds))
     }
 
@@ -246,17 +247,5 @@ enum NumberGrammar {
             integer = false
         }
         return index == bytes.count ? integer : nil
-    }
-}
-
-extension AttributeType {
-    /// The values an integer attribute holds.
-    var integerRangeForImport: ClosedRange<Int64>? {
-        switch self {
-        case .integer16: Int64(Int16.min)...Int64(Int16.max)
-        case .integer32: Int64(Int32.min)...Int64(Int32.max)
-        case .integer64: Int64.min...Int64.max
-        default: nil
-        }
     }
 }

@@ -15,6 +15,14 @@ public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
     /// locale; a date without a zone field is in `offset` (seconds east of UTC; UTC by default).
     case pattern(String, offset: Int = 0)
 
+    /// The offset (seconds east of UTC) of a date that names no zone.
+    public var offset: Int {
+        switch self {
+        case .iso8601(let offset), .pattern(_, let offset): offset
+        case .unixSeconds, .unixMilliseconds: 0
+        }
+    }
+
     /// The default: ISO 8601, UTC when the text names no zone.
     public static let standard = DateFormat.iso8601()
 

@@ -49,6 +49,20 @@ public struct DatePattern: Sendable, Hashable {
             }
             var count = 1
             while index + count < characters.count && characters[index + count] == character { count += 1 }
+            // Fields wider than any date needs would read numbers that overflow.
+            let widest: Int? =
+                switch character {
+                case "y", "u": 4
+                case "M", "L", "E": 4
+                case "d", "H", "h", "m", "s": 2
+                case "S": 9
+                case "a": 1
+                case "Z", "X", "x", "z": 5
+                default: nil
+                }
+            if let widest, count > widest {
+                throw MappingError(.invalidMapping, "the date pattern \"\(pattern)\" repeats \(character) \(count) times; at most \(widest)")
+            }
             let width = count == 1 ? 0 : count  // 0: one or more digits
             switch character {
             case "y", "u": fields.append(.year(count == 2 ? 2 : (count == 1 ? 0 : count)))

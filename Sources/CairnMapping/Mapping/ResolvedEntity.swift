@@ -166,6 +166,11 @@ struct MappingResolver {
             var paths = map?.keyPaths ?? []
             if paths.isEmpty { paths = conventions.keyPaths(attribute.userInfo) ?? [style.key(for: attribute.name)] }
             let format = map?.dateFormat ?? conventions.dateFormat(attribute.userInfo) ?? entityDateFormat
+            guard format.offset.magnitude < 86_400 else {
+                throw MappingError(
+                    .invalidMapping, "the date format of \(name).\(attribute.name) has an offset of \(format.offset) seconds; less than a day either way",
+                    entity: name, property: attribute.name)
+            }
             var pattern: DatePattern?
             if case .pattern(let text, _) = format, attribute.type == .date {
                 do { pattern = try DatePattern(text) } catch {
