@@ -54,15 +54,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
-        guard model.entity(named: entity) != nil else {
-            throw ValidationError("the model has no entity \(entity) (it has \(model.entities.map(\.name).joined(separator: ", ")))")
-        }
-        let mapping: Mapping
-        do {
-            mapping = try self.mapping.map { try Mapping(model: model, contentsOf: URL(fileURLWithPath: $0)) } ?? Mapping(model: model)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let mapping = try commandMapping(self.mapping, model: model, entity: entity)
         var request = FetchRequest(entity, sortKeys: QueryCommand.sortKeys(sort))
         if let predicate {
             do { request.predicate = try FetchPredicate(format: predicate) } catch { throw ValidationError("--where: \(error)") }

@@ -73,15 +73,7 @@ struct ImportCommand: AsyncParsableCommand {
         } else {
             throw ValidationError("\(store) holds no store yet: give --model to create it")
         }
-        guard chosen.entity(named: entity) != nil else {
-            throw ValidationError("the model has no entity \(entity) (it has \(chosen.entities.map(\.name).joined(separator: ", ")))")
-        }
-        let mapping: Mapping
-        do {
-            mapping = try self.mapping.map { try Mapping(model: chosen, contentsOf: URL(fileURLWithPath: $0)) } ?? Mapping(model: chosen)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let mapping = try commandMapping(self.mapping, model: chosen, entity: entity)
         let opened = try Store(at: store, model: chosen)
         RecoveryWarning.print(opened.recoveryReport, store: store)
         var options = ImportOptions()

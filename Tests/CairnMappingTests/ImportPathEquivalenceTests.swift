@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Cairn
 import CairnMapping
 import Foundation
@@ -7,18 +8,7 @@ import Testing
 /// context. Both must leave the same objects and report the same counts: random inputs, with
 /// duplicate keys, nulls and missing keys, imported both ways, twice, compare.
 @Suite struct ImportPathEquivalenceTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static func randomInput(_ generator: inout Generator, count: Int) -> [UInt8] {
+    static func randomInput(_ generator: inout SeededRandom, count: Int) -> [UInt8] {
         var records: [String] = []
         for _ in 0..<count {
             var fields = [#""ticket": \#(Int.random(in: 0..<(count / 2 + 1), using: &generator))"#]
@@ -38,7 +28,7 @@ import Testing
     @Test(arguments: 0..<12) func bothPathsAgree(seed: Int) async throws {
         let model = try MapperFixtures.model()
         let mapping = try MapperFixtures.mapping(model)
-        var generator = Generator(state: UInt64(seed))
+        var generator = SeededRandom(seed: UInt64(seed))
         let first = Self.randomInput(&generator, count: 60)
         let second = Self.randomInput(&generator, count: 60)
         var viaContext = ImportOptions()

@@ -1,3 +1,4 @@
+import CairnTestSupport
 import Cairn
 import CairnMapping
 import Foundation
@@ -6,12 +7,10 @@ import Testing
 /// Random models and random documents for them, written in the form export writes: import then
 /// export gives the documents back, byte for byte, and importing them again changes nothing.
 @Suite struct RoundTripPropertyTests {
-    typealias Generator = ImportPathEquivalenceTests.Generator
-
     static let types: [AttributeType] = [.string, .integer16, .integer32, .integer64, .double, .decimal, .boolean, .date, .uuid, .uri, .binary]
 
     /// A JSON value of `type`, as export writes it.
-    static func value(_ type: AttributeType, _ generator: inout Generator) -> String {
+    static func value(_ type: AttributeType, _ generator: inout SeededRandom) -> String {
         switch type {
         case .string:
             let pieces = ["a", "é", "\\\"", "\\\\", "\\n", "日本", "\\u0001", " ", "z"]
@@ -37,7 +36,7 @@ import Testing
     }
 
     @Test(arguments: 0..<16) func importThenExportGivesTheDocumentsBack(seed: Int) async throws {
-        var generator = Generator(state: UInt64(1000 + seed))
+        var generator = SeededRandom(seed: UInt64(1000 + seed))
         let count = Int.random(in: 1...8, using: &generator)
         let attributes = (0..<count).map { index in
             Attribute("a\(index)", Self.types.randomElement(using: &generator)!)

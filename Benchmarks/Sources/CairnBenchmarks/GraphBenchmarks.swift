@@ -269,8 +269,9 @@ func heapInUse() -> Int {
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
-/// A realistic entity: a person with ten attributes, one of them a unique key.
-struct Person: FetchableRecord {
+/// A realistic entity: a person with ten attributes, one of them a unique key (decoded from the
+/// import benchmark's JSON by its property names).
+struct Person: FetchableRecord, Decodable {
     var key: String
     var givenName: String
     var familyName: String

@@ -152,19 +152,6 @@ func grdbQueue(_ path: String) throws -> DatabaseQueue {
 /// The benchmark's JSON: flat person records with a unique key and ISO 8601 dates, as a server
 /// would send them, and GRDB's way of importing them.
 enum PersonJSON {
-    struct Record: Codable {
-        var key: String
-        var givenName: String
-        var familyName: String
-        var email: String
-        var city: String
-        var born: Date
-        var score: Double
-        var active: Bool
-        var visits: Int64
-        var created: Date
-    }
-
     /// Writes `count` records; with `changedEvery`, one record in that many has another score.
     /// Returns the file's size.
     static func write(count: Int, to path: String, changedEvery: Int? = nil) throws -> Int {
@@ -198,7 +185,7 @@ enum PersonJSON {
             let text = try decoder.singleValueContainer().decode(String.self)
             return try formatter.parse(text)
         }
-        let records = try decoder.decode([Record].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let records = try decoder.decode([Person].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         try queue.write { db in
             let statement = try db.cachedStatement(sql: upsertSQL)
             for record in records {

@@ -8,14 +8,7 @@ import Foundation
 /// view-context fetch while a background import of 1M records runs.
 func importMemoryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
     var report = initial
-    let repository = FileManager.default.currentDirectoryPath
-    let cairn = ProcessInfo.processInfo.environment["CAIRN_CLI"] ?? repository + "/.build/release/cairn"
-    guard FileManager.default.isExecutableFile(atPath: cairn) else {
-        report.row("import memory", "not measured", note: "build the release cairn first: swift build -c release --product cairn")
-        return report
-    }
-    let modelFile = root + "/person-model.json"
-    try Person.model().jsonData().write(to: URL(fileURLWithPath: modelFile))
+    guard let (cairn, modelFile) = try releasedCommandLine(root: root, &report, measuring: "import memory") else { return report }
     let single = quick ? 200_000 : 1_000_000
     let chunked = quick ? 1_000_000 : 5_000_000
 

@@ -68,13 +68,7 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 func importProcessBenchmarks(_ initial: Report, root: String, file: String, count: Int, runs: Int) throws -> Report {
     var report = initial
     let repository = FileManager.default.currentDirectoryPath
-    let cairn = ProcessInfo.processInfo.environment["CAIRN_CLI"] ?? repository + "/.build/release/cairn"
-    guard FileManager.default.isExecutableFile(atPath: cairn) else {
-        report.row("whole process", "not measured", note: "build the release cairn first: swift build -c release --product cairn")
-        return report
-    }
-    let modelFile = root + "/person-model.json"
-    try Person.model().jsonData().write(to: URL(fileURLWithPath: modelFile))
+    guard let (cairn, modelFile) = try releasedCommandLine(root: root, &report, measuring: "whole process") else { return report }
     let me = CommandLine.arguments[0]
     let sqliteScript = repository + "/Benchmarks/peers/sqlite3-import.sh"
     let duckScript = repository + "/Benchmarks/peers/duckdb-import.py"
@@ -124,4 +118,18 @@ func importProcessBenchmarks(_ initial: Report, root: String, file: String, coun
         report.target("cairn import faster than DuckDB", met: cairnTime < duck, figure: "\(fixed(duck / cairnTime, 2))×")
     }
     return report
+}
+
+/// The release `cairn` (`CAIRN_CLI`, else `.build/release/cairn` of the repository this runs
+/// from) and a model file of `Person` for its `--model`; nil, with a row saying so, when it is
+/// not built.
+func releasedCommandLine(root: String, _ report: inout Report, measuring what: String) throws -> (cli: String, modelFile: String)? {
+    let cairn = ProcessInfo.processInfo.environment["CAIRN_CLI"] ?? FileManager.default.currentDirectoryPath + "/.build/release/cairn"
+    guard FileManager.default.isExecutableFile(atPath: cairn) else {
+        report.row(what, "not measured", note: "build the release cairn first: swift build -c release --product cairn")
+        return nil
+    }
+    let modelFile = root + "/person-model.json"
+    try Person.model().jsonData().write(to: URL(fileURLWithPath: modelFile))
+    return (cairn, modelFile)
 }
