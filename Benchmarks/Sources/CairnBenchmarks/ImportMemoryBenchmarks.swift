@@ -31,7 +31,9 @@ func importMemoryBenchmarks(_ initial: Report, root: String, quick: Bool) async 
     let mapping = try Mapping(model: store.model)
     let finished = FinishedFlag()
     let control = ProcessInfo.processInfo.environment["CAIRN_BENCH_LATENCY_CONTROL"] == "1"
-    let importing = Task {
+    // Detached: a task made here would inherit the main actor and run the import's synchronous
+    // parts on the thread that fetches.
+    let importing = Task.detached {
         defer { finished.set() }
         if control {
             // The same wait with two threads spinning instead of an import: the scheduler's share.
