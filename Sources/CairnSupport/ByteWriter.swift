@@ -53,6 +53,18 @@ package struct ByteWriter {
         bytes.append(contentsOf: other)
     }
 
+    /// Appends raw bytes (not generic, so that a caller in another module never takes the
+    /// generic path: the hot paths of encoding copy many small pieces).
+    package mutating func write(bytes other: UnsafeRawBufferPointer) {
+        guard let base = other.baseAddress, !other.isEmpty else { return }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: other.count))
+    }
+
+    /// Appends raw bytes (not generic; see ``write(bytes:)-(UnsafeRawBufferPointer)``).
+    package mutating func write(bytes other: [UInt8]) {
+        bytes.append(contentsOf: other)
+    }
+
     /// Appends `count` zero bytes (reserved fields).
     @inlinable
     package mutating func writeZeros(_ count: Int) {
@@ -91,6 +103,12 @@ extension ByteWriter {
     package mutating func writeLengthPrefixed(_ bytes: some Collection<UInt8>) {
         writeVarint(UInt64(bytes.count))
         write(bytes: bytes)
+    }
+
+    /// Appends a length-prefixed byte string (not generic).
+    package mutating func writeLengthPrefixed(_ other: UnsafeRawBufferPointer) {
+        writeVarint(UInt64(other.count))
+        write(bytes: other)
     }
 
     /// Appends a string's UTF-8 bytes after their count (as ``writeLengthPrefixed(_:)``), copied

@@ -188,37 +188,6 @@ enum ChangeSetCodec {
         }
     }
 
-    /// Whether `stored` (one value of a row) is the encoding of `value`, decided without
-    /// encoding it for the common types: what a batch upsert asks of every value it is given.
-    static func matches(_ value: Value, stored: UnsafeRawBufferPointer) -> Bool {
-        guard let first = stored.first else { return false }
-        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: stored[1...]))
-        switch value {
-        case .null: return first == Tag.null.rawValue && stored.count == 1
-        case .boolean(let flag): return first == (flag ? Tag.trueValue : Tag.falseValue).rawValue && stored.count == 1
-        case .integer(let number):
-            guard first == Tag.integer.rawValue, let read = try? reader.readSignedVarint() else { return false }
-            return read == number && reader.remaining == 0
-        case .double(let number):
-            guard first == Tag.double.rawValue, stored.count == 9 else { return false }
-            return stored.loadUnaligned(fromByteOffset: 1, as: UInt64.self) == number.bitPattern.littleEndian
-        case .date(let date):
-            guard first == Tag.date.rawValue, stored.count == 9 else { return false }
-            return stored.loadUnaligned(fromByteOffset: 1, as: UInt64.self) == date.timeIntervalSinceReferenceDate.bitPattern.littleEndian
-        case .string(var text), .uri(var text):
-            let tag: Tag
-            if case .uri = value { tag = .uri } else { tag = .string }
-            guard first == tag.rawValue, let length = try? reader.readVarint(), length == UInt64(reader.remaining) else { return false }
-            guard Int(length) == text.utf8.count else { return false }
-            let rest = UnsafeRawBufferPointer(rebasing: stored[(stored.count - Int(length))...])
-            if let same = text.utf8.withContiguousStorageIfAvailable({ utf8 in rest.elementsEqual(UnsafeRawBufferPointer(utf8)) }) { return same }
-            text.makeContiguousUTF8()
-            return text.utf8.elementsEqual(rest)
-        default:
-            return withEncoded(value) { RowBytes.same(stored, $0) }
-        }
-    }
-
     /// The encoded bytes of one value.
     static func encoded(_ value: Value) -> [UInt8] {
         var writer = ByteWriter(capacity: 16)

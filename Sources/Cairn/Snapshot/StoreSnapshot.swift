@@ -124,6 +124,17 @@ struct StoreSnapshot: Sendable {
         }
     }
 
+    /// The object holding these values of a constraint, given as their stored bytes in the
+    /// constraint's order (a lookup without a ``Value``: the batch upsert of encoded rows).
+    func holder(encoded values: [UnsafeRawBufferPointer], for constraint: UniquenessConstraint) -> ObjectID? {
+        guard values.count == constraint.positions.count else { return nil }
+        var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
+        for bytes in values { hasher.combine(bytes) }
+        return firstHolder(hasher.value, for: constraint) { row in
+            zip(constraint.positions, values).allSatisfy { position, bytes in RowBytes.same(row.value(position), bytes) }
+        }
+    }
+
     /// The first object filed under `hash` in the uniqueness index, of the constraint's entity
     /// family and other than `excluded`, whose row `matches` (read in place).
     private func firstHolder(

@@ -70,7 +70,13 @@ extension ImportRecord {
                 guard let index = entity.attributes.firstIndex(where: { $0.position == position }), let value = values[index] else { return true }
                 return value == .null
             } ?? entity.identity.first ?? 0
-        let name = entity.description.attributes[missing].name
+        return Self.missingKey(entity, position: missing, path: path, offset: offset)
+    }
+
+    /// The error (strict) or warning (lenient) for a record at `path` without the value of
+    /// attribute `position`, part of its entity's unique key.
+    static func missingKey(_ entity: ResolvedEntity, position: Int, path: [JSONPath.Step], offset: Int) -> (error: MappingError, warning: ImportWarning) {
+        let name = entity.description.attributes[position].name
         let message = "the record has no value for \(entity.name).\(name), its unique key"
         let place = JSONPath.text(path)
         return (

@@ -1,4 +1,5 @@
 import Cairn
+import CairnSupport
 
 /// Reads records from the JSON scanner against their entities' mappings, straight from bytes:
 /// only mapped keys are decoded, values convert to their attributes' types as they are read.
@@ -41,7 +42,7 @@ struct RecordReader {
     private mutating func members(_ entity: ResolvedEntity, _ tree: KeyTree, _ record: inout ImportRecord, _ scanner: inout JSONScanner) throws {
         while let token = try scanner.next() {
             guard case .key(let keyText) = token else { return }  // `}`
-            let keyBytes = UnsafeRawBufferPointer(rebasing: scanner.bytes[keyText.range])
+            let keyBytes = scanner.bytes.piece(keyText.range)
             guard let valueToken = try scanner.next() else { return }
             let found = keyText.hasEscapes ? tree.entries[scanner.string(keyText)] : tree.entry(keyBytes)
             guard let entry = found else {

@@ -105,15 +105,33 @@ struct JSONImport {
         var seen: Set<ObjectID> = []
         var committed = 0
         var finished = false
+        // Flat records are read straight into encoded rows; a chunk with a record that gives a
+        // relationship is read again as records and applied through a context.
+        var encoder = canEncode(target) ? FlatRecordEncoder(target, tree: KeyTree(target), lenient: options.lenient, nulls: options.nulls) : nil
         while !finished {
             var chunk = ImportResult()
             do {
-                var records: [ImportRecord] = []
-                finished = try readChunk(&cursor, &reader, into: &records, target, started: started)
-                try Task.checkCancellation()
-                if let rows = try flatRows(records, target, warnings: &chunk.warnings) {
-                    try await upsert(rows, target, into: &chunk)
-                } else {
+                var done = false
+                if var flat = encoder {
+                    let chunkStart = cursor
+                    let warningCount = reader.warnings.count
+                    var rows = EncodedRows(attributeCount: target.description.attributes.count)
+                    var indexes: [Int] = []
+                    do {
+                        finished = try readChunk(&cursor, &reader, &flat, into: &rows, indexes: &indexes, started: started)
+                        encoder = flat
+                        try Task.checkCancellation()
+                        try await upsert(rows, indexes: indexes, target, root: root, into: &chunk)
+                        done = true
+                    } catch is FlatRecordEncoder.NotFlat {
+                        cursor = chunkStart
+                        reader.warnings.removeLast(reader.warnings.count - warningCount)
+                    }
+                }
+                if !done {
+                    var records: [ImportRecord] = []
+                    finished = try readChunk(&cursor, &reader, into: &records, target, started: started)
+                    try Task.checkCancellation()
                     try await applyInContext(records, mapping, into: &chunk)
                 }
             } catch {
@@ -138,6 +156,71 @@ struct JSONImport {
         return total
     }
 
+    /// Whether flat records of `target` can be read straight into encoded rows: no hook needs
+    /// objects, a missing key leaves values alone, and the unique key is mapped.
+    private func canEncode(_ target: ResolvedEntity) -> Bool {
+        options.afterImport == nil && options.missingKeys == .leaveAlone && !target.description.isAbstract
+            && target.identity.allSatisfy { position in target.attributes.contains { $0.position == position } }
+    }
+
+    /// Reads flat records up to the chunk size into encoded rows (`indexes`: each row's record
+    /// number); whether the input ended.
+    ///
+    /// - Throws: ``FlatRecordEncoder/NotFlat`` when a record gives a relationship.
+    private func readChunk(
+        _ cursor: inout RecordCursor, _ reader: inout RecordReader, _ encoder: inout FlatRecordEncoder, into rows: inout EncodedRows,
+        indexes: inout [Int], started: ContinuousClock.Instant
+    ) throws -> Bool {
+        let limit = options.chunkSize.map { max(1, $0) } ?? .max
+        var read = 0
+        while read < limit {
+            guard let token = try cursor.next() else { return true }
+            let index = cursor.count - 1
+            if index < options.skipRecords {
+                try cursor.scanner.skip(token)
+                try cursor.finishRecord()
+                continue
+            }
+            let path = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
+            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, path: path) { indexes.append(index) }
+            try cursor.finishRecord()
+            read += 1
+            try afterRecord(read, cursor, started: started)
+        }
+        return false
+    }
+
+    /// Every so many records: a cancellation check, pages of the input given back, progress.
+    private func afterRecord(_ read: Int, _ cursor: RecordCursor, started: ContinuousClock.Instant) throws {
+        if read % 4096 == 0 {
+            try Task.checkCancellation()
+            input.releasePages(below: cursor.scanner.offset)
+        }
+        if let progress = options.progress, cursor.count % max(1, options.progressInterval) == 0 {
+            progress(
+                ImportProgress(records: cursor.count, bytes: cursor.scanner.offset, totalBytes: input.bytes.count, elapsed: Self.seconds(since: started)))
+        }
+    }
+
+    /// Applies encoded rows with one batch upsert (one save, none when nothing changes).
+    private func upsert(_ rows: EncodedRows, indexes: [Int], _ target: ResolvedEntity, root: [String], into chunk: inout ImportResult) async throws {
+        guard rows.count > 0 else { return }
+        let result = try await store.batchUpsert(target.name, key: target.identity, rows: rows, updatesExisting: options.updatesExisting) { row in
+            row < indexes.count ? JSONPath.text(root.map { JSONPath.Step.key($0) } + [.index(indexes[row])]) : "row \(row)"
+        }
+        record(result, into: &chunk)
+    }
+
+    /// A batch upsert's counts and objects, as the import reports them.
+    private func record(_ result: BatchUpsertResult, into chunk: inout ImportResult) {
+        var seen: Set<ObjectID> = []
+        for id in result.ids where seen.insert(id).inserted { chunk.objectIDs.append(id) }
+        chunk.inserted = result.inserted
+        chunk.updated = result.updated
+        chunk.unchanged = result.unchanged
+        chunk.saves = result.inserted + result.updated > 0 ? 1 : 0
+    }
+
     /// Reads records up to the chunk size; whether the input ended.
     private func readChunk(
         _ cursor: inout RecordCursor, _ reader: inout RecordReader, into records: inout [ImportRecord], _ target: ResolvedEntity,
@@ -155,67 +238,9 @@ struct JSONImport {
             reader.path.steps = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
             records.append(try reader.record(target, token, &cursor.scanner))
             try cursor.finishRecord()
-            if records.count % 4096 == 0 {
-                try Task.checkCancellation()
-                input.releasePages(below: cursor.scanner.offset)
-            }
-            if let progress = options.progress, cursor.count % max(1, options.progressInterval) == 0 {
-                progress(
-                    ImportProgress(
-                        records: cursor.count, bytes: cursor.scanner.offset, totalBytes: input.bytes.count, elapsed: Self.seconds(since: started)))
-            }
+            try afterRecord(records.count, cursor, started: started)
         }
         return false
-    }
-
-    /// The records as rows of the entity's mapped attributes, when a batch upsert can apply them:
-    /// no record gives a relationship, no hook needs objects, a missing key leaves values alone.
-    /// Records without their unique key fail the import (strict) or are left out with a warning.
-    private func flatRows(_ records: [ImportRecord], _ target: ResolvedEntity, warnings: inout [ImportWarning]) throws -> FlatRows? {
-        guard options.afterImport == nil, options.missingKeys == .leaveAlone, !target.description.isAbstract else { return nil }
-        for record in records {
-            for relation in record.relations { if case .some = relation { return nil } }
-        }
-        guard target.identity.allSatisfy({ position in target.attributes.contains { $0.position == position } }) else { return nil }
-        var flat = FlatRows()
-        flat.rows.reserveCapacity(records.count)
-        for record in records {
-            if !target.identity.isEmpty, record.key(target) == nil {
-                let problem = record.missingKey(target)
-                guard options.lenient else { throw problem.error }
-                warnings.append(problem.warning)
-                continue
-            }
-            var values = record.values
-            if options.nulls == .neverOverwrite {
-                for index in values.indices where values[index] == .null { values[index] = nil }
-            }
-            flat.rows.append(values)
-            flat.paths.append(record.path)
-        }
-        return flat
-    }
-
-    /// Rows for a batch upsert, and the JSON path of each (for messages).
-    struct FlatRows {
-        var rows: [[Value?]] = []
-        var paths: [[JSONPath.Step]] = []
-    }
-
-    /// Applies flat rows with one batch upsert (one save, none when nothing changes).
-    private func upsert(_ flat: FlatRows, _ target: ResolvedEntity, into chunk: inout ImportResult) async throws {
-        guard !flat.rows.isEmpty else { return }
-        let key = target.identity.map { target.description.attributes[$0].name }
-        let paths = flat.paths
-        let result = try await store.batchUpsert(
-            target.name, key: key, columns: target.attributes.map(\.name), rows: flat.rows, updatesExisting: options.updatesExisting
-        ) { row in row < paths.count ? JSONPath.text(paths[row]) : "row \(row)" }
-        var seen: Set<ObjectID> = []
-        for id in result.ids where seen.insert(id).inserted { chunk.objectIDs.append(id) }
-        chunk.inserted = result.inserted
-        chunk.updated = result.updated
-        chunk.unchanged = result.unchanged
-        chunk.saves = result.inserted + result.updated > 0 ? 1 : 0
     }
 
     /// Applies records through a background context: relationships, hooks, every option.

@@ -1,0 +1,111 @@
+import CairnSupport
+import Foundation
+
+/// Rows of an entity's attribute values already in the store's encoding (docs/FORMAT.md §9),
+/// for a batch upsert that makes no ``Value``: the JSON mapper reads flat records straight into
+/// them. Every row holds every attribute of the entity, in order (a value the record did not give
+/// holds the attribute's default, and ``isGiven(_:_:)`` says so); transient attributes hold null.
+package struct EncodedRows {
+    /// The entity's attribute count: values per row.
+    package let attributeCount: Int
+    /// Every row's values, end to end.
+    private var writer = ByteWriter(capacity: 1 << 16)
+    /// Per row, the start of each value and the row's end (`attributeCount + 1` entries a row).
+    private var starts: [Int] = []
+    /// Per row, a bit per attribute: whether the record gave it.
+    private var given: [UInt64] = []
+    private let wordsPerRow: Int
+
+    /// No rows yet, for an entity of `attributeCount` attributes.
+    package init(attributeCount: Int) {
+        self.attributeCount = attributeCount
+        wordsPerRow = max(1, (attributeCount + 63) / 64)
+    }
+
+    /// The number of rows.
+    package var count: Int { starts.count / (attributeCount + 1) }
+
+    /// Appends a row: `value(position, &writer)` writes each attribute's encoded value in order
+    /// (with ``StoredValue``) and says whether the record gave it.
+    package mutating func append(_ value: (Int, inout ByteWriter) -> Bool) {
+        let wordStart = given.count
+        given.append(contentsOf: repeatElement(0, count: wordsPerRow))
+        for position in 0..<attributeCount {
+            starts.append(writer.count)
+            if value(position, &writer) { given[wordStart + position >> 6] |= 1 << UInt64(position & 63) }
+        }
+        starts.append(writer.count)
+    }
+
+    /// Where attribute `position` of row `row` lies in ``withBytes(_:)``'s buffer.
+    func range(_ row: Int, _ position: Int) -> Range<Int> {
+        let index = row * (attributeCount + 1) + position
+        return starts[index]..<starts[index + 1]
+    }
+
+    /// Where row `row` lies (every attribute, in order) in ``withBytes(_:)``'s buffer.
+    func rowRange(_ row: Int) -> Range<Int> {
+        let first = row * (attributeCount + 1)
+        return starts[first]..<starts[first + attributeCount]
+    }
+
+    /// Every row's bytes, end to end.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try writer.bytes.withUnsafeBytes(body)
+    }
+
+    /// The bytes of attribute `position` of row `row`.
+    package func withValue<R>(_ row: Int, _ position: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let index = row * (attributeCount + 1) + position
+        return try writer.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[starts[index]..<starts[index + 1]])) }
+    }
+
+    /// Whether the record of `row` gave attribute `position`.
+    package func isGiven(_ row: Int, _ position: Int) -> Bool {
+        given[row * wordsPerRow + position >> 6] & (1 << UInt64(position & 63)) != 0
+    }
+}
+
+/// Writes values in the store's encoding (docs/FORMAT.md §9) without making a ``Value``: what
+/// the JSON mapper writes flat records with. Each writes exactly what `ChangeSetCodec` writes
+/// for the same value.
+package enum StoredValue {
+    package static func writeNull(_ writer: inout ByteWriter) { writer.writeByte(ValueTag.null.rawValue) }
+
+    package static func writeBoolean(_ flag: Bool, _ writer: inout ByteWriter) {
+        writer.writeByte((flag ? ValueTag.trueValue : ValueTag.falseValue).rawValue)
+    }
+
+    package static func writeInteger(_ number: Int64, _ writer: inout ByteWriter) {
+        writer.writeByte(ValueTag.integer.rawValue)
+        writer.writeSignedVarint(number)
+    }
+
+    package static func writeDouble(_ number: Double, _ writer: inout ByteWriter) {
+        writer.writeByte(ValueTag.double.rawValue)
+        writer.write(number.bitPattern)
+    }
+
+    package static func writeDate(_ date: Date, _ writer: inout ByteWriter) {
+        writer.writeByte(ValueTag.date.rawValue)
+        writer.write(date.timeIntervalSinceReferenceDate.bitPattern)
+    }
+
+    /// A string given as UTF-8 bytes (checked by the caller).
+    package static func writeString(utf8 bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) {
+        writer.writeByte(ValueTag.string.rawValue)
+        writer.writeLengthPrefixed(bytes)
+    }
+
+    /// Any value.
+    package static func write(_ value: Value, _ writer: inout ByteWriter) { ChangeSetCodec.write(value, &writer) }
+
+    /// Whether a value's bytes are the encoding of null.
+    package static func isNull(_ bytes: UnsafeRawBufferPointer) -> Bool { bytes.count == 1 && bytes[0] == ValueTag.null.rawValue }
+
+    /// The value the bytes encode (nil: they do not encode an attribute value).
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> Value? {
+        guard case .attribute(let value) = ChangeSetCodec.decodeStored(bytes) else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,244 @@
+import CairnSupport
+
+extension Store {
+    /// ``batchUpsert(_:key:columns:rows:updatesExisting:)`` of rows already encoded (the JSON
+    /// mapper's flat records): the same lookups, merging and checks, without a ``Value`` for
+    /// anything but the values that change an existing object. `key` holds attribute positions.
+    package func batchUpsert(
+        _ entityName: String, key: [Int], rows: EncodedRows, updatesExisting: Bool, rowName: @escaping (Int) -> String
+    ) async throws -> BatchUpsertResult {
+        let entity = try insertableEntity(entityName)
+        guard rows.attributeCount == entity.attributes.count else {
+            throw StoreError(
+                .invalidArgument, "batch upsert: rows of \(rows.attributeCount) values for \(entity.name)'s \(entity.attributes.count) attributes",
+                entity: entity.name)
+        }
+        for position in key where position >= entity.attributes.count || entity.attributes[position].isTransient {
+            throw StoreError(.invalidArgument, "batch upsert: attribute \(position) of \(entity.name) cannot be a key", entity: entity.name)
+        }
+        var plan = EncodedUpsertPlan(entity: entity, keyPositions: key, updatesExisting: updatesExisting, rowName: rowName)
+        _ = try await commitRecord { accepted in
+            try plan.resolve(rows, against: accepted, reserve: reserveKeys)
+            return try plan.encodedSave(rows)
+        }
+        return plan.result
+    }
+}
+
+/// A batch upsert of encoded rows, worked out against the accepted state.
+struct EncodedUpsertPlan {
+    let entity: EntityDescription
+    let keyPositions: [Int]
+    let updatesExisting: Bool
+    private let rowName: (Int) -> String
+    private let constraint: UniquenessConstraint?
+    /// Per constraint position, its place among the key positions.
+    private let constraintOrder: [Int]
+
+    /// One object the rows name.
+    private struct Slot {
+        var existing: ObjectID?
+        var firstRow: Int
+        /// New object named by several rows: per attribute, the row whose value it takes. Empty
+        /// otherwise (every value from the first row).
+        var sources: [Int] = []
+        /// Existing object: per changed attribute, the row whose value it takes.
+        var changes: [Int: Int] = [:]
+    }
+
+    private var slots: [Slot] = []
+    private var ids: [ObjectID] = []
+    private var insertedIDs: [ObjectID] = []
+    private(set) var result = BatchUpsertResult(ids: [], outcomes: [])
+
+    init(entity: EntityDescription, keyPositions: [Int], updatesExisting: Bool, rowName: @escaping (Int) -> String) {
+        self.entity = entity
+        self.keyPositions = keyPositions
+        self.updatesExisting = updatesExisting
+        self.rowName = rowName
+        let constraint = entity.uniqueness(coveringExactly: keyPositions)
+        self.constraint = constraint
+        constraintOrder = constraint.map { constraint in constraint.positions.compactMap { keyPositions.firstIndex(of: $0) } } ?? []
+    }
+
+    mutating func resolve(_ rows: EncodedRows, against accepted: StoreSnapshot, reserve: (Int) throws -> Range<UInt64>) throws {
+        var slots: [Slot] = []
+        var slotOfRow: [Int] = []
+        slots.reserveCapacity(rows.count)
+        slotOfRow.reserveCapacity(rows.count)
+        var slotOfKey = ByteKeyTable(capacity: keyPositions.isEmpty ? 0 : rows.count)
+        var scanned: [[UInt8]: ObjectID]?
+        var keyBytes = ByteWriter(capacity: 64)
+        try rows.withBytes { buffer in
+            for row in 0..<rows.count {
+                var slot: Int
+                if keyPositions.isEmpty {
+                    slot = slots.count
+                    slots.append(Slot(existing: nil, firstRow: row))
+                } else {
+                    keyBytes.removeAll()
+                    var parts: [UnsafeRawBufferPointer] = []
+                    parts.reserveCapacity(keyPositions.count)
+                    for position in keyPositions {
+                        let value = buffer.piece(rows.range(row, position))
+                        guard rows.isGiven(row, position), !StoredValue.isNull(value) else {
+                            let name = entity.attributes[position].name
+                            throw StoreError(
+                                .missingValue, "batch upsert: \(rowName(row)) has no value for \(entity.name).\(name), its key", entity: entity.name,
+                                property: name)
+                        }
+                        keyBytes.write(bytes: value)
+                        parts.append(value)
+                    }
+                    if let known = keyBytes.bytes.withUnsafeBytes({ slotOfKey.value($0) }) {
+                        slot = known
+                    } else {
+                        let existing = try holder(parts, keyBytes.bytes, in: accepted, scanned: &scanned)
+                        slot = slots.count
+                        slots.append(Slot(existing: existing, firstRow: row))
+                        keyBytes.bytes.withUnsafeBytes { slotOfKey.insert($0, slot) }
+                    }
+                }
+                slotOfRow.append(slot)
+                apply(row, rows, buffer, to: &slots[slot], in: accepted)
+            }
+        }
+        let newCount = slots.reduce(0) { $0 + ($1.existing == nil ? 1 : 0) }
+        var keys = try reserve(newCount).makeIterator()
+        ids = []
+        ids.reserveCapacity(slots.count)
+        insertedIDs = []
+        for slot in slots {
+            if let existing = slot.existing {
+                ids.append(existing)
+            } else if let key = keys.next() {
+                let id = ObjectID(entity: entity.index, key: key)
+                ids.append(id)
+                insertedIDs.append(id)
+            }
+        }
+        let outcomes: [UpsertOutcome] = slots.map { $0.existing == nil ? .inserted : ($0.changes.isEmpty ? .unchanged : .updated) }
+        result = BatchUpsertResult(ids: slotOfRow.map { ids[$0] }, outcomes: slotOfRow.map { outcomes[$0] })
+        result.inserted = outcomes.count { $0 == .inserted }
+        result.updated = outcomes.count { $0 == .updated }
+        result.unchanged = outcomes.count { $0 == .unchanged }
+        self.slots = slots
+    }
+
+    /// The saved object holding the key (of this entity's family: a sibling's is refused).
+    private func holder(
+        _ parts: [UnsafeRawBufferPointer], _ bytes: [UInt8], in snapshot: StoreSnapshot, scanned: inout [[UInt8]: ObjectID]?
+    ) throws -> ObjectID? {
+        if let constraint {
+            guard let holder = snapshot.holder(encoded: constraintOrder.map { parts[$0] }, for: constraint) else { return nil }
+            guard entity.family.contains(holder.entity) else {
+                let names = keyPositions.map { entity.attributes[$0].name }.joined(separator: ", ")
+                throw StoreError(
+                    .uniquenessViolation, "batch upsert: a \(snapshot.model.descriptions[holder.entity].name) already has this \(names)",
+                    entity: entity.name, objects: [holder])
+            }
+            return holder
+        }
+        if scanned == nil {
+            var table: [[UInt8]: ObjectID] = [:]
+            for id in snapshot.ids(entity: entity.index) {
+                guard let record = snapshot.record(id) else { continue }
+                var writer = ByteWriter()
+                for position in keyPositions { record.row.withValueBytes(position) { writer.write(bytes: $0) } }
+                if table[writer.bytes] == nil { table[writer.bytes] = id }
+            }
+            scanned = table
+        }
+        return scanned?[bytes]
+    }
+
+    /// Applies a row's given values to its object.
+    private func apply(_ row: Int, _ rows: EncodedRows, _ buffer: UnsafeRawBufferPointer, to slot: inout Slot, in snapshot: StoreSnapshot) {
+        if slot.existing == nil {
+            guard row != slot.firstRow else { return }
+            if slot.sources.isEmpty { slot.sources = Array(repeating: slot.firstRow, count: entity.attributes.count) }
+            for position in 0..<entity.attributes.count where rows.isGiven(row, position) { slot.sources[position] = row }
+            return
+        }
+        guard updatesExisting, let id = slot.existing, let record = snapshot.record(id) else { return }
+        for position in 0..<entity.attributes.count where rows.isGiven(row, position) && !entity.attributes[position].isTransient {
+            let given = buffer.piece(rows.range(row, position))
+            if record.row.withValueBytes(position, { RowBytes.same($0, given) }) {
+                slot.changes[position] = nil
+            } else {
+                slot.changes[position] = row
+            }
+        }
+    }
+
+    /// The change record: new objects copied from their rows, changed values decoded; nil when
+    /// nothing changes.
+    func encodedSave(_ rows: EncodedRows) throws -> EncodedSave? {
+        var updates: [ChangeSet.Update] = []
+        var updated: [ObjectID] = []
+        var newSlots: [Int] = []
+        try rows.withBytes { buffer in
+            for (index, slot) in slots.enumerated() {
+                guard slot.existing != nil else {
+                    newSlots.append(index)
+                    continue
+                }
+                guard !slot.changes.isEmpty else { continue }
+                var changes: [PropertyChange] = []
+                for (position, row) in slot.changes.sorted(by: { $0.key < $1.key }) {
+                    let value = StoredValue.decode(buffer.piece(rows.range(row, position))) ?? .null
+                    if value == .null && !entity.attributes[position].isOptional {
+                        let name = entity.attributes[position].name
+                        throw StoreError(
+                            .missingValue, "batch upsert: \(rowName(row)): \(entity.name).\(name) is required", entity: entity.name, property: name,
+                            objects: [ids[index]])
+                    }
+                    changes.append(PropertyChange(position: position, value: .attribute(value)))
+                }
+                updates.append(ChangeSet.Update(id: ids[index], changes: changes))
+                updated.append(ids[index])
+            }
+        }
+        if !newSlots.isEmpty, let required = entity.relationships.first(where: { !$0.isOptional }) {
+            throw StoreError(
+                .missingValue, "batch upsert: \(entity.name).\(required.name) is required, and a batch upsert leaves relationships empty",
+                entity: entity.name, property: required.name)
+        }
+        guard !newSlots.isEmpty || !updates.isEmpty else { return nil }
+        var relationshipDefaults = ByteWriter(capacity: 16)
+        for value in entity.newObjectValues[entity.attributes.count...] { ChangeSetCodec.write(value, &relationshipDefaults) }
+        let count = entity.attributes.count
+        var transient = [Bool](repeating: false, count: count)
+        for position in entity.transientPositions { transient[position] = true }
+        let required = entity.requiredPositions
+        let simple = !transient.contains(true)
+        let capacity = 16 + rows.withBytes { $0.count } + newSlots.count * (12 + relationshipDefaults.count) + updates.count * 32
+        let bytes = try rows.withBytes { buffer in
+            try StoreRecord.encodedInserts(insertedIDs, capacity: capacity, updates: updates) { index, writer in
+                let slot = slots[newSlots[index]]
+                for position in required {
+                    let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
+                    if StoredValue.isNull(buffer.piece(rows.range(row, position))) {
+                        let name = entity.attributes[position].name
+                        throw StoreError(
+                            .missingValue, "batch upsert: \(rowName(slot.firstRow)): \(entity.name).\(name) is required", entity: entity.name, property: name)
+                    }
+                }
+                if slot.sources.isEmpty && simple {
+                    writer.write(bytes: buffer.piece(rows.rowRange(slot.firstRow)))
+                } else {
+                    for position in 0..<count {
+                        if transient[position] {
+                            StoredValue.writeNull(&writer)
+                        } else {
+                            let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
+                            writer.write(bytes: buffer.piece(rows.range(row, position)))
+                        }
+                    }
+                }
+                writer.write(bytes: relationshipDefaults.bytes)
+            }
+        }
+        return EncodedSave(bytes: bytes, inserted: insertedIDs, updated: updated, deleted: [])
+    }
+}

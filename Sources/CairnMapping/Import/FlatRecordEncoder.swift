@@ -1,0 +1,190 @@
+import Cairn
+import CairnSupport
+import Foundation
+
+/// Reads flat records straight into the store's encoding (``EncodedRows``), for a batch upsert
+/// that makes no `Value` and no `String` per field: strings are copied from the input, integers
+/// read from their digits, ISO dates parsed by hand, each written as the store writes it. Values
+/// of other kinds go through ``ValueReader``. A record that gives a relationship is not flat:
+/// the encoder stops (``NotFlat``) and the import reads the chunk again through a context.
+struct FlatRecordEncoder {
+    /// A record gave a relationship.
+    struct NotFlat: Error {}
+
+    let entity: ResolvedEntity
+    let tree: KeyTree
+    let lenient: Bool
+    let nulls: ImportOptions.Nulls
+    /// Per entity attribute, its default's encoding (null for a transient attribute).
+    private let defaults: [[UInt8]]
+    /// Per resolved attribute, its position in the entity.
+    private let positions: [Int]
+    /// Per entity attribute, its index among the resolved attributes (nil: not mapped).
+    private let resolvedIndex: [Int?]
+    /// The record being read: each resolved attribute's value in `scratch`, and its key rank.
+    private var scratch = ByteWriter(capacity: 1024)
+    private var ranges: [Range<Int>?]
+    private var ranks: [Int]
+
+    init(_ entity: ResolvedEntity, tree: KeyTree, lenient: Bool, nulls: ImportOptions.Nulls) {
+        self.entity = entity
+        self.tree = tree
+        self.lenient = lenient
+        self.nulls = nulls
+        let attributes = entity.description.attributes
+        defaults = attributes.map { attribute in
+            var writer = ByteWriter(capacity: 16)
+            StoredValue.write(attribute.isTransient ? .null : attribute.defaultValue ?? .null, &writer)
+            return writer.bytes
+        }
+        positions = entity.attributes.map(\.position)
+        var resolvedIndex = [Int?](repeating: nil, count: attributes.count)
+        for (index, attribute) in entity.attributes.enumerated() { resolvedIndex[attribute.position] = index }
+        self.resolvedIndex = resolvedIndex
+        ranges = Array(repeating: nil, count: entity.attributes.count)
+        ranks = Array(repeating: .max, count: entity.attributes.count)
+    }
+
+    /// Reads the record whose `{` was just read and appends it to `rows`; false when a lenient
+    /// import skipped it (no unique key).
+    ///
+    /// - Throws: ``NotFlat`` when the record gives a relationship; ``MappingError`` for a value
+    ///   that does not fit (strict) or a missing key (strict).
+    mutating func append(
+        _ token: JSONScanner.Token, _ scanner: inout JSONScanner, to rows: inout EncodedRows, reader: inout RecordReader, path: [JSONPath.Step]
+    ) throws -> Bool {
+        let start = scanner.offset - 1
+        guard token == .beginObject else {
+            try scanner.skip(token)
+            throw MappingError(
+                .unexpectedShape, "a record of \(entity.name) must be a JSON object, not \(RecordReader.describe(token))", entity: entity.name,
+                path: JSONPath.text(path), offset: start)
+        }
+        scratch.removeAll()
+        for index in ranges.indices {
+            ranges[index] = nil
+            ranks[index] = .max
+        }
+        reader.path.steps = path
+        try members(tree, &scanner, &reader)
+        if nulls == .neverOverwrite {
+            for index in ranges.indices {
+                if let range = ranges[index], isNull(range) { ranges[index] = nil }
+            }
+        }
+        // The unique key, whole and not null.
+        if let missing = entity.identity.first(where: { position in
+            guard let index = resolvedIndex[position], let range = ranges[index] else { return true }
+            return isNull(range)
+        }) {
+            let problem = ImportRecord.missingKey(entity, position: missing, path: path, offset: start)
+            guard lenient else { throw problem.error }
+            reader.warnings.append(problem.warning)
+            return false
+        }
+        scratch.bytes.withUnsafeBytes { given in
+            rows.append { position, writer in
+                if let index = resolvedIndex[position], let range = ranges[index] {
+                    writer.write(bytes: given.piece(range))
+                    return true
+                }
+                writer.write(bytes: defaults[position])
+                return false
+            }
+        }
+        return true
+    }
+
+    private func isNull(_ range: Range<Int>) -> Bool {
+        scratch.bytes.withUnsafeBytes { StoredValue.isNull($0.piece(range)) }
+    }
+
+    /// Reads the members of an object (its `{` read) up to its `}`.
+    private mutating func members(_ tree: KeyTree, _ scanner: inout JSONScanner, _ reader: inout RecordReader) throws {
+        while let token = try scanner.next() {
+            guard case .key(let keyText) = token else { return }  // `}`
+            let keyBytes = scanner.bytes.piece(keyText.range)
+            guard let valueToken = try scanner.next() else { return }
+            let found = keyText.hasEscapes ? tree.entries[scanner.string(keyText)] : tree.entry(keyBytes)
+            guard let entry = found else {
+                try scanner.skip(valueToken)
+                continue
+            }
+            reader.path.push(.text(keyBytes, escaped: keyText.hasEscapes))
+            defer { reader.path.pop() }
+            if let only = entry.only {
+                guard case .attribute(let index, let rank) = only else { throw NotFlat() }
+                try attribute(index, rank, valueToken, &scanner, &reader)
+                continue
+            }
+            let start: JSONScanner? = entry.consumers > 1 ? scanner : nil
+            var first = true
+            for target in entry.targets {
+                if !first, let start { scanner = start }
+                first = false
+                guard case .attribute(let index, let rank) = target else { throw NotFlat() }
+                try attribute(index, rank, valueToken, &scanner, &reader)
+            }
+            if let child = entry.child, valueToken == .beginObject {
+                if !first, let start { scanner = start }
+                first = false
+                try members(child, &scanner, &reader)
+            }
+            if first { try scanner.skip(valueToken) }
+        }
+    }
+
+    /// Writes one attribute's value into the scratch buffer.
+    private mutating func attribute(
+        _ index: Int, _ rank: Int, _ token: JSONScanner.Token, _ scanner: inout JSONScanner, _ reader: inout RecordReader
+    )
+        throws
+    {
+        guard rank <= ranks[index] else {
+            try scanner.skip(token)
+            return
+        }
+        let attribute = entity.attributes[index]
+        let begin = scanner.offset
+        let valueStart = scratch.count
+        if !fastWrite(attribute, token, &scanner) {
+            do {
+                StoredValue.write(try ValueReader.read(token, attribute, &scanner), &scratch)
+            } catch let misfit as ValueReader.Misfit {
+                guard lenient else {
+                    throw MappingError(
+                        .invalidValue, misfit.message, entity: entity.name, property: attribute.name, path: reader.path.text, offset: begin)
+                }
+                reader.warnings.append(ImportWarning(path: reader.path.text, message: "\(misfit.message); \(entity.name).\(attribute.name) set to nil"))
+                StoredValue.writeNull(&scratch)
+            }
+        }
+        ranges[index] = valueStart..<scratch.count
+        ranks[index] = rank
+    }
+
+    /// Writes the common values straight from the token: a string into a string attribute, an
+    /// integer in range, a boolean, null, an ISO 8601 date. False: not one of these.
+    private mutating func fastWrite(_ attribute: ResolvedAttribute, _ token: JSONScanner.Token, _ scanner: inout JSONScanner) -> Bool {
+        guard attribute.transformerName == nil else { return false }
+        switch (token, attribute.type) {
+        case (.null, _):
+            StoredValue.writeNull(&scratch)
+        case (.string(let text), .string) where !text.hasEscapes:
+            StoredValue.writeString(utf8: scanner.bytes.piece(text.range), &scratch)
+        case (.number(let number), .integer16), (.number(let number), .integer32), (.number(let number), .integer64):
+            guard let value = scanner.integer(number), let range = attribute.type.integerRange, range.contains(value) else { return false }
+            StoredValue.writeInteger(value, &scratch)
+        case (.boolean(let flag), .boolean):
+            StoredValue.writeBoolean(flag, &scratch)
+        case (.string(let text), .date) where !text.hasEscapes:
+            guard case .iso8601(let offset) = attribute.dateFormat,
+                let date = ISO8601DateParser.date(scanner.bytes.piece(text.range), defaultOffset: offset)
+            else { return false }
+            StoredValue.writeDate(date, &scratch)
+        default:
+            return false
+        }
+        return true
+    }
+}
