@@ -21,6 +21,18 @@ struct FlatRecordEncoder {
     private let positions: [Int]
     /// Per entity attribute, its index among the resolved attributes (nil: not mapped).
     private let resolvedIndex: [Int?]
+    /// Per resolved attribute, the values written straight from their tokens.
+    private let kinds: [FastKind]
+
+    /// What an attribute takes that the encoder writes without a `Value`.
+    private enum FastKind {
+        case string
+        case integer(ClosedRange<Int64>)
+        case boolean
+        case isoDate(offset: Int)
+        /// Anything else: through ``ValueReader``.
+        case other
+    }
     /// The record being read: each resolved attribute's value in `scratch`, and its key rank.
     private var scratch = ByteWriter(capacity: 1024)
     private var ranges: [Range<Int>?]
@@ -41,6 +53,18 @@ struct FlatRecordEncoder {
         var resolvedIndex = [Int?](repeating: nil, count: attributes.count)
         for (index, attribute) in entity.attributes.enumerated() { resolvedIndex[attribute.position] = index }
         self.resolvedIndex = resolvedIndex
+        kinds = entity.attributes.map { attribute in
+            guard attribute.transformerName == nil else { return .other }
+            switch attribute.type {
+            case .string: return .string
+            case .integer16, .integer32, .integer64: return attribute.type.integerRange.map(FastKind.integer) ?? .other
+            case .boolean: return .boolean
+            case .date:
+                if case .iso8601(let offset) = attribute.dateFormat { return .isoDate(offset: offset) }
+                return .other
+            default: return .other
+            }
+        }
         ranges = Array(repeating: nil, count: entity.attributes.count)
         ranks = Array(repeating: .max, count: entity.attributes.count)
     }
@@ -144,10 +168,10 @@ struct FlatRecordEncoder {
             try scanner.skip(token)
             return
         }
-        let attribute = entity.attributes[index]
         let begin = scanner.offset
         let valueStart = scratch.count
-        if !fastWrite(attribute, token, &scanner) {
+        if !fastWrite(kinds[index], token, &scanner) {
+            let attribute = entity.attributes[index]
             do {
                 StoredValue.write(try ValueReader.read(token, attribute, &scanner), &scratch)
             } catch let misfit as ValueReader.Misfit {
@@ -165,22 +189,20 @@ struct FlatRecordEncoder {
 
     /// Writes the common values straight from the token: a string into a string attribute, an
     /// integer in range, a boolean, null, an ISO 8601 date. False: not one of these.
-    private mutating func fastWrite(_ attribute: ResolvedAttribute, _ token: JSONScanner.Token, _ scanner: inout JSONScanner) -> Bool {
-        guard attribute.transformerName == nil else { return false }
-        switch (token, attribute.type) {
+    private mutating func fastWrite(_ kind: FastKind, _ token: JSONScanner.Token, _ scanner: inout JSONScanner) -> Bool {
+        switch (token, kind) {
+        case (_, .other): return false
         case (.null, _):
             StoredValue.writeNull(&scratch)
         case (.string(let text), .string) where !text.hasEscapes:
             StoredValue.writeString(utf8: scanner.bytes.piece(text.range), &scratch)
-        case (.number(let number), .integer16), (.number(let number), .integer32), (.number(let number), .integer64):
-            guard let value = scanner.integer(number), let range = attribute.type.integerRange, range.contains(value) else { return false }
+        case (.number(let number), .integer(let range)):
+            guard let value = scanner.integer(number), range.contains(value) else { return false }
             StoredValue.writeInteger(value, &scratch)
         case (.boolean(let flag), .boolean):
             StoredValue.writeBoolean(flag, &scratch)
-        case (.string(let text), .date) where !text.hasEscapes:
-            guard case .iso8601(let offset) = attribute.dateFormat,
-                let date = ISO8601DateParser.date(scanner.bytes.piece(text.range), defaultOffset: offset)
-            else { return false }
+        case (.string(let text), .isoDate(let offset)) where !text.hasEscapes:
+            guard let date = ISO8601DateParser.date(scanner.bytes.piece(text.range), defaultOffset: offset) else { return false }
             StoredValue.writeDate(date, &scratch)
         default:
             return false

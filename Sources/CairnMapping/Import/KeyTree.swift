@@ -32,9 +32,10 @@ final class KeyTree: Sendable {
 
     let entries: [String: Entry]
     /// The keys as bytes, in an open-addressing table (FNV-1a), so that a key is found from its
-    /// bytes in the input without making a String.
+    /// bytes in the input without making a String. The keys lie end to end in one buffer.
     private let table: [Int32]
-    private let keyBytes: [[UInt8]]
+    private let keyBytes: [UInt8]
+    private let keyStarts: [Int]
     private let slots: [Entry]
 
     init(_ entries: [String: Entry]) {
@@ -42,18 +43,21 @@ final class KeyTree: Sendable {
         var size = 8
         while size < entries.count * 2 { size *= 2 }
         var table = [Int32](repeating: -1, count: size)
-        var keyBytes: [[UInt8]] = []
+        var keyBytes: [UInt8] = []
+        var keyStarts: [Int] = [0]
         var slots: [Entry] = []
         for (key, entry) in entries {
             let bytes = Array(key.utf8)
             var index = bytes.withUnsafeBytes { Self.hash($0) } & (size - 1)
             while table[index] >= 0 { index = (index + 1) & (size - 1) }
             table[index] = Int32(slots.count)
-            keyBytes.append(bytes)
+            keyBytes += bytes
+            keyStarts.append(keyBytes.count)
             slots.append(entry)
         }
         self.table = table
         self.keyBytes = keyBytes
+        self.keyStarts = keyStarts
         self.slots = slots
     }
 
@@ -67,14 +71,18 @@ final class KeyTree: Sendable {
     func entry(_ bytes: UnsafeRawBufferPointer) -> Entry? {
         let mask = table.count - 1
         var index = Self.hash(bytes) & mask
-        while true {
-            let slot = table[index]
-            guard slot >= 0 else { return nil }
-            let same = keyBytes[Int(slot)].withUnsafeBytes { key in
-                key.count == bytes.count && (key.count == 0 || memcmp(key.baseAddress!, bytes.baseAddress!, key.count) == 0)
+        return keyBytes.withUnsafeBytes { keys -> Entry? in
+            while true {
+                let slot = Int(table[index])
+                guard slot >= 0 else { return nil }
+                let start = keyStarts[slot]
+                let length = keyStarts[slot + 1] - start
+                if length == bytes.count {
+                    if length == 0 { return slots[slot] }
+                    if let base = keys.baseAddress, let other = bytes.baseAddress, memcmp(base + start, other, length) == 0 { return slots[slot] }
+                }
+                index = (index + 1) & mask
             }
-            if same { return slots[Int(slot)] }
-            index = (index + 1) & mask
         }
     }
 
