@@ -46,7 +46,7 @@ let package = Package(
             swiftSettings: internalChecks
         ),
         // JSON import and export (docs/MAPPING.md): the JSON scanner so far.
-        .target(name: "CairnMapping", dependencies: ["Cairn", "CairnSupport"], swiftSettings: internalChecks),
+        .target(name: "CairnMapping", dependencies: ["Cairn", "CairnSupport", "CCairnSupport"], swiftSettings: internalChecks),
         .executableTarget(
             name: "CairnCLI",
             dependencies: [

@@ -166,3 +166,18 @@ import Testing
         }
     }
 }
+
+/// Number text read without a String agrees with Swift's own reading.
+@Suite struct NumberTextTests {
+    @Test func doublesAgreeWithSwift() {
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["0", "-0", "1", "1.5", "-2.25e-3", "1e308", "4.9e-324", "123456789012345678901234567890", "0.1", "2.2250738585072014e-308"]
+        for _ in 0..<2000 { texts.append(Double.random(in: -1e12...1e12, using: &generator).description) }
+        for text in texts {
+            let bytes = Array(text.utf8)
+            #expect(bytes.withUnsafeBytes { NumberText.double($0) } == Double(text), "\(text)")
+        }
+        #expect(Array("1e400".utf8).withUnsafeBytes { NumberText.double($0) } == nil)
+        #expect(Array(String(repeating: "1", count: 80).utf8).withUnsafeBytes { NumberText.double($0) } == nil)
+    }
+}

@@ -21,4 +21,8 @@ static inline void cairn_prefetch(const void *address) {
 /// kept. Foundation on Linux does not pass `Thread.name` on.
 void cairn_name_current_thread(const char *name);
 
+/// `strtod` in the POSIX locale (a `.` decimal point whatever the process's locale): the
+/// number at `text` (NUL-terminated), `*end` set after it (to `text` when nothing was read).
+double cairn_strtod_posix(const char *text, char **end);
+
 #endif

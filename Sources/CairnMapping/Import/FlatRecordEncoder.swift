@@ -28,6 +28,7 @@ struct FlatRecordEncoder {
     private enum FastKind {
         case string
         case integer(ClosedRange<Int64>)
+        case double
         case boolean
         case isoDate(offset: Int)
         /// Anything else: through ``ValueReader``.
@@ -59,6 +60,7 @@ struct FlatRecordEncoder {
             case .string: return .string
             case .integer16, .integer32, .integer64: return attribute.type.integerRange.map(FastKind.integer) ?? .other
             case .boolean: return .boolean
+            case .double: return .double
             case .date:
                 if case .iso8601(let offset) = attribute.dateFormat { return .isoDate(offset: offset) }
                 return .other
@@ -201,6 +203,9 @@ struct FlatRecordEncoder {
             StoredValue.writeInteger(value, &scratch)
         case (.boolean(let flag), .boolean):
             StoredValue.writeBoolean(flag, &scratch)
+        case (.number(let number), .double):
+            guard let value = NumberText.double(scanner.bytes.piece(number.range)) else { return false }
+            StoredValue.writeDouble(value, &scratch)
         case (.string(let text), .isoDate(let offset)) where !text.hasEscapes:
             guard let date = ISO8601DateParser.date(scanner.bytes.piece(text.range), defaultOffset: offset) else { return false }
             StoredValue.writeDate(date, &scratch)
