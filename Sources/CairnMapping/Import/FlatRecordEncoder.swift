@@ -127,16 +127,8 @@ struct FlatRecordEncoder {
 
     /// Reads the members of an object (its `{` read) up to its `}`.
     private mutating func members(_ tree: KeyTree, _ scanner: inout JSONScanner, _ reader: inout RecordReader) throws {
-        while let token = try scanner.next() {
-            guard case .key(let keyText) = token else { return }  // `}`
-            let keyBytes = scanner.bytes.piece(keyText.range)
-            guard let valueToken = try scanner.next() else { return }
-            let found = keyText.hasEscapes ? tree.entries[scanner.string(keyText)] : tree.entry(keyBytes)
-            guard let entry = found else {
-                try scanner.skip(valueToken)
-                continue
-            }
-            reader.path.push(.text(keyBytes, escaped: keyText.hasEscapes))
+        while let (entry, key, valueToken) = try tree.nextMember(&scanner) {
+            reader.path.push(key)
             defer { reader.path.pop() }
             if let only = entry.only {
                 guard case .attribute(let index, let rank) = only else { throw NotFlat() }

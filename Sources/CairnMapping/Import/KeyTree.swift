@@ -1,3 +1,4 @@
+import CairnSupport
 import Foundation
 
 /// The JSON keys of one entity's mapping as a tree: a key leads to the properties it fills and,
@@ -116,5 +117,24 @@ final class KeyTree: Sendable {
             entries[key] = Entry(targets: targets[key] ?? [], child: deeper[key].map { build($0[...]) })
         }
         return KeyTree(entries)
+    }
+}
+
+extension KeyTree {
+    /// The next member of the object the scanner is in whose key the tree maps: its entry, its
+    /// key as a path step, and the first token of its value (unmapped members are skipped); nil
+    /// at the object's `}`.
+    func nextMember(_ scanner: inout JSONScanner) throws -> (entry: Entry, key: JSONPath.Step, value: JSONScanner.Token)? {
+        while let token = try scanner.next() {
+            guard case .key(let keyText) = token else { return nil }  // `}`
+            let keyBytes = scanner.bytes.piece(keyText.range)
+            guard let valueToken = try scanner.next() else { return nil }
+            guard let found = keyText.hasEscapes ? entries[scanner.string(keyText)] : entry(keyBytes) else {
+                try scanner.skip(valueToken)
+                continue
+            }
+            return (found, .text(keyBytes, escaped: keyText.hasEscapes), valueToken)
+        }
+        return nil
     }
 }

@@ -40,16 +40,8 @@ struct RecordReader {
 
     /// Reads the members of an object (its `{` read) up to its `}` into `record`.
     private mutating func members(_ entity: ResolvedEntity, _ tree: KeyTree, _ record: inout ImportRecord, _ scanner: inout JSONScanner) throws {
-        while let token = try scanner.next() {
-            guard case .key(let keyText) = token else { return }  // `}`
-            let keyBytes = scanner.bytes.piece(keyText.range)
-            guard let valueToken = try scanner.next() else { return }
-            let found = keyText.hasEscapes ? tree.entries[scanner.string(keyText)] : tree.entry(keyBytes)
-            guard let entry = found else {
-                try scanner.skip(valueToken)
-                continue
-            }
-            path.push(.text(keyBytes, escaped: keyText.hasEscapes))
+        while let (entry, key, valueToken) = try tree.nextMember(&scanner) {
+            path.push(key)
             defer { path.pop() }
             if let only = entry.only {
                 switch only {

@@ -174,13 +174,7 @@ struct JSONImport {
         let limit = options.chunkSize.map { max(1, $0) } ?? .max
         var read = 0
         while read < limit {
-            guard let token = try cursor.next() else { return true }
-            let index = cursor.count - 1
-            if index < options.skipRecords {
-                try cursor.scanner.skip(token)
-                try cursor.finishRecord()
-                continue
-            }
+            guard let (token, index) = try nextRecord(&cursor) else { return true }
             let path = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
             if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, path: path) { indexes.append(index) }
             try cursor.finishRecord()
@@ -188,6 +182,18 @@ struct JSONImport {
             try afterRecord(read, cursor, started: started)
         }
         return false
+    }
+
+    /// The first token of the next record to import and its number, passing over the first
+    /// ``ImportOptions/skipRecords``; nil at the end of the input.
+    private func nextRecord(_ cursor: inout RecordCursor) throws -> (token: JSONScanner.Token, index: Int)? {
+        while let token = try cursor.next() {
+            let index = cursor.count - 1
+            guard index < options.skipRecords else { return (token, index) }
+            try cursor.scanner.skip(token)
+            try cursor.finishRecord()
+        }
+        return nil
     }
 
     /// Every so many records: a cancellation check, pages of the input given back, progress.
@@ -228,13 +234,7 @@ struct JSONImport {
     ) throws -> Bool {
         let limit = options.chunkSize.map { max(1, $0) } ?? .max
         while records.count < limit {
-            guard let token = try cursor.next() else { return true }
-            let index = cursor.count - 1
-            if index < options.skipRecords {
-                try cursor.scanner.skip(token)
-                try cursor.finishRecord()
-                continue
-            }
+            guard let (token, index) = try nextRecord(&cursor) else { return true }
             reader.path.steps = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
             records.append(try reader.record(target, token, &cursor.scanner))
             try cursor.finishRecord()
