@@ -29,6 +29,20 @@ func importBenchmarks(_ initial: Report, root: String, quick: Bool) async throws
         try await store.close()
         return report
     }
+    if ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"] == "export" {
+        // Exports of every object, ten times, for `perf record`.
+        let directory = freshStore(root, "profile")
+        let store = try Store(at: directory, model: model)
+        _ = try await store.importJSON(contentsOf: URL(fileURLWithPath: file), into: "Person", mapping: mapping)
+        for run in 0..<10 {
+            let start = ContinuousClock.now
+            var bytes = 0
+            try store.newBackgroundContext().exportJSON(FetchRequest("Person"), mapping: mapping) { bytes += $0.count }
+            print("export \(run): \(fixed(Double(bytes) / 1e6 / seconds(ContinuousClock.now - start), 0)) MB/s")
+        }
+        try await store.close()
+        return report
+    }
     if ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"] == "import" {
         // Imports alone, ten times, for `perf record`.
         for run in 0..<10 {

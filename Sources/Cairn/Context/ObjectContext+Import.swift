@@ -46,6 +46,29 @@ extension ObjectContext {
         baseRecord(id)?.values
     }
 
+    /// Copies an object's stored values, in the store's encoding, into `bytes` (replacing what it
+    /// held), with where each value starts and the row's end in `starts`: what export reads
+    /// without decoding a value it can write from its bytes. False (nothing copied) when this
+    /// context or a parent has unsaved changes (export then reads values the usual way) or the
+    /// object does not exist.
+    package func copyStoredValues(of id: ObjectID, into bytes: inout [UInt8], starts: inout [Int]) -> Bool {
+        guard !hasPendingChangesInChain else { return false }
+        let copied = baseSnapshot.objects.withRowBytes(id) { row -> Bool in
+            bytes.removeAll(keepingCapacity: true)
+            starts.removeAll(keepingCapacity: true)
+            for position in 0..<row.count {
+                let value = row.value(position)
+                starts.append(bytes.count)
+                if let start = value.baseAddress {
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: value.count))
+                }
+            }
+            starts.append(bytes.count)
+            return true
+        }
+        return copied ?? false
+    }
+
     /// Deletes an object by ID (delete rules apply).
     package func deleteObject(_ id: ObjectID) throws {
         try delete(id)

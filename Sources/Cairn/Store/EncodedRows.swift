@@ -70,6 +70,16 @@ package struct EncodedRows {
 /// the JSON mapper writes flat records with. Each writes exactly what `ChangeSetCodec` writes
 /// for the same value.
 package enum StoredValue {
+    /// The tag bytes a reader of stored values meets most (docs/FORMAT.md §9).
+    package enum Tag {
+        package static let null = ValueTag.null.rawValue
+        package static let string = ValueTag.string.rawValue
+        package static let integer = ValueTag.integer.rawValue
+        package static let `false` = ValueTag.falseValue.rawValue
+        package static let `true` = ValueTag.trueValue.rawValue
+        package static let date = ValueTag.date.rawValue
+    }
+
     package static func writeNull(_ writer: inout ByteWriter) { writer.writeByte(ValueTag.null.rawValue) }
 
     package static func writeBoolean(_ flag: Bool, _ writer: inout ByteWriter) {
@@ -102,6 +112,11 @@ package enum StoredValue {
 
     /// Whether a value's bytes are the encoding of null.
     package static func isNull(_ bytes: UnsafeRawBufferPointer) -> Bool { bytes.count == 1 && bytes[0] == ValueTag.null.rawValue }
+
+    /// The property value (an attribute's, or a relationship's targets) the bytes encode.
+    package static func decodeProperty(_ bytes: UnsafeRawBufferPointer) -> PropertyValue {
+        ChangeSetCodec.decodeStored(bytes)
+    }
 
     /// The value the bytes encode (nil: they do not encode an attribute value).
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> Value? {

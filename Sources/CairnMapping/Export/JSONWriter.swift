@@ -1,4 +1,5 @@
 import Cairn
+import CairnSupport
 import Foundation
 
 /// Writes JSON text into a byte buffer, handing full buffers to a sink: export streams, whatever
@@ -29,6 +30,9 @@ struct JSONWriter {
 
     mutating func byte(_ byte: UInt8) { buffer.append(byte) }
 
+    /// Bytes already in JSON form.
+    mutating func bytes(_ json: [UInt8]) { buffer.append(contentsOf: json) }
+
     mutating func raw(_ text: String) {
         var text = text
         text.withUTF8 { buffer.append(contentsOf: $0) }
@@ -36,33 +40,102 @@ struct JSONWriter {
 
     /// A string, quoted and escaped as RFC 8259 requires.
     mutating func string(_ text: String) {
-        buffer.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                switch byte {
-                case UInt8(ascii: "\""): raw("\\\"")
-                case UInt8(ascii: "\\"): raw("\\\\")
-                case 0x0A: raw("\\n")
-                case 0x0D: raw("\\r")
-                case 0x09: raw("\\t")
-                case 0x08: raw("\\b")
-                case 0x0C: raw("\\f")
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    raw("\\u00")
-                    buffer.append(hex[Int(byte >> 4)])
-                    buffer.append(hex[Int(byte & 0xF)])
-                }
-                start = index + 1
+        text.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A string given as its UTF-8 bytes, quoted and escaped (only what JSON requires).
+    mutating func string(utf8 bytes: UnsafeRawBufferPointer) {
+        buffer.append(UInt8(ascii: "\""))
+        var start = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            if index > start { append(bytes.piece(start..<index)) }
+            escape(byte)
+            start = index + 1
+        }
+        if bytes.count > start { append(bytes.piece(start..<bytes.count)) }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        buffer.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): raw("\\\"")
+        case UInt8(ascii: "\\"): raw("\\\\")
+        case 0x0A: raw("\\n")
+        case 0x0D: raw("\\r")
+        case 0x09: raw("\\t")
+        case 0x08: raw("\\b")
+        case 0x0C: raw("\\f")
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            raw("\\u00")
+            hex.withUTF8Buffer { digits in
+                buffer.append(digits[Int(byte >> 4)])
+                buffer.append(digits[Int(byte & 0xF)])
             }
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        }
+    }
+
+    /// An integer, in decimal, without making a String.
+    mutating func integer(_ number: Int64) {
+        if number < 0 { buffer.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, written backwards
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { room in
+            repeat {
+                room[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            buffer.append(contentsOf: room[(24 - count)...])
+        }
+    }
+
+    /// A date as ISO 8601 in UTC with milliseconds (`2024-05-01T10:20:30.123Z`), as `DateText`
+    /// writes it, without making a String; a date outside years 0–9999 through `DateText`.
+    mutating func isoDate(_ date: Date) {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds.isFinite, milliseconds >= -62_167_219_200_000, milliseconds < 253_402_300_800_000 else {
+            return string(DateText.iso8601(date))
+        }
+        let total = Int64(milliseconds)
+        let perDay: Int64 = 86_400_000
+        let days = total >= 0 ? total / perDay : (total + 1) / perDay - 1
+        let ofDay = total - days * perDay
+        let (year, month, day) = DateText.civil(daysSince1970: days)
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                buffer.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
         }
         buffer.append(UInt8(ascii: "\""))
+        digits(year, 4)
+        buffer.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        buffer.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        buffer.append(UInt8(ascii: "T"))
+        digits(ofDay / 3_600_000, 2)
+        buffer.append(UInt8(ascii: ":"))
+        digits(ofDay / 60_000 % 60, 2)
+        buffer.append(UInt8(ascii: ":"))
+        digits(ofDay / 1000 % 60, 2)
+        buffer.append(UInt8(ascii: "."))
+        digits(ofDay % 1000, 3)
+        buffer.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
     }
 
     /// A tree of JSON.

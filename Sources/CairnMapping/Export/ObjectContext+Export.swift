@@ -1,4 +1,5 @@
 import Cairn
+import CairnSupport
 import Foundation
 
 extension ObjectContext {
@@ -60,6 +61,9 @@ struct JSONExporter {
     let options: ExportOptions
     var writer: JSONWriter
     private var layouts: [Int: [ExportNode]] = [:]
+    /// The stored values of the object being written (reused), and where each starts.
+    private var rowBytes: [UInt8] = []
+    private var rowStarts: [Int] = []
 
     init(context: ObjectContext, mapping: Mapping, options: ExportOptions, writer: JSONWriter) {
         self.context = context
@@ -70,14 +74,22 @@ struct JSONExporter {
 
     /// One key of an exported object: a property, or an object holding the keys of dotted paths.
     indirect enum ExportNode {
-        case attribute(String, ResolvedAttribute)
-        case relationship(String, ResolvedRelationship)
-        case object(String, [ExportNode])
+        case attribute(MemberName, ResolvedAttribute)
+        case relationship(MemberName, ResolvedRelationship)
+        case object(MemberName, [ExportNode])
+    }
 
-        var key: String {
-            switch self {
-            case .attribute(let key, _), .relationship(let key, _), .object(let key, _): key
-            }
+    /// A member's key, and its JSON (`"key":`) written once, not once per object.
+    struct MemberName {
+        let key: String
+        let json: [UInt8]
+
+        init(_ key: String) {
+            self.key = key
+            var writer = JSONWriter(sink: { _ in })
+            writer.string(key)
+            writer.byte(UInt8(ascii: ":"))
+            json = writer.buffer
         }
     }
 
@@ -102,10 +114,10 @@ struct JSONExporter {
         let resolved = mapping.resolved[entity]
         var paths: [([String], ExportNode)] = []
         for attribute in resolved.attributes {
-            if let path = attribute.keyPaths.first { paths.append((path, .attribute(path.last ?? attribute.name, attribute))) }
+            if let path = attribute.keyPaths.first { paths.append((path, .attribute(MemberName(path.last ?? attribute.name), attribute))) }
         }
         for relationship in resolved.relationships {
-            if let path = relationship.keyPaths.first { paths.append((path, .relationship(path.last ?? relationship.name, relationship))) }
+            if let path = relationship.keyPaths.first { paths.append((path, .relationship(MemberName(path.last ?? relationship.name), relationship))) }
         }
         let nodes = Self.nest(paths)
         layouts[entity] = nodes
@@ -126,16 +138,21 @@ struct JSONExporter {
                 deeper[first, default: []].append((Array(path.dropFirst()), node))
             }
         }
-        return order.compactMap { key in leaves[key] ?? deeper[key].map { .object(key, nest($0)) } }
+        return order.compactMap { key in leaves[key] ?? deeper[key].map { .object(MemberName(key), nest($0)) } }
     }
 
     /// Writes one object; `from` is the relationship (and object) that nested it, whose inverse is
     /// not followed back.
     private mutating func object(_ id: ObjectID, depth: Int, from: (object: ObjectID, inverse: String?)?) throws {
+        let nodes = layout(id.entity)
+        // Flat objects are written from the stored bytes: no value decoded that can be written
+        // as it is.
+        if depth == 0, options.beforeExport == nil, context.copyStoredValues(of: id, into: &rowBytes, starts: &rowStarts) {
+            return try storedMembers(nodes, id: id, from: from)
+        }
         guard let values = context.propertyValues(of: id) else {
             throw MappingError(.invalidValue, "object \(id) does not exist in the context")
         }
-        let nodes = layout(id.entity)
         if let hook = options.beforeExport, let managed = context.object(with: id) {
             var json = try tree(nodes, values, id: id, depth: depth, from: from)
             try hook(managed, &json)
@@ -160,8 +177,7 @@ struct JSONExporter {
                 guard case .attribute(let value) = values[attribute.position] else { continue }
                 if value == .null && !options.writesNulls { continue }
                 separate(&writer)
-                writer.string(key)
-                writer.byte(UInt8(ascii: ":"))
+                writer.bytes(key.json)
                 try self.value(value, attribute)
             case .relationship(let key, let relationship):
                 if let from, from.inverse == relationship.name { continue }
@@ -169,17 +185,83 @@ struct JSONExporter {
                 guard let json = try related(targets, relationship, id: id, depth: depth) else { continue }
                 if json == .null && !options.writesNulls { continue }
                 separate(&writer)
-                writer.string(key)
-                writer.byte(UInt8(ascii: ":"))
+                writer.bytes(key.json)
                 try writeRelated(json, targets, relationship, id: id, depth: depth)
             case .object(let key, let children):
                 separate(&writer)
-                writer.string(key)
-                writer.byte(UInt8(ascii: ":"))
+                writer.bytes(key.json)
                 try members(children, values, id: id, depth: depth, from: from)
             }
         }
         writer.byte(UInt8(ascii: "}"))
+    }
+
+    /// Writes an object's members from its stored bytes (``rowBytes``): strings, integers,
+    /// doubles, booleans and ISO dates as they are; other values, and relationships (their keys:
+    /// this runs at depth 0), decoded.
+    private mutating func storedMembers(_ nodes: [ExportNode], id: ObjectID, from: (object: ObjectID, inverse: String?)?) throws {
+        writer.byte(UInt8(ascii: "{"))
+        var first = true
+        for node in nodes {
+            switch node {
+            case .attribute(let key, let attribute):
+                let range = rowStarts[attribute.position]..<rowStarts[attribute.position + 1]
+                let isNull = range.count == 1 && rowBytes[range.lowerBound] == StoredValue.Tag.null
+                if isNull && !options.writesNulls { continue }
+                if !first { writer.byte(UInt8(ascii: ",")) }
+                first = false
+                writer.bytes(key.json)
+                try storedValue(range, attribute)
+            case .relationship(let key, let relationship):
+                if let from, from.inverse == relationship.name { continue }
+                let range = rowStarts[relationship.position]..<rowStarts[relationship.position + 1]
+                let targets = rowBytes.withUnsafeBytes { StoredValue.decodeProperty($0.piece(range)) }.targets
+                guard let json = try related(targets, relationship, id: id, depth: 0) else { continue }
+                if json == .null && !options.writesNulls { continue }
+                if !first { writer.byte(UInt8(ascii: ",")) }
+                first = false
+                writer.bytes(key.json)
+                writer.value(json)
+            case .object(let key, let children):
+                if !first { writer.byte(UInt8(ascii: ",")) }
+                first = false
+                writer.bytes(key.json)
+                try storedMembers(children, id: id, from: from)
+            }
+        }
+        writer.byte(UInt8(ascii: "}"))
+    }
+
+    /// Writes one stored value (tag and bytes, docs/FORMAT.md §9) as the attribute's mapping
+    /// reads it back.
+    private mutating func storedValue(_ range: Range<Int>, _ attribute: ResolvedAttribute) throws {
+        let bytes = rowBytes
+        try bytes.withUnsafeBytes { buffer in
+            let value = buffer.piece(range)
+            guard attribute.transformerName == nil, let tag = value.first else {
+                return try self.value(StoredValue.decode(value) ?? .null, attribute)
+            }
+            switch (tag, attribute.dateFormat) {
+            case (StoredValue.Tag.null, _): writer.raw("null")
+            case (StoredValue.Tag.false, _): writer.raw("false")
+            case (StoredValue.Tag.true, _): writer.raw("true")
+            case (StoredValue.Tag.string, _) where attribute.type == .string:
+                var reader = ByteReader(value.piece(1..<value.count))
+                guard let length = try? reader.readVarint(), Int(length) == reader.remaining else {
+                    return try self.value(StoredValue.decode(value) ?? .null, attribute)
+                }
+                writer.string(utf8: value.piece((value.count - Int(length))..<value.count))
+            case (StoredValue.Tag.integer, _):
+                var reader = ByteReader(value.piece(1..<value.count))
+                guard let number = try? reader.readSignedVarint() else { return try self.value(StoredValue.decode(value) ?? .null, attribute) }
+                writer.integer(number)
+            case (StoredValue.Tag.date, .iso8601) where value.count == 9:
+                let seconds = Double(bitPattern: UInt64(littleEndian: value.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
+                writer.isoDate(Date(timeIntervalSinceReferenceDate: seconds))
+            default:
+                try self.value(StoredValue.decode(value) ?? .null, attribute)
+            }
+        }
     }
 
     /// What a relationship writes: nil to leave it out; a placeholder `.null` / `.boolean(true)`
