@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
 #include <locale.h>
 #include <stdlib.h>
+#ifdef __APPLE__
+#include <xlocale.h>
+#endif
 #include "CCairnSupport.h"
 
 double cairn_strtod_posix(const char *text, char **end) {

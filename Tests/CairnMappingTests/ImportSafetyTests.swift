@@ -151,3 +151,65 @@ import Testing
         }
     }
 }
+
+/// Details both import paths and both export paths must agree on.
+@Suite struct PathAgreementTests {
+    @Test func aFallbackKeyThatLosesIsNotCheckedOnEitherPath() async throws {
+        let model = try Model {
+            Entity("Tag") {
+                Attribute("id", .integer64); Attribute("name", .string); Unique("id")
+            }
+        }
+        let mapping = try Mapping(model: model) { EntityMapping("Tag") { AttributeMap("name", from: "name", "full_name") } }
+        for viaContext in [false, true] {
+            let store = Store(inMemory: model)
+            var options = ImportOptions()
+            if viaContext { options.afterImport = { _ in } }
+            let result = try await store.importJSON(
+                MapperFixtures.bytes(#"[{"id": 1, "name": "A", "full_name": [5]}]"#), into: "Tag", mapping: mapping, options: options)
+            #expect(result.inserted == 1, "via context: \(viaContext)")
+        }
+    }
+
+    @Test func datesExportTheSameFromBytesAndFromValues() async throws {
+        let model = try Model {
+            Entity("Event") {
+                Attribute("id", .integer64); Attribute("at", .date); Unique("id")
+            }
+        }
+        let mapping = try Mapping(model: model)
+        let store = Store(inMemory: model)
+        let dates = [-0.0005, 0.0005, -1.0005, 12.3455, -978_307_200.0005, 1e9 + 0.0005].map { Date(timeIntervalSinceReferenceDate: $0) }
+        _ = try await store.batchInsert("Event", columns: ["id", "at"], rows: dates.enumerated().map { [.integer(Int64($0)), .date($1)] })
+        let request = FetchRequest("Event", sortKeys: [SortKey("id")])
+        let fromBytes = try store.viewContext.exportJSON(request, mapping: mapping)
+        // A context with an unsaved change reads values, not bytes.
+        let context = store.newBackgroundContext()
+        _ = try context.insert("Event")
+        let fromValues = try context.exportJSON(FetchRequest("Event", predicate: .compare("id", .less, 100), sortKeys: [SortKey("id")]), mapping: mapping)
+        #expect(String(decoding: fromBytes, as: UTF8.self) == String(decoding: fromValues, as: UTF8.self))
+    }
+
+    @Test func progressNeverGoesBackWhenAChunkIsReadAgain() async throws {
+        let model = try MapperFixtures.model()
+        let mapping = try MapperFixtures.mapping(model)
+        let store = Store(inMemory: model)
+        _ = try await store.importJSON(MapperFixtures.bytes(#"{"code": "X"}"#), into: "Company", mapping: mapping)
+        // Flat records, then one with a relationship at the end: the chunk is read twice.
+        var records = (0..<300).map { #"{"ticket": \#($0)}"# }
+        records.append(#"{"ticket": 999, "employer_code": "X"}"#)
+        let counts = Counter()
+        let last = Counter()
+        var options = ImportOptions()
+        options.progressInterval = 50
+        options.progress = { progress in
+            #expect(progress.records > last.value || progress.records == 301, "\(progress.records) after \(last.value)")
+            last.add(progress.records - last.value)
+            counts.add(1)
+        }
+        let result = try await store.importJSON(
+            MapperFixtures.bytes("[" + records.joined(separator: ",") + "]"), into: "Person", mapping: mapping, options: options)
+        #expect(result.inserted == 301)
+        #expect(try store.viewContext.one("Person", "ticket", 999)?.object(forKey: "employer") != nil)
+    }
+}

@@ -19,10 +19,16 @@ struct ByteKeyTable {
         starts.append(0)
     }
 
+    /// A seed of this process, so that keys crafted to collide in one process's table (and make
+    /// an import quadratic) do not collide in another's.
+    private static let seed = UInt64.random(in: 1...UInt64.max)
+
     private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int(truncatingIfNeeded: hash ^ (hash >> 32))
+        hash ^= hash >> 33
+        hash &*= 0xff51_afd7_ed55_8ccd
+        return Int(truncatingIfNeeded: hash ^ (hash >> 33))
     }
 
     private func key(_ entry: Int) -> Range<Int> { starts[entry]..<starts[entry + 1] }

@@ -13,8 +13,15 @@ extension Store {
                 .invalidArgument, "batch upsert: rows of \(rows.attributeCount) values for \(entity.name)'s \(entity.attributes.count) attributes",
                 entity: entity.name)
         }
-        for position in key where position >= entity.attributes.count || entity.attributes[position].isTransient {
-            throw StoreError(.invalidArgument, "batch upsert: attribute \(position) of \(entity.name) cannot be a key", entity: entity.name)
+        for position in key {
+            guard position >= 0, position < entity.attributes.count else {
+                throw StoreError(.invalidArgument, "batch upsert: \(entity.name) has no attribute at position \(position)", entity: entity.name)
+            }
+            let attribute = entity.attributes[position]
+            guard !attribute.isTransient else {
+                throw StoreError(
+                    .invalidArgument, "batch upsert: key \(attribute.name) is transient: it is never stored", entity: entity.name, property: attribute.name)
+            }
         }
         var plan = EncodedUpsertPlan(entity: entity, keyPositions: key, updatesExisting: updatesExisting, rowName: rowName)
         _ = try await commitRecord { accepted in
@@ -93,7 +100,7 @@ struct EncodedUpsertPlan {
                     if let known = keyBytes.bytes.withUnsafeBytes({ slotOfKey.value($0) }) {
                         slot = known
                     } else {
-                        let existing = try holder(parts, keyBytes.bytes, in: accepted, scanned: &scanned)
+                        let existing = try holder(parts, keyBytes.bytes, row: row, in: accepted, scanned: &scanned)
                         slot = slots.count
                         slots.append(Slot(existing: existing, firstRow: row))
                         keyBytes.bytes.withUnsafeBytes { slotOfKey.insert($0, slot) }
@@ -127,14 +134,14 @@ struct EncodedUpsertPlan {
 
     /// The saved object holding the key (of this entity's family: a sibling's is refused).
     private func holder(
-        _ parts: [UnsafeRawBufferPointer], _ bytes: [UInt8], in snapshot: StoreSnapshot, scanned: inout [[UInt8]: ObjectID]?
+        _ parts: [UnsafeRawBufferPointer], _ bytes: [UInt8], row: Int, in snapshot: StoreSnapshot, scanned: inout [[UInt8]: ObjectID]?
     ) throws -> ObjectID? {
         if let constraint {
             guard let holder = snapshot.holder(encoded: constraintOrder.map { parts[$0] }, for: constraint) else { return nil }
             guard entity.family.contains(holder.entity) else {
                 let names = keyPositions.map { entity.attributes[$0].name }.joined(separator: ", ")
                 throw StoreError(
-                    .uniquenessViolation, "batch upsert: a \(snapshot.model.descriptions[holder.entity].name) already has this \(names)",
+                    .uniquenessViolation, "batch upsert: \(rowName(row)): a \(snapshot.model.descriptions[holder.entity].name) already has this \(names)",
                     entity: entity.name, objects: [holder])
             }
             return holder

@@ -102,11 +102,11 @@ struct JSONWriter {
     /// A date as ISO 8601 in UTC with milliseconds (`2024-05-01T10:20:30.123Z`), as `DateText`
     /// writes it, without making a String; a date outside years 0–9999 through `DateText`.
     mutating func isoDate(_ date: Date) {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard milliseconds.isFinite, milliseconds >= -62_167_219_200_000, milliseconds < 253_402_300_800_000 else {
-            return string(DateText.iso8601(date))
-        }
-        let total = Int64(milliseconds)
+        // Rounded as DateText rounds: the milliseconds since 2001, then the offset to 1970.
+        let sinceReference = (date.timeIntervalSinceReferenceDate * 1000).rounded()
+        guard sinceReference.isFinite, sinceReference.magnitude < 9e15 else { return string(DateText.iso8601(date)) }
+        let total = Int64(sinceReference) + 978_307_200_000
+        guard total >= -62_167_219_200_000, total < 253_402_300_800_000 else { return string(DateText.iso8601(date)) }
         let perDay: Int64 = 86_400_000
         let days = total >= 0 ? total / perDay : (total + 1) / perDay - 1
         let ofDay = total - days * perDay

@@ -147,7 +147,9 @@ struct JSONExporter {
         let nodes = layout(id.entity)
         // Flat objects are written from the stored bytes: no value decoded that can be written
         // as it is.
-        if depth == 0, options.beforeExport == nil, context.copyStoredValues(of: id, into: &rowBytes, starts: &rowStarts) {
+        if depth == 0, options.beforeExport == nil, context.copyStoredValues(of: id, into: &rowBytes, starts: &rowStarts),
+            rowStarts.count == mapping.model.descriptions[id.entity].propertyCount + 1
+        {
             return try storedMembers(nodes, id: id, from: from)
         }
         guard let values = context.propertyValues(of: id) else {
@@ -247,10 +249,10 @@ struct JSONExporter {
             case (StoredValue.Tag.true, _): writer.raw("true")
             case (StoredValue.Tag.string, _) where attribute.type == .string:
                 var reader = ByteReader(value.piece(1..<value.count))
-                guard let length = try? reader.readVarint(), Int(length) == reader.remaining else {
+                guard let length = try? reader.readCount(limit: reader.remaining), length == reader.remaining else {
                     return try self.value(StoredValue.decode(value) ?? .null, attribute)
                 }
-                writer.string(utf8: value.piece((value.count - Int(length))..<value.count))
+                writer.string(utf8: value.piece((value.count - length)..<value.count))
             case (StoredValue.Tag.integer, _):
                 var reader = ByteReader(value.piece(1..<value.count))
                 guard let number = try? reader.readSignedVarint() else { return try self.value(StoredValue.decode(value) ?? .null, attribute) }

@@ -79,6 +79,12 @@ struct RecordReader {
         _ attribute: ResolvedAttribute, _ index: Int, _ rank: Int, _ token: JSONScanner.Token, _ record: inout ImportRecord,
         _ scanner: inout JSONScanner
     ) throws {
+        // A key that ranks below one already read is passed over unread, as the flat encoder
+        // passes it over: only the value that wins is checked.
+        if !record.ranks.isEmpty && rank > record.ranks[index] {
+            try scanner.skip(token)
+            return
+        }
         let offset = scanner.offset
         let value: Value
         do {

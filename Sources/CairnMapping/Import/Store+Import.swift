@@ -90,6 +90,8 @@ struct JSONImport {
     let entity: String
     let mapping: Mapping?
     let options: ImportOptions
+    /// The most records a progress report has given.
+    private let reported = ReportedCount()
 
     func run() async throws -> ImportResult {
         let mapping = try self.mapping ?? Mapping(model: store.model)
@@ -105,8 +107,8 @@ struct JSONImport {
         var seen: Set<ObjectID> = []
         var committed = 0
         var finished = false
-        // Flat records are read straight into encoded rows; a chunk with a record that gives a
-        // relationship is read again as records and applied through a context.
+        // Flat records are read straight into encoded rows; from a chunk with a record that gives
+        // a relationship on, records are read as records and applied through a context.
         var encoder = canEncode(target) ? FlatRecordEncoder(target, tree: KeyTree(target), lenient: options.lenient, nulls: options.nulls) : nil
         while !finished {
             var chunk = ImportResult()
@@ -124,8 +126,11 @@ struct JSONImport {
                         try await upsert(rows, indexes: indexes, target, root: root, into: &chunk)
                         done = true
                     } catch is FlatRecordEncoder.NotFlat {
+                        // Read again as records; the rest of the input too (an input that has
+                        // relationships is not read twice a chunk).
                         cursor = chunkStart
                         reader.warnings.removeLast(reader.warnings.count - warningCount)
+                        encoder = nil
                     }
                 }
                 if !done {
@@ -202,7 +207,8 @@ struct JSONImport {
             try Task.checkCancellation()
             input.releasePages(below: cursor.scanner.offset)
         }
-        if let progress = options.progress, cursor.count % max(1, options.progressInterval) == 0 {
+        // A chunk read again (it was not flat) reports no count twice.
+        if let progress = options.progress, cursor.count % max(1, options.progressInterval) == 0, reported.advance(to: cursor.count) {
             progress(
                 ImportProgress(records: cursor.count, bytes: cursor.scanner.offset, totalBytes: input.bytes.count, elapsed: Self.seconds(since: started)))
         }
@@ -275,5 +281,17 @@ struct JSONImport {
     static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}
+
+/// The highest count reported so far (one import, one task).
+private final class ReportedCount {
+    private var highest = 0
+
+    /// Whether `count` is above every count reported so far (it then is the highest).
+    func advance(to count: Int) -> Bool {
+        guard count > highest else { return false }
+        highest = count
+        return true
     }
 }
