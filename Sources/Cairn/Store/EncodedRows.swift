@@ -54,12 +54,6 @@ package struct EncodedRows {
         try writer.bytes.withUnsafeBytes(body)
     }
 
-    /// The bytes of attribute `position` of row `row`.
-    package func withValue<R>(_ row: Int, _ position: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        let index = row * (attributeCount + 1) + position
-        return try writer.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[starts[index]..<starts[index + 1]])) }
-    }
-
     /// Whether the record of `row` gave attribute `position`.
     package func isGiven(_ row: Int, _ position: Int) -> Bool {
         given[row * wordsPerRow + position >> 6] & (1 << UInt64(position & 63)) != 0

@@ -32,59 +32,26 @@ final class KeyTree: Sendable {
     }
 
     let entries: [String: Entry]
-    /// The keys as bytes, in an open-addressing table (FNV-1a), so that a key is found from its
-    /// bytes in the input without making a String. The keys lie end to end in one buffer.
-    private let table: [Int32]
-    private let keyBytes: [UInt8]
-    private let keyStarts: [Int]
+    /// The keys as bytes, each filed with its entry's index in `slots`, so that a key is found
+    /// from its bytes in the input without making a String.
+    private let table: ByteKeyTable
     private let slots: [Entry]
 
     init(_ entries: [String: Entry]) {
         self.entries = entries
-        var size = 8
-        while size < entries.count * 2 { size *= 2 }
-        var table = [Int32](repeating: -1, count: size)
-        var keyBytes: [UInt8] = []
-        var keyStarts: [Int] = [0]
+        var table = ByteKeyTable(capacity: entries.count)
         var slots: [Entry] = []
         for (key, entry) in entries {
-            let bytes = Array(key.utf8)
-            var index = bytes.withUnsafeBytes { Self.hash($0) } & (size - 1)
-            while table[index] >= 0 { index = (index + 1) & (size - 1) }
-            table[index] = Int32(slots.count)
-            keyBytes += bytes
-            keyStarts.append(keyBytes.count)
+            Array(key.utf8).withUnsafeBytes { table.insert($0, slots.count) }
             slots.append(entry)
         }
         self.table = table
-        self.keyBytes = keyBytes
-        self.keyStarts = keyStarts
         self.slots = slots
-    }
-
-    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int(truncatingIfNeeded: hash ^ (hash >> 29))
     }
 
     /// The entry of the key whose (unescaped) UTF-8 bytes these are.
     func entry(_ bytes: UnsafeRawBufferPointer) -> Entry? {
-        let mask = table.count - 1
-        var index = Self.hash(bytes) & mask
-        return keyBytes.withUnsafeBytes { keys -> Entry? in
-            while true {
-                let slot = Int(table[index])
-                guard slot >= 0 else { return nil }
-                let start = keyStarts[slot]
-                let length = keyStarts[slot + 1] - start
-                if length == bytes.count {
-                    if length == 0 { return slots[slot] }
-                    if let base = keys.baseAddress, let other = bytes.baseAddress, memcmp(base + start, other, length) == 0 { return slots[slot] }
-                }
-                index = (index + 1) & mask
-            }
-        }
+        table.value(bytes).map { slots[$0] }
     }
 
     /// The tree of an entity's mapping.

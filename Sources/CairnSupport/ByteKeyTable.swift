@@ -1,7 +1,10 @@
-/// Keys given as bytes, each with a number: finds the rows of a batch that share a key without
-/// making an array (and hashing it byte by byte through `Hasher`) per row. Keys live end to end
-/// in one buffer; an open-addressing table of their positions is probed by an FNV-1a hash.
-struct ByteKeyTable {
+import Foundation
+
+/// Keys given as bytes, each with a number, found from bytes without making an array or a
+/// String: the rows of a batch upsert that share a key, the JSON keys of a mapping. Keys live end
+/// to end in one buffer; an open-addressing table of their positions is probed by a seeded
+/// FNV-1a hash.
+package struct ByteKeyTable: Sendable {
     private var storage: [UInt8] = []
     private var starts: [Int] = []
     private var values: [Int] = []
@@ -9,7 +12,7 @@ struct ByteKeyTable {
     private var mask: Int
 
     /// A table with room for `capacity` keys before it grows.
-    init(capacity: Int) {
+    package init(capacity: Int) {
         var size = 16
         while size < capacity * 2 { size *= 2 }
         table = [Int32](repeating: -1, count: size)
@@ -34,21 +37,26 @@ struct ByteKeyTable {
     private func key(_ entry: Int) -> Range<Int> { starts[entry]..<starts[entry + 1] }
 
     /// The number filed under these bytes.
-    func value(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    package func value(_ bytes: UnsafeRawBufferPointer) -> Int? {
         var index = Self.hash(bytes) & mask
-        while true {
-            let entry = table[index]
-            guard entry >= 0 else { return nil }
-            let range = key(Int(entry))
-            if range.count == bytes.count, storage.withUnsafeBytes({ UnsafeRawBufferPointer(rebasing: $0[range]).elementsEqual(bytes) }) {
-                return values[Int(entry)]
+        return storage.withUnsafeBytes { keys -> Int? in
+            while true {
+                let entry = table[index]
+                guard entry >= 0 else { return nil }
+                let range = key(Int(entry))
+                if range.count == bytes.count {
+                    if range.isEmpty { return values[Int(entry)] }
+                    if let base = keys.baseAddress, let other = bytes.baseAddress, memcmp(base + range.lowerBound, other, range.count) == 0 {
+                        return values[Int(entry)]
+                    }
+                }
+                index = (index + 1) & mask
             }
-            index = (index + 1) & mask
         }
     }
 
     /// Files `value` under these bytes (which no entry has yet).
-    mutating func insert(_ bytes: UnsafeRawBufferPointer, _ value: Int) {
+    package mutating func insert(_ bytes: UnsafeRawBufferPointer, _ value: Int) {
         if (values.count + 1) * 2 > table.count { grow() }
         var index = Self.hash(bytes) & mask
         while table[index] >= 0 { index = (index + 1) & mask }
