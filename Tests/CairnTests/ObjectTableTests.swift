@@ -45,6 +45,39 @@ import Testing
         #expect(table.record(ObjectID(entity: 0, key: 2)) == nil && Self.text(older.record(ObjectID(entity: 0, key: 2))) == "v0-2")
     }
 
+    /// A save that changes a few rows of every chunk (an update spread over the table) copies
+    /// each shared buffer whole while under a quarter of it is garbage, and compacts it past
+    /// that; every older table still reads its own values.
+    @Test func spreadUpdatesOverSharedChunksKeepGarbageBoundedAndOlderTablesIntact() throws {
+        var table = ObjectTable(entityCount: 1)
+        let keys = 1...2_000 as ClosedRange<UInt64>
+        for key in keys {
+            let inserted = table.insert(ObjectRecord(row: Self.row("r0-\(key)"), version: LSN(1), entity: 0), key: key)
+            #expect(inserted)
+        }
+        var older: [ObjectTable] = []
+        for round in 1...30 {
+            older.append(table)  // published: every chunk is shared
+            for key in stride(from: UInt64(round % 10 + 1), through: keys.upperBound, by: 10) {
+                table.replace(ObjectRecord(row: Self.row("r\(round)-\(key)"), version: LSN(UInt64(round + 1)), entity: 0), key: key)
+            }
+            try table.checkInvariants()
+        }
+        for number in 0...(keys.upperBound >> Tuning.objectChunkShift) {
+            let chunk = try #require(table.chunks[number])
+            let live = chunk.buffer.used - chunk.garbage
+            // At most a quarter when the buffer was copied, plus the rows this round replaced.
+            #expect(chunk.garbage <= live / 2, "chunk \(number): \(chunk.garbage) bytes of garbage beside \(live) live")
+        }
+        for (index, snapshot) in older.enumerated() {
+            let round = index  // the table as it was before round `index + 1`
+            for key in [1, 2, 10, 11, 1_999, 2_000] as [UInt64] {
+                let last = (0...round).last { $0 > 0 && (key - 1) % 10 == UInt64($0 % 10) } ?? 0
+                #expect(Self.text(snapshot.record(ObjectID(entity: 0, key: key))) == "r\(last)-\(key)")
+            }
+        }
+    }
+
     @Test func longRowsLiveApart() {
         var table = ObjectTable(entityCount: 1)
         let long = String(repeating: "L", count: 2 << 20)

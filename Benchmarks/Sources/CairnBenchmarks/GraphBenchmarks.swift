@@ -21,7 +21,7 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let profile = ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"]
     var start = clock.now
     var makingTimes: [Duration] = [], savingTimes: [Duration] = []  // per save of `batch` objects
-    if profile != "batch" {
+    if profile != "batch", profile != "update" {
         let store = try Store(at: cairnPath, model: model)
         for offset in stride(from: 0, to: count, by: batch) {
             let context = store.newBackgroundContext()
@@ -56,6 +56,21 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     // For profiling the batch inserts alone: CAIRN_BENCH_PROFILE=batch skips the managed objects.
     if profile == "batch" {
         print("batch insert \(Int(cairnBatchInsert)) objects/s")
+        return initial
+    }
+    // For profiling updates alone: CAIRN_BENCH_PROFILE=update updates 10% of the batch-inserted
+    // store five times, each in one save, and prints each rate.
+    if profile == "update" {
+        let store = try Store(at: batchPath, model: model)
+        for round in 0..<(ProcessInfo.processInfo.environment["CAIRN_BENCH_ROUNDS"].flatMap(Int.init) ?? 5) {
+            let started = clock.now
+            let saving = try await updateTenPercent(store, count: count, round: round)
+            let total = clock.now - started
+            print(
+                "update \(Int(Double(count / 10) / seconds(total))) objects/s (finding and setting \(fixed(seconds(saving - started), 3)) s, saving \(fixed(seconds(total - (saving - started)), 3)) s)"
+            )
+        }
+        try await store.close()
         return initial
     }
     try? FileManager.default.removeItem(atPath: batchPath)
@@ -119,12 +134,7 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let memoryRead = randomReadLatency(bytes: 128 << 20)
 
     start = clock.now
-    let updater = store.newBackgroundContext()
-    for index in stride(from: 0, to: count, by: 10) {
-        try updater.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(index)))))?.setValue(
-            .integer(Int64(index % 1000)), forKey: "visits")
-    }
-    try await updater.save()
+    try await updateTenPercent(store, count: count, round: 0)
     let cairnUpdate = Double(count / 10) / seconds(clock.now - start)
     try await store.close()
 
@@ -231,6 +241,21 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
         met: memoryPerObject * Double(count) <= 2 * Double(logBytes),
         figure: "\(fixed(memoryPerObject * Double(count) / Double(logBytes), 2))×")
     return report
+}
+
+/// Sets `visits` on every tenth person, found by its unique key in a background context, and
+/// saves once: the graph suite's "update 10%".
+/// Returns when the save began.
+@discardableResult
+func updateTenPercent(_ store: Store, count: Int, round: Int) async throws -> ContinuousClock.Instant {
+    let updater = store.newBackgroundContext()
+    for index in stride(from: 0, to: count, by: 10) {
+        try updater.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(index)))))?.setValue(
+            .integer(Int64((index + round) % 1000)), forKey: "visits")
+    }
+    let saving = ContinuousClock.now
+    try await updater.save()
+    return saving
 }
 
 /// Nanoseconds per read of a chain of dependent reads at random places in `bytes` of memory:

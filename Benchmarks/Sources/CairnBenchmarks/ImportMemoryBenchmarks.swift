@@ -101,7 +101,7 @@ final class FinishedFlag: @unchecked Sendable {
 extension PersonJSON {
     /// Writes `count` records as JSON Lines, in pieces; returns the file's size.
     static func writeLines(count: Int, to path: String) throws -> Int {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         guard let handle = FileHandle(forWritingAtPath: path) else { throw BenchmarkFailure("cannot write \(path)") }
         defer { try? handle.close() }
         var total = 0

@@ -224,12 +224,13 @@ extension ObjectContext {
             return [holder]
         }
         let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
-        var candidates = pendingHolders(of: uniqueKey)
-        if let holder = snapshot.holder(of: value, for: constraint) { candidates.insert(holder) }
-        let ids = candidates.filter { id in
-            guard fetched(id), let view = view(of: id, in: snapshot), case .attribute(let current) = view[position] else { return false }
-            return current == value
-        }.sorted()
+        var ids = Array(pendingHolders(of: uniqueKey))
+        if let holder = snapshot.holder(of: value, for: constraint), !ids.contains(holder) { ids.append(holder) }
+        ids.removeAll { id in
+            guard fetched(id), let view = view(of: id, in: snapshot), case .attribute(let current) = view[position] else { return true }
+            return current != value
+        }
+        ids.sort()
         // Two unsaved objects may share the value until a save refuses it: then the sort keys matter.
         guard ids.count < 2 || request.sortKeys.isEmpty else { return nil }
         return Array(ids.prefix(max(0, request.fetchLimit ?? ids.count)))

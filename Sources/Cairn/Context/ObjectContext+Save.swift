@@ -70,20 +70,23 @@ extension ObjectContext {
         if !changedSince.isEmpty { refreshPendingKeys(of: changedSince) }
     }
 
-    /// The values an object will have once `changes` are saved.
-    private func finalValues(_ id: ObjectID, _ changes: PendingChanges) -> [PropertyValue]? {
-        if let values = changes.inserted[id] { return values }
-        let base = parent.map { $0.values(of: id) } ?? rootSnapshot.record(id)?.values
-        guard var values = base else { return nil }
-        for (position, value) in changes.updated[id] ?? [:] { values[position] = value }
-        return values
+    /// The values an object will have once `changes` are saved (stored values decoded only as
+    /// they are read: validation reads a few positions of each object).
+    private func finalValues(_ id: ObjectID, _ changes: PendingChanges) -> ObjectView? {
+        if let values = changes.inserted[id] { return ObjectView(base: .values(values)) }
+        guard let parent else { return rootSnapshot.record(id).map { ObjectView(base: .row($0.row), changes: changes.updated[id]) } }
+        guard var view = parent.view(of: id) else { return nil }
+        if let updated = changes.updated[id] { view.apply(updated) }
+        return view
     }
 
     /// Required values, relationship counts and `deny` rules. The first problem in object ID
     /// order is reported (objects are checked in any order, and sorted only when one fails).
     private func validate(_ changes: PendingChanges) throws {
         var failed: [ObjectID] = []
-        for (id, values) in changes.inserted where !changes.deleted.contains(id) && problem(id, values) != nil { failed.append(id) }
+        for (id, values) in changes.inserted where !changes.deleted.contains(id) && problem(id, ObjectView(base: .values(values))) != nil {
+            failed.append(id)
+        }
         for id in changes.updated.keys where changes.inserted[id] == nil && !changes.deleted.contains(id) {
             if let values = finalValues(id, changes), problem(id, values) != nil { failed.append(id) }
         }
@@ -104,10 +107,10 @@ extension ObjectContext {
 
     /// What breaks the model in an object's values as they will be saved: a required value
     /// missing, a to-many relationship holding too few or too many objects.
-    private func problem(_ id: ObjectID, _ values: [PropertyValue]) -> StoreError? {
+    private func problem(_ id: ObjectID, _ values: ObjectView) -> StoreError? {
         let entity = model.descriptions[id.entity]
         for position in entity.requiredPositions {
-            guard case .attribute(.null) = values[position] else { continue }
+            guard values.isNull(position) else { continue }
             let name = entity.attributes[position].name
             return StoreError(.missingValue, "\(entity.name).\(name) is required", entity: entity.name, property: name, objects: [id])
         }

@@ -151,7 +151,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
 
     /// The object with this ID, if it exists in this context.
     public func object(with id: ObjectID) -> ManagedObject? {
-        guard id.entity >= 0, id.entity < model.descriptions.count, values(of: id) != nil else { return nil }
+        guard id.entity >= 0, id.entity < model.descriptions.count, view(of: id) != nil else { return nil }
         return registeredObject(id)
     }
 
@@ -224,7 +224,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         if state.withLock({ $0.setInserted(id, slot: -1, position, value, constrained: constrained) }) { return }
         defer { if constrained { refreshPendingKeys(of: [id]) } }
         let original = parent == nil ? baseRecord(id) : nil
-        let exists = values(of: id) != nil
+        let exists = view(of: id) != nil
         try state.withLock { state in
             if state.inserted.setValue(value, at: position, of: id) { return }
             guard exists else {
@@ -269,7 +269,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
                     .typeMismatch, "\(entity.name).\(relationship.name) takes \(destination.name) objects, not \(model.descriptions[target.entity].name)",
                     entity: entity.name, property: relationship.name, objects: [target])
             }
-            guard values(of: target) != nil else {
+            guard view(of: target) != nil else {
                 throw StoreError(
                     .invalidObject, "object \(target) was deleted or does not exist in \(name)",
                     entity: entity.name, property: relationship.name, objects: [target])

@@ -18,6 +18,20 @@ struct ObjectView: Sendable {
         }
     }
 
+    /// Whether value `position` is an attribute's null: a stored row's is told by its tag
+    /// alone, without decoding the value.
+    func isNull(_ position: Int) -> Bool {
+        func null(_ value: PropertyValue) -> Bool {
+            if case .attribute(.null) = value { return true }
+            return false
+        }
+        if let change = changes?[position] { return null(change) }
+        switch base {
+        case .row(let row): return row.withValueBytes(position) { bytes in bytes.first.map { (ValueTag(rawValue: $0) ?? .null) == .null } ?? true }
+        case .values(let values): return null(values[position])
+        }
+    }
+
     /// Every value.
     var allValues: [PropertyValue] {
         var values: [PropertyValue]

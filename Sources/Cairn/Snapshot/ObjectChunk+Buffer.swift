@@ -1,6 +1,7 @@
 /// How a chunk's row buffer grows and is compacted: rows are appended to the buffer while the
-/// chunk alone holds it; a shared buffer, or one mostly garbage, is replaced by a copy of the
-/// live rows; a chunk that fills gives back the room its buffer grew by.
+/// chunk alone holds it; a shared buffer is replaced by a copy (of all its bytes, or of its live
+/// rows when a quarter or more is garbage); a chunk that fills gives back the room its buffer
+/// grew by.
 extension ObjectChunk {
     /// Shrinks the buffer to its live rows, when this chunk alone holds it.
     func trim() {
@@ -24,16 +25,25 @@ extension ObjectChunk {
     }
 
     /// The buffer, made this chunk's alone and with `room` free bytes: a shared buffer (a
-    /// published snapshot or a reader still holds rows of it), or one that is mostly garbage,
-    /// is replaced by a copy of its live rows.
+    /// published snapshot or a reader still holds rows of it) is replaced by a copy, and one
+    /// that is mostly garbage by a copy of its live rows.
     func writableBuffer(room: Int) -> RowStorage {
         let shared = !isKnownUniquelyReferenced(&buffer)
         if !shared && buffer.room >= room { return buffer }
         let liveBytes = buffer.used - garbage
         if shared || garbage > liveBytes {
-            // Copy the live rows (compacting), with room to grow.
             // A save usually changes a few rows of a chunk: a little room, grown if needed.
-            copyLiveRows(into: RowStorage.make(capacity: liveBytes + room + max(Tuning.smallestBufferGrowth, liveBytes / 8)))
+            let growth = room + max(Tuning.smallestBufferGrowth, liveBytes / 8)
+            if garbage <= liveBytes / 4 {
+                // Little garbage (the usual shared buffer): one copy of all the bytes, rows
+                // stay where they are (copying row by row costs several times more).
+                let copy = RowStorage.make(capacity: buffer.used + growth)
+                buffer.withBytes { old in _ = copy.append(old) }
+                buffer = copy
+            } else {
+                // Mostly garbage: copy the live rows only.
+                copyLiveRows(into: RowStorage.make(capacity: liveBytes + growth))
+            }
             return buffer
         }
         // Unique but full: grow (by half, at least what is needed). A chunk's first row sizes

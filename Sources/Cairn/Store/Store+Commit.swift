@@ -97,8 +97,10 @@ extension Store {
             return latest.version != original.version
         }
         changes.inserts = pending.inserted.inIDOrder.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
-        for id in ObjectID.ordered(Array(pending.updated.keys)) where !pending.deleted.contains(id) && pending.inserted[id] == nil {
-            guard var properties = pending.updated[id] else { continue }
+        // The updates are read in the dictionary's order (one pass through it, rather than a
+        // lookup per object) and put in object order at the end.
+        for (id, pendingProperties) in pending.updated where !pending.deleted.contains(id) && pending.inserted[id] == nil {
+            var properties = pendingProperties
             let entity = model.descriptions[id.entity]
             guard let latest = accepted.record(id) else {
                 // Deleted by another save: the update is dropped, unless it links objects (then
@@ -106,8 +108,8 @@ extension Store {
                 if policy == .error || linksObjects(entity, properties.keys) { conflicts.append(id) }
                 continue
             }
-            let latestValues = latest.values
-            if conflicted(id, latest), let original = pending.originals[id] {
+            if let original = pending.originals[id], latest.version != original.version {
+                let latestValues = latest.values
                 let originalValues = original.values
                 // Relationships are not merged property by property: an inverse lives on
                 // another object, which its own resolution could not keep in step.
@@ -127,13 +129,15 @@ extension Store {
                 case .rollback: continue
                 }
             }
+            // Only the positions changed are read from the stored row.
             let updates = properties.keys.sorted().compactMap { position -> PropertyChange? in
-                guard let value = properties[position], latestValues[position] != value else { return nil }
+                guard let value = properties[position], latest.value(position) != value else { return nil }
                 if position < entity.attributes.count && entity.attributes[position].isTransient { return nil }
                 return PropertyChange(position: position, value: value)
             }
             if !updates.isEmpty { changes.updates.append(.init(id: id, changes: updates)) }
         }
+        changes.updates.sort { $0.id < $1.id }
         for id in pending.deleted.sorted() {
             guard let latest = accepted.record(id) else { continue }
             if conflicted(id, latest) {
@@ -151,7 +155,7 @@ extension Store {
         if !conflicts.isEmpty {
             throw StoreError(
                 .mergeConflict, "\(conflicts.count) object(s) were changed or deleted by another save since this context read them",
-                objects: conflicts)
+                objects: conflicts.sorted())
         }
         return changes
     }
