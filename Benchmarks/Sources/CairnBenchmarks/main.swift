@@ -24,7 +24,8 @@ let root: String = {
 }()
 try? FileManager.default.removeItem(atPath: root)
 try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(atPath: root) }
+// CAIRN_BENCH_KEEP=1 keeps the data (the JSON files, the model file, the stores) for profiling.
+defer { if ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] == nil { try? FileManager.default.removeItem(atPath: root) } }
 
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")

@@ -37,6 +37,16 @@ package struct EncodedRows {
         starts.append(writer.count)
     }
 
+    /// Appends the rows of `other`, made for the same entity, after these.
+    package mutating func append(contentsOf other: EncodedRows) {
+        precondition(other.attributeCount == attributeCount, "rows of entities of different attribute counts")  // a caller's mistake, never input
+        let base = writer.count
+        other.writer.bytes.withUnsafeBytes { writer.write(bytes: $0) }
+        starts.reserveCapacity(starts.count + other.starts.count)
+        for start in other.starts { starts.append(base + start) }
+        given.append(contentsOf: other.given)
+    }
+
     /// Where attribute `position` of row `row` lies in ``withBytes(_:)``'s buffer.
     func range(_ row: Int, _ position: Int) -> Range<Int> {
         let index = row * (attributeCount + 1) + position

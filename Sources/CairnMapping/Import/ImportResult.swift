@@ -31,6 +31,9 @@ public struct ImportResult: Sendable {
     public var saves = 0
     /// What a lenient import set aside.
     public var warnings: [ImportWarning] = []
+    /// Records read by a second reader on another core (``InputSplit``; 0 when its work was
+    /// dropped or there was none): what tests check the two-core read with.
+    var recordsReadOnSecondCore = 0
 
     /// An empty result: nothing read, nothing done.
     public init() {}

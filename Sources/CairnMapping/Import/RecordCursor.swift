@@ -14,6 +14,23 @@ struct RecordCursor {
         self.root = root
     }
 
+    /// A cursor that starts at `offset`, at a record that begins there: an element of the
+    /// top-level array (`insideArray`) or a top-level value (JSON Lines). Records are counted
+    /// from there (``countRecords(before:)`` adds those before it).
+    init(_ bytes: UnsafeRawBufferPointer, resumingAt offset: Int, insideArray: Bool) {
+        scanner = JSONScanner(bytes, resumingAt: offset, insideArray: insideArray)
+        root = []
+        inArray = insideArray
+    }
+
+    /// Whether the cursor is inside the top-level array of records.
+    var isInArray: Bool { inArray }
+
+    /// Counts `earlier` records before those this cursor gave.
+    mutating func countRecords(before earlier: Int) {
+        count += earlier
+    }
+
     /// The first token of the next record (the scanner just after it), or nil at the end.
     mutating func next() throws -> JSONScanner.Token? {
         while true {

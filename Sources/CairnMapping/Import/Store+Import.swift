@@ -120,7 +120,13 @@ struct JSONImport {
                     var rows = EncodedRows(attributeCount: target.description.attributes.count)
                     var indexes: [Int] = []
                     do {
-                        finished = try readChunk(&cursor, &reader, &flat, into: &rows, indexes: &indexes, started: started)
+                        if let split = splitForTwoCores(root: root, cursor) {
+                            finished = try await readInTwo(
+                                split, &cursor, &reader, &flat, into: &rows, indexes: &indexes, target, mapping, started: started,
+                                secondCoreRecords: &chunk.recordsReadOnSecondCore)
+                        } else {
+                            finished = try readChunk(&cursor, &reader, &flat, into: &rows, indexes: &indexes, started: started) == .input
+                        }
                         encoder = flat
                         try Task.checkCancellation()
                         try await upsert(rows, indexes: indexes, target, root: root, into: &chunk)
@@ -145,12 +151,18 @@ struct JSONImport {
                 throw ImportError(underlying: failure, committedRecords: committed)
             }
             committed = cursor.count
-            for id in chunk.objectIDs where seen.insert(id).inserted { total.objectIDs.append(id) }
+            if total.objectIDs.isEmpty {
+                total.objectIDs = chunk.objectIDs  // the first chunk: its objects are distinct (no set is made for one chunk)
+            } else {
+                if seen.isEmpty { seen = Set(total.objectIDs) }
+                for id in chunk.objectIDs where seen.insert(id).inserted { total.objectIDs.append(id) }
+            }
             total.inserted += chunk.inserted
             total.updated += chunk.updated
             total.unchanged += chunk.unchanged
             total.deleted += chunk.deleted
             total.saves += chunk.saves
+            total.recordsReadOnSecondCore += chunk.recordsReadOnSecondCore
             total.warnings += reader.warnings + chunk.warnings
             reader.warnings = []
         }
@@ -168,25 +180,90 @@ struct JSONImport {
             && target.identity.allSatisfy { position in target.attributes.contains { $0.position == position } }
     }
 
+    /// Where reading a chunk of flat records stopped.
+    private enum ChunkEnd {
+        /// At the end of the input.
+        case input
+        /// At the chunk size.
+        case limit
+        /// Just before the record where a second reader started (``InputSplit``).
+        case split
+    }
+
     /// Reads flat records up to the chunk size into encoded rows (`indexes`: each row's record
-    /// number); whether the input ended.
+    /// number). With a `split`, it stops just before the record that starts there, when it
+    /// reaches that record as the second reader assumed; it reads on, and stops the second
+    /// reader, when it does not.
     ///
     /// - Throws: ``FlatRecordEncoder/NotFlat`` when a record gives a relationship.
     private func readChunk(
         _ cursor: inout RecordCursor, _ reader: inout RecordReader, _ encoder: inout FlatRecordEncoder, into rows: inout EncodedRows,
-        indexes: inout [Int], started: ContinuousClock.Instant
-    ) throws -> Bool {
+        indexes: inout [Int], started: ContinuousClock.Instant, split: (InputSplit, StopSignal)? = nil
+    ) throws -> ChunkEnd {
         let limit = options.chunkSize.map { max(1, $0) } ?? .max
+        var split = split
         var read = 0
         while read < limit {
-            guard let (token, index) = try nextRecord(&cursor) else { return true }
+            let before = split == nil ? nil : cursor
+            guard let (token, index) = try nextRecord(&cursor) else { return .input }
+            if let (place, signal) = split, cursor.scanner.offset > place.offset {
+                let depth = place.insideArray ? 2 : 1
+                if let before, token == .beginObject, cursor.scanner.offset == place.offset + 1, cursor.isInArray == place.insideArray,
+                    cursor.scanner.depth == depth
+                {
+                    cursor = before
+                    return .split
+                }
+                signal.stop()
+                split = nil
+            }
             let path = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
             if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, path: path) { indexes.append(index) }
             try cursor.finishRecord()
             read += 1
             try afterRecord(read, cursor, started: started)
         }
-        return false
+        return .limit
+    }
+
+    /// The input split for a second reader: a single chunk of flat records of a large input at
+    /// the top level, strict (errors and warnings name records by number), read from its start.
+    private func splitForTwoCores(root: [String], _ cursor: RecordCursor) -> InputSplit? {
+        guard options.chunkSize == nil, options.skipRecords == 0, !options.lenient, root.isEmpty, cursor.count == 0,
+            ProcessInfo.processInfo.activeProcessorCount >= 2
+        else { return nil }
+        return InputSplit.guess(input.bytes)
+    }
+
+    /// Reads the input's flat records on two cores: a second reader from `split` to the end
+    /// while this one reads up to it (``InputSplit``); whether the input ended (it always does
+    /// unless the records are not flat).
+    private func readInTwo(
+        _ split: InputSplit, _ cursor: inout RecordCursor, _ reader: inout RecordReader, _ encoder: inout FlatRecordEncoder,
+        into rows: inout EncodedRows, indexes: inout [Int], _ target: ResolvedEntity, _ mapping: Mapping, started: ContinuousClock.Instant,
+        secondCoreRecords: inout Int
+    ) async throws -> Bool {
+        let signal = StopSignal()
+        let input = input, nulls = options.nulls
+        async let tail = Result { try FlatRecordEncoder.readTail(of: input, from: split, target, mapping: mapping, nulls: nulls, stop: signal) }
+        let end = try readChunk(&cursor, &reader, &encoder, into: &rows, indexes: &indexes, started: started, split: (split, signal))
+        guard end == .split else {
+            _ = await tail
+            return end == .input
+        }
+        guard case .success(var read) = await tail else {
+            // The second reader failed: this one reads on from the split, alone, and meets the
+            // same failure (if it is one) with its true record number.
+            return try readChunk(&cursor, &reader, &encoder, into: &rows, indexes: &indexes, started: started) == .input
+        }
+        let before = cursor.count
+        secondCoreRecords = read.cursor.count
+        rows.append(contentsOf: read.rows)
+        indexes.append(contentsOf: read.indexes.map { $0 + before })
+        read.cursor.countRecords(before: before)
+        cursor = read.cursor
+        input.releasePages(below: cursor.scanner.offset)
+        return true
     }
 
     /// The first token of the next record to import and its number, passing over the first
@@ -225,8 +302,12 @@ struct JSONImport {
 
     /// A batch upsert's counts and objects, as the import reports them.
     private func record(_ result: BatchUpsertResult, into chunk: inout ImportResult) {
-        var seen: Set<ObjectID> = []
-        for id in result.ids where seen.insert(id).inserted { chunk.objectIDs.append(id) }
+        if result.ids.count == result.inserted + result.updated + result.unchanged {
+            chunk.objectIDs = result.ids  // one row per object
+        } else {
+            var seen: Set<ObjectID> = []
+            for id in result.ids where seen.insert(id).inserted { chunk.objectIDs.append(id) }
+        }
         chunk.inserted = result.inserted
         chunk.updated = result.updated
         chunk.unchanged = result.unchanged

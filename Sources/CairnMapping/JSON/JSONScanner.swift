@@ -81,6 +81,18 @@ public struct JSONScanner {
         self.allowsValueSequence = allowsValueSequence
     }
 
+    /// Scans `bytes` from `offset`, where a value starts as it would after the `,` between two
+    /// elements of a top-level array (`insideArray`) or after a top-level value of a value
+    /// sequence: how a second reader starts in the middle of an input. The caller checks that
+    /// the first reader reaches `offset` in that state.
+    init(_ bytes: UnsafeRawBufferPointer, resumingAt offset: Int, insideArray: Bool) {
+        self.init(bytes, allowsValueSequence: true)
+        self.offset = min(max(0, offset), bytes.count)
+        containers = insideArray ? [false] : []
+        expected = insideArray ? .value : .end
+        sawValue = true
+    }
+
     /// The nesting depth after the last token (0 at the top).
     public var depth: Int { containers.count }
 

@@ -1,0 +1,90 @@
+import Cairn
+import Synchronization
+
+/// Where a large input of flat records is cut in two, so that a second core reads the second
+/// half while the first reads the first: the start of a record near the middle.
+///
+/// The place is a guess, checked before anything read past it is used. A line break is never
+/// inside a JSON string (a raw control character is not allowed there), so a line break lies
+/// between two tokens; the guess is a line break with a `{` after it and a `,` (records of the
+/// top-level array) or a `}` (JSON Lines) before it. Whether that `{` starts a record, rather than
+/// an object nested in one, is checked by the first reader: it must reach this `{` as the first
+/// token of a record, in the same state the second reader started in. If it does not, or the
+/// second reader fails in any way, the second reader's work is dropped and the first reader goes
+/// on alone, so that the result, and any error with its JSON path, is exactly that of one reader.
+struct InputSplit: Sendable {
+    /// Where the second reader starts: the `{` of a record.
+    let offset: Int
+    /// Whether the records there are elements of the top-level array (else top-level values).
+    let insideArray: Bool
+
+    /// The smallest input read on two cores.
+    static let smallestInput = 4 << 20
+    /// How far past the middle a line break is looked for.
+    static let searchLength = 1 << 20
+
+    /// A place near the middle of `bytes` that may start a record; nil when the input is small
+    /// or none is found. One pass over at most ``searchLength`` bytes.
+    static func guess(_ bytes: UnsafeRawBufferPointer) -> InputSplit? {
+        guard bytes.count >= smallestInput else { return nil }
+        var previous: UInt8?  // the last byte that is not white space
+        var lineBreak = false  // whether a line break came after it
+        for position in (bytes.count / 2)..<min(bytes.count, bytes.count / 2 + searchLength) {
+            let byte = bytes[position]
+            switch byte {
+            case 0x0A: lineBreak = true
+            case 0x20, 0x0D, 0x09: break
+            default:
+                if byte == UInt8(ascii: "{"), lineBreak, let previous {
+                    if previous == UInt8(ascii: ",") { return InputSplit(offset: position, insideArray: true) }
+                    if previous == UInt8(ascii: "}") { return InputSplit(offset: position, insideArray: false) }
+                }
+                previous = byte
+                lineBreak = false
+            }
+        }
+        return nil
+    }
+}
+
+/// What the second reader read: its records' rows, their record numbers (from its first record,
+/// numbered 0), and its cursor at the end of the input.
+struct TailRead: @unchecked Sendable {
+    // Safety: the cursor's scanner points into the import's input, which outlives the read and
+    // is only read; the value moves from the reading task to the waiting one once.
+    var cursor: RecordCursor
+    var rows: EncodedRows
+    var indexes: [Int]
+}
+
+/// Tells the second reader that its work is no longer wanted.
+final class StopSignal: Sendable {
+    private let stopped = Atomic<Bool>(false)
+
+    /// Asks the reader to stop.
+    func stop() { stopped.store(true, ordering: .relaxed) }
+
+    /// Whether the reader was asked to stop.
+    var isStopped: Bool { stopped.load(ordering: .relaxed) }
+}
+
+extension FlatRecordEncoder {
+    /// Reads every record from `split` to the end of `input` (the second reader). Any failure,
+    /// the records not being flat included, makes the import drop this read.
+    static func readTail(
+        of input: InputBuffer, from split: InputSplit, _ entity: ResolvedEntity, mapping: Mapping, nulls: ImportOptions.Nulls, stop: StopSignal
+    ) throws -> TailRead {
+        var cursor = RecordCursor(input.bytes, resumingAt: split.offset, insideArray: split.insideArray)
+        var reader = RecordReader(mapping: mapping, lenient: false)
+        var encoder = FlatRecordEncoder(entity, tree: KeyTree(entity), lenient: false, nulls: nulls)
+        var rows = EncodedRows(attributeCount: entity.description.attributes.count)
+        var indexes: [Int] = []
+        while let token = try cursor.next() {
+            let index = cursor.count - 1
+            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, path: [.index(index)]) { indexes.append(index) }
+            try cursor.finishRecord()
+            if cursor.count % 4096 == 0, stop.isStopped || Task.isCancelled { throw CancellationError() }
+        }
+        return TailRead(cursor: cursor, rows: rows, indexes: indexes)
+    }
+}
