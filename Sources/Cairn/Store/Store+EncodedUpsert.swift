@@ -41,6 +41,8 @@ struct EncodedUpsertPlan {
     private let constraint: UniquenessConstraint?
     /// Per constraint position, its place among the key positions.
     private let constraintOrder: [Int]
+    /// Whether the constraint lists its attributes in the key's order (the usual case).
+    private let constraintInKeyOrder: Bool
 
     /// One object the rows name.
     private struct Slot {
@@ -66,6 +68,7 @@ struct EncodedUpsertPlan {
         let constraint = entity.uniqueness(coveringExactly: keyPositions)
         self.constraint = constraint
         constraintOrder = constraint.map { constraint in constraint.positions.compactMap { keyPositions.firstIndex(of: $0) } } ?? []
+        constraintInKeyOrder = constraintOrder == Array(constraintOrder.indices)
     }
 
     mutating func resolve(_ rows: EncodedRows, against accepted: StoreSnapshot, reserve: (Int) throws -> Range<UInt64>) throws {
@@ -76,6 +79,8 @@ struct EncodedUpsertPlan {
         var slotOfKey = ByteKeyTable(capacity: keyPositions.isEmpty ? 0 : rows.count)
         var scanned: [[UInt8]: ObjectID]?
         var keyBytes = ByteWriter(capacity: 64)
+        var parts: [UnsafeRawBufferPointer] = []  // the key's values, reused from row to row
+        parts.reserveCapacity(keyPositions.count)
         try rows.withBytes { buffer in
             for row in 0..<rows.count {
                 var slot: Int
@@ -84,8 +89,7 @@ struct EncodedUpsertPlan {
                     slots.append(Slot(existing: nil, firstRow: row))
                 } else {
                     keyBytes.removeAll()
-                    var parts: [UnsafeRawBufferPointer] = []
-                    parts.reserveCapacity(keyPositions.count)
+                    parts.removeAll(keepingCapacity: true)
                     for position in keyPositions {
                         let value = buffer.piece(rows.range(row, position))
                         guard rows.isGiven(row, position), !StoredValue.isNull(value) else {
@@ -137,7 +141,8 @@ struct EncodedUpsertPlan {
         _ parts: [UnsafeRawBufferPointer], _ bytes: [UInt8], row: Int, in snapshot: StoreSnapshot, scanned: inout [[UInt8]: ObjectID]?
     ) throws -> ObjectID? {
         if let constraint {
-            guard let holder = snapshot.holder(encoded: constraintOrder.map { parts[$0] }, for: constraint) else { return nil }
+            let ordered = constraintInKeyOrder ? parts : constraintOrder.map { parts[$0] }
+            guard let holder = snapshot.holder(encoded: ordered, for: constraint) else { return nil }
             guard entity.family.contains(holder.entity) else {
                 let names = keyPositions.map { entity.attributes[$0].name }.joined(separator: ", ")
                 throw StoreError(
