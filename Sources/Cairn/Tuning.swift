@@ -49,6 +49,10 @@ enum Tuning {
     /// Removed uniqueness entries from which a save looks for those no snapshot reads; the
     /// pass runs again once this many more (or an eighth of the index) were removed.
     static let uniqueDropMinimum = 4096
+    /// How many times a thread filing a large save's keys yields to threads waiting for the
+    /// uniqueness index's lock before it takes the lock again (a fetch waits for one batch of
+    /// keys, not for the whole save).
+    static let lockHandoffYields = 64
     /// Entries per chunk of an ordered (range) index.
     static let orderedChunkLimit = 512
     /// Keys per run of a posting list.

@@ -1,6 +1,7 @@
 import CairnLog
 import CairnSupport
 import Foundation
+import Synchronization
 
 /// The uniqueness index of a line of snapshots: the objects holding each key hash (of every
 /// uniqueness constraint; ``KeyHasher``), checked against their rows by whoever reads it.
@@ -24,9 +25,15 @@ import Foundation
 ///
 /// 65,536 buckets, chosen by the hash's mixed top bits: at a million keys a bucket holds about
 /// fifteen entries, so finding a key is one array read and a short scan. Reads and changes take
-/// a lock, one key at a time, so a reader waits at most for one change, never for a whole save.
+/// a lock, one key or one batch of a few hundred keys at a time, and a thread filing batches lets
+/// waiting readers in between them, so a reader waits at most for one batch, never for a whole
+/// save. The committing thread reads without the lock (``firstHolderWhileCommitting(_:at:where:)``).
 final class UniqueIndex: @unchecked Sendable {
-    // Safety: every mutable property is read and written with `lock` held.
+    // Safety: every mutable property is written with `lock` held, and read with it held except
+    // by the thread that holds the store's commit lock. The entries change only while that lock
+    // is held, by its holder or by work it waits for (a large save's keys, filed on another
+    // core), never while it reads them; a replay builds the index before any other thread sees
+    // it. `readers`, which any snapshot changes, is always read under `lock`.
 
     /// 32 bytes. Only the low half of the key hash is kept (the bucket comes from the high
     /// bits): two keys that agree on it and share a bucket both count as holders, and readers
@@ -141,12 +148,24 @@ final class UniqueIndex: @unchecked Sendable {
     /// lookup by unique key reads the bucket in place). `test` runs with the index locked: it
     /// must not use the index.
     func firstHolder(_ hash: UInt64, at lsn: LSN, where test: (ObjectID) -> Bool) -> ObjectID? {
-        lock.withLock { _ in
-            guard queued.isEmpty else { return holdersLocked(hash, at: lsn.rawValue).first(where: test) }
-            return buckets[Self.bucket(hash)].withUnsafeBufferPointer { entries in
-                for entry in entries where entry.matches(hash) && entry.isVisible(at: lsn.rawValue) && test(entry.id) { return entry.id }
-                return nil
-            }
+        lock.withLock { _ in firstHolderLocked(hash, at: lsn, where: test) }
+    }
+
+    /// ``firstHolder(_:at:where:)`` for the thread that holds the store's commit lock, without
+    /// this index's lock: the index changes only under the commit lock, never while its holder
+    /// reads (see the type's rules), and other threads only read it, so these reads race with
+    /// nothing. The lookups of a
+    /// large save (a batch upsert's keys) then leave the lock to readers: taken a million
+    /// times in a row, it would keep a view context's fetch waiting (a mutex is not fair).
+    func firstHolderWhileCommitting(_ hash: UInt64, at lsn: LSN, where test: (ObjectID) -> Bool) -> ObjectID? {
+        firstHolderLocked(hash, at: lsn, where: test)
+    }
+
+    private func firstHolderLocked(_ hash: UInt64, at lsn: LSN, where test: (ObjectID) -> Bool) -> ObjectID? {
+        guard queued.isEmpty else { return holdersLocked(hash, at: lsn.rawValue).first(where: test) }
+        return buckets[Self.bucket(hash)].withUnsafeBufferPointer { entries in
+            for entry in entries where entry.matches(hash) && entry.isVisible(at: lsn.rawValue) && test(entry.id) { return entry.id }
+            return nil
         }
     }
 
@@ -314,6 +333,7 @@ final class UniqueIndex: @unchecked Sendable {
                     if addLocked(key.hash, key.id, at: lsn.rawValue) { shared.append(key.id) }
                 }
             }
+            lock.letWaitersIn()
             start = end
         }
         return shared
@@ -415,13 +435,29 @@ final class UniqueIndex: @unchecked Sendable {
 /// A pthread mutex (`NSLock`: the thread sanitizer sees it, where it reports every access
 /// guarded by a `Synchronization.Mutex` on Linux as a race), taken as `Mutex.withLock` is.
 final class IndexLock: @unchecked Sendable {
-    // Safety: NSLock is thread-safe.
+    // Safety: NSLock is thread-safe; `waiting` is atomic.
     private let lock = NSLock()
+    /// Threads between asking for the lock and getting it.
+    private let waiting = Atomic<Int>(0)
 
     func withLock<R>(_ body: (inout Void) throws -> R) rethrows -> R {
+        waiting.add(1, ordering: .relaxed)
         lock.lock()
+        waiting.subtract(1, ordering: .relaxed)
         defer { lock.unlock() }
         var unit: Void = ()
         return try body(&unit)
+    }
+
+    /// Between two takes of the lock in a long run (the keys of a large save, a few hundred at
+    /// a time): lets the threads waiting for it take it first. A mutex is not fair: the thread
+    /// that just released it takes it again before a woken waiter runs, and a view context's
+    /// fetch could wait for the whole run. Gives up after a bounded number of yields.
+    func letWaitersIn() {
+        var yields = 0
+        while waiting.load(ordering: .relaxed) > 0 && yields < Tuning.lockHandoffYields {
+            sched_yield()
+            yields += 1
+        }
     }
 }

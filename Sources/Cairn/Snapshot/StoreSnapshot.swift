@@ -126,25 +126,28 @@ struct StoreSnapshot: Sendable {
 
     /// The object holding these values of a constraint, given as their stored bytes in the
     /// constraint's order (a lookup without a ``Value``: the batch upsert of encoded rows).
+    /// Called only with the store's commit lock held (the batch upsert's plan): the lookup
+    /// leaves the uniqueness index's lock to readers.
     func holder(encoded values: [UnsafeRawBufferPointer], for constraint: UniquenessConstraint) -> ObjectID? {
         guard values.count == constraint.positions.count else { return nil }
         var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
         for bytes in values { hasher.combine(bytes) }
-        return firstHolder(hasher.value, for: constraint) { row in
+        return firstHolder(hasher.value, for: constraint, committing: true) { row in
             zip(constraint.positions, values).allSatisfy { position, bytes in RowBytes.same(row.value(position), bytes) }
         }
     }
 
     /// The first object filed under `hash` in the uniqueness index, of the constraint's entity
     /// family and other than `excluded`, whose row `matches` (read in place).
+    /// `committing`: the caller holds the store's commit lock (``UniqueIndex/firstHolderWhileCommitting(_:at:where:)``).
     private func firstHolder(
-        _ hash: UInt64, for constraint: UniquenessConstraint, except excluded: ObjectID? = nil,
+        _ hash: UInt64, for constraint: UniquenessConstraint, except excluded: ObjectID? = nil, committing: Bool = false,
         where matches: (RowBytes) -> Bool
     ) -> ObjectID? {
         let family = storage.model.descriptions[constraint.owner].family
-        return storage.unique.firstHolder(hash, at: storage.lsn) { id in
-            id != excluded && family.contains(id.entity) && storage.objects.withRowBytes(id, matches) == true
-        }
+        func test(_ id: ObjectID) -> Bool { id != excluded && family.contains(id.entity) && storage.objects.withRowBytes(id, matches) == true }
+        return committing
+            ? storage.unique.firstHolderWhileCommitting(hash, at: storage.lsn, where: test) : storage.unique.firstHolder(hash, at: storage.lsn, where: test)
     }
 
     /// Applies one save's changes as of `lsn`. Returns the objects whose new uniqueness keys

@@ -3,19 +3,20 @@ import CairnSupport
 import Foundation
 
 /// Work started on another thread, its result waited for later: a large save's record is
-/// encoded and compressed on a second core while the first does the rest of the save.
+/// encoded and compressed on a second core while the first does the rest of the save; the JSON
+/// mapper reads the second half of a large input.
 ///
 /// The work runs on one of ``WorkerThreads`` (an idle one, or a new one), not on a dispatch
 /// queue's: the waiter holds the store's commit lock, and tasks blocked on that lock may occupy
 /// every thread of the pools that Swift concurrency and the global queues share, so work queued
 /// there might never start. A reused thread also reuses the memory its last job freed.
-final class ConcurrentResult<Value: Sendable, Failure: Error>: @unchecked Sendable {
+package final class ConcurrentResult<Value: Sendable, Failure: Error>: @unchecked Sendable {
     // Safety: `result` is read and written with `condition` locked.
     private let condition = NSCondition()
     private var result: Result<Value, Failure>?
 
     /// Starts `work` on another thread.
-    init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
+    package init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
         WorkerThreads.shared.run { [self] in
             let outcome: Result<Value, Failure>
             do throws(Failure) {
@@ -31,7 +32,7 @@ final class ConcurrentResult<Value: Sendable, Failure: Error>: @unchecked Sendab
     }
 
     /// Waits for the work to end, and returns what it returned or throws what it threw.
-    func value() throws(Failure) -> Value {
+    package func value() throws(Failure) -> Value {
         condition.lock()
         defer { condition.unlock() }
         while true {

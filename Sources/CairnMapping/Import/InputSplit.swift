@@ -83,7 +83,7 @@ extension FlatRecordEncoder {
             let index = cursor.count - 1
             if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, path: [.index(index)]) { indexes.append(index) }
             try cursor.finishRecord()
-            if cursor.count % 4096 == 0, stop.isStopped || Task.isCancelled { throw CancellationError() }
+            if cursor.count % 4096 == 0, stop.isStopped { throw CancellationError() }
         }
         return TailRead(cursor: cursor, rows: rows, indexes: indexes)
     }

@@ -121,7 +121,7 @@ struct JSONImport {
                     var indexes: [Int] = []
                     do {
                         if let split = splitForTwoCores(root: root, cursor) {
-                            finished = try await readInTwo(
+                            finished = try readInTwo(
                                 split, &cursor, &reader, &flat, into: &rows, indexes: &indexes, target, mapping, started: started,
                                 secondCoreRecords: &chunk.recordsReadOnSecondCore)
                         } else {
@@ -242,16 +242,29 @@ struct JSONImport {
         _ split: InputSplit, _ cursor: inout RecordCursor, _ reader: inout RecordReader, _ encoder: inout FlatRecordEncoder,
         into rows: inout EncodedRows, indexes: inout [Int], _ target: ResolvedEntity, _ mapping: Mapping, started: ContinuousClock.Instant,
         secondCoreRecords: inout Int
-    ) async throws -> Bool {
+    ) throws -> Bool {
         let signal = StopSignal()
         let input = input, nulls = options.nulls
-        async let tail = Result { try FlatRecordEncoder.readTail(of: input, from: split, target, mapping: mapping, nulls: nulls, stop: signal) }
-        let end = try readChunk(&cursor, &reader, &encoder, into: &rows, indexes: &indexes, started: started, split: (split, signal))
+        // On a thread of its own, not a task: the pool that runs tasks has a thread per core,
+        // and two of them busy for the whole read would keep the app's other tasks (a fetch in
+        // the view context) waiting.
+        let tail = ConcurrentResult { () throws(any Error) -> TailRead in
+            try FlatRecordEncoder.readTail(of: input, from: split, target, mapping: mapping, nulls: nulls, stop: signal)
+        }
+        let end: ChunkEnd
+        do {
+            end = try readChunk(&cursor, &reader, &encoder, into: &rows, indexes: &indexes, started: started, split: (split, signal))
+        } catch {
+            signal.stop()
+            _ = try? tail.value()
+            throw error
+        }
         guard end == .split else {
-            _ = await tail
+            signal.stop()
+            _ = try? tail.value()
             return end == .input
         }
-        guard case .success(var read) = await tail else {
+        guard var read = try? tail.value() else {
             // The second reader failed: this one reads on from the split, alone, and meets the
             // same failure (if it is one) with its true record number.
             return try readChunk(&cursor, &reader, &encoder, into: &rows, indexes: &indexes, started: started) == .input
