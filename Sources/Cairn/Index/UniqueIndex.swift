@@ -148,7 +148,7 @@ final class UniqueIndex: @unchecked Sendable {
     /// lookup by unique key reads the bucket in place). `test` runs with the index locked: it
     /// must not use the index.
     func firstHolder(_ hash: UInt64, at lsn: LSN, where test: (ObjectID) -> Bool) -> ObjectID? {
-        lock.withLock { _ in firstHolderLocked(hash, at: lsn, where: test) }
+        lock.withLock { _ in lookUpFirstHolder(hash, at: lsn, where: test) }
     }
 
     /// ``firstHolder(_:at:where:)`` for the thread that holds the store's commit lock, without
@@ -158,10 +158,11 @@ final class UniqueIndex: @unchecked Sendable {
     /// large save (a batch upsert's keys) then leave the lock to readers: taken a million
     /// times in a row, it would keep a view context's fetch waiting (a mutex is not fair).
     func firstHolderWhileCommitting(_ hash: UInt64, at lsn: LSN, where test: (ObjectID) -> Bool) -> ObjectID? {
-        firstHolderLocked(hash, at: lsn, where: test)
+        lookUpFirstHolder(hash, at: lsn, where: test)
     }
 
-    private func firstHolderLocked(_ hash: UInt64, at lsn: LSN, where test: (ObjectID) -> Bool) -> ObjectID? {
+    /// The lookup of ``firstHolder(_:at:where:)``, for a caller that holds the lock or needs none.
+    private func lookUpFirstHolder(_ hash: UInt64, at lsn: LSN, where test: (ObjectID) -> Bool) -> ObjectID? {
         guard queued.isEmpty else { return holdersLocked(hash, at: lsn.rawValue).first(where: test) }
         return buckets[Self.bucket(hash)].withUnsafeBufferPointer { entries in
             for entry in entries where entry.matches(hash) && entry.isVisible(at: lsn.rawValue) && test(entry.id) { return entry.id }
@@ -333,7 +334,7 @@ final class UniqueIndex: @unchecked Sendable {
                     if addLocked(key.hash, key.id, at: lsn.rawValue) { shared.append(key.id) }
                 }
             }
-            lock.letWaitersIn()
+            if end < order.count { lock.letWaitersIn() }
             start = end
         }
         return shared
@@ -454,8 +455,11 @@ final class IndexLock: @unchecked Sendable {
     /// that just released it takes it again before a woken waiter runs, and a view context's
     /// fetch could wait for the whole run. Gives up after a bounded number of yields.
     func letWaitersIn() {
+        let waiters = waiting.load(ordering: .relaxed)
+        guard waiters > 0 else { return }
+        // Until one of them is in (others may keep coming: one batch's wait each, not more).
         var yields = 0
-        while waiting.load(ordering: .relaxed) > 0 && yields < Tuning.lockHandoffYields {
+        while waiting.load(ordering: .relaxed) >= waiters && yields < Tuning.lockHandoffYields {
             sched_yield()
             yields += 1
         }

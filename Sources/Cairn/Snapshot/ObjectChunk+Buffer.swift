@@ -1,7 +1,7 @@
 /// How a chunk's row buffer grows and is compacted: rows are appended to the buffer while the
 /// chunk alone holds it; a shared buffer is replaced by a copy (of all its bytes, or of its live
-/// rows when a quarter or more is garbage); a chunk that fills gives back the room its buffer
-/// grew by.
+/// rows when its garbage is more than a quarter of its live bytes); a chunk that fills gives
+/// back the room its buffer grew by.
 extension ObjectChunk {
     /// Shrinks the buffer to its live rows, when this chunk alone holds it.
     func trim() {
@@ -25,7 +25,8 @@ extension ObjectChunk {
     }
 
     /// The buffer, made this chunk's alone and with `room` free bytes: a shared buffer (a
-    /// published snapshot or a reader still holds rows of it) is replaced by a copy, and one
+    /// published snapshot or a reader still holds rows of it) is replaced by a copy of all its
+    /// bytes, or of its live rows when its garbage is more than a quarter of them; a full one
     /// that is mostly garbage by a copy of its live rows.
     func writableBuffer(room: Int) -> RowStorage {
         let shared = !isKnownUniquelyReferenced(&buffer)

@@ -31,6 +31,17 @@ package final class ConcurrentResult<Value: Sendable, Failure: Error>: @unchecke
         }
     }
 
+    /// Waits for the work to end for at most `seconds`; whether it has ended.
+    package func hasEnded(waitingAtMost seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil {
+            guard condition.wait(until: deadline) else { return result != nil }
+        }
+        return true
+    }
+
     /// Waits for the work to end, and returns what it returned or throws what it threw.
     package func value() throws(Failure) -> Value {
         condition.lock()

@@ -41,6 +41,7 @@ package struct EncodedRows {
     package mutating func append(contentsOf other: EncodedRows) {
         precondition(other.attributeCount == attributeCount, "rows of entities of different attribute counts")  // a caller's mistake, never input
         let base = writer.count
+        writer.reserve(other.writer.count)
         other.writer.bytes.withUnsafeBytes { writer.write(bytes: $0) }
         starts.reserveCapacity(starts.count + other.starts.count)
         for start in other.starts { starts.append(base + start) }

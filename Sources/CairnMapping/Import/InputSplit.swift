@@ -51,28 +51,44 @@ struct InputSplit: Sendable {
 /// numbered 0), and its cursor at the end of the input.
 struct TailRead: @unchecked Sendable {
     // Safety: the cursor's scanner points into the import's input, which outlives the read and
-    // is only read; the value moves from the reading task to the waiting one once.
+    // is only read; the value moves from the worker thread to the waiting import once.
+
+    /// The cursor at the end of the input (its count: the records from the split on).
     var cursor: RecordCursor
+    /// The rows of those records.
     var rows: EncodedRows
+    /// Per row, its record's number counted from the split.
     var indexes: [Int]
 }
 
-/// Tells the second reader that its work is no longer wanted.
-final class StopSignal: Sendable {
+/// What the import and its second reader share while it reads: a request to stop, and how far
+/// it got (for progress reports).
+final class SecondReader: Sendable {
     private let stopped = Atomic<Bool>(false)
+    private let recordsRead = Atomic<Int>(0)
+    private let bytesRead = Atomic<Int>(0)
 
     /// Asks the reader to stop.
     func stop() { stopped.store(true, ordering: .relaxed) }
 
     /// Whether the reader was asked to stop.
     var isStopped: Bool { stopped.load(ordering: .relaxed) }
+
+    /// Records the reader read so far, and input bytes past its start.
+    var progress: (records: Int, bytes: Int) { (recordsRead.load(ordering: .relaxed), bytesRead.load(ordering: .relaxed)) }
+
+    /// Called by the reader as it goes.
+    func advance(records: Int, bytes: Int) {
+        recordsRead.store(records, ordering: .relaxed)
+        bytesRead.store(bytes, ordering: .relaxed)
+    }
 }
 
 extension FlatRecordEncoder {
     /// Reads every record from `split` to the end of `input` (the second reader). Any failure,
     /// the records not being flat included, makes the import drop this read.
     static func readTail(
-        of input: InputBuffer, from split: InputSplit, _ entity: ResolvedEntity, mapping: Mapping, nulls: ImportOptions.Nulls, stop: StopSignal
+        of input: InputBuffer, from split: InputSplit, _ entity: ResolvedEntity, mapping: Mapping, nulls: ImportOptions.Nulls, shared: SecondReader
     ) throws -> TailRead {
         var cursor = RecordCursor(input.bytes, resumingAt: split.offset, insideArray: split.insideArray)
         var reader = RecordReader(mapping: mapping, lenient: false)
@@ -83,8 +99,12 @@ extension FlatRecordEncoder {
             let index = cursor.count - 1
             if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, path: [.index(index)]) { indexes.append(index) }
             try cursor.finishRecord()
-            if cursor.count % 4096 == 0, stop.isStopped { throw CancellationError() }
+            if cursor.count % 256 == 0 {
+                if shared.isStopped { throw CancellationError() }
+                shared.advance(records: cursor.count, bytes: cursor.scanner.offset - split.offset)
+            }
         }
+        shared.advance(records: cursor.count, bytes: cursor.scanner.offset - split.offset)
         return TailRead(cursor: cursor, rows: rows, indexes: indexes)
     }
 }

@@ -120,7 +120,7 @@ struct JSONImport {
                     var rows = EncodedRows(attributeCount: target.description.attributes.count)
                     var indexes: [Int] = []
                     do {
-                        if let split = splitForTwoCores(root: root, cursor) {
+                        if let split = splitForTwoCores(target, root: root, cursor) {
                             finished = try readInTwo(
                                 split, &cursor, &reader, &flat, into: &rows, indexes: &indexes, target, mapping, started: started,
                                 secondCoreRecords: &chunk.recordsReadOnSecondCore)
@@ -198,39 +198,42 @@ struct JSONImport {
     /// - Throws: ``FlatRecordEncoder/NotFlat`` when a record gives a relationship.
     private func readChunk(
         _ cursor: inout RecordCursor, _ reader: inout RecordReader, _ encoder: inout FlatRecordEncoder, into rows: inout EncodedRows,
-        indexes: inout [Int], started: ContinuousClock.Instant, split: (InputSplit, StopSignal)? = nil
+        indexes: inout [Int], started: ContinuousClock.Instant, split: (InputSplit, SecondReader)? = nil
     ) throws -> ChunkEnd {
         let limit = options.chunkSize.map { max(1, $0) } ?? .max
         var split = split
         var read = 0
         while read < limit {
-            let before = split == nil ? nil : cursor
             guard let (token, index) = try nextRecord(&cursor) else { return .input }
-            if let (place, signal) = split, cursor.scanner.offset > place.offset {
-                let depth = place.insideArray ? 2 : 1
-                if let before, token == .beginObject, cursor.scanner.offset == place.offset + 1, cursor.isInArray == place.insideArray,
-                    cursor.scanner.depth == depth
+            if let (place, second) = split, cursor.scanner.offset > place.offset {
+                if token == .beginObject, cursor.scanner.offset == place.offset + 1, cursor.isInArray == place.insideArray,
+                    cursor.scanner.depth == (place.insideArray ? 2 : 1)
                 {
-                    cursor = before
+                    // In the state the second reader started in: back to just before the record.
+                    let earlier = cursor.count - 1
+                    cursor = RecordCursor(input.bytes, resumingAt: place.offset, insideArray: place.insideArray)
+                    cursor.countRecords(before: earlier)
                     return .split
                 }
-                signal.stop()
+                second.stop()
                 split = nil
             }
             let path = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
             if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, path: path) { indexes.append(index) }
             try cursor.finishRecord()
             read += 1
-            try afterRecord(read, cursor, started: started)
+            try afterRecord(read, cursor, started: started, second: split.map { ($0.0.offset, $0.1) })
         }
         return .limit
     }
 
     /// The input split for a second reader: a single chunk of flat records of a large input at
-    /// the top level, strict (errors and warnings name records by number), read from its start.
-    private func splitForTwoCores(root: [String], _ cursor: RecordCursor) -> InputSplit? {
+    /// the top level, strict (errors and warnings name records by number), read from its start,
+    /// with no value transformer (user code, which the second reader would call on another
+    /// thread, for work that may be dropped).
+    private func splitForTwoCores(_ target: ResolvedEntity, root: [String], _ cursor: RecordCursor) -> InputSplit? {
         guard options.chunkSize == nil, options.skipRecords == 0, !options.lenient, root.isEmpty, cursor.count == 0,
-            ProcessInfo.processInfo.activeProcessorCount >= 2
+            !target.attributes.contains(where: { $0.transformerName != nil }), ProcessInfo.processInfo.activeProcessorCount >= 2
         else { return nil }
         return InputSplit.guess(input.bytes)
     }
@@ -243,27 +246,33 @@ struct JSONImport {
         into rows: inout EncodedRows, indexes: inout [Int], _ target: ResolvedEntity, _ mapping: Mapping, started: ContinuousClock.Instant,
         secondCoreRecords: inout Int
     ) throws -> Bool {
-        let signal = StopSignal()
+        let second = SecondReader()
         let input = input, nulls = options.nulls
         // On a thread of its own, not a task: the pool that runs tasks has a thread per core,
         // and two of them busy for the whole read would keep the app's other tasks (a fetch in
         // the view context) waiting.
         let tail = ConcurrentResult { () throws(any Error) -> TailRead in
-            try FlatRecordEncoder.readTail(of: input, from: split, target, mapping: mapping, nulls: nulls, stop: signal)
+            try FlatRecordEncoder.readTail(of: input, from: split, target, mapping: mapping, nulls: nulls, shared: second)
         }
         let end: ChunkEnd
         do {
-            end = try readChunk(&cursor, &reader, &encoder, into: &rows, indexes: &indexes, started: started, split: (split, signal))
+            end = try readChunk(&cursor, &reader, &encoder, into: &rows, indexes: &indexes, started: started, split: (split, second))
         } catch {
-            signal.stop()
+            second.stop()
             _ = try? tail.value()
             throw error
         }
         guard end == .split else {
-            signal.stop()
+            second.stop()
             _ = try? tail.value()
             return end == .input
         }
+        // The second reader is still at work: progress goes on, and a cancelled task stops it.
+        while !tail.hasEnded(waitingAtMost: 0.02) {
+            if Task.isCancelled { second.stop() }
+            report(cursor, started: started, second: (split.offset, second))
+        }
+        try Task.checkCancellation()
         guard var read = try? tail.value() else {
             // The second reader failed: this one reads on from the split, alone, and meets the
             // same failure (if it is one) with its true record number.
@@ -292,16 +301,27 @@ struct JSONImport {
     }
 
     /// Every so many records: a cancellation check, pages of the input given back, progress.
-    private func afterRecord(_ read: Int, _ cursor: RecordCursor, started: ContinuousClock.Instant) throws {
+    /// `second`: where a second reader started and how far it got (its records count too).
+    private func afterRecord(
+        _ read: Int, _ cursor: RecordCursor, started: ContinuousClock.Instant, second: (start: Int, reader: SecondReader)? = nil
+    ) throws {
         if read % 4096 == 0 {
             try Task.checkCancellation()
             input.releasePages(below: cursor.scanner.offset)
         }
-        // A chunk read again (it was not flat) reports no count twice.
-        if let progress = options.progress, cursor.count % max(1, options.progressInterval) == 0, reported.advance(to: cursor.count) {
-            progress(
-                ImportProgress(records: cursor.count, bytes: cursor.scanner.offset, totalBytes: input.bytes.count, elapsed: Self.seconds(since: started)))
-        }
+        report(cursor, started: started, second: second)
+    }
+
+    /// Reports progress when the records read (by both readers, with a second one) pass a
+    /// multiple of ``ImportOptions/progressInterval``; a chunk read again (it was not flat)
+    /// reports no count twice.
+    private func report(_ cursor: RecordCursor, started: ContinuousClock.Instant, second: (start: Int, reader: SecondReader)? = nil) {
+        guard let progress = options.progress else { return }
+        let tail = second?.reader.progress ?? (records: 0, bytes: 0)
+        let records = cursor.count + tail.records
+        guard reported.advance(to: records, every: max(1, options.progressInterval)) else { return }
+        let bytes = min(input.bytes.count, cursor.scanner.offset + tail.bytes)
+        progress(ImportProgress(records: records, bytes: bytes, totalBytes: input.bytes.count, elapsed: Self.seconds(since: started)))
     }
 
     /// Applies encoded rows with one batch upsert (one save, none when nothing changes).
@@ -382,9 +402,10 @@ struct JSONImport {
 private final class ReportedCount {
     private var highest = 0
 
-    /// Whether `count` is above every count reported so far (it then is the highest).
-    func advance(to count: Int) -> Bool {
-        guard count > highest else { return false }
+    /// Whether `count` passes a multiple of `interval` that no count reported so far passed
+    /// (it then is the highest).
+    func advance(to count: Int, every interval: Int) -> Bool {
+        guard count > highest, count / interval > highest / interval else { return false }
         highest = count
         return true
     }
