@@ -236,6 +236,7 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     report.target("insert ≥ 3× GRDB (managed objects)", met: cairnInsert >= 3 * grdbInsert, figure: "\(fixed(cairnInsert / grdbInsert, 2))×")
     report.target("insert ≥ 3× GRDB (batch insert)", met: cairnBatchInsert >= 3 * grdbInsert, figure: "\(fixed(cairnBatchInsert / grdbInsert, 2))×")
     report.target("unique-key lookup ≥ 50× GRDB", met: cairnLookup >= 50 * grdbLookup, figure: "\(fixed(cairnLookup / grdbLookup, 1))×")
+    report.target("update 10% and save ≥ 2× GRDB", met: cairnUpdate >= 2 * grdbUpdate, figure: "\(fixed(cairnUpdate / grdbUpdate, 2))×")
     report.target(
         "resident memory ≤ 2× the uncompressed data (the log's change records, uncompressed)",
         met: memoryPerObject * Double(count) <= 2 * Double(logBytes),
