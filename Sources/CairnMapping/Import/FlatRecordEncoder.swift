@@ -71,14 +71,16 @@ struct FlatRecordEncoder {
         ranks = Array(repeating: .max, count: entity.attributes.count)
     }
 
-    /// Reads the record whose `{` was just read and appends it to `rows`; false when a lenient
-    /// import skipped it (no unique key).
+    /// Reads the record whose `{` was just read (record `index`, under the steps of `root`) and
+    /// appends it to `rows`; false when a lenient import skipped it (no unique key).
     ///
     /// - Throws: ``NotFlat`` when the record gives a relationship; ``MappingError`` for a value
     ///   that does not fit (strict) or a missing key (strict).
     mutating func append(
-        _ token: JSONScanner.Token, _ scanner: inout JSONScanner, to rows: inout EncodedRows, reader: inout RecordReader, path: [JSONPath.Step]
+        _ token: JSONScanner.Token, _ scanner: inout JSONScanner, to rows: inout EncodedRows, reader: inout RecordReader, root: [JSONPath.Step],
+        index: Int
     ) throws -> Bool {
+        var path: [JSONPath.Step] { root + [.index(index)] }  // made only for a message
         let start = scanner.offset - 1
         guard token == .beginObject else {
             try scanner.skip(token)
@@ -91,7 +93,10 @@ struct FlatRecordEncoder {
             ranges[index] = nil
             ranks[index] = .max
         }
-        reader.path.steps = path
+        // The record's path, in the reader's own array (no array made per record).
+        reader.path.steps.removeAll(keepingCapacity: true)
+        reader.path.steps.append(contentsOf: root)
+        reader.path.steps.append(.index(index))
         try members(tree, &scanner, &reader)
         if nulls == .neverOverwrite {
             for index in ranges.indices {
@@ -127,13 +132,16 @@ struct FlatRecordEncoder {
 
     /// Reads the members of an object (its `{` read) up to its `}`.
     private mutating func members(_ tree: KeyTree, _ scanner: inout JSONScanner, _ reader: inout RecordReader) throws {
-        while let (entry, key, valueToken) = try tree.nextMember(&scanner) {
+        while let (member, key, valueToken) = try tree.nextMemberTarget(&scanner) {
             reader.path.push(key)
             defer { reader.path.pop() }
-            if let only = entry.only {
+            let entry: KeyTree.Entry
+            switch member {
+            case .only(let only):
                 guard case .attribute(let index, let rank) = only else { throw NotFlat() }
                 try attribute(index, rank, valueToken, &scanner, &reader)
                 continue
+            case .entry(let found): entry = found
             }
             let start: JSONScanner? = entry.consumers > 1 ? scanner : nil
             var first = true

@@ -36,6 +36,9 @@ final class KeyTree: Sendable {
     /// from its bytes in the input without making a String.
     private let table: ByteKeyTable
     private let slots: [Entry]
+    /// Per slot, its entry's only target (nil: several, or a child): read per member without
+    /// touching the entry object (no reference count changes on the hot path).
+    private let onlyTargets: [Target?]
 
     init(_ entries: [String: Entry]) {
         self.entries = entries
@@ -47,6 +50,7 @@ final class KeyTree: Sendable {
         }
         self.table = table
         self.slots = slots
+        onlyTargets = slots.map(\.only)
     }
 
     /// The entry of the key whose (unescaped) UTF-8 bytes these are.
@@ -101,6 +105,41 @@ extension KeyTree {
                 continue
             }
             return (found, .text(keyBytes, escaped: keyText.hasEscapes), valueToken)
+        }
+        return nil
+    }
+
+    /// What ``nextMember(_:)`` gives, for a key with one target (most keys) given as the
+    /// target alone, without its entry: the flat reader's path.
+    enum Member {
+        /// A key with one target and no child.
+        case only(Target)
+        /// Any other key.
+        case entry(Entry)
+    }
+
+    /// The next member of the object whose `{` was read: what its key leads to, the key, and
+    /// its value's first token; nil at the `}`. Members whose keys the tree lacks are skipped.
+    func nextMemberTarget(_ scanner: inout JSONScanner) throws -> (member: Member, key: JSONPath.Step, value: JSONScanner.Token)? {
+        while let token = try scanner.next() {
+            guard case .key(let keyText) = token else { return nil }  // `}`
+            let keyBytes = scanner.bytes.piece(keyText.range)
+            guard let valueToken = try scanner.next() else { return nil }
+            let member: Member
+            if keyText.hasEscapes {
+                guard let found = entries[scanner.string(keyText)] else {
+                    try scanner.skip(valueToken)
+                    continue
+                }
+                member = found.only.map(Member.only) ?? .entry(found)
+            } else {
+                guard let slot = table.value(keyBytes) else {
+                    try scanner.skip(valueToken)
+                    continue
+                }
+                member = onlyTargets[slot].map(Member.only) ?? .entry(slots[slot])
+            }
+            return (member, .text(keyBytes, escaped: keyText.hasEscapes), valueToken)
         }
         return nil
     }

@@ -201,6 +201,7 @@ struct JSONImport {
         indexes: inout [Int], started: ContinuousClock.Instant, split: (InputSplit, SecondReader)? = nil
     ) throws -> ChunkEnd {
         let limit = options.chunkSize.map { max(1, $0) } ?? .max
+        let rootSteps = cursor.root.map { JSONPath.Step.key($0) }
         var split = split
         var read = 0
         while read < limit {
@@ -218,8 +219,7 @@ struct JSONImport {
                 second.stop()
                 split = nil
             }
-            let path = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
-            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, path: path) { indexes.append(index) }
+            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: rootSteps, index: index) { indexes.append(index) }
             try cursor.finishRecord()
             read += 1
             try afterRecord(read, cursor, started: started, second: split.map { ($0.0.offset, $0.1) })
