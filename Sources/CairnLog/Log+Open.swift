@@ -201,7 +201,7 @@ extension Log {
                 try io.fullSync(file)
                 torn.wasCut = true
             } else {
-                torn.writerActive = writerHoldsLock(layout, io)
+                torn.writerActive = writerKeepsLock(layout, io)
             }
             report.tornTail = torn
         }
@@ -278,6 +278,17 @@ extension Log {
         guard let file = try? io.open(layout.lock, mode: .readOnly) else { return false }
         defer { io.close(file) }
         return (try? io.tryLock(file)) == false
+    }
+
+    /// ``writerHoldsLock(_:_:)``, asked again for a moment before the answer is yes: a child
+    /// forked by any thread of this process while a log was open holds a copy of its lock until
+    /// it execs, and a closed log's last frame would be called a write in progress.
+    static func writerKeepsLock(_ layout: StoreLayout, _ io: any FileIO) -> Bool {
+        for _ in 0..<LogTuning.forkedLockChecks {
+            guard writerHoldsLock(layout, io) else { return false }
+            usleep(LogTuning.lockRetryMicroseconds)
+        }
+        return writerHoldsLock(layout, io)
     }
 
     private static func createStore(layout: StoreLayout, io: any FileIO, maximumFrameSize: Int) throws -> Manifest {

@@ -173,7 +173,7 @@ extension LogInspection {
                     status = .damaged(error)
                 } else if let problem = scan.problem {
                     status =
-                        !holdingLock && Log.writerHoldsLock(layout, io)
+                        !holdingLock && Log.writerKeepsLock(layout, io)
                         ? .writeInProgress(offset: problem.offset, reason: problem.reason)
                         : .tornTail(offset: problem.offset, reason: problem.reason)
                 }

@@ -17,6 +17,10 @@ enum LogTuning {
     /// copy of the descriptor until it execs): 40 tries 5 ms apart.
     static let lockAttempts = 40
     static let lockRetryMicroseconds: UInt32 = 5_000
+    /// How many times a torn last frame's store is asked again whether a writer holds its lock
+    /// (`lockRetryMicroseconds` apart) before the frame is called a write in progress: a forked
+    /// child holds a copy of a closed log's lock until it execs.
+    static let forkedLockChecks = 10
     /// How often, and how long apart, a read-only open reads the directory and manifest again
     /// when a writer's roll makes a segment look unaccounted for: 5 tries 20 ms apart.
     static let rereadAttempts = 5

@@ -71,16 +71,16 @@ struct FlatRecordEncoder {
         ranks = Array(repeating: .max, count: entity.attributes.count)
     }
 
-    /// Reads the record whose `{` was just read (record `index`, under the steps of `root`) and
+    /// Reads the record whose `{` was just read (record number `record`, under `root`) and
     /// appends it to `rows`; false when a lenient import skipped it (no unique key).
     ///
     /// - Throws: ``NotFlat`` when the record gives a relationship; ``MappingError`` for a value
     ///   that does not fit (strict) or a missing key (strict).
     mutating func append(
         _ token: JSONScanner.Token, _ scanner: inout JSONScanner, to rows: inout EncodedRows, reader: inout RecordReader, root: [JSONPath.Step],
-        index: Int
+        record: Int
     ) throws -> Bool {
-        var path: [JSONPath.Step] { root + [.index(index)] }  // made only for a message
+        var path: [JSONPath.Step] { root + [.index(record)] }  // made only for a message
         let start = scanner.offset - 1
         guard token == .beginObject else {
             try scanner.skip(token)
@@ -96,7 +96,7 @@ struct FlatRecordEncoder {
         // The record's path, in the reader's own array (no array made per record).
         reader.path.steps.removeAll(keepingCapacity: true)
         reader.path.steps.append(contentsOf: root)
-        reader.path.steps.append(.index(index))
+        reader.path.steps.append(.index(record))
         try members(tree, &scanner, &reader)
         if nulls == .neverOverwrite {
             for index in ranges.indices {

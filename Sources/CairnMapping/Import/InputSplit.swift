@@ -97,7 +97,7 @@ extension FlatRecordEncoder {
         var indexes: [Int] = []
         while let token = try cursor.next() {
             let index = cursor.count - 1
-            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: [], index: index) { indexes.append(index) }
+            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: [], record: index) { indexes.append(index) }
             try cursor.finishRecord()
             if cursor.count % 256 == 0 {
                 if shared.isStopped { throw CancellationError() }

@@ -53,11 +53,6 @@ final class KeyTree: Sendable {
         onlyTargets = slots.map(\.only)
     }
 
-    /// The entry of the key whose (unescaped) UTF-8 bytes these are.
-    func entry(_ bytes: UnsafeRawBufferPointer) -> Entry? {
-        table.value(bytes).map { slots[$0] }
-    }
-
     /// The tree of an entity's mapping.
     convenience init(_ entity: ResolvedEntity) {
         var paths: [([String], Target)] = []
@@ -92,54 +87,63 @@ final class KeyTree: Sendable {
 }
 
 extension KeyTree {
-    /// The next member of the object the scanner is in whose key the tree maps: its entry, its
-    /// key as a path step, and the first token of its value (unmapped members are skipped); nil
-    /// at the object's `}`.
+    /// The next member of the object whose `{` was read: its key's entry, the key, and its
+    /// value's first token; nil at the `}`. Members whose keys the tree lacks are skipped.
     func nextMember(_ scanner: inout JSONScanner) throws -> (entry: Entry, key: JSONPath.Step, value: JSONScanner.Token)? {
-        while let token = try scanner.next() {
-            guard case .key(let keyText) = token else { return nil }  // `}`
-            let keyBytes = scanner.bytes.piece(keyText.range)
-            guard let valueToken = try scanner.next() else { return nil }
-            guard let found = keyText.hasEscapes ? entries[scanner.string(keyText)] : entry(keyBytes) else {
-                try scanner.skip(valueToken)
-                continue
-            }
-            return (found, .text(keyBytes, escaped: keyText.hasEscapes), valueToken)
+        guard let (found, key, value) = try nextKnown(&scanner) else { return nil }
+        switch found {
+        case .slot(let slot): return (slots[slot], key, value)
+        case .entry(let entry): return (entry, key, value)
         }
-        return nil
     }
 
-    /// What ``nextMember(_:)`` gives, for a key with one target (most keys) given as the
-    /// target alone, without its entry: the flat reader's path.
-    enum Member {
+    /// What ``nextMemberTarget(_:)`` gives: for a key with one target (most keys), the target
+    /// alone, without its entry (the flat encoder reads most members this way).
+    enum Member: Sendable {
         /// A key with one target and no child.
         case only(Target)
         /// Any other key.
         case entry(Entry)
     }
 
-    /// The next member of the object whose `{` was read: what its key leads to, the key, and
-    /// its value's first token; nil at the `}`. Members whose keys the tree lacks are skipped.
+    /// Like ``nextMember(_:)``, with a key of one target given as that target: read without
+    /// touching the entry object (no reference count changes per member).
     func nextMemberTarget(_ scanner: inout JSONScanner) throws -> (member: Member, key: JSONPath.Step, value: JSONScanner.Token)? {
+        guard let (found, key, value) = try nextKnown(&scanner) else { return nil }
+        switch found {
+        case .slot(let slot): return (onlyTargets[slot].map(Member.only) ?? .entry(slots[slot]), key, value)
+        case .entry(let entry): return (entry.only.map(Member.only) ?? .entry(entry), key, value)
+        }
+    }
+
+    /// Where a member's key was found: a slot (a key read from its bytes), or an entry (a key
+    /// with escapes, decoded).
+    private enum Found {
+        case slot(Int)
+        case entry(Entry)
+    }
+
+    /// The next member whose key the tree has (the others are skipped); nil at the `}`.
+    private func nextKnown(_ scanner: inout JSONScanner) throws -> (found: Found, key: JSONPath.Step, value: JSONScanner.Token)? {
         while let token = try scanner.next() {
             guard case .key(let keyText) = token else { return nil }  // `}`
             let keyBytes = scanner.bytes.piece(keyText.range)
             guard let valueToken = try scanner.next() else { return nil }
-            let member: Member
+            let found: Found
             if keyText.hasEscapes {
-                guard let found = entries[scanner.string(keyText)] else {
+                guard let entry = entries[scanner.string(keyText)] else {
                     try scanner.skip(valueToken)
                     continue
                 }
-                member = found.only.map(Member.only) ?? .entry(found)
+                found = .entry(entry)
             } else {
                 guard let slot = table.value(keyBytes) else {
                     try scanner.skip(valueToken)
                     continue
                 }
-                member = onlyTargets[slot].map(Member.only) ?? .entry(slots[slot])
+                found = .slot(slot)
             }
-            return (member, .text(keyBytes, escaped: keyText.hasEscapes), valueToken)
+            return (found, .text(keyBytes, escaped: keyText.hasEscapes), valueToken)
         }
         return nil
     }

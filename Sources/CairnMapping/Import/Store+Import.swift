@@ -219,7 +219,7 @@ struct JSONImport {
                 second.stop()
                 split = nil
             }
-            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: rootSteps, index: index) { indexes.append(index) }
+            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: rootSteps, record: index) { indexes.append(index) }
             try cursor.finishRecord()
             read += 1
             try afterRecord(read, cursor, started: started, second: split.map { ($0.0.offset, $0.1) })
