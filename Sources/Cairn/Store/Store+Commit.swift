@@ -92,9 +92,10 @@ extension Store {
     private func resolve(_ pending: PendingChanges, policy: MergePolicy, against accepted: StoreSnapshot) throws -> ChangeSet {
         var changes = ChangeSet()
         var conflicts: [ObjectID] = []
-        func conflicted(_ id: ObjectID, _ latest: ObjectRecord) -> Bool {
-            guard let original = pending.originals[id] else { return false }
-            return latest.version != original.version
+        /// The record the context read, when another save changed the object since.
+        func conflictingOriginal(_ id: ObjectID, _ latest: ObjectRecord) -> ObjectRecord? {
+            guard let original = pending.originals[id], latest.version != original.version else { return nil }
+            return original
         }
         changes.inserts = pending.inserted.inIDOrder.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
         // The updates are read in the dictionary's order (one pass through it, rather than a
@@ -108,7 +109,7 @@ extension Store {
                 if policy == .error || linksObjects(entity, properties.keys) { conflicts.append(id) }
                 continue
             }
-            if let original = pending.originals[id], latest.version != original.version {
+            if let original = conflictingOriginal(id, latest) {
                 let latestValues = latest.values
                 let originalValues = original.values
                 // Relationships are not merged property by property: an inverse lives on
@@ -140,7 +141,7 @@ extension Store {
         changes.updates.sort { $0.id < $1.id }
         for id in pending.deleted.sorted() {
             guard let latest = accepted.record(id) else { continue }
-            if conflicted(id, latest) {
+            if conflictingOriginal(id, latest) != nil {
                 switch policy {
                 case .mergeByPropertyObjectTrump, .overwrite: break
                 default:

@@ -110,34 +110,36 @@ public struct UserInfoConventions: Sendable, Hashable {
 
     /// The date format userInfo gives.
     func dateFormat(_ raw: [String: String]) -> DateFormat? {
-        let userInfo = normalized(raw)
-        for library in libraries {
-            let name: String? =
-                switch library {
-                case .cairn: userInfo["cairn.dateFormat"]
-                case .magicalRecord: userInfo["dateFormat"]
-                case .wtaData: userInfo["DateFormat"]
-                case .sync: userInfo["sync.dateFormat"]
-                case .groot, .modelmatic: nil
-                }
-            if let name, !name.isEmpty { return DateFormat(name: name) }
-        }
-        return nil
+        firstValue(raw) { library, userInfo in
+            switch library {
+            case .cairn: userInfo["cairn.dateFormat"]
+            case .magicalRecord: userInfo["dateFormat"]
+            case .wtaData: userInfo["DateFormat"]
+            case .sync: userInfo["sync.dateFormat"]
+            case .groot, .modelmatic: nil
+            }
+        }.map(DateFormat.init(name:))
     }
 
     /// The transformer userInfo (or a transformable attribute's transformer name) gives.
     func transformer(_ raw: [String: String], transformable: String?) -> String? {
+        firstValue(raw) { library, userInfo in
+            switch library {
+            case .cairn: userInfo["cairn.transformer"]
+            case .sync: userInfo["sync.valueTransformer"] ?? userInfo["hyper.valueTransformer"]
+            case .groot: userInfo["JSONTransformerName"]
+            case .modelmatic: transformable
+            case .magicalRecord, .wtaData: nil
+            }
+        }
+    }
+
+    /// The first non-empty value `value` reads from the normalized userInfo, library by library
+    /// in precedence order.
+    private func firstValue(_ raw: [String: String], _ value: (Library, [String: String]) -> String?) -> String? {
         let userInfo = normalized(raw)
         for library in libraries {
-            let name: String? =
-                switch library {
-                case .cairn: userInfo["cairn.transformer"]
-                case .sync: userInfo["sync.valueTransformer"] ?? userInfo["hyper.valueTransformer"]
-                case .groot: userInfo["JSONTransformerName"]
-                case .modelmatic: transformable
-                case .magicalRecord, .wtaData: nil
-                }
-            if let name, !name.isEmpty { return name }
+            if let name = value(library, userInfo), !name.isEmpty { return name }
         }
         return nil
     }
