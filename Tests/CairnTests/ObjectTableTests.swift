@@ -45,9 +45,10 @@ import Testing
         #expect(table.record(ObjectID(entity: 0, key: 2)) == nil && Self.text(older.record(ObjectID(entity: 0, key: 2))) == "v0-2")
     }
 
-    /// A save that changes a few rows of every chunk (an update spread over the table) copies
-    /// each shared buffer whole while under a quarter of it is garbage, and compacts it past
-    /// that; every older table still reads its own values.
+    /// A save that changes a few rows of every chunk (an update spread over the table) puts
+    /// them in the chunk's small overflow buffer and leaves the shared buffer as it is, while
+    /// under a quarter of the bytes are garbage, and compacts both into one buffer past that;
+    /// every older table still reads its own values.
     @Test func spreadUpdatesOverSharedChunksKeepGarbageBoundedAndOlderTablesIntact() throws {
         var table = ObjectTable(entityCount: 1)
         let keys = 1...2_000 as ClosedRange<UInt64>
@@ -56,16 +57,28 @@ import Testing
             #expect(inserted)
         }
         var older: [ObjectTable] = []
+        var compactions = 0
         for round in 1...30 {
             older.append(table)  // published: every chunk is shared
             for key in stride(from: UInt64(round % 10 + 1), through: keys.upperBound, by: 10) {
                 table.replace(ObjectRecord(row: Self.row("r\(round)-\(key)"), version: LSN(UInt64(round + 1)), entity: 0), key: key)
             }
             try table.checkInvariants()
+            let before = try #require(older.last?.chunks[0]), after = try #require(table.chunks[0])
+            if after.buffer === before.buffer {
+                // The shared buffer is left alone: the replaced rows went to the overflow buffer.
+                #expect(after.overflow != nil && after.overflow !== before.overflow, "round \(round)")
+                #expect((after.overflow?.used ?? 0) < after.buffer.used, "round \(round)")
+            } else {
+                compactions += 1
+                #expect(after.overflow == nil, "round \(round): compacted, yet an overflow buffer")
+            }
         }
+        // A tenth of the rows a round: a quarter of garbage takes a few rounds.
+        #expect(compactions >= 3 && compactions <= 15, "\(compactions) compactions in 30 rounds")
         for number in 0...(keys.upperBound >> Tuning.objectChunkShift) {
             let chunk = try #require(table.chunks[number])
-            let live = chunk.buffer.used - chunk.garbage
+            let live = chunk.buffer.used + (chunk.overflow?.used ?? 0) - chunk.garbage
             // At most a quarter when the buffer was copied, plus the rows this round replaced.
             #expect(chunk.garbage <= live / 2, "chunk \(number): \(chunk.garbage) bytes of garbage beside \(live) live")
         }

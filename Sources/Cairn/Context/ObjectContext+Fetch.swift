@@ -205,6 +205,15 @@ extension ObjectContext {
         return query.page(SortColumns(query, columns: columns, count: ids.count).permutation(ids: ids).map { ids[$0] })
     }
 
+    /// Whether an object's committed value at `position` is its value in this context: it was
+    /// not deleted, and that value not changed, here or in an ancestor.
+    private func keepsCommittedValue(_ id: ObjectID, at position: Int) -> Bool {
+        let here = state.withLock { state in
+            !state.deleted.contains(id) && !state.discarded.contains(id) && !state.inserted.contains(id) && state.updated[id]?[position] == nil
+        }
+        return here && (parent?.keepsCommittedValue(id, at: position) ?? true)
+    }
+
     /// The common lookup `key == value` on an attribute with a uniqueness constraint of its
     /// own, answered from the uniqueness index without compiling a query; nil for any other
     /// request.
@@ -225,11 +234,18 @@ extension ObjectContext {
         }
         let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
         var ids = Array(pendingHolders(of: uniqueKey))
-        if let holder = snapshot.holder(of: value, for: constraint), !ids.contains(holder) { ids.append(holder) }
+        // The committed holder has the value in `snapshot`: it still has it here unless it was
+        // deleted or that value changed, here or in an ancestor (then it is checked as the
+        // pending holders are).
+        var committed: ObjectID?
+        if let holder = snapshot.holder(of: value, for: constraint), fetched(holder), !ids.contains(holder) {
+            if keepsCommittedValue(holder, at: position) { committed = holder } else { ids.append(holder) }
+        }
         ids.removeAll { id in
             guard fetched(id), let view = view(of: id, in: snapshot), case .attribute(let current) = view[position] else { return true }
             return current != value
         }
+        if let committed { ids.append(committed) }
         ids.sort()
         // Two unsaved objects may share the value until a save refuses it: then the sort keys matter.
         guard ids.count < 2 || request.sortKeys.isEmpty else { return nil }

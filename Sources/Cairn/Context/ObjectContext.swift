@@ -221,16 +221,32 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     func setRaw(_ id: ObjectID, _ position: Int, _ value: PropertyValue) throws {
         // The common case first: a new object only changes its own values.
         let constrained = model.descriptions[id.entity].isConstrained[position]
+        if parent == nil {
+            // A root context: one lock, and one lookup of the committed record (which is the
+            // object's original the first time it changes here, and says whether it exists).
+            let snapshot = rootSnapshot
+            let updated = try state.withLock { state -> Bool in
+                if state.setInserted(id, slot: -1, position, value, constrained: constrained) { return false }
+                guard !state.deleted.contains(id), !state.discarded.contains(id), let committed = snapshot.record(id) else {
+                    throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
+                }
+                if state.originals[id] == nil { state.originals[id] = committed }
+                state.updated[id, default: [:]][position] = value
+                return true
+            }
+            if updated && constrained { refreshPendingKeys(of: [id]) }
+            return
+        }
+        // A child context: the object exists if its parent chain has it (a child keeps no
+        // originals: its parent checks conflicts when it saves).
         if state.withLock({ $0.setInserted(id, slot: -1, position, value, constrained: constrained) }) { return }
         defer { if constrained { refreshPendingKeys(of: [id]) } }
-        let original = parent == nil ? baseRecord(id) : nil
         let exists = view(of: id) != nil
         try state.withLock { state in
             if state.inserted.setValue(value, at: position, of: id) { return }
             guard exists else {
                 throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
             }
-            if state.originals[id] == nil, let original { state.originals[id] = original }
             state.updated[id, default: [:]][position] = value
         }
     }

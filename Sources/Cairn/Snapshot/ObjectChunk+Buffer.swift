@@ -1,61 +1,77 @@
-/// How a chunk's row buffer grows and is compacted: rows are appended to the buffer while the
-/// chunk alone holds it; a shared buffer is replaced by a copy (of all its bytes, or of its live
-/// rows when its garbage is more than a quarter of its live bytes); a chunk that fills gives
-/// back the room its buffer grew by.
+/// How a chunk's row buffers grow and are compacted: rows are appended to the buffer while the
+/// chunk alone holds it (replay and inserts fill it, growing it as needed); rows stored while
+/// it is shared with an older snapshot go to the small overflow buffer instead, which is copied
+/// when it is shared in turn (a save replacing a few rows of a chunk copies a few rows, not the
+/// chunk's bytes); once the garbage of the two passes a quarter of their live bytes, the live
+/// rows are compacted into one new buffer. A chunk that fills gives back the room its buffer
+/// grew by.
 extension ObjectChunk {
-    /// Shrinks the buffer to its live rows, when this chunk alone holds it.
+    /// Shrinks the buffer to its live rows (the overflow buffer's too), when this chunk alone
+    /// holds it.
     func trim() {
-        guard isKnownUniquelyReferenced(&buffer), buffer.room > 0 || garbage > 0 else { return }
-        let fresh = RowStorage.make(capacity: buffer.used - garbage)
-        copyLiveRows(into: fresh)
+        guard isKnownUniquelyReferenced(&buffer), buffer.room > 0 || garbage > 0 || overflow != nil else { return }
+        copyLiveRows(into: RowStorage.make(capacity: liveBytes))
     }
 
-    /// Copies the live rows into `fresh`, which becomes the buffer.
+    /// Bytes of the live rows in the two buffers.
+    private var liveBytes: Int { buffer.used + (overflow?.used ?? 0) - garbage }
+
+    /// Copies the live rows of both buffers into `fresh`, which becomes the buffer (the chunk
+    /// then has no overflow buffer and no garbage).
     private func copyLiveRows(into fresh: RowStorage) {
-        buffer.withBytes { old in
-            for slot in entries.indices {
-                guard let entry = entries[slot], entry.start != .max else { continue }
-                let range = Int(entry.start)..<(Int(entry.start) + Int(entry.length))
-                let start = fresh.append(UnsafeRawBufferPointer(rebasing: old[range])) ?? 0
-                entries[slot]?.start = UInt32(start)
+        let spill = overflow ?? RowStorage.make(capacity: 0)
+        buffer.withBytes { main in
+            spill.withBytes { extra in
+                for slot in entries.indices {
+                    guard let entry = entries[slot] else { continue }
+                    let source: UnsafeRawBufferPointer, start: Int
+                    switch entry.place {
+                    case .buffer(let at): (source, start) = (main, at)
+                    case .overflow(let at): (source, start) = (extra, at)
+                    case .large: continue
+                    }
+                    let end = min(source.count, start + Int(entry.length))
+                    let copied = fresh.append(UnsafeRawBufferPointer(rebasing: source[min(start, end)..<end])) ?? 0
+                    entries[slot]?.start = UInt32(truncatingIfNeeded: copied)
+                }
             }
         }
         buffer = fresh
+        overflow = nil
         garbage = 0
     }
 
-    /// The buffer, made this chunk's alone and with `room` free bytes: a shared buffer (a
-    /// published snapshot or a reader still holds rows of it) is replaced by a copy of all its
-    /// bytes, or of its live rows when its garbage is more than a quarter of them; a full one
-    /// that is mostly garbage by a copy of its live rows.
-    func writableBuffer(room: Int) -> RowStorage {
+    /// Where a row of `room` bytes goes, made this chunk's alone with room for it: the buffer
+    /// (`false`) while this chunk alone holds it; else the overflow buffer (`true`), a copy of
+    /// it when it is shared or full; or, once the garbage is more than a quarter of the live
+    /// bytes, a new buffer holding the live rows of both.
+    func writableStorage(room: Int) -> (RowStorage, Bool) {
         let shared = !isKnownUniquelyReferenced(&buffer)
-        if !shared && buffer.room >= room { return buffer }
-        let liveBytes = buffer.used - garbage
-        if shared || garbage > liveBytes {
-            // A save usually changes a few rows of a chunk: a little room, grown if needed.
-            let growth = room + max(Tuning.smallestBufferGrowth, liveBytes / 8)
-            if garbage <= liveBytes / 4 {
-                // Little garbage (the usual shared buffer): one copy of all the bytes, rows
-                // stay where they are (copying row by row costs several times more).
-                let copy = RowStorage.make(capacity: buffer.used + growth)
-                buffer.withBytes { old in _ = copy.append(old) }
-                buffer = copy
-            } else {
-                // Mostly garbage: copy the live rows only.
-                copyLiveRows(into: RowStorage.make(capacity: liveBytes + growth))
-            }
-            return buffer
+        if !shared && buffer.room >= room { return (buffer, false) }
+        if !shared && overflow == nil && garbage <= liveBytes / 4 {
+            // A chunk filling (replay, inserts): its buffer grows by half, at least what is
+            // needed. A chunk's first row sizes the buffer for a chunk of rows like it, so that
+            // replay fills it without copies (a chunk that fills gives the rest back: `trim`).
+            let growth =
+                live == 0 && buffer.used == 0
+                ? min(room * Tuning.objectChunkSize * 5 / 4, Tuning.largestFirstChunkBuffer)
+                : max(room, buffer.used / 2, Tuning.smallestBufferGrowth)
+            let grown = RowStorage.make(capacity: buffer.used + growth)
+            buffer.withBytes { old in _ = grown.append(old) }
+            buffer = grown
+            return (buffer, false)
         }
-        // Unique but full: grow (by half, at least what is needed). A chunk's first row sizes
-        // the buffer for a chunk of rows like it, so that replay fills it without copies
-        // (a chunk that fills up gives the rest back, see `trim`).
-        let growth =
-            live == 0 && buffer.used == 0
-            ? min(room * Tuning.objectChunkSize * 5 / 4, Tuning.largestFirstChunkBuffer) : max(room, buffer.used / 2, Tuning.smallestBufferGrowth)
-        let grown = RowStorage.make(capacity: buffer.used + growth)
-        buffer.withBytes { old in _ = grown.append(old) }
-        buffer = grown
-        return buffer
+        if let current = overflow, isKnownUniquelyReferenced(&overflow), current.room >= room { return (current, true) }
+        // A save usually changes a few rows of a chunk: a little room, grown if needed.
+        let growth = room + max(Tuning.smallestBufferGrowth, liveBytes / 8)
+        if garbage > liveBytes / 4 {
+            copyLiveRows(into: RowStorage.make(capacity: liveBytes + growth))
+            return (buffer, false)
+        }
+        let used = overflow?.used ?? 0
+        let copy = RowStorage.make(capacity: used + growth)
+        overflow?.withBytes { old in _ = copy.append(old) }
+        overflow = copy
+        return (copy, true)
     }
 }

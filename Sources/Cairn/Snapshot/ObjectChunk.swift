@@ -1,19 +1,38 @@
 import CairnLog
 import Synchronization
 
-/// One chunk of the ``ObjectTable``: 256 slots, their rows' bytes in one buffer, and per slot
-/// where its row is, its version and its entity (an ``Entry``, 24 bytes). Mutated only when
-/// uniquely referenced (``ObjectTable`` copies a shared chunk first).
+/// One chunk of the ``ObjectTable``: 256 slots, their rows' bytes in one buffer (and the rows
+/// replaced since it was shared in a small second one, `overflow`), and per slot where its row
+/// is, its version and its entity (an ``Entry``, 24 bytes). Mutated only when uniquely
+/// referenced (``ObjectTable`` copies a shared chunk first).
 final class ObjectChunk: @unchecked Sendable {
     /// Where a slot's row is, and what the table knows of its object.
     struct Entry {
-        /// Start and length of the row in the chunk's buffer (`start == .max`: in `large`).
+        /// Where the row starts: in the chunk's buffer, in its overflow buffer (from
+        /// ``ObjectChunk/overflowStart`` on), or in `large` (`.max`); see ``place``.
         var start: UInt32
         var length: UInt32
         var version: LSN
         var entity: UInt16
         var count: UInt16
+
+        /// Where the row is.
+        var place: Place {
+            if start == .max { return .large }
+            return start >= ObjectChunk.overflowStart ? .overflow(Int(start - ObjectChunk.overflowStart)) : .buffer(Int(start))
+        }
     }
+
+    /// Where a slot's row is: at an offset of the buffer or of the overflow buffer, or kept on
+    /// its own in `large`.
+    enum Place: Equatable {
+        case buffer(Int)
+        case overflow(Int)
+        case large
+    }
+
+    /// `Entry.start` of a row in the overflow buffer: this plus its offset there.
+    static let overflowStart: UInt32 = 1 << 31
 
     // Safety: a chunk reachable from a published snapshot is never mutated: `modify` copies
     // any chunk that is not uniquely referenced first, and the buffer is appended to only
@@ -21,10 +40,13 @@ final class ObjectChunk: @unchecked Sendable {
     // exclusivity check, a cost at every access, is off.)
     @exclusivity(unchecked) var entries: [Entry?]
     @exclusivity(unchecked) var buffer: RowStorage
+    /// Rows stored while `buffer` was shared or full (a save replacing a few rows of a chunk
+    /// an older snapshot still reads): a small buffer, copied instead of `buffer` when shared.
+    @exclusivity(unchecked) var overflow: RowStorage?
     /// Rows too long for the buffer, by slot.
     @exclusivity(unchecked) var large: [Int: Row] = [:]
     @exclusivity(unchecked) var live: Int
-    /// Bytes of the buffer no longer used by a row (replaced or deleted rows).
+    /// Bytes of the two buffers no longer used by a row (replaced or deleted rows).
     @exclusivity(unchecked) var garbage: Int
     /// Where the values of each row start: made when the chunk fills, or by the first scan
     /// that finds none; dropped when a row is replaced or removed (a row added later has no
@@ -42,6 +64,7 @@ final class ObjectChunk: @unchecked Sendable {
     init(copying other: ObjectChunk) {
         entries = other.entries
         buffer = other.buffer
+        overflow = other.overflow
         large = other.large
         live = other.live
         garbage = other.garbage
@@ -51,11 +74,25 @@ final class ObjectChunk: @unchecked Sendable {
 
     func record(_ slot: Int) -> ObjectRecord? {
         guard let entry = entries[slot] else { return nil }
-        let row =
-            entry.start == .max
-            ? large[slot] ?? Row.make(count: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
-            : Row.view(buffer, start: Int(entry.start), length: Int(entry.length), count: Int(entry.count))
+        let row: Row
+        switch entry.place {
+        case .buffer(let start): row = Row.view(buffer, start: start, length: Int(entry.length), count: Int(entry.count))
+        case .overflow(let start):
+            row =
+                overflow.map { Row.view($0, start: start, length: Int(entry.length), count: Int(entry.count)) }
+                ?? Row.make(count: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+        case .large: row = large[slot] ?? Row.make(count: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
         return ObjectRecord(row: row, version: entry.version, entity: Int(entry.entity))
+    }
+
+    /// The buffer holding a row at `place` and the row's offset in it (nil: a long row).
+    func storage(_ place: Place) -> (RowStorage, Int)? {
+        switch place {
+        case .buffer(let start): return (buffer, start)
+        case .overflow(let start): return overflow.map { ($0, start) }
+        case .large: return nil
+        }
     }
 
     /// Puts a record in a slot (the slot's previous row, if any, becomes garbage).
@@ -67,11 +104,14 @@ final class ObjectChunk: @unchecked Sendable {
     func store(_ row: BorrowedRow, version: LSN, entity: Int, slot: Int) {
         clear(slot)
         let length = row.bytes.bytes.count
-        if length < Tuning.largeRow, entity <= Int(UInt16.max), row.bytes.count <= Int(UInt16.max),
-            let stored = writableBuffer(room: length).append(row.bytes.bytes), let start = UInt32(exactly: stored)
-        {
-            entries[slot] = Entry(start: start, length: UInt32(length), version: version, entity: UInt16(entity), count: UInt16(row.bytes.count))
-            return
+        if length < Tuning.largeRow, entity <= Int(UInt16.max), row.bytes.count <= Int(UInt16.max) {
+            let (storage, inOverflow) = writableStorage(room: length)
+            if let stored = storage.append(row.bytes.bytes), let offset = UInt32(exactly: stored), offset < Self.overflowStart {
+                entries[slot] = Entry(
+                    start: inOverflow ? Self.overflowStart + offset : offset, length: UInt32(length), version: version, entity: UInt16(entity),
+                    count: UInt16(row.bytes.count))
+                return
+            }
         }
         // A long row (or one the buffer cannot take) keeps a buffer of its own.
         large[slot] = row.owned()
@@ -88,8 +128,9 @@ final class ObjectChunk: @unchecked Sendable {
             let entries = entries
             let made = buffer.withBytes { all in
                 ValueStarts(slots: entries.count) { slot -> (UnsafeRawBufferPointer, Int)? in
-                    guard let entry = entries[slot], entry.start != .max, Int(entry.start) + Int(entry.length) <= all.count else { return nil }
-                    return (UnsafeRawBufferPointer(rebasing: all[Int(entry.start)..<(Int(entry.start) + Int(entry.length))]), Int(entry.count))
+                    // Rows of the overflow buffer (few) have no starts: they are walked.
+                    guard let entry = entries[slot], case .buffer(let start) = entry.place, start + Int(entry.length) <= all.count else { return nil }
+                    return (UnsafeRawBufferPointer(rebasing: all[start..<(start + Int(entry.length))]), Int(entry.count))
                 }
             }
             known = made

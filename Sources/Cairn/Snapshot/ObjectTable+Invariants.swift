@@ -5,30 +5,30 @@ import CairnSupport
 // compacted or loses an object, the whole table while it is small).
 
 extension ObjectChunk {
-    /// Checks every rule of the chunk: 256 slots; `live` counts the filled ones; a row in the
-    /// buffer lies within its used bytes, and no two overlap; the bytes used are the live rows'
-    /// plus `garbage`; a slot whose row is long (`start == .max`) has it in `large`, and `large`
-    /// holds nothing else.
+    /// Checks every rule of the chunk: 256 slots; `live` counts the filled ones; a row in a
+    /// buffer (the chunk's or its overflow buffer) lies within its used bytes, and no two
+    /// overlap; the bytes the two use are the live rows' plus `garbage`; a slot whose row is
+    /// long (`start == .max`) has it in `large`, and `large` holds nothing else.
     func checkInvariants() throws(InvariantViolation) {
         try require(entries.count == Tuning.objectChunkSize, "ObjectChunk", "\(entries.count) slots, not \(Tuning.objectChunkSize)")
-        var filled = 0, inBuffer = 0, longRows = 0
-        var ranges: [(start: Int, end: Int)] = []
+        var filled = 0, inBuffers = 0, longRows = 0
+        var ranges: [(start: Int, end: Int)] = []  // overflow rows from `overflowStart` on
         for slot in entries.indices {
             try checkSlot(slot)
             guard let entry = entries[slot] else { continue }
             filled += 1
-            if entry.start == .max {
+            if entry.place == .large {
                 longRows += 1
             } else {
-                inBuffer += Int(entry.length)
+                inBuffers += Int(entry.length)
                 ranges.append((Int(entry.start), Int(entry.start) + Int(entry.length)))
             }
         }
+        let used = buffer.used + (overflow?.used ?? 0)
         try require(live == filled, "ObjectChunk", "live is \(live) but \(filled) slots are filled")
         try require(large.count == longRows, "ObjectChunk", "\(large.count) long rows kept for \(longRows) long slots")
         try require(
-            buffer.used == inBuffer + garbage, "ObjectChunk",
-            "the buffer uses \(buffer.used) bytes, rows hold \(inBuffer) and garbage is \(garbage)")
+            used == inBuffers + garbage, "ObjectChunk", "the buffers use \(used) bytes, rows hold \(inBuffers) and garbage is \(garbage)")
         ranges.sort { $0.start < $1.start }
         for (before, after) in zip(ranges, ranges.dropFirst()) {
             try require(before.end <= after.start, "ObjectChunk", "rows at \(before.start) and \(after.start) overlap")
@@ -38,18 +38,26 @@ extension ObjectChunk {
     /// Checks the rules of one slot (see ``checkInvariants()``).
     func checkSlot(_ slot: Int) throws(InvariantViolation) {
         try require(live >= 0 && live <= entries.count, "ObjectChunk", "live is \(live)")
-        try require(garbage >= 0 && garbage <= buffer.used, "ObjectChunk", "garbage is \(garbage) of \(buffer.used) bytes")
+        let used = buffer.used + (overflow?.used ?? 0)
+        try require(garbage >= 0 && garbage <= used, "ObjectChunk", "garbage is \(garbage) of \(used) bytes")
         guard let entry = entries[slot] else {
             try require(large[slot] == nil, "ObjectChunk", "empty slot \(slot) keeps a long row")
             return
         }
-        if entry.start == .max {
+        switch entry.place {
+        case .large:
             try require(large[slot] != nil, "ObjectChunk", "slot \(slot) is long but has no row")
-        } else {
+        case .buffer(let start):
             try require(large[slot] == nil, "ObjectChunk", "slot \(slot) is in the buffer and keeps a long row")
             try require(
-                Int(entry.start) + Int(entry.length) <= buffer.used, "ObjectChunk",
-                "slot \(slot)'s row ends at \(Int(entry.start) + Int(entry.length)), past the \(buffer.used) bytes used")
+                start + Int(entry.length) <= buffer.used, "ObjectChunk",
+                "slot \(slot)'s row ends at \(start + Int(entry.length)), past the \(buffer.used) bytes used")
+        case .overflow(let start):
+            try require(large[slot] == nil, "ObjectChunk", "slot \(slot) is in the overflow buffer and keeps a long row")
+            let extra = overflow?.used ?? 0
+            try require(
+                start + Int(entry.length) <= extra, "ObjectChunk",
+                "slot \(slot)'s row ends at \(start + Int(entry.length)) of the overflow buffer, past the \(extra) bytes used")
         }
     }
 }

@@ -56,25 +56,38 @@ extension ObjectChunk {
     func visit<Visitor: RowVisitor>(_ firstKey: UInt64, _ wanted: [Bool], _ memo: RowMemo, _ visitor: inout Visitor) {
         let entries = entries
         let buffer = buffer
+        let spill = overflow
         let starts = scanStarts()
         buffer.withBytes { all in
             let ahead = Tuning.prefetchDistance
             for slot in entries.indices {
                 // The row a few slots on starts loading now (rows are read one after the
                 // other, each walked from its start: without this, each waits for memory).
-                if slot + ahead < entries.count, let next = entries[slot + ahead], next.start != .max, Int(next.start) < all.count,
+                if slot + ahead < entries.count, let next = entries[slot + ahead], case .buffer(let nextStart) = next.place, nextStart < all.count,
                     let base = all.baseAddress
                 {
-                    cairn_prefetch(base + Int(next.start))
-                    cairn_prefetch(base + min(all.count - 1, Int(next.start) + 64))
+                    cairn_prefetch(base + nextStart)
+                    cairn_prefetch(base + min(all.count - 1, nextStart + 64))
                 }
                 guard let entry = entries[slot], Int(entry.entity) < wanted.count, wanted[Int(entry.entity)] else { continue }
                 let id = ObjectID(entity: Int(entry.entity), key: firstKey | UInt64(slot))
-                if entry.start == .max {
+                let start: Int
+                switch entry.place {
+                case .buffer(let at): start = at
+                case .overflow(let at):
+                    // A row replaced since the buffer was shared: walked from its start.
+                    guard let spill else { continue }
+                    spill.withBytes { extra in
+                        guard at + Int(entry.length) <= extra.count else { return }
+                        let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: extra[at..<(at + Int(entry.length))]), count: Int(entry.count))
+                        visitor.visit(id, BorrowedRow(bytes: bytes, storage: spill, start: at))
+                    }
+                    continue
+                case .large:
                     large[slot]?.withBorrowed { visitor.visit(id, $0) }
                     continue
                 }
-                let start = Int(entry.start), end = start + Int(entry.length)
+                let end = start + Int(entry.length)
                 guard end <= all.count else { continue }
                 let rowStarts = starts.entries(slot)
                 if rowStarts == nil { memo.reset() }

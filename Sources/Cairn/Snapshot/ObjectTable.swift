@@ -34,10 +34,9 @@ struct ObjectTable: Sendable {
     func withBorrowedRow<R>(_ id: ObjectID, _ body: (BorrowedRow) -> R) -> R? {
         let (number, slot) = Self.place(id.key)
         guard let chunk = chunks[number], let entry = chunk.entries[slot], Int(entry.entity) == id.entity else { return nil }
-        if entry.start == .max { return chunk.large[slot].map { $0.withBorrowed(body) } }
-        let buffer = chunk.buffer
+        guard let (buffer, start) = chunk.storage(entry.place) else { return chunk.large[slot].map { $0.withBorrowed(body) } }
         return buffer.withBytes { all -> R? in
-            let start = Int(entry.start), end = start + Int(entry.length)
+            let end = start + Int(entry.length)
             guard end <= all.count else { return nil }
             return body(
                 BorrowedRow(

@@ -100,7 +100,7 @@ extension Store {
         changes.inserts = pending.inserted.inIDOrder.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
         // The updates are read in the dictionary's order (one pass through it, rather than a
         // lookup per object) and put in object order at the end.
-        for (id, pendingProperties) in pending.updated where !pending.deleted.contains(id) && pending.inserted[id] == nil {
+        for (id, pendingProperties) in pending.updated where !pending.deleted.contains(id) && !pending.inserted.contains(id) {
             var properties = pendingProperties
             let entity = model.descriptions[id.entity]
             guard let latest = accepted.record(id) else {
@@ -131,11 +131,12 @@ extension Store {
                 }
             }
             // Only the positions changed are read from the stored row.
-            let updates = properties.keys.sorted().compactMap { position -> PropertyChange? in
-                guard let value = properties[position], latest.value(position) != value else { return nil }
-                if position < entity.attributes.count && entity.attributes[position].isTransient { return nil }
-                return PropertyChange(position: position, value: value)
+            var updates: [PropertyChange] = []
+            for (position, value) in properties where latest.value(position) != value {
+                if position < entity.attributes.count && entity.attributes[position].isTransient { continue }
+                updates.append(PropertyChange(position: position, value: value))
             }
+            if updates.count > 1 { updates.sort { $0.position < $1.position } }
             if !updates.isEmpty { changes.updates.append(.init(id: id, changes: updates)) }
         }
         changes.updates.sort { $0.id < $1.id }
