@@ -229,7 +229,25 @@ import Testing
         try fresh.delete()
         #expect(try lookup(context, "Fresh") == nil, "a deleted object")
 
+        // A saved holder changed elsewhere keeps its key; deleted, it has none, in the context
+        // and in a child (whose own change to the key counts first).
+        let kept = try context.make("Author", ["name": "Kept"])
+        let gone = try context.make("Author", ["name": "Gone"])
+        try await context.save()
+        try kept.setValue(1900, forKey: "born")
+        #expect(try lookup(context, "Kept") === kept, "a saved holder changed in another attribute")
+        try gone.delete()
+        #expect(try lookup(context, "Gone") == nil, "a saved holder deleted")
+        #expect(try lookup(context.newChildContext(), "Gone") == nil, "a saved holder its parent deleted")
+        let renaming = context.newChildContext()
+        try renaming.object(with: kept.objectID)?.setValue("Kept elsewhere", forKey: "name")
+        #expect(try lookup(renaming, "Kept") == nil && lookup(renaming, "Kept elsewhere")?.objectID == kept.objectID)
+        #expect(try lookup(context, "Kept") === kept, "the parent still has the key")
+        context.rollback()
+        #expect(try lookup(context, "Gone") === gone || lookup(context, "Gone")?.objectID == gone.objectID, "rolled back")
+
         // A failed save puts the changes back, and their keys.
+        try saved.setValue("Renamed", forKey: "name")
         try context.make("Author", [:])
         await #expect(throws: StoreError.self) { try await context.save() }
         #expect(try lookup(context, "Renamed") === saved)

@@ -73,6 +73,12 @@ struct ContextState {
 
     var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
 
+    /// Whether an object's committed value at `position` is still its value in this state: the
+    /// object was not deleted, and that value not changed.
+    func keepsCommittedValue(_ id: ObjectID, at position: Int) -> Bool {
+        !deleted.contains(id) && !discarded.contains(id) && !inserted.contains(id) && updated[id]?[position] == nil
+    }
+
     /// After a save of everything that was pending, when nothing changed since it began
     /// (``changeCount`` as it was then): forgets every pending change and key at once. False
     /// when something changed (the caller then removes what was saved one object at a time).

@@ -208,10 +208,7 @@ extension ObjectContext {
     /// Whether an object's committed value at `position` is its value in this context: it was
     /// not deleted, and that value not changed, here or in an ancestor.
     private func keepsCommittedValue(_ id: ObjectID, at position: Int) -> Bool {
-        let here = state.withLock { state in
-            !state.deleted.contains(id) && !state.discarded.contains(id) && !state.inserted.contains(id) && state.updated[id]?[position] == nil
-        }
-        return here && (parent?.keepsCommittedValue(id, at: position) ?? true)
+        state.withLock { $0.keepsCommittedValue(id, at: position) } && (parent?.keepsCommittedValue(id, at: position) ?? true)
     }
 
     /// The common lookup `key == value` on an attribute with a uniqueness constraint of its
@@ -227,19 +224,39 @@ extension ObjectContext {
         guard request.sortKeys.allSatisfy({ entity.attributePosition($0.key) != nil }) else { return nil }
         let subentities = request.includesSubentities
         func fetched(_ id: ObjectID) -> Bool { subentities ? entity.family.contains(id.entity) : id.entity == entity.index }
-        if !hasPendingChangesInChain {
-            // Nothing unsaved: the committed holder (checked against its row) is the answer.
-            guard let holder = snapshot.holder(of: value, for: constraint), fetched(holder), request.fetchLimit ?? 1 > 0 else { return [] }
-            return [holder]
-        }
+        // The committed holder (checked against its row) has the value in `snapshot`: it still
+        // has it here unless it was deleted or that value changed, here or in an ancestor (then
+        // it is checked as the objects whose unsaved changes give them the key are).
+        let holder = snapshot.holder(of: value, for: constraint).flatMap { fetched($0) ? $0 : nil }
         let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
-        var ids = Array(pendingHolders(of: uniqueKey))
-        // The committed holder has the value in `snapshot`: it still has it here unless it was
-        // deleted or that value changed, here or in an ancestor (then it is checked as the
-        // pending holders are).
+        var ids: [ObjectID]
         var committed: ObjectID?
-        if let holder = snapshot.holder(of: value, for: constraint), fetched(holder), !ids.contains(holder) {
-            if keepsCommittedValue(holder, at: position) { committed = holder } else { ids.append(holder) }
+        if parent == nil {
+            // A root context: one lock for all it needs to know.
+            let unsaved = state.withLock { state -> (holders: [ObjectID], keepsHolder: Bool)? in
+                guard state.hasChanges || !state.discarded.isEmpty else { return nil }
+                state.keys.refresh(model, inserted: state.inserted)
+                let keeps = holder.map { state.keepsCommittedValue($0, at: position) } ?? false
+                return (state.keys.holders[uniqueKey].map { Array($0) } ?? [], keeps)
+            }
+            guard let unsaved else {
+                // Nothing unsaved: the committed holder is the answer.
+                guard let holder, request.fetchLimit ?? 1 > 0 else { return [] }
+                return [holder]
+            }
+            ids = unsaved.holders
+            if let holder, !ids.contains(holder) {
+                if unsaved.keepsHolder { committed = holder } else { ids.append(holder) }
+            }
+        } else {
+            guard hasPendingChangesInChain else {
+                guard let holder, request.fetchLimit ?? 1 > 0 else { return [] }
+                return [holder]
+            }
+            ids = Array(pendingHolders(of: uniqueKey))
+            if let holder, !ids.contains(holder) {
+                if keepsCommittedValue(holder, at: position) { committed = holder } else { ids.append(holder) }
+            }
         }
         ids.removeAll { id in
             guard fetched(id), let view = view(of: id, in: snapshot), case .attribute(let current) = view[position] else { return true }

@@ -72,11 +72,17 @@ extension ObjectContext {
 
     /// The values an object will have once `changes` are saved (stored values decoded only as
     /// they are read: validation reads a few positions of each object).
-    private func finalValues(_ id: ObjectID, _ changes: PendingChanges) -> ObjectView? {
+    /// `snapshot`: the root's snapshot, read once for a whole validation (nil: read it now).
+    private func finalValues(_ id: ObjectID, _ changes: PendingChanges, in snapshot: StoreSnapshot? = nil) -> ObjectView? {
         if let values = changes.inserted[id] { return ObjectView(base: .values(values)) }
-        guard let parent else { return rootSnapshot.record(id).map { ObjectView(base: .row($0.row), changes: changes.updated[id]) } }
+        return finalValues(id, updated: changes.updated[id], in: snapshot)
+    }
+
+    /// The values an existing object will have once `updated` (its changed properties) is saved.
+    private func finalValues(_ id: ObjectID, updated: [Int: PropertyValue]?, in snapshot: StoreSnapshot?) -> ObjectView? {
+        guard let parent else { return (snapshot ?? rootSnapshot).record(id).map { ObjectView(base: .row($0.row), changes: updated) } }
         guard var view = parent.view(of: id) else { return nil }
-        if let updated = changes.updated[id] { view.apply(updated) }
+        if let updated { view.apply(updated) }
         return view
     }
 
@@ -87,12 +93,15 @@ extension ObjectContext {
         for (id, values) in changes.inserted where !changes.deleted.contains(id) && problem(id, ObjectView(base: .values(values))) != nil {
             failed.append(id)
         }
-        for id in changes.updated.keys where changes.inserted[id] == nil && !changes.deleted.contains(id) {
-            if let values = finalValues(id, changes), problem(id, values) != nil { failed.append(id) }
+        // One snapshot for every object (the root's is read under a lock).
+        let snapshot = parent == nil ? rootSnapshot : nil
+        // In object order: the rows of a chunk one after the other.
+        for id in changes.updated.keys.sorted() where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
+            if let values = finalValues(id, updated: changes.updated[id], in: snapshot), problem(id, values) != nil { failed.append(id) }
         }
         if let first = failed.min(), let values = finalValues(first, changes), let problem = problem(first, values) { throw problem }
         for id in changes.deleted.sorted() {
-            guard let values = finalValues(id, changes) else { continue }
+            guard let values = finalValues(id, changes, in: snapshot) else { continue }
             let entity = model.descriptions[id.entity]
             for (index, relationship) in entity.relationships.enumerated() where relationship.deleteRule == .deny {
                 let remaining = values[entity.attributes.count + index].targets.filter { !changes.deleted.contains($0) }

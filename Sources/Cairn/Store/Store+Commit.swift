@@ -98,10 +98,9 @@ extension Store {
             return original
         }
         changes.inserts = pending.inserted.inIDOrder.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
-        // The updates are read in the dictionary's order (one pass through it, rather than a
-        // lookup per object) and put in object order at the end.
-        for (id, pendingProperties) in pending.updated where !pending.deleted.contains(id) && !pending.inserted.contains(id) {
-            var properties = pendingProperties
+        // The updates are read in object order: the rows of a chunk one after the other.
+        for id in pending.updated.keys.sorted() where !pending.deleted.contains(id) && !pending.inserted.contains(id) {
+            guard var properties = pending.updated[id] else { continue }
             let entity = model.descriptions[id.entity]
             guard let latest = accepted.record(id) else {
                 // Deleted by another save: the update is dropped, unless it links objects (then
@@ -139,7 +138,6 @@ extension Store {
             if updates.count > 1 { updates.sort { $0.position < $1.position } }
             if !updates.isEmpty { changes.updates.append(.init(id: id, changes: updates)) }
         }
-        changes.updates.sort { $0.id < $1.id }
         for id in pending.deleted.sorted() {
             guard let latest = accepted.record(id) else { continue }
             if conflictingOriginal(id, latest) != nil {
