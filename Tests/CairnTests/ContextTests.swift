@@ -247,7 +247,6 @@ import Testing
         #expect(try lookup(context, "Gone") === gone || lookup(context, "Gone")?.objectID == gone.objectID, "rolled back")
 
         // A failed save puts the changes back, and their keys.
-        try saved.setValue("Renamed", forKey: "name")
         try context.make("Author", [:])
         await #expect(throws: StoreError.self) { try await context.save() }
         #expect(try lookup(context, "Renamed") === saved)

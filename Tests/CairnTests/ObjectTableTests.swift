@@ -64,6 +64,16 @@ import Testing
                 table.replace(ObjectRecord(row: Self.row("r\(round)-\(key)"), version: LSN(UInt64(round + 1)), entity: 0), key: key)
             }
             try table.checkInvariants()
+            // A second row stored in the same round goes to the same overflow buffer (now this
+            // table's alone), not to a copy of it.
+            // (Compared by identity: a reference held here would make the buffer shared.)
+            let overflowOfRound = table.chunks[0]?.overflow.map(ObjectIdentifier.init)
+            table.replace(ObjectRecord(row: Self.row("r\(round)-3"), version: LSN(UInt64(round + 1)), entity: 0), key: 3)
+            table.replace(ObjectRecord(row: Self.row("r\(round)-2"), version: LSN(UInt64(round + 1)), entity: 0), key: 2)
+            if let overflowOfRound, table.chunks[0]?.overflow != nil {
+                #expect(table.chunks[0]?.overflow.map(ObjectIdentifier.init) == overflowOfRound, "round \(round): the overflow buffer was copied again")
+            }
+            try table.checkInvariants()
             let before = try #require(older.last?.chunks[0]), after = try #require(table.chunks[0])
             if after.buffer === before.buffer {
                 // The shared buffer is left alone: the replaced rows went to the overflow buffer.
@@ -84,11 +94,37 @@ import Testing
         }
         for (index, snapshot) in older.enumerated() {
             let round = index  // the table as it was before round `index + 1`
-            for key in [1, 2, 10, 11, 1_999, 2_000] as [UInt64] {
+            try snapshot.checkInvariants()
+            for key in [1, 10, 11, 1_999, 2_000] as [UInt64] {
                 let last = (0...round).last { $0 > 0 && (key - 1) % 10 == UInt64($0 % 10) } ?? 0
                 #expect(Self.text(snapshot.record(ObjectID(entity: 0, key: key))) == "r\(last)-\(key)")
             }
         }
+        for key in [1, 10, 11, 1_999, 2_000] as [UInt64] {
+            let last = (1...30).last { (key - 1) % 10 == UInt64($0 % 10) } ?? 0
+            #expect(Self.text(table.record(ObjectID(entity: 0, key: key))) == "r\(last)-\(key)")
+        }
+        #expect(Self.text(table.record(ObjectID(entity: 0, key: 2))) == "r30-2")
+    }
+
+    /// A chunk filled one insert per save (each time shared with the snapshot before) keeps
+    /// its new rows in the overflow buffer until it fills; then they are all in one buffer.
+    @Test func aChunkFilledSaveBySaveEndsInOneBuffer() throws {
+        var table = ObjectTable(entityCount: 1)
+        var older: [ObjectTable] = []
+        for key in 0..<UInt64(Tuning.objectChunkSize) {
+            older.append(table)  // published
+            let inserted = table.insert(ObjectRecord(row: Self.row("row \(key)"), version: LSN(key + 1), entity: 0), key: key)
+            #expect(inserted)
+            try table.checkInvariants()
+        }
+        let chunk = try #require(table.chunks[0])
+        #expect(chunk.overflow == nil && chunk.garbage == 0 && chunk.live == Tuning.objectChunkSize)
+        for key in 0..<UInt64(Tuning.objectChunkSize) {
+            #expect(Self.text(table.record(ObjectID(entity: 0, key: key))) == "row \(key)")
+        }
+        #expect(Self.text(older[100].record(ObjectID(entity: 0, key: 99))) == "row 99")
+        #expect(older[100].record(ObjectID(entity: 0, key: 100)) == nil)
     }
 
     @Test func longRowsLiveApart() {

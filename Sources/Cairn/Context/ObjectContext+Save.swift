@@ -99,7 +99,7 @@ extension ObjectContext {
         for id in changes.updated.keys.sorted() where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
             if let values = finalValues(id, updated: changes.updated[id], in: snapshot), problem(id, values) != nil { failed.append(id) }
         }
-        if let first = failed.min(), let values = finalValues(first, changes), let problem = problem(first, values) { throw problem }
+        if let first = failed.min(), let values = finalValues(first, changes, in: snapshot), let problem = problem(first, values) { throw problem }
         for id in changes.deleted.sorted() {
             guard let values = finalValues(id, changes, in: snapshot) else { continue }
             let entity = model.descriptions[id.entity]

@@ -222,8 +222,9 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         // The common case first: a new object only changes its own values.
         let constrained = model.descriptions[id.entity].isConstrained[position]
         if parent == nil {
-            // A root context: one lock, and one lookup of the committed record (which is the
-            // object's original the first time it changes here, and says whether it exists).
+            // A root context: the state's lock once (after reading the snapshot), and one lookup
+            // of the committed record (the object's original the first time it changes here,
+            // and whether it exists).
             let snapshot = rootSnapshot
             let updated = try state.withLock { state -> Bool in
                 if state.setInserted(id, slot: -1, position, value, constrained: constrained) { return false }

@@ -6,10 +6,11 @@
 /// rows are compacted into one new buffer. A chunk that fills gives back the room its buffer
 /// grew by.
 extension ObjectChunk {
-    /// Shrinks the buffer to its live rows (the overflow buffer's too), when this chunk alone
-    /// holds it.
+    /// Puts the live rows in one buffer of their size: when this chunk alone holds a buffer
+    /// with room or garbage, or when it has an overflow buffer (a chunk filled save by save,
+    /// while its buffer was shared, has most of its rows there).
     func trim() {
-        guard isKnownUniquelyReferenced(&buffer), buffer.room > 0 || garbage > 0 || overflow != nil else { return }
+        guard overflow != nil || (isKnownUniquelyReferenced(&buffer) && (buffer.room > 0 || garbage > 0)) else { return }
         copyLiveRows(into: RowStorage.make(capacity: liveBytes))
     }
 
@@ -44,7 +45,8 @@ extension ObjectChunk {
     /// Where a row of `room` bytes goes, made this chunk's alone with room for it: the buffer
     /// (`false`) while this chunk alone holds it; else the overflow buffer (`true`), a copy of
     /// it when it is shared or full; or, once the garbage is more than a quarter of the live
-    /// bytes, a new buffer holding the live rows of both.
+    /// bytes or the overflow buffer would pass a quarter of the buffer (rows inserted save by
+    /// save leave no garbage), a new buffer holding the live rows of both.
     func writableStorage(room: Int) -> (RowStorage, Bool) {
         let shared = !isKnownUniquelyReferenced(&buffer)
         if !shared && buffer.room >= room { return (buffer, false) }
@@ -61,10 +63,11 @@ extension ObjectChunk {
             buffer = grown
             return (buffer, false)
         }
-        if let current = overflow, isKnownUniquelyReferenced(&overflow), current.room >= room { return (current, true) }
+        // (Checked before a second reference to the overflow buffer is taken.)
+        if isKnownUniquelyReferenced(&overflow), let current = overflow, current.room >= room { return (current, true) }
         // A save usually changes a few rows of a chunk: a little room, grown if needed.
         let growth = room + max(Tuning.smallestBufferGrowth, liveBytes / 8)
-        if garbage > liveBytes / 4 {
+        if garbage > liveBytes / 4 || (overflow?.used ?? 0) + room > buffer.used / 4 {
             copyLiveRows(into: RowStorage.make(capacity: liveBytes + growth))
             return (buffer, false)
         }

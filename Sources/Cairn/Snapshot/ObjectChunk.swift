@@ -35,9 +35,10 @@ final class ObjectChunk: @unchecked Sendable {
     static let overflowStart: UInt32 = 1 << 31
 
     // Safety: a chunk reachable from a published snapshot is never mutated: `modify` copies
-    // any chunk that is not uniquely referenced first, and the buffer is appended to only
-    // while the chunk alone refers to it. (So no two accesses can overlap, and the dynamic
-    // exclusivity check, a cost at every access, is off.)
+    // any chunk that is not uniquely referenced first, and a buffer (`buffer` or `overflow`)
+    // is appended to only while the chunk alone refers to it; a shared one is replaced by a
+    // new buffer. (So no two accesses can overlap, and the dynamic exclusivity check, a cost
+    // at every access, is off.)
     @exclusivity(unchecked) var entries: [Entry?]
     @exclusivity(unchecked) var buffer: RowStorage
     /// Rows stored while `buffer` was shared or full (a save replacing a few rows of a chunk

@@ -6,8 +6,10 @@ import CairnLog
 /// `key / 256` holds the object. A chunk keeps its rows' bytes in one buffer and, per slot, where
 /// the row is, its version and its entity (24 bytes), so an object costs its bytes and little
 /// more. Replay fills one chunk after another, appending to its buffer; a save copies only the
-/// chunks it touches (a chunk still shared with an older snapshot is copied before it changes,
-/// and its buffer too, keeping only live rows); a chunk whose objects are all deleted is dropped.
+/// chunks it touches (a chunk still shared with an older snapshot is copied before it changes;
+/// its buffer stays shared, and the rows the save stores go to a small overflow buffer of the
+/// copy, until garbage or overflow grow enough to compact both into one buffer: see
+/// `ObjectChunk+Buffer.swift`); a chunk whose objects are all deleted is dropped.
 /// Chunks are found through a ``ChunkDirectory`` (two array reads for the keys a counter hands out).
 struct ObjectTable: Sendable {
     private(set) var chunks = ChunkDirectory<ObjectChunk>()
