@@ -37,11 +37,18 @@ import Testing
         }
     }
 
-    @Test func aLenientImportNeverDeletesBecauseItSetSomethingAside() async throws {
+    /// A store holding the authors fixture, and the options that imported it (root `authors`).
+    func storeWithAuthors() async throws -> (Store, ImportOptions) {
         let store = Store(inMemory: model)
         var options = ImportOptions()
         options.root = "authors"
         _ = try await store.importJSON(try MapperFixtures.json("authors.json"), into: "Author", mapping: mapping, options: options)
+        return (store, options)
+    }
+
+    @Test func aLenientImportNeverDeletesBecauseItSetSomethingAside() async throws {
+        let (store, imported) = try await storeWithAuthors()
+        var options = imported
         options.lenient = true
         // A nested book without its key is set aside: William's books stay as they were.
         let input = #"{"authors": [{"author_id": 101, "books": [{"title": "no key"}]}]}"#
@@ -62,10 +69,7 @@ import Testing
 
     @Test func replaceDoesNotDependOnTheOrderOfRecords() async throws {
         for reversed in [false, true] {
-            let store = Store(inMemory: model)
-            var options = ImportOptions()
-            options.root = "authors"
-            _ = try await store.importJSON(try MapperFixtures.json("authors.json"), into: "Author", mapping: mapping, options: options)
+            let (store, options) = try await storeWithAuthors()
             let hamlet = try #require(try store.viewContext.one("Book", "bookId", 3002)).objectID
             // Hamlet (with its pricing, unchanged) moves from William to Jane.
             var records = [
@@ -84,10 +88,8 @@ import Testing
     }
 
     @Test func nestedRecordsRespectUpdatesExisting() async throws {
-        let store = Store(inMemory: model)
-        var options = ImportOptions()
-        options.root = "authors"
-        _ = try await store.importJSON(try MapperFixtures.json("authors.json"), into: "Author", mapping: mapping, options: options)
+        let (store, imported) = try await storeWithAuthors()
+        var options = imported
         options.updatesExisting = false
         let input = #"{"authors": [{"author_id": 900, "books": [{"book_id": 3001, "title": "Changed"}]}]}"#
         _ = try await store.importJSON(MapperFixtures.bytes(input), into: "Author", mapping: mapping, options: options)
@@ -131,10 +133,7 @@ import Testing
     }
 
     @Test func theCountOfDeletedObjectsCountsOnlySavedOnes() async throws {
-        let store = Store(inMemory: model)
-        var options = ImportOptions()
-        options.root = "authors"
-        _ = try await store.importJSON(try MapperFixtures.json("authors.json"), into: "Author", mapping: mapping, options: options)
+        let (store, options) = try await storeWithAuthors()
         // William's books are replaced by one new book: the two old ones and their pricing go
         // (the pricing by cascade).
         let input = #"{"authors": [{"author_id": 101, "books": [{"book_id": 3999, "title": "New"}]}]}"#

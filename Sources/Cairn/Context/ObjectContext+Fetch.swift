@@ -229,34 +229,29 @@ extension ObjectContext {
         // it is checked as the objects whose unsaved changes give them the key are).
         let holder = snapshot.holder(of: value, for: constraint).flatMap { fetched($0) ? $0 : nil }
         let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
-        var ids: [ObjectID]
-        var committed: ObjectID?
+        // The objects whose unsaved changes give them the key, and whether the committed
+        // holder keeps it (nil: nothing unsaved). A root context learns both under one lock.
+        let unsaved: (holders: [ObjectID], keepsHolder: Bool)?
         if parent == nil {
-            // A root context: one lock for all it needs to know.
-            let unsaved = state.withLock { state -> (holders: [ObjectID], keepsHolder: Bool)? in
+            unsaved = state.withLock { state in
                 guard state.hasChanges || !state.discarded.isEmpty else { return nil }
                 state.keys.refresh(model, inserted: state.inserted)
-                let keeps = holder.map { state.keepsCommittedValue($0, at: position) } ?? false
-                return (state.keys.holders[uniqueKey].map { Array($0) } ?? [], keeps)
-            }
-            guard let unsaved else {
-                // Nothing unsaved: the committed holder is the answer.
-                guard let holder, request.fetchLimit ?? 1 > 0 else { return [] }
-                return [holder]
-            }
-            ids = unsaved.holders
-            if let holder, !ids.contains(holder) {
-                if unsaved.keepsHolder { committed = holder } else { ids.append(holder) }
+                return (state.keys.holders[uniqueKey].map { Array($0) } ?? [], holder.map { state.keepsCommittedValue($0, at: position) } ?? false)
             }
         } else {
-            guard hasPendingChangesInChain else {
-                guard let holder, request.fetchLimit ?? 1 > 0 else { return [] }
-                return [holder]
-            }
-            ids = Array(pendingHolders(of: uniqueKey))
-            if let holder, !ids.contains(holder) {
-                if keepsCommittedValue(holder, at: position) { committed = holder } else { ids.append(holder) }
-            }
+            unsaved =
+                hasPendingChangesInChain
+                ? (Array(pendingHolders(of: uniqueKey)), holder.map { keepsCommittedValue($0, at: position) } ?? false) : nil
+        }
+        guard let unsaved else {
+            // Nothing unsaved: the committed holder is the answer.
+            guard let holder, request.fetchLimit ?? 1 > 0 else { return [] }
+            return [holder]
+        }
+        var ids = unsaved.holders
+        var committed: ObjectID?
+        if let holder, !ids.contains(holder) {
+            if unsaved.keepsHolder { committed = holder } else { ids.append(holder) }
         }
         ids.removeAll { id in
             guard fetched(id), let view = view(of: id, in: snapshot), case .attribute(let current) = view[position] else { return true }

@@ -95,9 +95,8 @@ extension ObjectContext {
         }
         // One snapshot for every object (the root's is read under a lock).
         let snapshot = parent == nil ? rootSnapshot : nil
-        // In object order: the rows of a chunk one after the other.
-        for id in changes.updated.keys.sorted() where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
-            if let values = finalValues(id, updated: changes.updated[id], in: snapshot), problem(id, values) != nil { failed.append(id) }
+        for (id, updated) in changes.updated where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
+            if let values = finalValues(id, updated: updated, in: snapshot), problem(id, values) != nil { failed.append(id) }
         }
         if let first = failed.min(), let values = finalValues(first, changes, in: snapshot), let problem = problem(first, values) { throw problem }
         for id in changes.deleted.sorted() {
