@@ -45,6 +45,40 @@ import Testing
         #expect(try store.count(of: "Player") == 4)
     }
 
+    /// A saved object changed in a root context is checked at the values it changes (its others
+    /// were checked when they were saved): its first problem in position order is the one
+    /// reported, and a change that breaks nothing saves without its row being read.
+    @Test func savedObjectsAreCheckedAtTheValuesTheyChange() async throws {
+        let store = Store(inMemory: try Self.model())
+        let setup = store.newBackgroundContext()
+        let team = try setup.make("Team", ["name": "Owls"])
+        let players = try (1...3).map { try setup.make("Player", ["league": "A", "number": .integer(Int64($0))]) }
+        try team.setObjects(Array(players.prefix(2)), forKey: "players")
+        try await setup.save()
+
+        let context = store.newBackgroundContext()
+        let same = try #require(context.object(with: team.objectID))
+        try same.setObjects([try #require(context.object(with: players[0].objectID))], forKey: "players")
+        try same.setValue(nil, forKey: "name")
+        await #expect { try await context.save() } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .missingValue && error.property == "name" && error.objects == [team.objectID]
+        }
+        try same.setValue("Owls", forKey: "name")
+        await #expect { try await context.save() } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .countViolation && error.property == "players" && error.objects == [team.objectID]
+        }
+        // The third player joins: the team now holds three, within its count.
+        try same.setObjects(try players.map { try #require(context.object(with: $0.objectID)) }, forKey: "players")
+        try await context.save()
+        #expect(try store.viewContext.object(with: team.objectID)?.objects(forKey: "players").count == 3)
+        // A change to another object's attribute alone saves (nothing else of it is checked again).
+        try #require(context.object(with: players[2].objectID)).setValue(.integer(9), forKey: "number")
+        try await context.save()
+        #expect(try store.viewContext.object(with: players[2].objectID)?.value(forKey: "number", as: Int.self) == 9)
+    }
+
     @Test func compoundUniquenessRefusesOnlyTheWholeKey() async throws {
         let store = Store(inMemory: try Self.model())
         let context = store.newBackgroundContext()

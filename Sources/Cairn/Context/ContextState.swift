@@ -3,7 +3,7 @@ import CairnLog
 /// What a context holds, by the phase of its life each part belongs to:
 /// - **reading**: the snapshot it reads and the objects it handed out;
 /// - **changing**: its pending changes (``inserted``, ``updated``, ``deleted``, ``discarded``,
-///   ``originals``), the uniqueness keys of the objects they touch (``keys``) and the keys
+///   ``deletedOriginals``), the uniqueness keys of the objects they touch (``keys``) and the keys
 ///   reserved for new objects (``newKeys``);
 /// - **saving**: the merge policy and whether a save is under way.
 struct ContextState {
@@ -19,8 +19,9 @@ struct ContextState {
 
     /// New objects with all their values.
     var inserted = InsertedObjects() { didSet { changeCount &+= 1 } }
-    /// Changed properties of existing objects, by position.
-    var updated: [ObjectID: [Int: PropertyValue]] = [:] { didSet { changeCount &+= 1 } }
+    /// Existing objects changed: their changed properties, and in a root context the committed
+    /// record each was changed from (one entry per object, so that a save reads both at once).
+    var updated: [ObjectID: PendingUpdate] = [:] { didSet { changeCount &+= 1 } }
     /// Existing objects deleted.
     var deleted: Set<ObjectID> = [] { didSet { changeCount &+= 1 } }
     /// Objects inserted, then deleted before a save (they answer `isDeleted`).
@@ -29,8 +30,9 @@ struct ContextState {
     /// knows that nothing changed while it ran, and empties them at once). `didSet` without
     /// `oldValue` keeps their in-place changes in place.
     private(set) var changeCount: UInt64 = 0
-    /// The committed record of each object as the context first changed it (root contexts).
-    var originals: [ObjectID: ObjectRecord] = [:]
+    /// The committed record of each deleted object as the context first changed it (root
+    /// contexts; an updated object's is in its ``PendingUpdate``).
+    var deletedOriginals: [ObjectID: ObjectRecord] = [:]
     /// Uniqueness keys of objects with unsaved changes.
     var keys = PendingKeys()
     /// Keys reserved from the store for new objects.
@@ -48,7 +50,7 @@ struct ContextState {
         inserted = InsertedObjects()
         updated = [:]
         deleted = []
-        originals = [:]
+        deletedOriginals = [:]
         keys.removeAll()
     }
 
@@ -76,7 +78,7 @@ struct ContextState {
     /// Whether an object's committed value at `position` is still its value in this state: the
     /// object was not deleted, and that value not changed.
     func keepsCommittedValue(_ id: ObjectID, at position: Int) -> Bool {
-        !deleted.contains(id) && !discarded.contains(id) && !inserted.contains(id) && updated[id]?[position] == nil
+        !deleted.contains(id) && !discarded.contains(id) && !inserted.contains(id) && updated[id]?.values[position] == nil
     }
 
     /// After a save of everything that was pending, when nothing changed since it began
@@ -95,43 +97,43 @@ struct ContextState {
             forgetPendingChanges()
             discarded = []
         }
-        return PendingChanges(inserted: inserted, updated: updated, deleted: deleted, originals: originals)
+        return PendingChanges(inserted: inserted, updated: updated, deleted: deleted, deletedOriginals: deletedOriginals)
     }
 
     /// A copy of the pending changes; they stay in the context (and visible) while it saves.
     var pendingChanges: PendingChanges {
-        PendingChanges(inserted: inserted, updated: updated, deleted: deleted, originals: originals)
+        PendingChanges(inserted: inserted, updated: updated, deleted: deleted, deletedOriginals: deletedOriginals)
     }
 
     /// After `saved` was saved: drops what was saved, and keeps what changed since, now as
     /// changes to the saved state. `committed` gives an object's record as saved (root contexts),
     /// the base for later conflict checks.
     mutating func removeSaved(_ saved: PendingChanges, committed: (ObjectID) -> ObjectRecord?) {
-        func rebase(_ id: ObjectID) { originals[id] = committed(id) }
+        /// Changes kept are now changes to the saved state: their conflict checks start from it.
+        func keep(_ id: ObjectID, _ values: [Int: PropertyValue]) {
+            updated[id] = PendingUpdate(values: values, original: committed(id))
+        }
         for (id, values) in saved.inserted {
             if discarded.remove(id) != nil {  // deleted during the save: now delete it for real
                 deleted.insert(id)
-                rebase(id)
+                deletedOriginals[id] = committed(id)
                 continue
             }
             guard let current = inserted.removeValue(forKey: id) else { continue }
             // Unchanged since the save took them (the same storage): nothing to keep.
             if Self.sameStorage(current, values) { continue }
             let since = Dictionary(uniqueKeysWithValues: current.indices.filter { current[$0] != values[$0] }.map { ($0, current[$0]) })
-            if !since.isEmpty {
-                updated[id] = since
-                rebase(id)
-            }
+            if !since.isEmpty { keep(id, since) }
         }
-        for (id, properties) in saved.updated where saved.inserted[id] == nil {
-            guard var current = updated[id] else { continue }
-            for (position, value) in properties where current[position] == value { current[position] = nil }
-            updated[id] = current.isEmpty ? nil : current
-            if current.isEmpty && !deleted.contains(id) { originals[id] = nil } else { rebase(id) }
+        for (id, update) in saved.updated where saved.inserted[id] == nil {
+            guard var current = updated[id]?.values else { continue }
+            for (position, value) in update.values where current[position] == value { current[position] = nil }
+            if current.isEmpty { updated[id] = nil } else { keep(id, current) }
+            if deleted.contains(id) { deletedOriginals[id] = committed(id) }
         }
         for id in saved.deleted {
             deleted.remove(id)
-            if updated[id] == nil { originals[id] = nil }
+            deletedOriginals[id] = nil
         }
     }
 }
@@ -143,12 +145,21 @@ extension ContextState {
     }
 }
 
+/// An existing object's unsaved changes in a context.
+struct PendingUpdate: Sendable {
+    /// The changed properties, by position.
+    var values: [Int: PropertyValue]
+    /// The committed record the changes were made to (root contexts: a save checks it against
+    /// the latest for conflicts; nil in a child, whose parent checks them when it saves).
+    var original: ObjectRecord?
+}
+
 /// A context's pending changes, as a save takes them.
 struct PendingChanges: Sendable {
     var inserted: InsertedObjects
-    var updated: [ObjectID: [Int: PropertyValue]]
+    var updated: [ObjectID: PendingUpdate]
     var deleted: Set<ObjectID>
-    var originals: [ObjectID: ObjectRecord]
+    var deletedOriginals: [ObjectID: ObjectRecord]
 
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }

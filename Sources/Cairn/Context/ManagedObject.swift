@@ -245,10 +245,9 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     public func refresh() {
         let attributes = entity.attributes.count
         context?.state.withLock { state in
-            guard var changes = state.updated[objectID] else { return }
-            changes = changes.filter { $0.key >= attributes }
-            state.updated[objectID] = changes.isEmpty ? nil : changes
-            if changes.isEmpty && !state.deleted.contains(objectID) { state.originals[objectID] = nil }
+            guard var update = state.updated[objectID] else { return }
+            update.values = update.values.filter { $0.key >= attributes }
+            state.updated[objectID] = update.values.isEmpty ? nil : update
         }
     }
 }

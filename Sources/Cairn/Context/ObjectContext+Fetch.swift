@@ -228,15 +228,17 @@ extension ObjectContext {
         // has it here unless it was deleted or that value changed, here or in an ancestor (then
         // it is checked as the objects whose unsaved changes give them the key are).
         let holder = snapshot.holder(of: value, for: constraint).flatMap { fetched($0) ? $0 : nil }
-        let uniqueKey = UniqueKey(owner: constraint.owner, number: constraint.number, values: [value])
+        var uniqueKey: UniqueKey { UniqueKey(owner: constraint.owner, number: constraint.number, values: [value]) }
         // The objects whose unsaved changes give them the key, and whether the committed
-        // holder keeps it (nil: nothing unsaved). A root context learns both under one lock.
+        // holder keeps it (nil: nothing unsaved). A root context learns both under one lock
+        // (and makes the key only when it has pending keys to look it up among).
         let unsaved: (holders: [ObjectID], keepsHolder: Bool)?
         if parent == nil {
             unsaved = state.withLock { state in
                 guard state.hasChanges || !state.discarded.isEmpty else { return nil }
                 state.keys.refresh(model, inserted: state.inserted)
-                return (state.keys.holders[uniqueKey].map { Array($0) } ?? [], holder.map { state.keepsCommittedValue($0, at: position) } ?? false)
+                let holders = state.keys.holders.isEmpty ? [] : state.keys.holders[uniqueKey].map { Array($0) } ?? []
+                return (holders, holder.map { state.keepsCommittedValue($0, at: position) } ?? false)
             }
         } else {
             unsaved =

@@ -75,7 +75,7 @@ extension ObjectContext {
     /// `snapshot`: the root's snapshot, read once for a whole validation (nil: read it now).
     private func finalValues(_ id: ObjectID, _ changes: PendingChanges, in snapshot: StoreSnapshot? = nil) -> ObjectView? {
         if let values = changes.inserted[id] { return ObjectView(base: .values(values)) }
-        return finalValues(id, updated: changes.updated[id], in: snapshot)
+        return finalValues(id, updated: changes.updated[id]?.values, in: snapshot)
     }
 
     /// The values an existing object will have once `updated` (its changed properties) is saved.
@@ -88,6 +88,12 @@ extension ObjectContext {
 
     /// Required values, relationship counts and `deny` rules. The first problem in object ID
     /// order is reported (objects are checked in any order, and sorted only when one fails).
+    ///
+    /// An existing object changed in a root context is checked at the positions it changed
+    /// alone: its other values are committed ones, which were checked when they were saved
+    /// (every save checks them, and so do batch inserts, batch upserts and migrations). Its
+    /// row is then not read at all. A child context checks the whole object, whose other
+    /// values may be its ancestors' unsaved ones.
     private func validate(_ changes: PendingChanges) throws {
         var failed: [ObjectID] = []
         for (id, values) in changes.inserted where !changes.deleted.contains(id) && problem(id, ObjectView(base: .values(values))) != nil {
@@ -95,10 +101,22 @@ extension ObjectContext {
         }
         // One snapshot for every object (the root's is read under a lock).
         let snapshot = parent == nil ? rootSnapshot : nil
-        for (id, updated) in changes.updated where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
-            if let values = finalValues(id, updated: updated, in: snapshot), problem(id, values) != nil { failed.append(id) }
+        for (id, update) in changes.updated where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
+            if parent == nil {
+                if changeProblem(id, update.values) != nil { failed.append(id) }
+            } else if let values = finalValues(id, updated: update.values, in: snapshot), problem(id, values) != nil {
+                failed.append(id)
+            }
         }
-        if let first = failed.min(), let values = finalValues(first, changes, in: snapshot), let problem = problem(first, values) { throw problem }
+        if let first = failed.min() {
+            let problem: StoreError?
+            if parent == nil, !changes.inserted.contains(first), let update = changes.updated[first] {
+                problem = changeProblem(first, update.values)
+            } else {
+                problem = finalValues(first, changes, in: snapshot).flatMap { self.problem(first, $0) }
+            }
+            if let problem { throw problem }
+        }
         for id in changes.deleted.sorted() {
             guard let values = finalValues(id, changes, in: snapshot) else { continue }
             let entity = model.descriptions[id.entity]
@@ -114,29 +132,61 @@ extension ObjectContext {
     }
 
     /// What breaks the model in an object's values as they will be saved: a required value
-    /// missing, a to-many relationship holding too few or too many objects.
+    /// missing, a to-many relationship holding too few or too many objects. The first problem
+    /// in position order.
     private func problem(_ id: ObjectID, _ values: ObjectView) -> StoreError? {
         let entity = model.descriptions[id.entity]
-        for position in entity.requiredPositions {
-            guard values.isNull(position) else { continue }
-            let name = entity.attributes[position].name
-            return StoreError(.missingValue, "\(entity.name).\(name) is required", entity: entity.name, property: name, objects: [id])
+        for position in entity.requiredPositions where values.isNull(position) {
+            return missingValue(entity, id, position)
         }
-        for (index, relationship) in entity.relationships.enumerated() {
-            let count = values[entity.attributes.count + index].targets.count
-            if count == 0 && !relationship.isOptional {
-                return StoreError(
-                    .missingValue, "\(entity.name).\(relationship.name) is required", entity: entity.name,
-                    property: relationship.name, objects: [id])
+        for index in entity.relationships.indices {
+            if let problem = relationshipProblem(entity, id, index, count: values[entity.attributes.count + index].targets.count) {
+                return problem
             }
-            guard relationship.isToMany, count > 0 || !relationship.isOptional else { continue }
-            let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
-            guard (minimum...maximum).contains(count) else {
-                return StoreError(
-                    .countViolation,
-                    "\(entity.name).\(relationship.name) holds \(count) objects; it takes \(minimum) to \(maximum == Int.max ? "any number" : String(maximum))",
-                    entity: entity.name, property: relationship.name, objects: [id])
+        }
+        return nil
+    }
+
+    /// What breaks the model in the values an existing object's changes set (the others are
+    /// committed ones, already checked): the problem at the first position, as ``problem(_:_:)``
+    /// would report it.
+    private func changeProblem(_ id: ObjectID, _ changed: [Int: PropertyValue]) -> StoreError? {
+        let entity = model.descriptions[id.entity]
+        var first: (position: Int, problem: StoreError)?
+        for (position, value) in changed where position < first?.position ?? Int.max {
+            let problem: StoreError?
+            if position < entity.attributes.count {
+                guard entity.isRequired[position], case .attribute(.null) = value else { continue }
+                problem = missingValue(entity, id, position)
+            } else {
+                problem = relationshipProblem(entity, id, position - entity.attributes.count, count: value.targets.count)
             }
+            if let problem { first = (position, problem) }
+        }
+        return first?.problem
+    }
+
+    /// A required attribute without a value.
+    private func missingValue(_ entity: EntityDescription, _ id: ObjectID, _ position: Int) -> StoreError {
+        let name = entity.attributes[position].name
+        return StoreError(.missingValue, "\(entity.name).\(name) is required", entity: entity.name, property: name, objects: [id])
+    }
+
+    /// What breaks the model in relationship `index` holding `count` objects: a required one
+    /// empty, a to-many one holding too few or too many.
+    private func relationshipProblem(_ entity: EntityDescription, _ id: ObjectID, _ index: Int, count: Int) -> StoreError? {
+        let relationship = entity.relationships[index]
+        if count == 0 && !relationship.isOptional {
+            return StoreError(
+                .missingValue, "\(entity.name).\(relationship.name) is required", entity: entity.name, property: relationship.name, objects: [id])
+        }
+        guard relationship.isToMany, count > 0 || !relationship.isOptional else { return nil }
+        let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
+        guard (minimum...maximum).contains(count) else {
+            return StoreError(
+                .countViolation,
+                "\(entity.name).\(relationship.name) holds \(count) objects; it takes \(minimum) to \(maximum == Int.max ? "any number" : String(maximum))",
+                entity: entity.name, property: relationship.name, objects: [id])
         }
         return nil
     }
@@ -146,8 +196,8 @@ extension ObjectContext {
         defer {
             let touched =
                 changes.inserted.keys.filter { !model.descriptions[$0.entity].uniqueness.isEmpty }
-                + changes.updated.compactMap { id, properties in
-                    properties.keys.contains(where: model.descriptions[id.entity].uniquePositions.contains) ? id : nil
+                + changes.updated.compactMap { id, update in
+                    update.values.keys.contains(where: model.descriptions[id.entity].uniquePositions.contains) ? id : nil
                 }
             refreshPendingKeys(of: touched)
         }
@@ -159,12 +209,11 @@ extension ObjectContext {
         }
         state.withLock { state in
             for (id, values) in changes.inserted { state.inserted[id] = values }
-            for (id, properties) in changes.updated {
+            for (id, update) in changes.updated {
                 if state.inserted.contains(id) {
-                    for (position, value) in properties { _ = state.inserted.setValue(value, at: position, of: id) }
+                    for (position, value) in update.values { _ = state.inserted.setValue(value, at: position, of: id) }
                 } else {
-                    state.updated[id, default: [:]].merge(properties) { _, newer in newer }
-                    if state.originals[id] == nil, let original = originals[id] { state.originals[id] = original }
+                    state.updated[id, default: PendingUpdate(values: [:], original: originals[id])].values.merge(update.values) { _, newer in newer }
                 }
             }
             for id in changes.deleted {
@@ -172,7 +221,9 @@ extension ObjectContext {
                     state.discarded.insert(id)
                 } else {
                     state.deleted.insert(id)
-                    if state.originals[id] == nil, let original = originals[id] { state.originals[id] = original }
+                    if state.deletedOriginals[id] == nil, let original = state.updated[id]?.original ?? originals[id] {
+                        state.deletedOriginals[id] = original
+                    }
                 }
             }
         }

@@ -116,7 +116,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         let local = state.withLock { state -> Local in
             if state.deleted.contains(id) || state.discarded.contains(id) { return .gone }
             if let values = state.inserted[id] { return .new(values) }
-            return .changed(state.updated[id])
+            return .changed(state.updated[id]?.values)
         }
         switch local {
         case .gone: return nil
@@ -194,7 +194,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     func isDeleted(_ id: ObjectID) -> Bool { state.withLock { $0.deleted.contains(id) || $0.discarded.contains(id) } }
     func isUpdated(_ id: ObjectID) -> Bool { state.withLock { $0.updated[id] != nil && !$0.deleted.contains(id) } }
     func changes(of id: ObjectID) -> [Int: PropertyValue] {
-        state.withLock { $0.inserted[id].map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0, $1) }) } ?? $0.updated[id] ?? [:] }
+        state.withLock { $0.inserted[id].map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0, $1) }) } ?? $0.updated[id]?.values ?? [:] }
     }
 
     // MARK: Changing
@@ -231,8 +231,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
                 guard !state.deleted.contains(id), !state.discarded.contains(id), let committed = snapshot.record(id) else {
                     throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
                 }
-                if state.originals[id] == nil { state.originals[id] = committed }
-                state.updated[id, default: [:]][position] = value
+                state.updated[id, default: PendingUpdate(values: [:], original: committed)].values[position] = value
                 return true
             }
             if updated && constrained { refreshPendingKeys(of: [id]) }
@@ -248,7 +247,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
             guard exists else {
                 throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
             }
-            state.updated[id, default: [:]][position] = value
+            state.updated[id, default: PendingUpdate(values: [:], original: nil)].values[position] = value
         }
     }
 
@@ -358,7 +357,9 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
                     state.discarded.insert(id)
                 } else {
                     state.deleted.insert(id)
-                    if state.originals[id] == nil, let original { state.originals[id] = original }
+                    if state.deletedOriginals[id] == nil, let original = state.updated[id]?.original ?? original {
+                        state.deletedOriginals[id] = original
+                    }
                 }
             }
             for (index, relationship) in entity.relationships.enumerated() {

@@ -245,23 +245,29 @@ enum ChangeSetCodec {
             changes.inserts.append(.init(id: id, start: at, length: bytes.count, count: entity.propertyCount))
         }
         let updateCount = try reader.readCount(limit: reader.remaining)
+        // As inserted rows: every new value in one buffer, every changed position in one array.
+        changes.updatedValues = RowStorage.make(capacity: updateCount > 0 ? reader.remaining : 0)
+        changes.updates.reserveCapacity(updateCount)
         for _ in 0..<updateCount {
             let id = try readID(&reader, model: model)
             let entity = model.descriptions[id.entity]
             let count = try reader.readCount(limit: entity.propertyCount)
-            var positions: [Int] = []
-            var pieces: [UnsafeRawBufferPointer] = []
-            for _ in 0..<count {
+            let firstPosition = changes.updatedPositions.count, firstByte = changes.updatedValues.used
+            for index in 0..<count {
                 let position = try reader.readCount(limit: entity.propertyCount - 1)
-                guard positions.last.map({ $0 < position }) ?? true else {
+                guard index == 0 || changes.updatedPositions[changes.updatedPositions.count - 1] < position else {
                     throw Problem(message: "update of \(id) lists positions out of order")
                 }
-                let start = reader.offset
+                let valueStart = reader.offset
                 try skipValue(&reader, model: model, entity: entity, position: position)
-                positions.append(position)
-                pieces.append(reader.bytes(from: start))
+                changes.updatedPositions.append(position)
+                // The buffer holds what remained of the record: every value fits.
+                guard changes.updatedValues.append(reader.bytes(from: valueStart)) != nil else {
+                    throw Problem(message: "update of \(id) does not fit its record")
+                }
             }
-            changes.updates.append(.init(id: id, positions: positions, patch: Row.make(pieces: pieces)))
+            changes.updates.append(
+                .init(id: id, positions: firstPosition..<changes.updatedPositions.count, values: firstByte..<changes.updatedValues.used))
         }
         let deleteCount = try reader.readCount(limit: reader.remaining)
         for _ in 0..<deleteCount { changes.deletes.append(try readID(&reader, model: model)) }
@@ -342,7 +348,7 @@ enum ChangeSetCodec {
 
 /// A change record read for applying to a snapshot: rows instead of decoded values.
 struct RowChangeSet: @unchecked Sendable {
-    // Safety: `insertedRows` is written while the record is decoded, before the set exists, and
+    // Safety: `insertedRows` and `updatedValues` are written while the record is decoded, before the set exists, and
     // only read afterwards.
 
     /// An inserted object: its row is a range of ``insertedRows`` (no reference of its own, so
@@ -359,12 +365,18 @@ struct RowChangeSet: @unchecked Sendable {
     /// The bytes of every inserted row, one after the other.
     var insertedRows = RowStorage.make(capacity: 0)
 
+    /// An updated object: its changed positions are a run of ``updatedPositions`` (increasing),
+    /// and their new values a range of ``updatedValues``, in the same order.
     struct Update: Sendable {
         var id: ObjectID
-        /// Changed positions, increasing; `patch` holds their new values in the same order.
-        var positions: [Int]
-        var patch: Row
+        var positions: Range<Int>
+        var values: Range<Int>
     }
+
+    /// The new values of every update, one after the other.
+    var updatedValues = RowStorage.make(capacity: 0)
+    /// The changed positions of every update, one run after the other.
+    var updatedPositions: [Int] = []
 
     var inserts: [Insert] = []
     var updates: [Update] = []
@@ -373,6 +385,11 @@ struct RowChangeSet: @unchecked Sendable {
     /// An inserted object's row (holding the record's buffer).
     func row(_ insert: Insert) -> Row {
         Row.view(insertedRows, start: insert.start, length: insert.length, count: insert.count)
+    }
+
+    /// Calls `body` with an update's changed positions and their new values' bytes.
+    func withPatch<R>(_ update: Update, _ body: (ArraySlice<Int>, UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try updatedValues.withBytes { all in try body(updatedPositions[update.positions], UnsafeRawBufferPointer(rebasing: all[update.values])) }
     }
 
     /// Calls `body` with an inserted object's row, borrowed.

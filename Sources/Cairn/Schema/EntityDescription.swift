@@ -35,6 +35,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// each ``Attribute`` (its names and dictionaries) on the way.
     let requiredPositions: [Int]
     let transientPositions: [Int]
+    /// Per attribute position, whether it is among ``requiredPositions``.
+    let isRequired: [Bool]
     /// This entity and its descendants (the entities a fetch or a constraint of it covers).
     package let family: Set<Int>
     /// What each property may hold, in a form cheap to check at replay (no strings to retain).
@@ -58,6 +60,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         isConstrained = (0..<(attributes.count + relationships.count)).map(uniquePositions.contains)
         requiredPositions = attributes.indices.filter { !attributes[$0].isOptional && !attributes[$0].isTransient }
         transientPositions = attributes.indices.filter { attributes[$0].isTransient }
+        isRequired = attributes.map { !$0.isOptional && !$0.isTransient }
         attributeDefaults = attributes.map { $0.defaultValue ?? .null }
         newObjectValues =
             attributeDefaults.map(PropertyValue.attribute)

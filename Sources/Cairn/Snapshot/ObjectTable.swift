@@ -112,7 +112,13 @@ struct ObjectTable: Sendable {
 
     /// Replaces an existing object's record.
     mutating func replace(_ record: ObjectRecord, key: UInt64) {
-        modify(key) { chunk, slot in chunk.store(record, slot: slot) }
+        record.row.withBorrowed { replace($0, version: record.version, entity: record.entity, key: key) }
+    }
+
+    /// Replaces an existing object's row with a copy of `row` (its bytes are copied into the
+    /// object's chunk unless the row is long), saved at `version`.
+    mutating func replace(_ row: BorrowedRow, version: LSN, entity: Int, key: UInt64) {
+        modify(key) { chunk, slot in chunk.store(row, version: version, entity: entity, slot: slot) }
         checkAfterChange(key: key, slots: Self.place(key).slot..<(Self.place(key).slot + 1))
     }
 

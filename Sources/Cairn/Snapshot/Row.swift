@@ -39,14 +39,6 @@ struct Row: @unchecked Sendable {
         return Row(storage: storage, start: start, length: bytes.count, count: count)
     }
 
-    /// A row of values encoded one after the other in `pieces` (each one value's bytes).
-    static func make(pieces: [UnsafeRawBufferPointer]) -> Row {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
-        for piece in pieces { bytes.append(contentsOf: piece) }
-        return bytes.withUnsafeBytes { make(count: pieces.count, bytes: $0) }
-    }
-
     /// The row's bytes.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try storage.withBytes { all in try body(UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])) }
@@ -97,28 +89,35 @@ struct Row: @unchecked Sendable {
         }
     }
 
-    /// This row with the values at `positions` (increasing) replaced by those of `patch`.
-    func replacing(_ positions: [Int], with patch: Row) -> Row {
-        withBytes { old in
-            patch.withBytes { new in
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(old.count + new.count)
-                var oldOffset = 0, newOffset = 0, next = 0
-                for position in 0..<count {
-                    let oldEnd = oldOffset + Self.storedLength(old, at: oldOffset)
-                    if next < positions.count && positions[next] == position {
-                        let newEnd = newOffset + Self.storedLength(new, at: newOffset)
-                        bytes.append(contentsOf: new[newOffset..<newEnd])
-                        newOffset = newEnd
-                        next += 1
-                    } else {
-                        bytes.append(contentsOf: old[oldOffset..<oldEnd])
-                    }
-                    oldOffset = oldEnd
-                }
-                return bytes.withUnsafeBytes { Row.make(count: count, bytes: $0) }
-            }
+    /// A row of `count` values, `old`, with the values at `positions` (increasing) replaced by
+    /// those encoded one after the other in `patch`, written at the start of `scratch` (made
+    /// anew when it is too small or no longer the caller's alone). The row is borrowed from
+    /// `scratch` for the time of `body`.
+    static func withReplaced<R>(
+        _ old: UnsafeRawBufferPointer, count: Int, positions: ArraySlice<Int>, with patch: UnsafeRawBufferPointer, in scratch: inout RowStorage,
+        _ body: (BorrowedRow) throws -> R
+    ) rethrows -> R {
+        let room = old.count + patch.count
+        if room > scratch.capacity || !isKnownUniquelyReferenced(&scratch) {
+            scratch = RowStorage.make(capacity: max(room, 2 * scratch.capacity))
         }
+        scratch.removeAll()
+        var oldOffset = 0, newOffset = 0
+        var next = positions.startIndex
+        for position in 0..<count {
+            let oldEnd = oldOffset + storedLength(old, at: oldOffset)
+            if next < positions.endIndex && positions[next] == position {
+                let newEnd = newOffset + storedLength(patch, at: newOffset)
+                _ = scratch.append(UnsafeRawBufferPointer(rebasing: patch[newOffset..<newEnd]))
+                newOffset = newEnd
+                next += 1
+            } else {
+                _ = scratch.append(UnsafeRawBufferPointer(rebasing: old[oldOffset..<oldEnd]))
+            }
+            oldOffset = oldEnd
+        }
+        let storage = scratch
+        return try storage.withBytes { try body(BorrowedRow(bytes: RowBytes(bytes: $0, count: count), storage: storage, start: 0)) }
     }
 
     /// The length of the encoded value at `offset`, read from its tag (clamped to the bytes, so
@@ -167,6 +166,9 @@ final class RowStorage: ManagedBuffer<Int, UInt8> {
         header = start + bytes.count
         return start
     }
+
+    /// Empties the buffer, for a caller that holds it alone (no row refers to it any more).
+    func removeAll() { header = 0 }
 
     /// Calls `body` with the used bytes.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

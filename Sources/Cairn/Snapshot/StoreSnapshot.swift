@@ -217,19 +217,23 @@ struct StoreSnapshot: Sendable {
             throw error
         }
         if let filing { clashing += filing.value() }
+        // Each updated row is built in one scratch buffer, then copied into its chunk.
+        var scratch = RowStorage.make(capacity: 0)
         for update in changes.updates {
             let id = update.id
             guard let record = storage.objects.record(id) else { throw damaged("update of missing object \(id)") }
-            let touchesKeys = update.positions.contains(where: storage.model.descriptions[id.entity].uniquePositions.contains)
-            record.row.withBorrowed { old in
-                if touchesKeys { indexKeys(of: id, row: old.bytes, adding: false, at: lsn) }
-                indexValues(of: id, row: old.bytes, positions: update.positions, adding: false)
-            }
-            let row = record.row.replacing(update.positions, with: update.patch)
-            storage.objects.replace(ObjectRecord(row: row, version: lsn, entity: id.entity), key: id.key)
-            row.withBorrowed { new in
-                if touchesKeys && indexKeys(of: id, row: new.bytes, adding: true, at: lsn) { clashing.append(id) }
-                indexValues(of: id, row: new.bytes, positions: update.positions, adding: true)
+            changes.withPatch(update) { positions, patch in
+                let constrained = storage.model.descriptions[id.entity].isConstrained
+                let touchesKeys = positions.contains { constrained[$0] }
+                record.row.withBorrowed { old in
+                    if touchesKeys { indexKeys(of: id, row: old.bytes, adding: false, at: lsn) }
+                    indexValues(of: id, row: old.bytes, positions: positions, adding: false)
+                    Row.withReplaced(old.bytes.bytes, count: old.bytes.count, positions: positions, with: patch, in: &scratch) { new in
+                        storage.objects.replace(new, version: lsn, entity: id.entity, key: id.key)
+                        if touchesKeys && indexKeys(of: id, row: new.bytes, adding: true, at: lsn) { clashing.append(id) }
+                        indexValues(of: id, row: new.bytes, positions: positions, adding: true)
+                    }
+                }
             }
         }
         for id in changes.deletes {
@@ -277,7 +281,7 @@ struct StoreSnapshot: Sendable {
 
     /// Adds or removes an object's entries in the attribute indexes (only those of `positions`
     /// when given).
-    private func indexValues(of id: ObjectID, row: RowBytes, positions: [Int]?, adding: Bool) {
+    private func indexValues(of id: ObjectID, row: RowBytes, positions: ArraySlice<Int>?, adding: Bool) {
         for (position, slot) in storage.model.indexLayout.byEntity[id.entity] where positions?.contains(position) ?? true {
             guard case .attribute(let value) = ChangeSetCodec.decodeStored(row.value(position)) else { continue }
             if adding { storage.indexes[slot].insert(value, id) } else { storage.indexes[slot].remove(value, id) }

@@ -92,15 +92,18 @@ extension Store {
     private func resolve(_ pending: PendingChanges, policy: MergePolicy, against accepted: StoreSnapshot) throws -> ChangeSet {
         var changes = ChangeSet()
         var conflicts: [ObjectID] = []
-        /// The record the context read, when another save changed the object since.
-        func conflictingOriginal(_ id: ObjectID, _ latest: ObjectRecord) -> ObjectRecord? {
-            guard let original = pending.originals[id], latest.version != original.version else { return nil }
-            return original
-        }
         changes.inserts = pending.inserted.inIDOrder.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
-        // The updates are read in object order: the rows of a chunk one after the other.
-        for id in pending.updated.keys.sorted() where !pending.deleted.contains(id) && !pending.inserted.contains(id) {
-            guard var properties = pending.updated[id] else { continue }
+        // The updates are read in object order, the rows of a chunk one after the other: taken
+        // from the dictionary in its own order (one pass through its storage, keeping what the
+        // common case reads), then sorted.
+        var order: [(id: ObjectID, values: [Int: PropertyValue], read: LSN?)] = []
+        order.reserveCapacity(pending.updated.count)
+        for (id, update) in pending.updated where !pending.deleted.contains(id) && !pending.inserted.contains(id) {
+            order.append((id, update.values, update.original?.version))
+        }
+        order.sort { $0.id < $1.id }
+        for (id, values, read) in order {
+            var properties = values
             let entity = model.descriptions[id.entity]
             guard let latest = accepted.record(id) else {
                 // Deleted by another save: the update is dropped, unless it links objects (then
@@ -108,7 +111,8 @@ extension Store {
                 if policy == .error || linksObjects(entity, properties.keys) { conflicts.append(id) }
                 continue
             }
-            if let original = conflictingOriginal(id, latest) {
+            if let read, latest.version != read, let original = pending.updated[id]?.original {
+                // Changed by another save since the context read it.
                 let latestValues = latest.values
                 let originalValues = original.values
                 // Relationships are not merged property by property: an inverse lives on
@@ -140,7 +144,7 @@ extension Store {
         }
         for id in pending.deleted.sorted() {
             guard let latest = accepted.record(id) else { continue }
-            if conflictingOriginal(id, latest) != nil {
+            if let original = pending.deletedOriginals[id], latest.version != original.version {
                 switch policy {
                 case .mergeByPropertyObjectTrump, .overwrite: break
                 default:
