@@ -45,7 +45,8 @@ enum Tuning {
     // MARK: Indexes (Index/)
 
     /// Buckets of the uniqueness index (chosen by a key hash's mixed top bits).
-    static let uniqueBuckets = 1 << 16
+    static let uniqueBucketBits = 16
+    static let uniqueBuckets = 1 << uniqueBucketBits
     /// Removed uniqueness entries from which a save looks for those no snapshot reads; the
     /// pass runs again once this many more (or an eighth of the index) were removed.
     static let uniqueDropMinimum = 4096

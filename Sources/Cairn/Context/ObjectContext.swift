@@ -222,13 +222,12 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         // The common case first: a new object only changes its own values.
         let constrained = model.descriptions[id.entity].isConstrained[position]
         if parent == nil {
-            // A root context: the state's lock once (after reading the snapshot), and one lookup
+            // A root context: the state's lock once (the snapshot read under it), and one lookup
             // of the committed record (the object's original the first time it changes here,
             // and whether it exists).
-            let snapshot = rootSnapshot
             let updated = try state.withLock { state -> Bool in
                 if state.setInserted(id, slot: -1, position, value, constrained: constrained) { return false }
-                guard !state.deleted.contains(id), !state.discarded.contains(id), let committed = snapshot.record(id) else {
+                guard !state.deleted.contains(id), !state.discarded.contains(id), let committed = (state.snapshot ?? store.snapshot).record(id) else {
                     throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
                 }
                 state.updated[id, default: PendingUpdate(values: [:], original: committed)].values[position] = value

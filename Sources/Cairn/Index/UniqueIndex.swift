@@ -118,7 +118,7 @@ final class UniqueIndex: @unchecked Sendable {
     }
 
     private static func bucket(_ hash: UInt64) -> Int {
-        Int(truncatingIfNeeded: avalanche(hash) >> 48)
+        Int(truncatingIfNeeded: avalanche(hash) >> (64 - Tuning.uniqueBucketBits))
     }
 
     /// Whether the index is being built in bulk (replay): changes are then only queued.
@@ -314,9 +314,9 @@ final class UniqueIndex: @unchecked Sendable {
         }
         if queuedAll { return [] }
         var shared: [ObjectID] = []
-        // A counting sort of the keys by the top 8 bits of their bucket: 256 groups of 256
-        // buckets, each group's slots of the bucket table 2 KiB apart at most.
-        let groups = keys.map { Self.bucket($0.hash) >> 8 }
+        // A counting sort of the keys by the top 8 bits of their bucket: 256 groups of
+        // neighbouring buckets.
+        let groups = keys.map { Self.bucket($0.hash) >> (Tuning.uniqueBucketBits - 8) }
         var starts = [Int](repeating: 0, count: 257)
         for group in groups { starts[group + 1] += 1 }
         for group in 0..<256 { starts[group + 1] += starts[group] }
