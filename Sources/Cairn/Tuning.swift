@@ -44,8 +44,12 @@ enum Tuning {
 
     // MARK: Indexes (Index/)
 
-    /// Buckets of the uniqueness index (chosen by a key hash's mixed top bits).
+    /// The number of bits of a key hash (its mixed top bits) that choose its bucket in the
+    /// uniqueness index, and so the number of buckets. 16 bits: about 15 keys a bucket at a
+    /// million keys. (18 bits made lookups no faster, inserts 5% slower, and took 10 more bytes
+    /// per object.)
     static let uniqueBucketBits = 16
+    /// The number of buckets of the uniqueness index.
     static let uniqueBuckets = 1 << uniqueBucketBits
     /// Removed uniqueness entries from which a save looks for those no snapshot reads; the
     /// pass runs again once this many more (or an eighth of the index) were removed.

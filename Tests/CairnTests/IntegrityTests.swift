@@ -45,38 +45,101 @@ import Testing
         #expect(try store.count(of: "Player") == 4)
     }
 
-    /// A saved object changed in a root context is checked at the values it changes (its others
-    /// were checked when they were saved): its first problem in position order is the one
-    /// reported, and a change that breaks nothing saves without its row being read.
+    /// A saved object changed in a root context is checked at the values it changes: its others
+    /// were checked when they were saved. A committed row that breaks the model (written here
+    /// past every check, as only a damaged log could hold one) shows it: a root context's change
+    /// to another value saves, while a child's, which checks whole objects, is refused.
     @Test func savedObjectsAreCheckedAtTheValuesTheyChange() async throws {
         let store = Store(inMemory: try Self.model())
+        let player = try #require(store.model.entity(named: "Player"))
+        let id = ObjectID(entity: player.index, key: try store.reserveKeys(1).lowerBound)
+        var changes = ChangeSet()
+        changes.inserts = [ChangeSet.Insert(id: id, values: [.attribute(.null), .attribute(.integer(7)), .attribute(.null), .toOne(nil)])]
+        _ = try await store.commitRecord { _ in
+            EncodedSave(bytes: StoreRecord.changes(changes).encoded(), inserted: [id], updated: [], deleted: [])
+        }
+        let root = store.newBackgroundContext()
+        let child = root.newChildContext()
+        try #require(child.object(with: id)).setValue(.integer(9), forKey: "number")
+        await #expect { try await child.save() } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.code == .missingValue && error.property == "league" && error.objects == [id]
+        }
+        try #require(root.object(with: id)).setValue(.integer(8), forKey: "number")
+        try await root.save()
+        #expect(try store.viewContext.object(with: id)?.value(forKey: "number", as: Int.self) == 8)
+    }
+
+    /// A save updating many long rows (1 MiB or more, which a chunk keeps by reference) keeps
+    /// each in a buffer of its own size: the buffer the commit builds rows in is never kept
+    /// with them, nor grown save after save; replay applies the same record the same way.
+    @Test func aSaveUpdatingManyLongRowsKeepsEachAtItsSize() async throws {
+        let model = try Model {
+            Entity("Blob") {
+                Attribute("data", .binary)
+                Attribute("flag", .boolean)
+            }
+        }
+        let folder = TemporaryDirectory()
+        let directory = folder.store()
+        let long = [UInt8](repeating: 0xA5, count: Tuning.largeRow + 4096)
+        var ids: [ObjectID] = []
+        do {
+            let store = try Store(at: directory, model: model)
+            let context = store.newBackgroundContext()
+            let blobs = try (0..<24).map { _ in try context.make("Blob", ["data": .binary(long), "flag": false]) }
+            try await context.save()
+            ids = blobs.map(\.objectID)
+            #expect(try await store.batchUpdate(FetchRequest("Blob"), set: ["flag": true]) == 24)
+            try await store.close()
+        }
+        let store = try Store(at: directory, model: model)
+        for id in ids {
+            let blob = try #require(store.viewContext.object(with: id))
+            #expect(try blob.value(forKey: "flag", as: Bool.self) == true)
+            #expect(try blob.value(forKey: "data", as: Data.self) == Data(long))
+        }
+        try await store.close()
+    }
+
+    /// The changed values of saved objects report the first problem in object order, then in
+    /// position order; an object another save deleted is left to the merge policy.
+    @Test func changedSavedObjectsReportTheirFirstProblem() async throws {
+        let store = Store(inMemory: try Self.model())
         let setup = store.newBackgroundContext()
-        let team = try setup.make("Team", ["name": "Owls"])
-        let players = try (1...3).map { try setup.make("Player", ["league": "A", "number": .integer(Int64($0))]) }
-        try team.setObjects(Array(players.prefix(2)), forKey: "players")
+        let teams = try ["Owls", "Larks"].map { try setup.make("Team", ["name": .string($0)]) }
+        let players = try (1...4).map { try setup.make("Player", ["league": "A", "number": .integer(Int64($0))]) }
+        try teams[0].setObjects(Array(players.prefix(2)), forKey: "players")
+        try teams[1].setObjects(Array(players.suffix(2)), forKey: "players")
         try await setup.save()
+        #expect(teams[0].objectID < teams[1].objectID)
 
         let context = store.newBackgroundContext()
-        let same = try #require(context.object(with: team.objectID))
-        try same.setObjects([try #require(context.object(with: players[0].objectID))], forKey: "players")
-        try same.setValue(nil, forKey: "name")
+        let owls = try #require(context.object(with: teams[0].objectID))
+        let larks = try #require(context.object(with: teams[1].objectID))
+        try larks.setValue(nil, forKey: "name")
+        try owls.setObjects([try #require(context.object(with: players[0].objectID))], forKey: "players")
+        try owls.setValue(nil, forKey: "name")
+        // Owls come first; their name (an attribute) before their players (a relationship).
         await #expect { try await context.save() } throws: { error in
             let error = try #require(error as? StoreError)
-            return error.code == .missingValue && error.property == "name" && error.objects == [team.objectID]
+            return error.code == .missingValue && error.property == "name" && error.objects == [teams[0].objectID]
         }
-        try same.setValue("Owls", forKey: "name")
+        try owls.setValue("Owls", forKey: "name")
         await #expect { try await context.save() } throws: { error in
             let error = try #require(error as? StoreError)
-            return error.code == .countViolation && error.property == "players" && error.objects == [team.objectID]
+            return error.code == .countViolation && error.property == "players" && error.objects == [teams[0].objectID]
         }
-        // The third player joins: the team now holds three, within its count.
-        try same.setObjects(try players.map { try #require(context.object(with: $0.objectID)) }, forKey: "players")
-        try await context.save()
-        #expect(try store.viewContext.object(with: team.objectID)?.objects(forKey: "players").count == 3)
-        // A change to another object's attribute alone saves (nothing else of it is checked again).
-        try #require(context.object(with: players[2].objectID)).setValue(.integer(9), forKey: "number")
-        try await context.save()
-        #expect(try store.viewContext.object(with: players[2].objectID)?.value(forKey: "number", as: Int.self) == 9)
+        context.rollback()
+
+        // Deleted by another save after this context changed it: a merge conflict, not the
+        // missing value it was given.
+        let view = store.viewContext
+        try #require(view.object(with: teams[1].objectID)).setValue(nil, forKey: "name")
+        let deleter = store.newBackgroundContext()
+        try deleter.delete(try #require(deleter.object(with: teams[1].objectID)))
+        try await deleter.save()
+        await #expect { try await view.save() } throws: { ($0 as? StoreError)?.code == .mergeConflict }
     }
 
     @Test func compoundUniquenessRefusesOnlyTheWholeKey() async throws {

@@ -73,6 +73,19 @@ struct ContextState {
         return true
     }
 
+    /// Records a change to an existing object's value at `position`; `original`: the committed
+    /// record it is changed from, kept the first time it changes (nil in a child context).
+    mutating func update(_ id: ObjectID, _ position: Int, _ value: PropertyValue, original: @autoclosure () -> ObjectRecord?) {
+        updated[id, default: PendingUpdate(original: original())].values[position] = value
+    }
+
+    /// Records the deletion of an existing object, keeping the committed record it was first
+    /// changed from (its pending update's, else `original`).
+    mutating func deleteExisting(_ id: ObjectID, original: ObjectRecord?) {
+        deleted.insert(id)
+        if deletedOriginals[id] == nil, let original = updated[id]?.original ?? original { deletedOriginals[id] = original }
+    }
+
     var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
 
     /// Whether an object's committed value at `position` is still its value in this state: the
@@ -93,7 +106,7 @@ struct ContextState {
         return true
     }
 
-    /// The pending changes, taken out of the state (put back with ``restore(_:)`` on failure).
+    /// The pending changes, taken out of the state (a rollback or a reset drops them).
     mutating func takeChanges() -> PendingChanges {
         defer {
             forgetPendingChanges()
@@ -150,9 +163,10 @@ extension ContextState {
 /// An existing object's unsaved changes in a context.
 struct PendingUpdate: Sendable {
     /// The changed properties, by position.
-    var values: [Int: PropertyValue]
-    /// The committed record the changes were made to (root contexts: a save checks it against
-    /// the latest for conflicts; nil in a child, whose parent checks them when it saves).
+    var values: [Int: PropertyValue] = [:]
+    /// The committed record the changes were made to: in a root context, a save checks it
+    /// against the latest for conflicts (none when nil: a child's changes, whose parent checks
+    /// them when it saves, or an object a save found gone).
     var original: ObjectRecord?
 }
 

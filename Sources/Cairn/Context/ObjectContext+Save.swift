@@ -102,8 +102,10 @@ extension ObjectContext {
         // One snapshot for every object (the root's is read under a lock).
         let snapshot = parent == nil ? rootSnapshot : nil
         for (id, update) in changes.updated where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
-            if parent == nil {
-                if changeProblem(id, update.values) != nil { failed.append(id) }
+            if let snapshot {
+                // An object gone from the snapshot is left to the merge policy (a conflict, or
+                // its update dropped), as a whole-object check would leave it.
+                if changeProblem(id, update.values) != nil, snapshot.record(id) != nil { failed.append(id) }
             } else if let values = finalValues(id, updated: update.values, in: snapshot), problem(id, values) != nil {
                 failed.append(id)
             }
@@ -213,17 +215,14 @@ extension ObjectContext {
                 if state.inserted.contains(id) {
                     for (position, value) in update.values { _ = state.inserted.setValue(value, at: position, of: id) }
                 } else {
-                    state.updated[id, default: PendingUpdate(values: [:], original: originals[id])].values.merge(update.values) { _, newer in newer }
+                    state.updated[id, default: PendingUpdate(original: originals[id])].values.merge(update.values) { _, newer in newer }
                 }
             }
             for id in changes.deleted {
                 if state.inserted.removeValue(forKey: id) != nil {
                     state.discarded.insert(id)
                 } else {
-                    state.deleted.insert(id)
-                    if state.deletedOriginals[id] == nil, let original = state.updated[id]?.original ?? originals[id] {
-                        state.deletedOriginals[id] = original
-                    }
+                    state.deleteExisting(id, original: originals[id])
                 }
             }
         }

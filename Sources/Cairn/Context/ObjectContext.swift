@@ -230,14 +230,14 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
                 guard !state.deleted.contains(id), !state.discarded.contains(id), let committed = (state.snapshot ?? store.snapshot).record(id) else {
                     throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
                 }
-                state.updated[id, default: PendingUpdate(values: [:], original: committed)].values[position] = value
+                state.update(id, position, value, original: committed)
                 return true
             }
             if updated && constrained { refreshPendingKeys(of: [id]) }
             return
         }
         // A child context: the object exists if its parent chain has it (a child keeps no
-        // originals: its parent checks conflicts when it saves).
+        // original records: its parent checks conflicts when it saves).
         if state.withLock({ $0.setInserted(id, slot: -1, position, value, constrained: constrained) }) { return }
         defer { if constrained { refreshPendingKeys(of: [id]) } }
         let exists = view(of: id) != nil
@@ -246,7 +246,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
             guard exists else {
                 throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
             }
-            state.updated[id, default: PendingUpdate(values: [:], original: nil)].values[position] = value
+            state.update(id, position, value, original: nil)
         }
     }
 
@@ -355,10 +355,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
                 if state.inserted.removeValue(forKey: id) != nil {
                     state.discarded.insert(id)
                 } else {
-                    state.deleted.insert(id)
-                    if state.deletedOriginals[id] == nil, let original = state.updated[id]?.original ?? original {
-                        state.deletedOriginals[id] = original
-                    }
+                    state.deleteExisting(id, original: original)
                 }
             }
             for (index, relationship) in entity.relationships.enumerated() {

@@ -316,7 +316,7 @@ final class UniqueIndex: @unchecked Sendable {
         var shared: [ObjectID] = []
         // A counting sort of the keys by the top 8 bits of their bucket: 256 groups of
         // neighbouring buckets.
-        let groups = keys.map { Self.bucket($0.hash) >> (Tuning.uniqueBucketBits - 8) }
+        let groups = keys.map { Self.bucket($0.hash) >> max(0, Tuning.uniqueBucketBits - 8) }
         var starts = [Int](repeating: 0, count: 257)
         for group in groups { starts[group + 1] += 1 }
         for group in 0..<256 { starts[group + 1] += starts[group] }

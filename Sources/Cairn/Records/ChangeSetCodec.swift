@@ -247,7 +247,7 @@ enum ChangeSetCodec {
         let updateCount = try reader.readCount(limit: reader.remaining)
         // As inserted rows: every new value in one buffer, every changed position in one array.
         changes.updatedValues = RowStorage.make(capacity: updateCount > 0 ? reader.remaining : 0)
-        changes.updates.reserveCapacity(updateCount)
+        changes.updates.reserveCapacity(min(updateCount, reader.remaining / 3))  // an update takes three bytes at least
         for _ in 0..<updateCount {
             let id = try readID(&reader, model: model)
             let entity = model.descriptions[id.entity]

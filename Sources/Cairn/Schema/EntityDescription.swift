@@ -58,9 +58,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.inverses = inverses
         uniquePositions = Set(uniqueness.flatMap(\.positions))
         isConstrained = (0..<(attributes.count + relationships.count)).map(uniquePositions.contains)
-        requiredPositions = attributes.indices.filter { !attributes[$0].isOptional && !attributes[$0].isTransient }
+        let isRequired = attributes.map { !$0.isOptional && !$0.isTransient }
+        self.isRequired = isRequired
+        requiredPositions = isRequired.indices.filter { isRequired[$0] }
         transientPositions = attributes.indices.filter { attributes[$0].isTransient }
-        isRequired = attributes.map { !$0.isOptional && !$0.isTransient }
         attributeDefaults = attributes.map { $0.defaultValue ?? .null }
         newObjectValues =
             attributeDefaults.map(PropertyValue.attribute)

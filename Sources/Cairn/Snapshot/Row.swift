@@ -92,14 +92,18 @@ struct Row: @unchecked Sendable {
     /// A row of `count` values, `old`, with the values at `positions` (increasing) replaced by
     /// those encoded one after the other in `patch`, written at the start of `scratch` (made
     /// anew when it is too small or no longer the caller's alone). The row is borrowed from
-    /// `scratch` for the time of `body`.
+    /// `scratch` for the time of `body`; a long one (``Tuning/largeRow``, which the object
+    /// table keeps by reference) from a buffer of its own size, so that `scratch` stays the
+    /// caller's.
     static func withReplaced<R>(
         _ old: UnsafeRawBufferPointer, count: Int, positions: ArraySlice<Int>, with patch: UnsafeRawBufferPointer, in scratch: inout RowStorage,
         _ body: (BorrowedRow) throws -> R
     ) rethrows -> R {
         let room = old.count + patch.count
-        if room > scratch.capacity || !isKnownUniquelyReferenced(&scratch) {
-            scratch = RowStorage.make(capacity: max(room, 2 * scratch.capacity))
+        if room > scratch.capacity {
+            scratch = RowStorage.make(capacity: max(room, min(2 * scratch.capacity, Tuning.largeRow)))
+        } else if !isKnownUniquelyReferenced(&scratch) {
+            scratch = RowStorage.make(capacity: scratch.capacity)
         }
         scratch.removeAll()
         var oldOffset = 0, newOffset = 0
@@ -116,7 +120,11 @@ struct Row: @unchecked Sendable {
             }
             oldOffset = oldEnd
         }
-        let storage = scratch
+        var storage = scratch
+        if storage.used >= Tuning.largeRow {
+            storage = RowStorage.make(capacity: scratch.used)
+            scratch.withBytes { _ = storage.append($0) }
+        }
         return try storage.withBytes { try body(BorrowedRow(bytes: RowBytes(bytes: $0, count: count), storage: storage, start: 0)) }
     }
 
