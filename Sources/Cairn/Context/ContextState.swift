@@ -91,9 +91,7 @@ struct ContextState {
     /// Whether an object's committed value at `position` is still its value in this state: the
     /// object was not deleted, and that value not changed.
     func keepsCommittedValue(_ id: ObjectID, at position: Int) -> Bool {
-        // Empty sets are told apart first: most contexts that change objects delete none.
-        (deleted.isEmpty || !deleted.contains(id)) && (discarded.isEmpty || !discarded.contains(id)) && !inserted.contains(id)
-            && updated[id]?.values[position] == nil
+        !deleted.contains(id) && !discarded.contains(id) && !inserted.contains(id) && updated[id]?.values[position] == nil
     }
 
     /// After a save of everything that was pending, when nothing changed since it began

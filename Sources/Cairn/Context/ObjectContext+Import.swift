@@ -56,14 +56,16 @@ extension ObjectContext {
         let copied = baseSnapshot.objects.withRowBytes(id) { row -> Bool in
             bytes.removeAll(keepingCapacity: true)
             starts.removeAll(keepingCapacity: true)
-            for position in 0..<row.count {
-                let value = row.value(position)
-                starts.append(bytes.count)
-                if let start = value.baseAddress {
-                    bytes.append(contentsOf: UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: value.count))
-                }
+            // One walk of the row (each value's size read from its tag, clamped to the row, as
+            // reading value by value would clamp it), then its bytes copied at once.
+            let all = row.bytes
+            var offset = 0
+            for _ in 0..<row.count {
+                starts.append(offset)
+                if let base = all.baseAddress, offset < all.count { offset += min(RowBytes.skip(base, offset, all.count), all.count - offset) }
             }
-            starts.append(bytes.count)
+            starts.append(offset)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: all[0..<offset]))
             return true
         }
         return copied ?? false

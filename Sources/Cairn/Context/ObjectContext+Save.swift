@@ -101,22 +101,21 @@ extension ObjectContext {
         }
         // One snapshot for every object (the root's is read under a lock).
         let snapshot = parent == nil ? rootSnapshot : nil
+        /// The first problem of an existing object's values once `changed` is saved.
+        func updateProblem(_ id: ObjectID, _ changed: [Int: PropertyValue]) -> StoreError? {
+            guard let snapshot else { return finalValues(id, updated: changed, in: nil).flatMap { self.problem(id, $0) } }
+            // An object gone from the snapshot is left to the merge policy (a conflict, or its
+            // update dropped), as a whole-object check would leave it.
+            guard let found = changeProblem(id, changed), snapshot.record(id) != nil else { return nil }
+            return found
+        }
         for (id, update) in changes.updated where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
-            if let snapshot {
-                // An object gone from the snapshot is left to the merge policy (a conflict, or
-                // its update dropped), as a whole-object check would leave it.
-                if changeProblem(id, update.values) != nil, snapshot.record(id) != nil { failed.append(id) }
-            } else if let values = finalValues(id, updated: update.values, in: snapshot), problem(id, values) != nil {
-                failed.append(id)
-            }
+            if updateProblem(id, update.values) != nil { failed.append(id) }
         }
         if let first = failed.min() {
-            let problem: StoreError?
-            if parent == nil, !changes.inserted.contains(first), let update = changes.updated[first] {
-                problem = changeProblem(first, update.values)
-            } else {
-                problem = finalValues(first, changes, in: snapshot).flatMap { self.problem(first, $0) }
-            }
+            let problem =
+                changes.inserted[first].flatMap { self.problem(first, ObjectView(base: .values($0))) }
+                ?? changes.updated[first].flatMap { updateProblem(first, $0.values) }
             if let problem { throw problem }
         }
         for id in changes.deleted.sorted() {

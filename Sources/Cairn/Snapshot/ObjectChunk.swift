@@ -75,15 +75,9 @@ final class ObjectChunk: @unchecked Sendable {
 
     func record(_ slot: Int) -> ObjectRecord? {
         guard let entry = entries[slot] else { return nil }
-        let row: Row
-        switch entry.place {
-        case .buffer(let start): row = Row.view(buffer, start: start, length: Int(entry.length), count: Int(entry.count))
-        case .overflow(let start):
-            row =
-                overflow.map { Row.view($0, start: start, length: Int(entry.length), count: Int(entry.count)) }
-                ?? Row.make(count: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
-        case .large: row = large[slot] ?? Row.make(count: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
-        }
+        let row =
+            storage(entry.place).map { buffer, start in Row.view(buffer, start: start, length: Int(entry.length), count: Int(entry.count)) }
+            ?? large[slot] ?? Row.make(count: 0, bytes: UnsafeRawBufferPointer(start: nil, count: 0))
         return ObjectRecord(row: row, version: entry.version, entity: Int(entry.entity))
     }
 

@@ -21,24 +21,39 @@ package enum DateText {
     /// damaged or forged store holds one) is written as its seconds since 2001-01-01 instead:
     /// `nan s since 2001-01-01T00:00:00Z`; nothing here traps.
     package static func iso8601(_ date: Date) -> String {
-        let seconds = date.timeIntervalSinceReferenceDate
-        let milliseconds = (seconds * 1000).rounded()
-        guard milliseconds.isFinite, abs(milliseconds) <= limit else { return "\(seconds) s since 2001-01-01T00:00:00Z" }
-        return iso8601(millisecondsSince1970: Int64(milliseconds) + referenceMilliseconds)
+        guard let milliseconds = millisecondsSince1970(date) else { return "\(date.timeIntervalSinceReferenceDate) s since 2001-01-01T00:00:00Z" }
+        return iso8601(millisecondsSince1970: milliseconds)
+    }
+
+    /// `date` in milliseconds since 1970-01-01, rounded to the nearest millisecond; nil for a
+    /// date ``iso8601(_:)`` writes in seconds (not a number, infinite, or too far from 2001).
+    package static func millisecondsSince1970(_ date: Date) -> Int64? {
+        let milliseconds = (date.timeIntervalSinceReferenceDate * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) <= limit else { return nil }
+        return Int64(milliseconds) + referenceMilliseconds
     }
 
     /// The text of the instant `milliseconds` after 1970-01-01T00:00:00Z (before it when
     /// negative); `milliseconds` is at most about 9 × 10¹⁵ from 0.
     package static func iso8601(millisecondsSince1970 milliseconds: Int64) -> String {
+        let time = fields(millisecondsSince1970: milliseconds)
+        var text = yearText(time.year)
+        text += "-" + padded(time.month, 2) + "-" + padded(time.day, 2)
+        text += "T" + padded(time.hour, 2) + ":" + padded(time.minute, 2) + ":" + padded(time.second, 2)
+        text += "." + padded(time.millisecond, 3) + "Z"
+        return text
+    }
+
+    /// The UTC calendar fields of the instant `milliseconds` after 1970-01-01T00:00:00Z (at most
+    /// about 9 × 10¹⁵ from 0).
+    package static func fields(
+        millisecondsSince1970 milliseconds: Int64
+    ) -> (year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64, millisecond: Int64) {
         let perDay: Int64 = 86_400_000
         let days = milliseconds >= 0 ? milliseconds / perDay : (milliseconds + 1) / perDay - 1
         let ofDay = milliseconds - days * perDay
         let (year, month, day) = civil(daysSince1970: days)
-        var text = yearText(year)
-        text += "-" + padded(month, 2) + "-" + padded(day, 2)
-        text += "T" + padded(ofDay / 3_600_000, 2) + ":" + padded(ofDay / 60_000 % 60, 2) + ":" + padded(ofDay / 1000 % 60, 2)
-        text += "." + padded(ofDay % 1000, 3) + "Z"
-        return text
+        return (year, month, day, ofDay / 3_600_000, ofDay / 60_000 % 60, ofDay / 1000 % 60, ofDay % 1000)
     }
 
     /// The proleptic Gregorian year, month (1–12) and day (1–31) of a day counted from

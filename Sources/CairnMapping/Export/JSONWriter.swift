@@ -102,15 +102,9 @@ struct JSONWriter {
     /// A date as ISO 8601 in UTC with milliseconds (`2024-05-01T10:20:30.123Z`), as `DateText`
     /// writes it, without making a String; a date outside years 0–9999 through `DateText`.
     mutating func isoDate(_ date: Date) {
-        // Rounded as DateText rounds: the milliseconds since 2001, then the offset to 1970.
-        let sinceReference = (date.timeIntervalSinceReferenceDate * 1000).rounded()
-        guard sinceReference.isFinite, sinceReference.magnitude < 9e15 else { return string(DateText.iso8601(date)) }
-        let total = Int64(sinceReference) + 978_307_200_000
-        guard total >= -62_167_219_200_000, total < 253_402_300_800_000 else { return string(DateText.iso8601(date)) }
-        let perDay: Int64 = 86_400_000
-        let days = total >= 0 ? total / perDay : (total + 1) / perDay - 1
-        let ofDay = total - days * perDay
-        let (year, month, day) = DateText.civil(daysSince1970: days)
+        guard let milliseconds = DateText.millisecondsSince1970(date),
+            case let time = DateText.fields(millisecondsSince1970: milliseconds), (0...9999).contains(time.year)
+        else { return string(DateText.iso8601(date)) }
         func digits(_ value: Int64, _ width: Int) {
             var divisor: Int64 = 1
             for _ in 1..<width { divisor *= 10 }
@@ -122,19 +116,19 @@ struct JSONWriter {
             }
         }
         buffer.append(UInt8(ascii: "\""))
-        digits(year, 4)
+        digits(time.year, 4)
         buffer.append(UInt8(ascii: "-"))
-        digits(month, 2)
+        digits(time.month, 2)
         buffer.append(UInt8(ascii: "-"))
-        digits(day, 2)
+        digits(time.day, 2)
         buffer.append(UInt8(ascii: "T"))
-        digits(ofDay / 3_600_000, 2)
+        digits(time.hour, 2)
         buffer.append(UInt8(ascii: ":"))
-        digits(ofDay / 60_000 % 60, 2)
+        digits(time.minute, 2)
         buffer.append(UInt8(ascii: ":"))
-        digits(ofDay / 1000 % 60, 2)
+        digits(time.second, 2)
         buffer.append(UInt8(ascii: "."))
-        digits(ofDay % 1000, 3)
+        digits(time.millisecond, 3)
         buffer.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
     }
 

@@ -79,17 +79,15 @@ struct JSONExporter {
         case object(MemberName, [ExportNode])
     }
 
-    /// A member's key, and its JSON (`"key":`) written once, not once per object.
+    /// A member's key as JSON (`"key":`), written once, not once per object.
     struct MemberName {
-        let key: String
         let json: [UInt8]
 
         init(_ key: String) {
-            self.key = key
             var writer = JSONWriter(sink: { _ in })
             writer.string(key)
             writer.byte(UInt8(ascii: ":"))
-            json = writer.buffer
+            json = Array(writer.buffer[...])  // not the writer's whole buffer
         }
     }
 
@@ -318,7 +316,7 @@ struct JSONExporter {
     private mutating func value(_ value: Value, _ attribute: ResolvedAttribute) throws {
         switch value {
         case .string(let text), .uri(let text): writer.string(text)
-        case .integer(let number): writer.raw(String(number))
+        case .integer(let number): writer.integer(number)
         case .boolean(let flag): flag ? writer.raw("true") : writer.raw("false")
         case .null: writer.raw("null")
         default: writer.value(try json(value, attribute))

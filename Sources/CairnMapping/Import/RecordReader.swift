@@ -97,12 +97,9 @@ struct RecordReader {
             warnings.append(ImportWarning(path: path.text, message: "\(misfit.message); \(entity).\(attribute.name) set to nil"))
             value = .null
         }
-        if record.ranks.isEmpty {
-            record.values[index] = value
-        } else if rank <= record.ranks[index] {
-            record.values[index] = value
-            record.ranks[index] = rank
-        }
+        // (A key that ranks above the one read was passed over above.)
+        record.values[index] = value
+        if !record.ranks.isEmpty { record.ranks[index] = rank }
     }
 
     private mutating func relationship(
