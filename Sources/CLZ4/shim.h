@@ -2,6 +2,7 @@
 #define CAIRN_CLZ4_SHIM_H
 
 #include <lz4.h>
+#include <lz4hc.h>
 #include <string.h>
 
 /// Copies a stream state that `LZ4_loadDict` primed, so that each frame starts from the same

@@ -356,7 +356,7 @@ extension Log {
     }
 
     /// Throws the failure that poisoned the log, if any.
-    private func throwIfPoisoned() throws {
+    func throwIfPoisoned() throws {
         if let failure = appendState.withLock({ $0.failure }) { throw failure }
     }
 

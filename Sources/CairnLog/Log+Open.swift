@@ -7,14 +7,18 @@ extension Log {
     /// ``LogOptions/createIfMissing`` is false or the log is read-only).
     ///
     /// Every frame is checked (see ``RecoveryMode``). Pass `replay` to receive each record in
-    /// LSN order during that same pass; if opening then fails, discard what was received.
+    /// LSN order during that same pass; if opening then fails, discard what was received. When
+    /// the store has a base (written by compaction), `base` first reads it, and `replay` then
+    /// receives only the records after the base's LSN; a caller that replays must read the
+    /// base (an open with `replay` and without `base` refuses such a store).
     ///
     /// - Throws: ``LogError``: ``LogError/Code/locked`` (naming the holder's pid) when another
     ///   writer has the store; ``LogError/Code/corruption`` naming file and offset;
     ///   ``LogError/Code/tornTail`` in ``RecoveryMode/absoluteConsistency``; I/O errors.
     public static func open(
         at directory: String, options: LogOptions = LogOptions(),
-        replay: ((LogRecord) throws -> Void)? = nil
+        replay: ((LogRecord) throws -> Void)? = nil,
+        base: ((BaseReader) throws -> Void)? = nil
     ) throws -> Log {
         try options.validate()
         let io = options.fileIO
@@ -24,7 +28,7 @@ extension Log {
         guard io.exists(layout.directory) else { throw LogError(.notFound, "no such directory", path: layout.directory) }
         let lock = writable ? try acquireLock(layout, io) : nil
         do {
-            return try recover(layout: layout, options: options, lock: lock, replay: replay)
+            return try recover(layout: layout, options: options, lock: lock, base: base, replay: replay)
         } catch {
             if let lock { io.close(lock) }
             throw error
@@ -64,6 +68,7 @@ extension Log {
 
     private static func recover(
         layout: StoreLayout, options: LogOptions, lock: OpenFile?,
+        base readBase: ((BaseReader) throws -> Void)?,
         replay: ((LogRecord) throws -> Void)?
     ) throws -> Log {
         let io = options.fileIO
@@ -105,7 +110,6 @@ extension Log {
             manifest = try createStore(layout: layout, io: io, maximumFrameSize: options.maximumFrameSize)
         }
 
-        try manifest.checkSupported(path: layout.manifest)
         // Files the manifest does not list: frames it does not account for mean it is stale.
         let unlisted = UnlistedFile.classify(names: names, manifest: manifest, layout: layout, io: io)
         let unaccounted = unlisted.filter { $0.kind == .unaccountedSegment }
@@ -142,6 +146,19 @@ extension Log {
             policy: options.compression, dictionaries: dictionaries,
             trainingThreshold: options.dictionaryTraining.threshold)
 
+        // The base first: the records after it change what it holds.
+        let baseLSN = manifest.base?.lastLSN ?? .zero
+        if let record = manifest.base {
+            let reader = BaseReader(base: record, layout: layout, storeID: manifest.storeID, frameLimit: frameLimit, io: io)
+            if let readBase {
+                try readBase(reader)
+            } else if replay != nil {
+                throw LogError(.unsupportedFormat, "the store has a base, and this open replays records without reading it", path: reader.path)
+            } else {
+                try reader.checkLength()
+            }
+        }
+
         let buffer = ReadBuffer()
         var extents: [SegmentExtent] = []
         var last: SegmentScan?
@@ -151,8 +168,10 @@ extension Log {
                 segment, layout: layout, io: io, storeID: manifest.storeID,
                 maximumFrameSize: frameLimit, salvage: salvage, buffer: buffer
             ) { frame in
-                let record = try codec.record(from: frame, path: path, decode: replay != nil)
-                try replay?(record)
+                // Frames the base holds are checked, not replayed.
+                let replayed = replay != nil && frame.header.lsn > baseLSN
+                let record = try codec.record(from: frame, path: path, decode: replayed)
+                if replayed { try replay?(record) }
             }
         }
         for segment in manifest.segments {
@@ -207,6 +226,11 @@ extension Log {
         }
 
         var nextLSN = active.nextLSN
+        // Compaction syncs every frame up to the base's LSN before it installs the base.
+        if nextLSN <= baseLSN && !salvage {
+            throw LogError.corruption(
+                "the log ends at LSN \(nextLSN.previous), before the base's LSN \(baseLSN)", path: active.path, offset: active.validEnd)
+        }
         if salvage {
             // Segments after the active one that the (stale) manifest does not list.
             for file in unaccounted {
@@ -247,7 +271,7 @@ extension Log {
         }
         let log = Log(
             layout: layout, options: options, report: report, codec: codec, storeID: manifest.storeID,
-            frameLimit: frameLimit, lockFile: lock, writer: writer, extents: extents, nextLSN: nextLSN)
+            frameLimit: frameLimit, lockFile: lock, writer: writer, extents: extents, nextLSN: nextLSN, base: manifest.base)
         log.startSyncThread()
         return log
     }

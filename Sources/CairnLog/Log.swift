@@ -49,11 +49,16 @@ public final class Log: Sendable {
     /// success, and the success must not acknowledge what the failure lost. Lock order:
     /// `writer`, then `syncOrder`, then `appendState`.
     let syncOrder = NSLock()
+    /// The base the manifest names (replaced by ``installBase(_:)``).
+    let installedBase: Protected<Manifest.Base?>
+    /// Set while a base is being written (one compaction at a time).
+    let compacting = Atomic<Bool>(false)
 
     init(
         layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
-        frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN
+        frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN, base: Manifest.Base? = nil
     ) {
+        self.installedBase = Protected(base)
         self.layout = layout
         self.directory = layout.directory
         self.options = options
@@ -91,6 +96,10 @@ public final class Log: Sendable {
 
     /// The LSN of the first frame the log still holds.
     public var firstLSN: LSN { appendState.withLock { $0.extents.first?.segment.firstLSN ?? .first } }
+
+    /// The LSN whose state the store's base holds (nil: no compaction yet). Frames up to it
+    /// are not replayed.
+    public var baseLSN: LSN? { installedBase.withLock { $0?.lastLSN } }
 
     /// Finishes pending appends, syncs, and releases the writer lock. Later appends throw
     /// ``LogError/Code/closed``; readers made before keep working.

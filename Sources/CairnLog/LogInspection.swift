@@ -67,6 +67,21 @@ public struct LogInspection: Sendable {
     /// Files of Cairn's name patterns that the manifest does not list.
     public var unlistedFiles: [UnlistedFile] = []
 
+    /// The base compaction wrote, as checked block by block.
+    public struct Base: Sendable {
+        /// The base's file name.
+        public var file: String
+        /// The LSN whose state it holds.
+        public var lastLSN: LSN
+        /// The file's size.
+        public var bytesOnDisk: UInt64
+        /// Nil when every block and entry checked out; else the damage (also in ``otherProblems``).
+        public var damage: LogError?
+    }
+
+    /// The store's base, when compaction wrote one.
+    public var base: Base?
+
     /// Whether nothing is damaged (a torn tail counts as damage for `verify`; a write in
     /// progress does not; neither does a left-over or a side file).
     public var isHealthy: Bool {
@@ -87,8 +102,8 @@ public struct LogInspection: Sendable {
         else { return nil }
         return first.lowerBound...last.upperBound
     }
-    /// Bytes of segments and dictionaries on disk.
-    public var bytesOnDisk: UInt64 { segments.reduce(dictionaryBytes) { $0 + $1.bytesOnDisk } }
+    /// Bytes of the base, segments and dictionaries on disk.
+    public var bytesOnDisk: UInt64 { segments.reduce(dictionaryBytes + (base?.bytesOnDisk ?? 0)) { $0 + $1.bytesOnDisk } }
     /// Payload bytes as appended.
     public var rawBytes: UInt64 { segments.reduce(0) { $0 + $1.rawBytes } }
     /// Payload bytes as stored.
@@ -133,7 +148,6 @@ extension LogInspection {
         else {
             throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
         }
-        try manifest.checkSupported(path: layout.manifest)
         let unlisted = CairnLog.UnlistedFile.classify(names: names, manifest: manifest, layout: layout, io: io).map { file in
             UnlistedFile(
                 name: file.name, reason: file.reason, holdsUnaccountedFrames: file.kind == .unaccountedSegment,
@@ -152,6 +166,14 @@ extension LogInspection {
             } catch let error as LogError {
                 problems.append(error)
             }
+        }
+        var base: Base?
+        if let record = manifest.base {
+            let reader = BaseReader(base: record, layout: layout, storeID: manifest.storeID, frameLimit: maximumFrameSize, io: io)
+            var damage: LogError?
+            do { try reader.verify() } catch let error as LogError { damage = error }
+            if let damage { problems.append(damage) }
+            base = Base(file: StoreLayout.name(.base, record.number), lastLSN: record.lastLSN, bytesOnDisk: record.length, damage: damage)
         }
         let codec = PayloadCodec(policy: .none, dictionaries: dictionaries)
         let buffer = ReadBuffer()
@@ -198,6 +220,6 @@ extension LogInspection {
         return LogInspection(
             directory: layout.directory, manifestGeneration: manifest.generation, manifestNote: note,
             dictionaries: manifest.dictionaries.count, dictionaryBytes: dictionaryBytes,
-            segments: segments, otherProblems: problems, unlistedFiles: unlisted)
+            segments: segments, otherProblems: problems, unlistedFiles: unlisted, base: base)
     }
 }

@@ -6,8 +6,11 @@ import struct Foundation.UUID
 /// It is small, rewritten only at a segment roll, a dictionary training or a compaction, and
 /// always replaced atomically (see ``ManifestFile``). Byte layout: docs/FORMAT.md.
 package struct Manifest: Equatable, Sendable {
-    /// The version of the manifest layout this code writes.
-    package static let formatVersion: UInt16 = 1
+    /// The newest manifest version this code writes and reads: 2 names a base; a manifest
+    /// without one is written as version 1, which every earlier build reads.
+    package static let formatVersion: UInt16 = 2
+    /// The version of a manifest that names no base.
+    package static let versionWithoutBase: UInt16 = 1
     /// The largest manifest accepted; a larger file is refused before it is read.
     package static let maximumSize = 16 << 20
 
@@ -37,8 +40,8 @@ package struct Manifest: Equatable, Sendable {
         package var checksum: UInt32
     }
 
-    /// A compacted base snapshot that replaces every frame up to ``lastLSN`` (written by
-    /// compaction; absent until then).
+    /// A compacted base: the state as of ``lastLSN``, which replaces every frame up to it
+    /// (written by compaction; absent until the first).
     package struct Base: Equatable, Sendable {
         /// The base file's number.
         package var number: UInt64
@@ -78,7 +81,7 @@ extension Manifest {
     package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 64 + segments.count * 40)
         writer.write(bytes: Self.magic)
-        writer.write(Self.formatVersion)
+        writer.write(base == nil ? Self.versionWithoutBase : Self.formatVersion)
         writer.write(UInt16(0))  // flags
         writer.write(UInt32(0))  // body length, patched below
         let bodyStart = writer.count
@@ -136,7 +139,7 @@ extension Manifest {
                 let actual = CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<checksumOffset])))
                 guard stored == actual, tail.isAtEnd else { throw corrupt("checksum mismatch", checksumOffset) }
                 // Checked after the checksum, so that a damaged version field reads as damage.
-                guard version == Self.formatVersion else {
+                guard (Self.versionWithoutBase...Self.formatVersion).contains(version) else {
                     throw LogError.unsupportedVersion(of: "manifest", version, current: Self.formatVersion, path: path, offset: 8)
                 }
                 guard flags == 0 else { throw LogError(.unsupportedFormat, "manifest flags \(flags) are unknown to this build", path: path, offset: 10) }
@@ -179,6 +182,8 @@ extension Manifest {
                 let hasBase: UInt8 = try reader.read()
                 guard hasBase <= 1 else { throw corrupt("invalid base flag \(hasBase)", reader.offset - 1) }
                 if hasBase == 1 {
+                    // Only version 2 names a base; no build writes a version 1 manifest with one.
+                    guard version >= 2 else { throw corrupt("a version 1 manifest names a base", reader.offset - 1) }
                     base = Base(
                         number: try reader.read(), lastLSN: LSN(try reader.read(UInt64.self)),
                         length: try reader.read(), checksum: try reader.read())
@@ -197,16 +202,10 @@ extension Manifest {
         }
     }
 
-    /// Throws ``LogError/Code/unsupportedFormat`` for what this build cannot read yet: a
-    /// compacted base snapshot (the compaction issue adds it; ignoring it would lose data).
-    package func checkSupported(path: String) throws {
-        if base != nil {
-            throw LogError(.unsupportedFormat, "the store has a compacted base snapshot, which this build cannot read", path: path)
-        }
-    }
-
     /// Checks what every manifest must satisfy: increasing segment numbers, one active segment
-    /// at the end, and LSNs that continue from one segment to the next.
+    /// at the end, and LSNs that continue from one segment to the next; with a base, the first
+    /// segment starts no later than the LSN after the base's (frames up to the base's LSN that
+    /// it still holds are not replayed).
     package func checkInvariants(path: String) throws {
         func fail(_ message: String) -> LogError { LogError.corruption("manifest: " + message, path: path) }
         guard let last = segments.last else { throw fail("no segments") }
@@ -215,7 +214,10 @@ extension Manifest {
         if let base, !(1...StoreLayout.largestNumber).contains(base.number) {
             throw fail("base number \(base.number) is outside 1...\(StoreLayout.largestNumber)")
         }
-        var expectedLSN = base.map { $0.lastLSN.next } ?? segments[0].firstLSN
+        if let base, segments[0].firstLSN > base.lastLSN.next {
+            throw fail("segment \(segments[0].number) starts at LSN \(segments[0].firstLSN), after the base's LSN \(base.lastLSN) + 1")
+        }
+        var expectedLSN = segments[0].firstLSN
         for (index, segment) in segments.enumerated() {
             guard (1...StoreLayout.largestNumber).contains(segment.number) else {
                 throw fail("segment number \(segment.number) is outside 1...\(StoreLayout.largestNumber)")

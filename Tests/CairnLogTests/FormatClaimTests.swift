@@ -32,23 +32,31 @@ import Testing
         return found
     }
 
-    @Test func unknownManifestFlagsAndABaseRecordAreAnUnsupportedFormat() async throws {
+    @Test func unknownManifestFlagsAreAnUnsupportedFormatAndOnlyVersion2NamesABase() async throws {
         let directory = TemporaryDirectory()
         let store = directory.store()
         try await makeStore(store, count: 5)
         let original = try contents(store + "/MANIFEST")
+        #expect(original[8] == 1)  // no base: version 1, which earlier builds read
+        func resealed(_ bytes: [UInt8]) -> [UInt8] {
+            var bytes = bytes
+            let checksum = bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(bytes.count - 4)]))) }
+            withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange((bytes.count - 4)..., with: $0) }
+            return bytes
+        }
         var flagged = original
         flagged[10] = 1
-        let checksum = flagged.withUnsafeBytes { CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<(flagged.count - 4)]))) }
-        withUnsafeBytes(of: checksum.littleEndian) { flagged.replaceSubrange((flagged.count - 4)..., with: $0) }
         var based = try manifest(store)
         based.base = Manifest.Base(number: 1, lastLSN: .zero, length: 100, checksum: 0)
-        for (bytes, what) in [(flagged, "flags"), (based.encoded(), "base")] {
+        var version1Base = based.encoded()
+        #expect(version1Base[8] == 2)
+        version1Base[8] = 1
+        for (bytes, code) in [(resealed(flagged), LogError.Code.unsupportedFormat), (resealed(version1Base), .corruption)] {
             try write(bytes, to: store + "/MANIFEST")
-            #expect { try Log.open(at: store) } throws: { ($0 as? LogError)?.code == .unsupportedFormat }
+            #expect { try Log.open(at: store) } throws: { ($0 as? LogError)?.code == code }
             #expect { try LogInspection.inspect(directory: store) } throws: { error in
                 let error = error as? LogError
-                return error?.code == .unsupportedFormat && error?.path == store + "/MANIFEST" && (what != "base" || error?.message.contains("base") == true)
+                return error?.code == code && error?.path == store + "/MANIFEST"
             }
         }
         try write(original, to: store + "/MANIFEST")

@@ -1,0 +1,188 @@
+import CLZ4
+import CairnSupport
+
+/// How hard compaction compresses a base's blocks: LZ4 (fast), or LZ4-HC (smaller, slower to
+/// write, as fast to read).
+public enum CompactionLevel: String, Sendable, CaseIterable {
+    /// LZ4: the online default.
+    case fast
+    /// LZ4-HC: the offline default (`cairn compact`).
+    case high
+}
+
+/// A base file as written and synced, ready for ``Log/installBase(_:)``.
+public struct WrittenBase: Sendable, Equatable {
+    /// The base's number (its file is `NNNNNNNNNNNN.base`).
+    public let number: UInt64
+    /// The LSN whose state it holds.
+    public let lastLSN: LSN
+    /// Its length in bytes.
+    public let length: UInt64
+    /// The masked CRC32C of its bytes.
+    let checksum: UInt32
+    /// Its path.
+    public let path: String
+}
+
+/// Writes a base file: entries (opaque bytes, each at most one row's worth) packed into blocks
+/// of about ``LogTuning/baseBlockSize``, each compressed and checksummed; then the index and
+/// the trailer. Written under a temporary name (`NNNNNNNNNNNN.base.tmp`), synced, renamed and
+/// the directory synced by ``finish()``; nothing lists it until ``Log/installBase(_:)``.
+/// Used by one thread at a time. Dropped unfinished, it removes its temporary file.
+public final class BaseWriter {
+    private let io: any FileIO
+    private let directory: String
+    private let temporaryPath: String
+    private let path: String
+    private let header: BaseHeader
+    private let level: CompactionLevel
+    private let maximumRawBlock: Int
+    private var file: OpenFile?
+    private var offset: UInt64 = 0
+    /// CRC32C of every byte written so far, in file order (unmasked).
+    private var checksum: UInt32 = 0
+    private var block: [UInt8] = []
+    private var compressed: [UInt8] = []
+    private var blocks: [BaseBlock] = []
+    private var entryCount: UInt64 = 0
+    /// Called once, when the writer finishes or is abandoned (the log then allows another).
+    private var ended: (() -> Void)?
+
+    /// The bytes of entries appended so far, uncompressed.
+    public private(set) var rawBytes: UInt64 = 0
+    /// The bytes written to the file so far.
+    public var writtenBytes: UInt64 { offset }
+
+    init(io: any FileIO, layout: StoreLayout, header: BaseHeader, level: CompactionLevel, frameLimit: Int, ended: @escaping () -> Void) throws {
+        self.ended = ended
+        self.io = io
+        self.directory = layout.directory
+        self.path = layout.path(.base, header.number)
+        self.temporaryPath = path + ".tmp"
+        self.header = header
+        self.level = level
+        self.maximumRawBlock = BaseFile.maximumRawBlock(frameLimit: frameLimit)
+        let file: OpenFile
+        do {
+            if io.exists(temporaryPath) { try io.remove(temporaryPath) }
+            file = try io.open(temporaryPath, mode: .createNew)
+        } catch {
+            end()
+            throw error
+        }
+        self.file = file
+        block.reserveCapacity(LogTuning.baseBlockSize + LogTuning.baseEntryOverhead)
+        do {
+            try write(header.encoded())
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    deinit { abandon() }
+
+    /// The largest entry a base can hold.
+    public var maximumEntrySize: Int { maximumRawBlock - 4 }
+
+    /// Adds one entry.
+    ///
+    /// - Throws: ``LogError/Code/frameTooLarge`` for an entry over ``maximumEntrySize``; I/O
+    ///   errors (``LogError/Code/diskFull`` when the disk is full).
+    public func append(_ entry: UnsafeRawBufferPointer) throws {
+        guard entry.count <= maximumEntrySize else {
+            throw LogError(.frameTooLarge, "a base entry of \(entry.count) bytes exceeds the largest, \(maximumEntrySize)", path: temporaryPath)
+        }
+        if !block.isEmpty && block.count + 4 + entry.count > LogTuning.baseBlockSize { try flushBlock() }
+        withUnsafeBytes(of: UInt32(entry.count).littleEndian) { block.append(contentsOf: $0) }
+        block.append(contentsOf: entry)
+        entryCount += 1
+        rawBytes += UInt64(entry.count)
+    }
+
+    /// Adds one entry.
+    public func append(_ entry: [UInt8]) throws {
+        try entry.withUnsafeBytes { try append($0) }
+    }
+
+    /// Writes the last block, the index and the trailer; syncs the file, renames it to its
+    /// name and syncs the directory.
+    public func finish() throws -> WrittenBase {
+        guard let file else { throw LogError(.closed, "the base writer was abandoned", path: temporaryPath) }
+        do {
+            try flushBlock()
+            try write(BaseTrailer.encoded(blocks: blocks, entryCount: entryCount, indexOffset: offset))
+            try io.fullSync(file)
+            io.close(file)
+            self.file = nil
+            try io.rename(temporaryPath, to: path)
+            try io.syncDirectory(directory)
+        } catch {
+            abandon()
+            throw error
+        }
+        end()
+        return WrittenBase(number: header.number, lastLSN: header.lastLSN, length: offset, checksum: CRC32C.mask(checksum), path: path)
+    }
+
+    /// Stops writing and removes the temporary file (best effort).
+    public func abandon() {
+        defer { end() }
+        guard let file else { return }
+        io.close(file)
+        self.file = nil
+        try? io.remove(temporaryPath)
+    }
+
+    private func end() {
+        ended?()
+        ended = nil
+    }
+
+    private func flushBlock() throws {
+        guard !block.isEmpty else { return }
+        let bound = Int(LZ4_compressBound(Int32(block.count)))
+        if compressed.count < BaseFile.blockHeaderSize + bound { compressed = [UInt8](repeating: 0, count: BaseFile.blockHeaderSize + bound) }
+        let size = block.withUnsafeBytes { source in
+            compressed.withUnsafeMutableBytes { target -> Int in
+                guard let start = target.baseAddress, let input = source.baseAddress?.assumingMemoryBound(to: CChar.self) else { return 0 }
+                let destination = start.advanced(by: BaseFile.blockHeaderSize).assumingMemoryBound(to: CChar.self)
+                switch level {
+                case .fast: return Int(LZ4_compress_default(input, destination, Int32(source.count), Int32(bound)))
+                case .high: return Int(LZ4_compress_HC(input, destination, Int32(source.count), Int32(bound), LZ4HC_CLEVEL_DEFAULT))
+                }
+            }
+        }
+        // Stored as is unless LZ4 saves something.
+        let codec = size > 0 && size < block.count ? BaseFile.lz4Codec : BaseFile.rawCodec
+        let stored = codec == BaseFile.lz4Codec ? size : block.count
+        if codec == BaseFile.rawCodec {
+            compressed.withUnsafeMutableBytes { target in
+                block.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: target[BaseFile.blockHeaderSize...]).copyMemory(from: $0) }
+            }
+        }
+        compressed.withUnsafeMutableBytes { target in
+            target.storeBytes(of: UInt32(stored).littleEndian, toByteOffset: 0, as: UInt32.self)
+            target.storeBytes(of: UInt32(block.count).littleEndian, toByteOffset: 4, as: UInt32.self)
+            target.storeBytes(of: codec, toByteOffset: 8, as: UInt8.self)
+            for index in 9..<12 { target[index] = 0 }
+            var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: target[0..<12]))
+            crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: target[BaseFile.blockHeaderSize..<(BaseFile.blockHeaderSize + stored)]), extending: crc)
+            target.storeBytes(of: CRC32C.mask(crc).littleEndian, toByteOffset: 12, as: UInt32.self)
+        }
+        blocks.append(BaseBlock(offset: offset, storedLength: UInt32(stored), rawLength: UInt32(block.count)))
+        try compressed.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[0..<(BaseFile.blockHeaderSize + stored)])) }
+        block.removeAll(keepingCapacity: true)
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let file else { throw LogError(.closed, "the base writer was abandoned", path: temporaryPath) }
+        try io.writeAll(file, bytes, at: offset)
+        checksum = CRC32C.checksum(bytes, extending: checksum)
+        offset += UInt64(bytes.count)
+    }
+}

@@ -1,0 +1,83 @@
+/// Compaction's part in the log: writing a base file, and installing it in the manifest in
+/// place of the frames it holds.
+///
+/// The object graph writes the state as of an LSN into a ``BaseWriter`` (from a snapshot of
+/// its own, while appends go on), then calls ``installBase(_:)``: one manifest replacement
+/// names the base and drops the sealed segments whose frames it holds. That replacement is
+/// the commit point. The files it no longer lists (the old base, the dropped segments) are
+/// removed after it, or by the next writable open when a crash came first.
+extension Log {
+    /// A writer for a new base holding the state as of `lastLSN`, which must be an LSN this
+    /// log has handed out. One base is written at a time.
+    ///
+    /// - Throws: ``LogError/Code/readOnly`` for a read-only log; ``LogError/Code/invalidArgument``
+    ///   while another base is being written, or for an LSN not yet handed out or older than
+    ///   the installed base's; I/O errors.
+    public func makeBaseWriter(lastLSN: LSN, level: CompactionLevel) throws -> BaseWriter {
+        guard options.isWritable else { throw LogError(.readOnly, "the log was opened read-only", path: directory) }
+        let handedOut = appendState.withLock { $0.nextLSN.previous }
+        let installed = installedBase.withLock { $0 }
+        guard lastLSN <= handedOut, lastLSN >= installed?.lastLSN ?? .zero else {
+            throw LogError(
+                .invalidArgument, "a base at LSN \(lastLSN) is outside the log (\(installed?.lastLSN ?? .zero)...\(handedOut))", path: directory)
+        }
+        guard compacting.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            throw LogError(.invalidArgument, "a base is already being written", path: directory)
+        }
+        do {
+            let number = (installed?.number ?? 0) + 1
+            guard number <= StoreLayout.largestNumber else {
+                throw LogError(.readOnly, "the store has used every base number up to \(StoreLayout.largestNumber)", path: directory)
+            }
+            return try BaseWriter(
+                io: io, layout: layout, header: BaseHeader(storeID: storeID, number: number, lastLSN: lastLSN), level: level,
+                frameLimit: frameLimit
+            ) { [weak self] in self?.compacting.store(false, ordering: .releasing) }
+        } catch {
+            compacting.store(false, ordering: .releasing)
+            throw error
+        }
+    }
+
+    /// Makes a finished base part of the store: syncs the frames up to its LSN if they are
+    /// not yet durable, then replaces the manifest with one naming the base and without the
+    /// sealed segments whose frames all precede it (the commit point). Then removes the files
+    /// no longer listed, the old base and those segments; a failure there is left to the next
+    /// writable open, which removes them as left-overs. Returns the names it removed.
+    ///
+    /// - Throws: ``LogError``: I/O errors (the store then stays as it was: the manifest is
+    ///   replaced atomically); ``LogError/Code/invalidArgument`` for a base older than the
+    ///   installed one.
+    @discardableResult
+    public func installBase(_ base: WrittenBase) throws -> [String] {
+        if durableLSN < base.lastLSN { try syncWrittenFrames() }
+        guard durableLSN >= base.lastLSN else {
+            throw LogError(.io, "the frames up to the base's LSN \(base.lastLSN) are not on disk", path: base.path, lsn: base.lastLSN)
+        }
+        let removable = try withWriter { state -> [String] in
+            var manifest = state.manifest
+            guard base.lastLSN >= manifest.base?.lastLSN ?? .zero else {
+                throw LogError(.invalidArgument, "base at LSN \(base.lastLSN) is older than the installed one", path: base.path)
+            }
+            let old = manifest.base
+            manifest.base = Manifest.Base(number: base.number, lastLSN: base.lastLSN, length: base.length, checksum: base.checksum)
+            // Sealed segments whose every frame the base holds.
+            let dropped = manifest.segments.prefix { $0.isSealed && $0.firstLSN.rawValue + $0.frameCount <= base.lastLSN.next.rawValue }
+            manifest.segments.removeFirst(dropped.count)
+            manifest.generation += 1
+            try throwIfPoisoned()
+            try manifestFile.write(manifest)
+            state.manifest = manifest
+            installedBase.withLock { $0 = manifest.base }
+            let numbers = Set(dropped.map(\.number))
+            appendState.withLock { $0.extents.removeAll { numbers.contains($0.segment.number) } }
+            var names = dropped.map { StoreLayout.name(.segment, $0.number) }
+            if let old, old.number != base.number { names.append(StoreLayout.name(.base, old.number)) }
+            return names
+        }
+        var removed: [String] = []
+        for name in removable where (try? io.remove(layout.path(name))) != nil { removed.append(name) }
+        if !removed.isEmpty { try? io.syncDirectory(layout.directory) }
+        return removed
+    }
+}
