@@ -8,7 +8,8 @@ import struct Foundation.UUID
 /// ```
 /// header (64 bytes) | block | block | … | index (16 bytes per block) | trailer (32 bytes)
 /// block: stored length u32, raw length u32, codec u8, reserved 3, masked CRC32C u32, bytes
-/// raw block: entries, each a u32 length and its bytes (an entry never spans two blocks)
+/// raw block: pieces of entries, each a u32 (its length; the top bit set when the entry goes
+///            on in the next block's first piece) and its bytes
 /// ```
 package enum BaseFile {
     /// The base format version this code writes and reads.
@@ -23,11 +24,10 @@ package enum BaseFile {
     /// A block's codec byte: one LZ4 block (written by LZ4 or LZ4-HC, read the same way).
     static let lz4Codec: UInt8 = 1
 
-    /// The largest raw block a reader accepts, given the store's maximum frame size: an entry
-    /// holds at most one row, and a row came from one frame.
-    static func maximumRawBlock(frameLimit: Int) -> Int {
-        max(LogTuning.baseBlockSize * 2, frameLimit + LogTuning.baseEntryOverhead)
-    }
+    /// The largest raw block: a longer entry is split into pieces across blocks.
+    static let maximumRawBlock = 256 << 10
+    /// The top bit of a piece's length: the entry continues in the next block.
+    static let continues: UInt32 = 1 << 31
 }
 
 /// The 64 bytes at the start of a base file: magic, version, the store it belongs to, its

@@ -17,17 +17,15 @@ public struct BaseReader: Sendable {
     let number: UInt64
     let checksum: UInt32
     let storeID: UUID
-    let frameLimit: Int
     let io: any FileIO
 
-    init(base: Manifest.Base, layout: StoreLayout, storeID: UUID, frameLimit: Int, io: any FileIO) {
+    init(base: Manifest.Base, layout: StoreLayout, storeID: UUID, io: any FileIO) {
         self.path = layout.path(.base, base.number)
         self.lastLSN = base.lastLSN
         self.length = base.length
         self.number = base.number
         self.checksum = base.checksum
         self.storeID = storeID
-        self.frameLimit = frameLimit
         self.io = io
     }
 
@@ -63,10 +61,12 @@ public struct BaseReader: Sendable {
         let (blocks, tail, entryCount) = try readIndex(file, size: size)
 
         var crc = CRC32C.checksum(headerBytes)
-        let maximumRaw = BaseFile.maximumRawBlock(frameLimit: frameLimit)
-        var stored = [UInt8](repeating: 0, count: BaseFile.blockHeaderSize + Int(LZ4_compressBound(Int32(maximumRaw))))
-        var raw = [UInt8](repeating: 0, count: maximumRaw)
+        var stored = [UInt8](repeating: 0, count: BaseFile.blockHeaderSize + Int(LZ4_compressBound(Int32(BaseFile.maximumRawBlock))))
+        var raw = [UInt8](repeating: 0, count: BaseFile.maximumRawBlock)
         var entries: UInt64 = 0
+        // A long entry's pieces so far (grown as they come: bounded by the bytes read).
+        var long: [UInt8] = []
+        var continuing = false
         for block in blocks {
             let total = BaseFile.blockHeaderSize + Int(block.storedLength)
             try stored.withUnsafeMutableBytes { try io.readExactly(file, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<total]), at: block.offset) }
@@ -79,16 +79,35 @@ public struct BaseReader: Sendable {
                     guard rawCount - position >= 4 else {
                         throw LogError.corruption("base block ends inside an entry's length", path: path, offset: block.offset)
                     }
-                    let count = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+                    let header = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self))
+                    let count = Int(header & ~BaseFile.continues)
                     guard count <= rawCount - position - 4 else {
                         throw LogError.corruption("base entry of \(count) bytes runs past the end of its block", path: path, offset: block.offset)
                     }
-                    try body(UnsafeRawBufferPointer(rebasing: bytes[(position + 4)..<(position + 4 + count)]), Location(path: path, blockOffset: block.offset))
+                    let piece = UnsafeRawBufferPointer(rebasing: bytes[(position + 4)..<(position + 4 + count)])
                     position += 4 + count
+                    if header & BaseFile.continues != 0 {
+                        // The entry goes on in the next block: this piece ends its block.
+                        guard position == rawCount else {
+                            throw LogError.corruption("a base entry continues from the middle of its block", path: path, offset: block.offset)
+                        }
+                        long.append(contentsOf: piece)
+                        continuing = true
+                        continue
+                    }
+                    if continuing {
+                        long.append(contentsOf: piece)
+                        try long.withUnsafeBytes { try body($0, Location(path: path, blockOffset: block.offset)) }
+                        long = []
+                        continuing = false
+                    } else {
+                        try body(piece, Location(path: path, blockOffset: block.offset))
+                    }
                     entries += 1
                 }
             }
         }
+        guard !continuing else { throw LogError.corruption("the base's last entry is incomplete", path: path, offset: size - UInt64(BaseFile.trailerSize)) }
         crc = CRC32C.checksum(tail, extending: crc)
         guard entries == entryCount else {
             throw LogError.corruption("base holds \(entries) entries; its trailer says \(entryCount)", path: path, offset: size - UInt64(BaseFile.trailerSize))
@@ -140,7 +159,7 @@ public struct BaseReader: Sendable {
         guard stored == tail.withUnsafeBytes({ CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<($0.count - 4)]))) }) else {
             throw LogError.corruption("base index checksum mismatch", path: path, offset: indexOffset)
         }
-        let maximumRaw = BaseFile.maximumRawBlock(frameLimit: frameLimit)
+        let maximumRaw = BaseFile.maximumRawBlock
         let maximumStored = Int(LZ4_compressBound(Int32(maximumRaw)))
         var blocks: [BaseBlock] = []
         blocks.reserveCapacity(Int(blockCount))

@@ -24,9 +24,9 @@ public struct WrittenBase: Sendable, Equatable {
     public let path: String
 }
 
-/// Writes a base file: entries (opaque bytes, each at most one row's worth) packed into blocks
-/// of about ``LogTuning/baseBlockSize``, each compressed and checksummed; then the index and
-/// the trailer. Written under a temporary name (`NNNNNNNNNNNN.base.tmp`), synced, renamed and
+/// Writes a base file: entries (opaque bytes of any length) packed into blocks of about
+/// ``LogTuning/baseBlockSize``, a long entry split across blocks, each block compressed and
+/// checksummed; then the index and the trailer. Written under a temporary name (`NNNNNNNNNNNN.base.tmp`), synced, renamed and
 /// the directory synced by ``finish()``; nothing lists it until ``Log/installBase(_:)``.
 /// Used by one thread at a time. Dropped unfinished, it removes its temporary file.
 public final class BaseWriter {
@@ -36,7 +36,6 @@ public final class BaseWriter {
     private let path: String
     private let header: BaseHeader
     private let level: CompactionLevel
-    private let maximumRawBlock: Int
     private var file: OpenFile?
     private var offset: UInt64 = 0
     /// CRC32C of every byte written so far, in file order (unmasked).
@@ -53,7 +52,7 @@ public final class BaseWriter {
     /// The bytes written to the file so far.
     public var writtenBytes: UInt64 { offset }
 
-    init(io: any FileIO, layout: StoreLayout, header: BaseHeader, level: CompactionLevel, frameLimit: Int, ended: @escaping () -> Void) throws {
+    init(io: any FileIO, layout: StoreLayout, header: BaseHeader, level: CompactionLevel, ended: @escaping () -> Void) throws {
         self.ended = ended
         self.io = io
         self.directory = layout.directory
@@ -61,7 +60,6 @@ public final class BaseWriter {
         self.temporaryPath = path + ".tmp"
         self.header = header
         self.level = level
-        self.maximumRawBlock = BaseFile.maximumRawBlock(frameLimit: frameLimit)
         let file: OpenFile
         do {
             if io.exists(temporaryPath) { try io.remove(temporaryPath) }
@@ -71,7 +69,7 @@ public final class BaseWriter {
             throw error
         }
         self.file = file
-        block.reserveCapacity(LogTuning.baseBlockSize + LogTuning.baseEntryOverhead)
+        block.reserveCapacity(BaseFile.maximumRawBlock)
         do {
             try write(header.encoded())
         } catch {
@@ -82,22 +80,28 @@ public final class BaseWriter {
 
     deinit { abandon() }
 
-    /// The largest entry a base can hold.
-    public var maximumEntrySize: Int { maximumRawBlock - 4 }
-
-    /// Adds one entry.
+    /// Adds one entry (of any length: one longer than a block is split across blocks).
     ///
-    /// - Throws: ``LogError/Code/frameTooLarge`` for an entry over ``maximumEntrySize``; I/O
-    ///   errors (``LogError/Code/diskFull`` when the disk is full).
+    /// - Throws: I/O errors (``LogError/Code/diskFull`` when the disk is full).
     public func append(_ entry: UnsafeRawBufferPointer) throws {
-        guard entry.count <= maximumEntrySize else {
-            throw LogError(.frameTooLarge, "a base entry of \(entry.count) bytes exceeds the largest, \(maximumEntrySize)", path: temporaryPath)
-        }
+        let room = LogTuning.baseBlockSize - 4
         if !block.isEmpty && block.count + 4 + entry.count > LogTuning.baseBlockSize { try flushBlock() }
-        withUnsafeBytes(of: UInt32(entry.count).littleEndian) { block.append(contentsOf: $0) }
-        block.append(contentsOf: entry)
+        var start = 0
+        // Pieces of a long entry fill blocks of their own; the last may share its block.
+        while entry.count - start > room {
+            appendPiece(UnsafeRawBufferPointer(rebasing: entry[start..<(start + room)]), continues: true)
+            try flushBlock()
+            start += room
+        }
+        appendPiece(UnsafeRawBufferPointer(rebasing: entry[start...]), continues: false)
         entryCount += 1
         rawBytes += UInt64(entry.count)
+    }
+
+    private func appendPiece(_ piece: UnsafeRawBufferPointer, continues: Bool) {
+        let header = UInt32(piece.count) | (continues ? BaseFile.continues : 0)
+        withUnsafeBytes(of: header.littleEndian) { block.append(contentsOf: $0) }
+        block.append(contentsOf: piece)
     }
 
     /// Adds one entry.

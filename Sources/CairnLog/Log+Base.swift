@@ -30,8 +30,7 @@ extension Log {
                 throw LogError(.readOnly, "the store has used every base number up to \(StoreLayout.largestNumber)", path: directory)
             }
             return try BaseWriter(
-                io: io, layout: layout, header: BaseHeader(storeID: storeID, number: number, lastLSN: lastLSN), level: level,
-                frameLimit: frameLimit
+                io: io, layout: layout, header: BaseHeader(storeID: storeID, number: number, lastLSN: lastLSN), level: level
             ) { [weak self] in self?.compacting.store(false, ordering: .releasing) }
         } catch {
             compacting.store(false, ordering: .releasing)

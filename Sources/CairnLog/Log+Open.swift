@@ -149,7 +149,7 @@ extension Log {
         // The base first: the records after it change what it holds.
         let baseLSN = manifest.base?.lastLSN ?? .zero
         if let record = manifest.base {
-            let reader = BaseReader(base: record, layout: layout, storeID: manifest.storeID, frameLimit: frameLimit, io: io)
+            let reader = BaseReader(base: record, layout: layout, storeID: manifest.storeID, io: io)
             if let readBase {
                 try readBase(reader)
             } else if replay != nil {

@@ -169,7 +169,7 @@ extension LogInspection {
         }
         var base: Base?
         if let record = manifest.base {
-            let reader = BaseReader(base: record, layout: layout, storeID: manifest.storeID, frameLimit: maximumFrameSize, io: io)
+            let reader = BaseReader(base: record, layout: layout, storeID: manifest.storeID, io: io)
             var damage: LogError?
             do { try reader.verify() } catch let error as LogError { damage = error }
             if let damage { problems.append(damage) }

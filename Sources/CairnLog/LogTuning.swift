@@ -30,9 +30,7 @@ enum LogTuning {
     static let syncPollingTime = Duration.microseconds(200)
 
     /// The uncompressed size a base file's blocks aim for: large enough that LZ4 finds the
-    /// repeats between rows, small enough that a reader's buffers stay small.
+    /// repeats between rows, small enough that a reader's buffers stay small (at most
+    /// ``BaseFile/maximumRawBlock``).
     static let baseBlockSize = 128 << 10
-    /// What an entry of a base adds to the row it holds, at most (its length, its object's
-    /// key, entity, version): part of the bound on a block a reader accepts.
-    static let baseEntryOverhead = 4 << 10
 }

@@ -6,8 +6,9 @@ import Testing
 /// Base files at the log's level: written, installed in place of the frames they hold, read
 /// back; and hostile bases refused with errors that name the file and offset.
 @Suite struct BaseFileTests {
-    /// Entries of a base: one per index, of varied lengths (some span a block's worth).
-    func entry(_ index: Int) -> [UInt8] { payload(index, size: index % 97 == 0 ? 40_000 : 30 + index % 500) }
+    /// Entries of a base: one per index, of varied lengths (one spans several blocks, some a
+    /// good part of one).
+    func entry(_ index: Int) -> [UInt8] { payload(index, size: index == 5 ? 700_000 : index % 97 == 0 ? 40_000 : 30 + index % 500) }
 
     /// A store of `frames` frames in small segments, with a base of `entries` entries at `lastLSN`.
     func makeStore(
