@@ -73,4 +73,8 @@ enum Tuning {
     /// Structures up to this many elements check all their rules after each change; larger
     /// ones check the part the change touched, so that the test suite stays fast.
     static let wholeCheckLimit = 512
+
+    /// The bytes an objects entry of a base starts with room for (a chunk's rows are about
+    /// this size; the buffer grows for more).
+    static let baseEntryCapacity = 32 << 10
 }

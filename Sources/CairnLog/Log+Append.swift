@@ -232,7 +232,7 @@ extension Log {
     }
 
     /// Syncs the active segment, seals it, and starts the next one at `firstLSN`.
-    private func roll(_ state: inout WriterState, firstLSN: LSN) throws {
+    func roll(_ state: inout WriterState, firstLSN: LSN) throws {
         // The manifest is about to say the segment is sealed at this length: make it so on disk.
         let written = SyncTarget(segment: state.segment, lsn: firstLSN.previous, end: state.length)
         try syncAndAcknowledge(written)
@@ -387,7 +387,7 @@ extension Log {
     }
 
     /// Refuses all further appends and fails every waiting one with `error`.
-    private func poison(with error: LogError) {
+    func poison(with error: LogError) {
         let waiting = appendState.withLock { state -> [Waiter] in
             if state.failure == nil { state.failure = error }
             state.writing = false

@@ -38,6 +38,24 @@ extension Log {
         }
     }
 
+    /// Seals the active segment now (when it holds frames) and starts the next one, so that a
+    /// base written next can replace every frame written so far.
+    ///
+    /// - Throws: the roll's failure (the log is then poisoned, as after a failed append).
+    public func sealActiveSegment() throws {
+        try withWriter { state in
+            guard state.frameCount > 0 else { return }
+            // Under the writer's lock nothing is being written: the next frame follows the last written.
+            let next = appendState.withLock { $0.writtenLSN.next }
+            do {
+                try roll(&state, firstLSN: next)
+            } catch {
+                poison(with: error as? LogError ?? LogError(.io, "\(error)", path: directory))
+                throw error
+            }
+        }
+    }
+
     /// Makes a finished base part of the store: syncs the frames up to its LSN if they are
     /// not yet durable, then replaces the manifest with one naming the base and without the
     /// sealed segments whose frames all precede it (the commit point). Then removes the files

@@ -233,12 +233,7 @@ enum ChangeSetCodec {
             let entity = model.descriptions[id.entity]
             guard !entity.isAbstract else { throw Problem(message: "insert of abstract entity \(entity.name)") }
             let start = reader.offset
-            let kinds = entity.storedKinds
-            for position in kinds.indices {
-                // The common values are checked here; the rest (and every error) by `skipValue`.
-                let size = quickSize(reader.buffer, at: reader.offset, kinds[position])
-                if size > 0 { try reader.skip(size) } else { try skipValue(&reader, model: model, entity: entity, position: position) }
-            }
+            try skipRow(&reader, model: model, entity: entity)
             // The buffer holds what remained of the record: every row fits.
             let bytes = reader.bytes(from: start)
             guard let at = changes.insertedRows.append(bytes) else { throw Problem(message: "insert of \(id) does not fit its record") }
@@ -272,6 +267,16 @@ enum ChangeSetCodec {
         let deleteCount = try reader.readCount(limit: reader.remaining)
         for _ in 0..<deleteCount { changes.deletes.append(try readID(&reader, model: model)) }
         return changes
+    }
+
+    /// Checks one row of `entity`'s values against the model and moves past it.
+    static func skipRow(_ reader: inout ByteReader, model: Model, entity: EntityDescription) throws {
+        let kinds = entity.storedKinds
+        for position in kinds.indices {
+            // The common values are checked here; the rest (and every error) by `skipValue`.
+            let size = quickSize(reader.buffer, at: reader.offset, kinds[position])
+            if size > 0 { try reader.skip(size) } else { try skipValue(&reader, model: model, entity: entity, position: position) }
+        }
     }
 
     /// The size of the value at `offset` when it is a common one that is valid for `kind` (nil of

@@ -81,6 +81,24 @@ final class ObjectChunk: @unchecked Sendable {
         return ObjectRecord(row: row, version: entry.version, entity: Int(entry.entity))
     }
 
+    /// Calls `body` with every filled slot in order: its slot, version, entity and row bytes
+    /// (borrowed for the call).
+    func forEachRow(_ body: (Int, LSN, Int, RowBytes) throws -> Void) rethrows {
+        for slot in entries.indices {
+            guard let entry = entries[slot] else { continue }
+            if let (buffer, start) = storage(entry.place) {
+                try buffer.withBytes { all in
+                    let end = min(all.count, start + Int(entry.length))
+                    try body(
+                        slot, entry.version, Int(entry.entity),
+                        RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[min(start, end)..<end]), count: Int(entry.count)))
+                }
+            } else if let row = large[slot] {
+                try row.withBorrowed { try body(slot, entry.version, Int(entry.entity), $0.bytes) }
+            }
+        }
+    }
+
     /// The buffer holding a row at `place` and the row's offset in it (nil: a long row).
     func storage(_ place: Place) -> (RowStorage, Int)? {
         switch place {

@@ -173,6 +173,26 @@ struct StoreSnapshot: Sendable {
         }
     }
 
+    /// Adds objects as a base holds them, each with its version, filed in the indexes as of
+    /// `lsn` (the base's LSN).
+    ///
+    /// - Throws: ``StoreError/Code/corruptRecord`` for an object that already exists.
+    mutating func load(_ loaded: [LoadedObject], at lsn: LSN) throws {
+        let storage = edit()
+        for object in loaded {
+            let id = object.id
+            guard storage.objects.insert(ObjectRecord(row: object.row, version: object.version, entity: id.entity), key: id.key) else {
+                throw StoreError(.corruptRecord, "a base holds object \(id) twice", lsn: lsn)
+            }
+            object.row.withBorrowed { row in
+                indexKeys(of: id, row: row.bytes, adding: true, at: lsn)
+                indexValues(of: id, row: row.bytes, positions: nil, adding: true)
+            }
+            storage.nextKey = max(storage.nextKey, id.key + 1)
+        }
+        storage.lsn = max(storage.lsn, lsn)
+    }
+
     /// Undoes the uniqueness-index changes of the save at `lsn` just applied to this snapshot,
     /// which the caller then drops (a save refused after it was applied).
     func abandon(_ lsn: LSN) {

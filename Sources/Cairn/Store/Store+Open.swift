@@ -2,29 +2,35 @@ import CairnLog
 import Foundation
 
 extension Store {
-    /// Opens the log, replays it into a snapshot, and checks (or records) the model: migrates
-    /// the store when it was written with another model and the options allow it.
-    static func openLog(directory: String, model: Model, options: StoreOptions) throws -> (Log, StoreSnapshot) {
-        var stored: Model?
+    /// Opens the log, loads its base and replays the records after it into a snapshot, and
+    /// checks (or records) the model: migrates the store when it was written with another
+    /// model and the options allow it. Returns the models the store was written with, oldest
+    /// first, too.
+    static func openLog(directory: String, model: Model, options: StoreOptions) throws -> (Log, StoreSnapshot, [Model]) {
+        var history: [Model] = []
+        var stored: Model? { history.last }
         let builder = SnapshotBuilder(StoreSnapshot(model: model))
         let log: Log
         do {
-            log = try Log.open(at: directory, options: options.logOptions) { record in
-                switch try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored) {
-                case .model(let recorded):
-                    guard stored == nil else {
-                        throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a second model record", lsn: record.lsn)
+            log = try Log.open(
+                at: directory, options: options.logOptions,
+                replay: { record in
+                    switch try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored) {
+                    case .model(let recorded):
+                        guard stored == nil else {
+                            throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a second model record", lsn: record.lsn)
+                        }
+                        history = [recorded]
+                        try builder.submit(.start(recorded, record.lsn))
+                    case .migration(let recorded, let plan):
+                        // The plan as recorded, never inferred again: replay does what the migration did.
+                        history.append(recorded)
+                        try builder.submit(.migrate(plan, record.lsn))
+                    case .changes(let changes):
+                        try builder.submit(.changes(changes, record.lsn))
                     }
-                    stored = recorded
-                    try builder.submit(.start(recorded, record.lsn))
-                case .migration(let recorded, let plan):
-                    // The plan as recorded, never inferred again: replay does what the migration did.
-                    stored = recorded
-                    try builder.submit(.migrate(plan, record.lsn))
-                case .changes(let changes):
-                    try builder.submit(.changes(changes, record.lsn))
-                }
-            }
+                },
+                base: { base in history = try loadBase(base, into: builder) })
         } catch {
             _ = try? builder.finish()
             throw error
@@ -41,14 +47,15 @@ extension Store {
                 try? log.closeNow()
                 throw StoreError(.corruptRecord, "the log does not start with a model record", lsn: log.firstLSN)
             }
-            guard !options.readOnly else { return (log, StoreSnapshot(model: model)) }
+            guard !options.readOnly else { return (log, StoreSnapshot(model: model), [model]) }
             var empty = StoreSnapshot(model: model)
             empty.advance(to: try log.appendNow(StoreRecord.model(model).encoded()))
-            return (log, empty)
+            return (log, empty, [model])
         }
-        guard recorded != model else { return (log, snapshot) }
+        guard recorded != model else { return (log, snapshot, history) }
         do {
-            return (log, try reconcile(log: log, snapshot: snapshot, stored: recorded, with: model, options: options))
+            let (migrated, steps) = try reconcile(log: log, snapshot: snapshot, stored: recorded, with: model, options: options)
+            return (log, migrated, history + steps)
         } catch is WipeRequest {
             try Self.wipe(log: log)
             return try openLog(directory: directory, model: model, options: options)
@@ -58,15 +65,38 @@ extension Store {
         }
     }
 
+    /// Reads a base into `builder`: its models (the last starts the snapshot), then its objects.
+    /// Returns the models, oldest first.
+    private static func loadBase(_ base: BaseReader, into builder: SnapshotBuilder) throws -> [Model] {
+        var contents = BaseContents.Reader(lastLSN: base.lastLSN)
+        var started = false
+        try base.forEachEntry { entry, location in
+            try contents.read(entry, at: location) { objects, model in
+                if !started {
+                    try builder.submit(.start(model, base.lastLSN))
+                    started = true
+                }
+                try builder.submit(.load(objects, base.lastLSN))
+            }
+        }
+        guard let model = contents.models.last, let nextKey = contents.nextKey else {
+            throw StoreError(.corruptRecord, "base \(base.path) has no \(contents.models.isEmpty ? "model" : "summary")")
+        }
+        if !started { try builder.submit(.start(model, base.lastLSN)) }
+        try builder.submit(.reserveKeys(below: nextKey))
+        return contents.models
+    }
+
     /// Asked of ``openLog`` by ``reconcile``: delete the store's data and open it empty.
     private struct WipeRequest: Error {}
 
     /// The snapshot of a store written with `stored`, for an app whose model is `model`:
-    /// migrated (and the migration recorded), or refused, or a request to wipe.
+    /// migrated (and the migration recorded) with the models it went through, or refused, or
+    /// a request to wipe.
     private static func reconcile(
         log: Log, snapshot: StoreSnapshot, stored: Model, with model: Model,
         options: StoreOptions
-    ) throws -> StoreSnapshot {
+    ) throws -> (StoreSnapshot, [Model]) {
         let differences = model.differences(from: stored)
         switch (options.modelMismatch, options.readOnly) {
         case (.fail, _):
@@ -100,11 +130,11 @@ extension Store {
             }
             previous = step
         }
-        guard !options.readOnly else { return migrated }
+        guard !options.readOnly else { return (migrated, steps) }
         for (step, plan) in zip(steps, plans) {
             migrated.advance(to: try log.appendNow(StoreRecord.migration(step, plan).encoded()))
         }
-        return migrated
+        return (migrated, steps)
     }
 
     /// The models to migrate through, in order: when the app lists both the stored model and

@@ -16,11 +16,23 @@ extension Store {
     public static func storedModels(at directory: String) throws -> [Model] {
         var options = LogOptions()
         options.readOnly = true
-        let log = try Log.open(at: directory, options: options)
-        defer { try? log.closeNow() }
         var models: [Model] = []
+        // A compacted store keeps its models at the start of its base: read up to its objects.
+        struct ModelsRead: Error {}
+        let log = try Log.open(
+            at: directory, options: options,
+            base: { base in
+                var contents = BaseContents.Reader(lastLSN: base.lastLSN)
+                do {
+                    try base.forEachEntry { entry, location in try contents.read(entry, at: location) { _, _ in throw ModelsRead() } }
+                } catch is ModelsRead {}
+                models = contents.models
+            })
+        defer { try? log.closeNow() }
+        let baseLSN = log.baseLSN ?? .zero
         let reader = log.records()
         while let record = try reader.next() {
+            guard record.lsn > baseLSN else { continue }
             if models.isEmpty {
                 guard case .model(let model) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: nil) else {
                     throw StoreError(.corruptRecord, "the first record is not a model", lsn: record.lsn)

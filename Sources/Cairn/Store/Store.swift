@@ -31,14 +31,19 @@ public final class Store: Sendable {
     /// The next object key: its own lock, so that inserting never waits behind a save's I/O.
     private let keys: Protected<UInt64>
     let memoryIdentifier = UUID()
+    /// Every model the store was written with, oldest first (the last is ``model``): what a
+    /// base keeps of the log's model and migration records.
+    let modelHistory: [Model]
+    /// Set while a compaction runs (one at a time).
+    let compaction = Protected<Bool>(false)
 
     /// Opens (or creates) the store in `directory`.
     ///
     /// - Throws: ``StoreError`` (``StoreError/Code/modelMismatch`` with the differences when the
     ///   stored model is not `model` and the policy is `.fail`), or a ``LogError`` from the log.
     public convenience init(at directory: String, model: Model, options: StoreOptions = StoreOptions()) throws {
-        let (log, snapshot) = try Self.openLog(directory: directory, model: model, options: options)
-        self.init(model: model, directory: directory, options: options, log: log, snapshot: snapshot)
+        let (log, snapshot, history) = try Self.openLog(directory: directory, model: model, options: options)
+        self.init(model: model, directory: directory, options: options, log: log, snapshot: snapshot, history: history)
     }
 
     /// Opens (or creates) the store in the directory at a file URL.
@@ -60,20 +65,17 @@ public final class Store: Sendable {
     /// let store = try await Store.open(at: path, model: model)
     /// ```
     public static func open(at directory: String, model: Model, options: StoreOptions = StoreOptions()) async throws -> Store {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try Store(at: directory, model: model, options: options) })
-            }
-        }
+        try await onOwnThread { try Store(at: directory, model: model, options: options) }
     }
 
     /// An empty store that lives in memory only.
     public convenience init(inMemory model: Model) {
-        self.init(model: model, directory: nil, options: StoreOptions(), log: nil, snapshot: StoreSnapshot(model: model))
+        self.init(model: model, directory: nil, options: StoreOptions(), log: nil, snapshot: StoreSnapshot(model: model), history: [model])
     }
 
-    private init(model: Model, directory: String?, options: StoreOptions, log: Log?, snapshot: StoreSnapshot) {
+    private init(model: Model, directory: String?, options: StoreOptions, log: Log?, snapshot: StoreSnapshot, history: [Model]) {
         self.model = model
+        self.modelHistory = history
         self.directory = directory
         self.options = options
         self.log = log

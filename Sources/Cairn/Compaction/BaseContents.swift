@@ -1,0 +1,174 @@
+import CairnLog
+import CairnSupport
+import Foundation
+
+/// What a base file's entries hold (docs/FORMAT.md §8, "Base entries"): the store's models,
+/// oldest first, then its objects chunk by chunk, then a summary.
+///
+/// ```
+/// model:   0x01, version (u8, 1), the model in Cairn's JSON model format
+/// objects: 0x02, version (u8, 1), chunk number (u64), count n (u16, 1…256),
+///          n × (slot u8, entity u32, value count u32, length u32, version u64),
+///          then the n rows' bytes in that order (the value encoding of change records)
+/// summary: 0x03, version (u8, 1), next object key (u64), object count (u64)
+/// ```
+enum BaseContents {
+    static let modelKind: UInt8 = 1
+    static let objectsKind: UInt8 = 2
+    static let summaryKind: UInt8 = 3
+    static let version: UInt8 = 1
+    /// Bytes of one object's fields in an objects entry.
+    static let objectHeaderSize = 21
+
+    /// Writes the models and every object of `snapshot`. Returns the number of objects.
+    static func write(_ snapshot: StoreSnapshot, models: [Model], to writer: BaseWriter) throws -> Int {
+        for model in models {
+            var bytes: [UInt8] = [modelKind, version]
+            bytes.append(contentsOf: model.jsonData(pretty: false))
+            try writer.append(bytes)
+        }
+        var objects = 0
+        var entry = ByteWriter(capacity: Tuning.objectChunkSize * objectHeaderSize)
+        var rows = ByteWriter(capacity: Tuning.baseEntryCapacity)
+        for (number, chunk) in snapshot.objects.chunks.all {
+            entry.removeAll()
+            rows.removeAll()
+            var count = 0
+            chunk.forEachRow { slot, version, entity, row in
+                entry.writeByte(UInt8(slot))
+                entry.write(UInt32(entity))
+                entry.write(UInt32(row.count))
+                entry.write(UInt32(row.bytes.count))
+                entry.write(version.rawValue)
+                rows.write(bytes: row.bytes)
+                count += 1
+            }
+            guard count > 0 else { continue }
+            var head = ByteWriter(capacity: 12)
+            head.writeByte(objectsKind)
+            head.writeByte(version)
+            head.write(number)
+            head.write(UInt16(count))
+            try writer.append(head.bytes + entry.bytes + rows.bytes)
+            objects += count
+        }
+        var summary = ByteWriter(capacity: 18)
+        summary.writeByte(summaryKind)
+        summary.writeByte(version)
+        summary.write(snapshot.nextKey)
+        summary.write(UInt64(objects))
+        try writer.append(summary.bytes)
+        return objects
+    }
+
+    /// Reads a base's entries back: the models, then objects handed to `load` one entry's
+    /// worth at a time (checked against the last model, as replay checks change records).
+    struct Reader {
+        /// The LSN whose state the base holds (no object's version is later).
+        let lastLSN: LSN
+        /// The models, oldest first.
+        private(set) var models: [Model] = []
+        /// The summary's next key, once read.
+        private(set) var nextKey: UInt64?
+        private var objects = 0
+        private var lastChunk: UInt64?
+
+        init(lastLSN: LSN) {
+            self.lastLSN = lastLSN
+        }
+
+        /// Reads one entry. `load` receives the objects of an objects entry, and the model
+        /// they follow.
+        mutating func read(_ entry: UnsafeRawBufferPointer, at location: BaseReader.Location, load: ([LoadedObject], Model) throws -> Void) throws {
+            func damaged(_ message: String) -> StoreError {
+                StoreError(.corruptRecord, "base \(location.path), block at offset \(location.blockOffset): \(message)")
+            }
+            guard entry.count >= 2 else { throw damaged("an entry of \(entry.count) bytes") }
+            guard entry[1] == version else {
+                throw StoreError(
+                    .unsupportedFormat,
+                    "base \(location.path): entry version \(entry[1]) \(entry[1] > version ? "was written by a newer version of Cairn" : "is unknown"); this build reads version \(version)"
+                )
+            }
+            guard nextKey == nil else { throw damaged("an entry after the summary") }
+            var reader = ByteReader(entry, offset: 2)
+            do {
+                switch entry[0] {
+                case modelKind:
+                    guard objects == 0 else { throw damaged("a model after objects") }
+                    do {
+                        models.append(try Model(jsonData: Data(UnsafeRawBufferPointer(rebasing: entry[2...]))))
+                    } catch {
+                        throw damaged("a stored model does not load: \(error)")
+                    }
+                case objectsKind:
+                    guard let model = models.last else { throw damaged("objects before any model") }
+                    try load(try readObjects(&reader, model: model, damaged: damaged), model)
+                case summaryKind:
+                    let key: UInt64 = try reader.read()
+                    let count: UInt64 = try reader.read()
+                    guard reader.isAtEnd, count == UInt64(objects) else {
+                        throw damaged("the summary counts \(count) objects; the base holds \(objects)")
+                    }
+                    nextKey = key
+                default:
+                    throw damaged("unknown entry kind \(entry[0])")
+                }
+            } catch let overrun as ByteReader.Overrun {
+                throw damaged("an entry truncated at byte \(overrun.offset)")
+            } catch let problem as ChangeSetCodec.Problem {
+                throw damaged(problem.message)
+            }
+        }
+
+        private mutating func readObjects(_ reader: inout ByteReader, model: Model, damaged: (String) -> StoreError) throws -> [LoadedObject] {
+            let number: UInt64 = try reader.read()
+            let count = Int(try reader.read(UInt16.self))
+            guard (1...Tuning.objectChunkSize).contains(count), number <= (UInt64.max >> 1) >> Tuning.objectChunkShift else {
+                throw damaged("an objects entry of chunk \(number) with \(count) objects")
+            }
+            guard lastChunk.map({ number > $0 }) ?? true else { throw damaged("chunk \(number) out of order") }
+            lastChunk = number
+            guard reader.remaining >= count * objectHeaderSize else { throw damaged("the objects entry of chunk \(number) is truncated") }
+            var headers = ByteReader(try reader.readBytes(count * objectHeaderSize))
+            var loaded: [LoadedObject] = []
+            loaded.reserveCapacity(count)
+            // One buffer for the entry's rows (copied into the object table's chunk when loaded).
+            let storage = RowStorage.make(capacity: reader.remaining)
+            var previousSlot = -1
+            for _ in 0..<count {
+                let slot = Int(try headers.readByte())
+                let entity = Int(try headers.read(UInt32.self))
+                let values = Int(try headers.read(UInt32.self))
+                let length = Int(try headers.read(UInt32.self))
+                let version = LSN(try headers.read(UInt64.self))
+                guard slot > previousSlot, slot < Tuning.objectChunkSize, entity < model.descriptions.count, version <= lastLSN else {
+                    throw damaged("object \(slot) of chunk \(number) is out of order, of no entity of the model, or later than the base")
+                }
+                previousSlot = slot
+                let description = model.descriptions[entity]
+                guard !description.isAbstract, values == description.propertyCount, length <= reader.remaining else {
+                    throw damaged("object \(slot) of chunk \(number) does not fit its entity \(description.name)")
+                }
+                let bytes = try reader.readBytes(length)
+                var check = ByteReader(bytes)
+                try ChangeSetCodec.skipRow(&check, model: model, entity: description)
+                guard check.isAtEnd else { throw damaged("object \(slot) of chunk \(number) has \(check.remaining) bytes after its values") }
+                let key = number << Tuning.objectChunkShift | UInt64(slot)
+                guard key > 0 else { throw damaged("object key 0") }
+                loaded.append(
+                    LoadedObject(id: ObjectID(entity: entity, key: key), version: version, row: Row.make(count: values, bytes: bytes, in: storage)))
+            }
+            guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the objects of chunk \(number)") }
+            objects += count
+            return loaded
+        }
+    }
+}
+
+/// An object as a base holds it: its ID, its version and its row.
+struct LoadedObject: Sendable {
+    var id: ObjectID
+    var version: LSN
+    var row: Row
+}
