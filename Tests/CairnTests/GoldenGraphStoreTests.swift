@@ -456,14 +456,15 @@ import Testing
         }
         let atTheEnd = { (size: Int) in (size - 4, size - 4) }
         let stores = [
-            ("manifest", try forged("manifest", file: "MANIFEST", version: 2, checksum: atTheEnd)),
-            ("segment", try forged("segment", file: StoreLayout.name(.segment, 1), version: 2) { _ in (60, 60) }),
-            ("dictionary", try forged("dictionary", file: StoreLayout.name(.dictionary, 1), version: 2, checksum: atTheEnd))
+            // One above each current version (the manifest's is 2: a compacted store's).
+            ("manifest", 3, try forged("manifest", file: "MANIFEST", version: 3, checksum: atTheEnd)),
+            ("segment", 2, try forged("segment", file: StoreLayout.name(.segment, 1), version: 2) { _ in (60, 60) }),
+            ("dictionary", 2, try forged("dictionary", file: StoreLayout.name(.dictionary, 1), version: 2, checksum: atTheEnd)),
         ]
-        for (what, store) in stores {
+        for (what, version, store) in stores {
             let error = try #require(Self.openError(store), "\(what)")
             #expect((error as? LogError)?.code == .unsupportedFormat, "\(what): \(error)")
-            #expect("\(error)".contains("\(what) format version 2: written by a newer version of Cairn"), "\(what): \(error)")
+            #expect("\(error)".contains("\(what) format version \(version): written by a newer version of Cairn"), "\(what): \(error)")
         }
         // A store record of version 2 in a whole frame.
         let record = directory.store("record")
