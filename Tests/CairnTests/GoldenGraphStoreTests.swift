@@ -459,7 +459,7 @@ import Testing
             // One above each current version (the manifest's is 2: a compacted store's).
             ("manifest", 3, try forged("manifest", file: "MANIFEST", version: 3, checksum: atTheEnd)),
             ("segment", 2, try forged("segment", file: StoreLayout.name(.segment, 1), version: 2) { _ in (60, 60) }),
-            ("dictionary", 2, try forged("dictionary", file: StoreLayout.name(.dictionary, 1), version: 2, checksum: atTheEnd)),
+            ("dictionary", 2, try forged("dictionary", file: StoreLayout.name(.dictionary, 1), version: 2, checksum: atTheEnd))
         ]
         for (what, version, store) in stores {
             let error = try #require(Self.openError(store), "\(what)")
