@@ -28,7 +28,8 @@ public struct WrittenBase: Sendable, Equatable {
 /// ``LogTuning/baseBlockSize``, a long entry split across blocks, each block compressed and
 /// checksummed; then the index and the trailer. Written under a temporary name (`NNNNNNNNNNNN.base.tmp`), synced, renamed and
 /// the directory synced by ``finish()``; nothing lists it until ``Log/installBase(_:)``.
-/// Used by one thread at a time. Dropped unfinished, it removes its temporary file.
+/// Used by one thread at a time. Dropped unfinished, it removes its temporary file. Once
+/// finished, pass its base to ``Log/installBase(_:)``: until then no other base is begun.
 public final class BaseWriter {
     private let io: any FileIO
     private let directory: String
@@ -44,8 +45,10 @@ public final class BaseWriter {
     private var compressed: [UInt8] = []
     private var blocks: [BaseBlock] = []
     private var entryCount: UInt64 = 0
-    /// Called once, when the writer finishes or is abandoned (the log then allows another).
+    /// Called once, when the writer is abandoned unfinished (the log then allows another; a
+    /// finished base holds the log's one slot until ``Log/installBase(_:)``).
     private var ended: (() -> Void)?
+    private var finished = false
 
     /// The bytes of entries appended so far, uncompressed.
     public private(set) var rawBytes: UInt64 = 0
@@ -125,12 +128,13 @@ public final class BaseWriter {
             abandon()
             throw error
         }
-        end()
+        finished = true
         return WrittenBase(number: header.number, lastLSN: header.lastLSN, length: offset, checksum: CRC32C.mask(checksum), path: path)
     }
 
     /// Stops writing and removes the temporary file (best effort).
     public func abandon() {
+        guard !finished else { return }
         defer { end() }
         guard let file else { return }
         io.close(file)

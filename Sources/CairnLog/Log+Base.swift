@@ -67,6 +67,8 @@ extension Log {
     ///   installed one.
     @discardableResult
     public func installBase(_ base: WrittenBase) throws -> [String] {
+        // The next base may begin once this one is installed or refused.
+        defer { compacting.store(false, ordering: .releasing) }
         if durableLSN < base.lastLSN { try syncWrittenFrames() }
         guard durableLSN >= base.lastLSN else {
             throw LogError(.io, "the frames up to the base's LSN \(base.lastLSN) are not on disk", path: base.path, lsn: base.lastLSN)

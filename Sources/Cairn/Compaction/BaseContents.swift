@@ -72,6 +72,7 @@ enum BaseContents {
         private(set) var nextKey: UInt64?
         private var objects = 0
         private var lastChunk: UInt64?
+        private var largestKey: UInt64 = 0
 
         init(lastLSN: LSN) {
             self.lastLSN = lastLSN
@@ -110,6 +111,8 @@ enum BaseContents {
                     guard reader.isAtEnd, count == UInt64(objects) else {
                         throw damaged("the summary counts \(count) objects; the base holds \(objects)")
                     }
+                    // Keys stay below 2^63 - 1, as replay requires of every insert.
+                    guard key <= UInt64.max >> 1, key > largestKey else { throw damaged("the summary's next key \(key) is out of range") }
                     nextKey = key
                 default:
                     throw damaged("unknown entry kind \(entry[0])")
@@ -155,7 +158,8 @@ enum BaseContents {
                 try ChangeSetCodec.skipRow(&check, model: model, entity: description)
                 guard check.isAtEnd else { throw damaged("object \(slot) of chunk \(number) has \(check.remaining) bytes after its values") }
                 let key = number << Tuning.objectChunkShift | UInt64(slot)
-                guard key > 0 else { throw damaged("object key 0") }
+                guard key > 0, key < UInt64.max >> 1 else { throw damaged("object key \(key) is out of range") }
+                largestKey = max(largestKey, key)
                 loaded.append(
                     LoadedObject(id: ObjectID(entity: entity, key: key), version: version, row: Row.make(count: values, bytes: bytes, in: storage)))
             }

@@ -51,9 +51,13 @@ extension Store {
         let models = modelHistory
         let (written, objects, live) = try await Self.onOwnThread {
             let writer = try log.makeBaseWriter(lastLSN: snapshot.lsn, level: level)
-            defer { writer.abandon() }
-            let objects = try BaseContents.write(snapshot, models: models, to: writer)
-            return (try writer.finish(), objects, writer.rawBytes)
+            do {
+                let objects = try BaseContents.write(snapshot, models: models, to: writer)
+                return (try writer.finish(), objects, writer.rawBytes)
+            } catch {
+                writer.abandon()
+                throw error
+            }
         }
         let removed = try log.installBase(written)
         return CompactionReport(
