@@ -103,6 +103,13 @@ struct BaseTrailer {
     var blockCount: UInt64
     var entryCount: UInt64
 
+    /// Reads the trailer's fields (its checksum is checked with the index it covers).
+    init(decoding raw: UnsafeRawBufferPointer) {
+        indexOffset = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        blockCount = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        entryCount = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+    }
+
     /// The index and trailer bytes.
     static func encoded(blocks: [BaseBlock], entryCount: UInt64, indexOffset: UInt64) -> [UInt8] {
         var writer = ByteWriter(capacity: blocks.count * BaseFile.indexEntrySize + BaseFile.trailerSize)

@@ -42,10 +42,7 @@ public struct BaseReader: Sendable {
     public func forEachEntry(_ body: (UnsafeRawBufferPointer, Location) throws -> Void) throws {
         let file = try io.open(path, mode: .readOnly)
         defer { io.close(file) }
-        let size = try io.size(of: file)
-        guard size == length else {
-            throw LogError.corruption("base is \(size) bytes long; the manifest recorded \(length)", path: path, offset: min(size, length))
-        }
+        let size = try checkedSize(of: file)
         guard size >= UInt64(BaseFile.headerSize + BaseFile.trailerSize) else {
             throw LogError.corruption("base is too short (\(size) bytes)", path: path, offset: 0)
         }
@@ -122,10 +119,16 @@ public struct BaseReader: Sendable {
     func checkLength() throws {
         let file = try io.open(path, mode: .readOnly)
         defer { io.close(file) }
+        _ = try checkedSize(of: file)
+    }
+
+    /// The file's size, which must be the length the manifest recorded.
+    private func checkedSize(of file: OpenFile) throws -> UInt64 {
         let size = try io.size(of: file)
         guard size == length else {
             throw LogError.corruption("base is \(size) bytes long; the manifest recorded \(length)", path: path, offset: min(size, length))
         }
+        return size
     }
 
     /// Checks every block and entry without looking inside them (``forEachEntry(_:)``).
@@ -140,11 +143,8 @@ public struct BaseReader: Sendable {
         var trailer = [UInt8](repeating: 0, count: BaseFile.trailerSize)
         try trailer.withUnsafeMutableBytes { try io.readExactly(file, into: $0, at: trailerOffset) }
         let (indexOffset, blockCount, entryCount) = trailer.withUnsafeBytes { raw in
-            (
-                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-            )
+            let fields = BaseTrailer(decoding: raw)
+            return (fields.indexOffset, fields.blockCount, fields.entryCount)
         }
         // Bounded by the file before anything is allocated.
         let indexRoom = trailerOffset - UInt64(BaseFile.headerSize)

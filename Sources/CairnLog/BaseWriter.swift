@@ -52,8 +52,6 @@ public final class BaseWriter {
 
     /// The bytes of entries appended so far, uncompressed.
     public private(set) var rawBytes: UInt64 = 0
-    /// The bytes written to the file so far.
-    public var writtenBytes: UInt64 { offset }
 
     init(io: any FileIO, layout: StoreLayout, header: BaseHeader, level: CompactionLevel, ended: @escaping () -> Void) throws {
         self.ended = ended

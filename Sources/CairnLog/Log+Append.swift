@@ -110,18 +110,7 @@ extension Log {
             if batch.isEmpty { return }
             do {
                 try withWriter { state in
-                    do {
-                        try write(batch, &state)
-                    } catch {
-                        // Whatever step failed (a write, the roll's sync, a new segment, a
-                        // dictionary, the manifest), frames written since the last
-                        // acknowledgement are cut: their appends throw, so they must not
-                        // reappear after a reopen. Poisoned first, so that no sync finishing
-                        // meanwhile acknowledges them.
-                        poison(with: error as? LogError ?? LogError(.io, "\(error)", path: directory))
-                        cutBackToAcknowledged(&state)
-                        throw error
-                    }
+                    try failingSafely(&state) { try write(batch, &$0) }
                 }
             } catch {
                 poison(with: error as? LogError ?? LogError(.io, "\(error)", path: directory))
@@ -138,6 +127,20 @@ extension Log {
             slot = nil
             defer { slot = state }
             return try body(&state)
+        }
+    }
+
+    /// Runs a step of the writer (a write, a roll). Whatever failed (a write, the roll's sync,
+    /// a new segment, a dictionary, the manifest), frames written since the last
+    /// acknowledgement are cut: their appends throw, so they must not reappear after a reopen.
+    /// Poisoned first, so that no sync finishing meanwhile acknowledges them.
+    func failingSafely(_ state: inout WriterState, _ step: (inout WriterState) throws -> Void) throws {
+        do {
+            try step(&state)
+        } catch {
+            poison(with: error as? LogError ?? LogError(.io, "\(error)", path: directory))
+            cutBackToAcknowledged(&state)
+            throw error
         }
     }
 
@@ -387,7 +390,7 @@ extension Log {
     }
 
     /// Refuses all further appends and fails every waiting one with `error`.
-    func poison(with error: LogError) {
+    private func poison(with error: LogError) {
         let waiting = appendState.withLock { state -> [Waiter] in
             if state.failure == nil { state.failure = error }
             state.writing = false

@@ -45,13 +45,9 @@ extension Log {
     public func sealActiveSegment() throws {
         try withWriter { state in
             guard state.frameCount > 0 else { return }
-            // Under the writer's lock nothing is being written: the next frame follows the last written.
-            let next = appendState.withLock { $0.writtenLSN.next }
-            do {
-                try roll(&state, firstLSN: next)
-            } catch {
-                poison(with: error as? LogError ?? LogError(.io, "\(error)", path: directory))
-                throw error
+            try failingSafely(&state) { state in
+                // Under the writer's lock nothing is being written: the next frame follows the last written.
+                try roll(&state, firstLSN: appendState.withLock { $0.writtenLSN.next })
             }
         }
     }

@@ -56,7 +56,7 @@ public final class Log: Sendable {
 
     init(
         layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
-        frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN, base: Manifest.Base? = nil
+        frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN, base: Manifest.Base?
     ) {
         self.installedBase = Protected(base)
         self.layout = layout

@@ -183,7 +183,7 @@ extension Manifest {
                 guard hasBase <= 1 else { throw corrupt("invalid base flag \(hasBase)", reader.offset - 1) }
                 if hasBase == 1 {
                     // Only version 2 names a base; no build writes a version 1 manifest with one.
-                    guard version >= 2 else { throw corrupt("a version 1 manifest names a base", reader.offset - 1) }
+                    guard version == Self.formatVersion else { throw corrupt("a version 1 manifest names a base", reader.offset - 1) }
                     base = Base(
                         number: try reader.read(), lastLSN: LSN(try reader.read(UInt64.self)),
                         length: try reader.read(), checksum: try reader.read())

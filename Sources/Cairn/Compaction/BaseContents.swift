@@ -28,11 +28,15 @@ enum BaseContents {
             try writer.append(bytes)
         }
         var objects = 0
-        var entry = ByteWriter(capacity: Tuning.objectChunkSize * objectHeaderSize)
+        var entry = ByteWriter(capacity: Tuning.objectChunkSize * objectHeaderSize + Tuning.baseEntryCapacity)
         var rows = ByteWriter(capacity: Tuning.baseEntryCapacity)
         for (number, chunk) in snapshot.objects.chunks.all {
             entry.removeAll()
             rows.removeAll()
+            entry.writeByte(objectsKind)
+            entry.writeByte(version)
+            entry.write(number)
+            entry.write(UInt16(0))  // the count, patched below
             var count = 0
             chunk.forEachRow { slot, version, entity, row in
                 entry.writeByte(UInt8(slot))
@@ -44,12 +48,9 @@ enum BaseContents {
                 count += 1
             }
             guard count > 0 else { continue }
-            var head = ByteWriter(capacity: 12)
-            head.writeByte(objectsKind)
-            head.writeByte(version)
-            head.write(number)
-            head.write(UInt16(count))
-            try writer.append(head.bytes + entry.bytes + rows.bytes)
+            entry.patch(UInt16(count), at: 10)
+            entry.write(bytes: rows.bytes)
+            try writer.append(entry.bytes)
             objects += count
         }
         var summary = ByteWriter(capacity: 18)
@@ -111,8 +112,7 @@ enum BaseContents {
                     guard reader.isAtEnd, count == UInt64(objects) else {
                         throw damaged("the summary counts \(count) objects; the base holds \(objects)")
                     }
-                    // Keys stay below 2^63 - 1, as replay requires of every insert.
-                    guard key <= UInt64.max >> 1, key > largestKey else { throw damaged("the summary's next key \(key) is out of range") }
+                    guard key <= ObjectID.keyLimit, key > largestKey else { throw damaged("the summary's next key \(key) is out of range") }
                     nextKey = key
                 default:
                     throw damaged("unknown entry kind \(entry[0])")
@@ -127,7 +127,7 @@ enum BaseContents {
         private mutating func readObjects(_ reader: inout ByteReader, model: Model, damaged: (String) -> StoreError) throws -> [LoadedObject] {
             let number: UInt64 = try reader.read()
             let count = Int(try reader.read(UInt16.self))
-            guard (1...Tuning.objectChunkSize).contains(count), number <= (UInt64.max >> 1) >> Tuning.objectChunkShift else {
+            guard (1...Tuning.objectChunkSize).contains(count), number <= ObjectID.keyLimit >> Tuning.objectChunkShift else {
                 throw damaged("an objects entry of chunk \(number) with \(count) objects")
             }
             guard lastChunk.map({ number > $0 }) ?? true else { throw damaged("chunk \(number) out of order") }
@@ -158,7 +158,7 @@ enum BaseContents {
                 try ChangeSetCodec.skipRow(&check, model: model, entity: description)
                 guard check.isAtEnd else { throw damaged("object \(slot) of chunk \(number) has \(check.remaining) bytes after its values") }
                 let key = number << Tuning.objectChunkShift | UInt64(slot)
-                guard key > 0, key < UInt64.max >> 1 else { throw damaged("object key \(key) is out of range") }
+                guard key > 0, key < ObjectID.keyLimit else { throw damaged("object key \(key) is out of range") }
                 largestKey = max(largestKey, key)
                 loaded.append(
                     LoadedObject(id: ObjectID(entity: entity, key: key), version: version, row: Row.make(count: values, bytes: bytes, in: storage)))

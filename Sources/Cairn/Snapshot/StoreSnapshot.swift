@@ -203,9 +203,7 @@ struct StoreSnapshot: Sendable {
         func damaged(_ message: String) -> StoreError { StoreError(.corruptRecord, message, lsn: lsn) }
         var clashing: [ObjectID] = []
         for insert in changes.inserts {
-            // Keys come from a counter that starts at 1; half the range is more than any store
-            // can use, and keeps the counter far from overflowing.
-            guard insert.id.key > 0, insert.id.key < UInt64.max >> 1 else { throw damaged("object key \(insert.id.key) is out of range") }
+            guard insert.id.key > 0, insert.id.key < ObjectID.keyLimit else { throw damaged("object key \(insert.id.key) is out of range") }
         }
         // New objects' keys are filed together (in bucket order: the cache misses overlap); for
         // a large save, on another core while this one files the rows (nearly every key is a

@@ -145,7 +145,7 @@ public final class Store: Sendable {
     /// Hands out `count` consecutive object keys.
     func reserveKeys(_ count: Int) throws -> Range<UInt64> {
         try keys.withLock { next in
-            guard count >= 0, UInt64(count) < (UInt64.max >> 1) - next else { throw StoreError(.closed, "the store has used up its object keys") }
+            guard count >= 0, UInt64(count) < ObjectID.keyLimit - next else { throw StoreError(.closed, "the store has used up its object keys") }
             defer { next += UInt64(count) }
             return next..<(next + UInt64(count))
         }

@@ -10,6 +10,11 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// The number the store gave the object; unique in the store.
     public let key: UInt64
 
+    /// Keys are below this: they come from a counter that starts at 1, and half the range is
+    /// more than any store can use while keeping the counter far from overflowing. Replay and
+    /// base loading refuse any other key.
+    static let keyLimit = UInt64.max >> 1
+
     init(entity: Int, key: UInt64) {
         self.entity = entity
         self.key = key
