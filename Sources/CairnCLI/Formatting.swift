@@ -43,7 +43,6 @@ enum Formatting {
 
     /// A duration in seconds with three decimals: `1.234 s`.
     static func duration(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return "\(fixed(seconds, 3)) s"
+        "\(fixed(duration.inSeconds, 3)) s"
     }
 }

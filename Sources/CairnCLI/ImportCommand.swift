@@ -83,7 +83,14 @@ struct ImportCommand: AsyncParsableCommand {
         options.skipRecords = skip
         let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1)
         options.progressInterval = 5_000
-        options.progress = { meter.report($0) }
+        options.progress = { progress in
+            let total = progress.totalBytes ?? 0
+            let left = progress.remaining.map { " \(Int($0.rounded(.up))) s left" } ?? ""
+            meter.report(
+                fraction: total > 0 ? Double(progress.bytes) / Double(total) : 0,
+                "\(Formatting.bytes(progress.bytes)) of \(Formatting.bytes(total)), \(progress.records) records, "
+                    + "\(Int(progress.recordsPerSecond)) records/s\(left)")
+        }
         let started = ContinuousClock.now
         let result: ImportResult
         do {
@@ -113,42 +120,5 @@ struct ImportCommand: AsyncParsableCommand {
                 "inserted \(result.inserted), updated \(result.updated), unchanged \(result.unchanged), deleted \(result.deleted), "
                     + "warnings \(result.warnings.count) (\(result.records) records, \(result.saves) saves, \(Formatting.duration(elapsed)))")
         }
-    }
-}
-
-/// Shows an import's progress on standard error: a bar redrawn in place on a terminal (bytes,
-/// records per second, time left), otherwise a plain line at most every second.
-final class ProgressMeter: @unchecked Sendable {
-    private let terminal: Bool
-    private let lock = NSLock()
-    private var last = ContinuousClock.now
-    private var drawn = false
-
-    init(terminal: Bool) { self.terminal = terminal }
-
-    func report(_ progress: ImportProgress) {
-        lock.withLock {
-            let now = ContinuousClock.now
-            guard now - last >= .milliseconds(terminal ? 100 : 1000) else { return }
-            last = now
-            let total = progress.totalBytes ?? 0
-            let fraction = total > 0 ? Double(progress.bytes) / Double(total) : 0
-            let left = progress.remaining.map { " \(Int($0.rounded(.up))) s left" } ?? ""
-            let rate = "\(Int(progress.recordsPerSecond)) records/s"
-            let sizes = "\(Formatting.bytes(progress.bytes)) of \(Formatting.bytes(total))"
-            if terminal {
-                let width = 30
-                let filled = Int(fraction * Double(width))
-                let bar = String(repeating: "=", count: filled) + String(repeating: " ", count: width - filled)
-                FileHandle.standardError.write(Data("\r[\(bar)] \(Int(fraction * 100))% \(sizes), \(progress.records) records, \(rate)\(left)\u{1B}[K".utf8))
-                drawn = true
-            } else {
-                FileHandle.standardError.write(Data("progress: \(progress.records) records, \(sizes), \(rate)\(left)\n".utf8))
-            }
-        }
-    }
-
-    func finish() {
-        lock.withLock { if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
     }
 }

@@ -34,6 +34,9 @@ struct VerifyCommand: AsyncParsableCommand {
         let inspection = try LogInspection.inspect(directory: store)
         if let note = inspection.manifestNote { print("manifest: \(note)") }
         print("manifest generation \(inspection.manifestGeneration), \(inspection.dictionaries) dictionaries")
+        if let base = inspection.base {
+            print("\(base.file)  base  state as of LSN \(base.lastLSN)  \(Formatting.bytes(base.bytesOnDisk))  \(base.damage == nil ? "ok" : "DAMAGED")")
+        }
         for segment in inspection.segments {
             let range = segment.lsnRange.map { "LSN \($0.lowerBound)...\($0.upperBound)" } ?? "no frames"
             let state = segment.isSealed ? "sealed" : "active"

@@ -49,12 +49,17 @@ public final class BaseWriter {
     /// finished base holds the log's one slot until ``Log/installBase(_:)``).
     private var ended: (() -> Void)?
     private var finished = false
+    private let step: (@Sendable (CompactionStep) -> Void)?
 
     /// The bytes of entries appended so far, uncompressed.
     public private(set) var rawBytes: UInt64 = 0
 
-    init(io: any FileIO, layout: StoreLayout, header: BaseHeader, level: CompactionLevel, ended: @escaping () -> Void) throws {
+    init(
+        io: any FileIO, layout: StoreLayout, header: BaseHeader, level: CompactionLevel, step: (@Sendable (CompactionStep) -> Void)?,
+        ended: @escaping () -> Void
+    ) throws {
         self.ended = ended
+        self.step = step
         self.io = io
         self.directory = layout.directory
         self.path = layout.path(.base, header.number)
@@ -117,11 +122,14 @@ public final class BaseWriter {
         do {
             try flushBlock()
             try write(BaseTrailer.encoded(blocks: blocks, entryCount: entryCount, indexOffset: offset))
+            step?(.baseWritten)
             try io.fullSync(file)
+            step?(.baseSynced)
             io.close(file)
             self.file = nil
             try io.rename(temporaryPath, to: path)
             try io.syncDirectory(directory)
+            step?(.baseRenamed)
         } catch {
             abandon()
             throw error
@@ -134,10 +142,12 @@ public final class BaseWriter {
     public func abandon() {
         guard !finished else { return }
         defer { end() }
-        guard let file else { return }
-        io.close(file)
-        self.file = nil
-        try? io.remove(temporaryPath)
+        if let file {
+            io.close(file)
+            self.file = nil
+        }
+        // Also after the file was closed, when the rename failed.
+        if io.exists(temporaryPath) { try? io.remove(temporaryPath) }
     }
 
     private func end() {

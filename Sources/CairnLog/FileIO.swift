@@ -62,6 +62,9 @@ package protocol FileIO: Sendable {
     /// The first offset at or after `offset` that may hold data (`SEEK_DATA`): the end of a
     /// hole. Nil when only a hole follows. Implementations that cannot tell return `offset`.
     func nextData(in file: OpenFile, from offset: UInt64) -> UInt64?
+    /// The bytes an unprivileged process may still write on the file system holding `path`
+    /// (`statvfs`); nil when that cannot be told.
+    func availableSpace(at path: String) -> UInt64?
 }
 
 extension FileIO {

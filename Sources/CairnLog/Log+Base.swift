@@ -7,6 +7,20 @@
 /// the commit point. The files it no longer lists (the old base, the dropped segments) are
 /// removed after it, or by the next writable open when a crash came first.
 extension Log {
+    /// Checks that the file system has room for a base of about `expectedBytes` and one more
+    /// segment: compaction asks before it starts, so that a full disk stops it with nothing
+    /// written.
+    ///
+    /// - Throws: ``LogError/Code/diskFull`` naming what is needed and what is free.
+    public func ensureRoomForBase(expectedBytes: UInt64) throws {
+        let needed = expectedBytes.addingReportingOverflow(UInt64(options.segmentSize)).partialValue
+        guard let available = io.availableSpace(at: directory), available < needed else { return }
+        throw LogError(
+            .diskFull,
+            "compaction needs about \(needed) bytes (a base of about \(expectedBytes) and one segment of \(options.segmentSize)); "
+                + "the file system has \(available) free", path: directory)
+    }
+
     /// A writer for a new base holding the state as of `lastLSN`, which must be an LSN this
     /// log has handed out. One base is written at a time.
     ///
@@ -30,7 +44,8 @@ extension Log {
                 throw LogError(.readOnly, "the store has used every base number up to \(StoreLayout.largestNumber)", path: directory)
             }
             return try BaseWriter(
-                io: io, layout: layout, header: BaseHeader(storeID: storeID, number: number, lastLSN: lastLSN), level: level
+                io: io, layout: layout, header: BaseHeader(storeID: storeID, number: number, lastLSN: lastLSN), level: level,
+                step: options.compactionStep
             ) { [weak self] in self?.compacting.store(false, ordering: .releasing) }
         } catch {
             compacting.store(false, ordering: .releasing)
@@ -90,8 +105,12 @@ extension Log {
             if let old, old.number != base.number { names.append(StoreLayout.name(.base, old.number)) }
             return names
         }
+        options.compactionStep?(.manifestReplaced)
         var removed: [String] = []
-        for name in removable where (try? io.remove(layout.path(name))) != nil { removed.append(name) }
+        for name in removable where (try? io.remove(layout.path(name))) != nil {
+            removed.append(name)
+            if removed.count == 1 { options.compactionStep?(.removingOldFiles) }
+        }
         if !removed.isEmpty { try? io.syncDirectory(layout.directory) }
         return removed
     }

@@ -101,6 +101,12 @@ public final class Log: Sendable {
     /// are not replayed.
     public var baseLSN: LSN? { installedBase.withLock { $0?.lastLSN } }
 
+    /// The bytes of the installed base file (0 without one).
+    public var baseBytes: UInt64 { installedBase.withLock { $0?.length ?? 0 } }
+
+    /// The bytes of the log's segments up to the last acknowledged frame: the log after the base.
+    public var segmentBytes: UInt64 { appendState.withLock { $0.extents.reduce(0) { $0 + $1.end } } }
+
     /// Finishes pending appends, syncs, and releases the writer lock. Later appends throw
     /// ``LogError/Code/closed``; readers made before keep working.
     public func close() async throws {

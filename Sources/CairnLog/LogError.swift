@@ -91,7 +91,7 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// An I/O failure from a system call, classified: ENOSPC and EDQUOT become ``Code/diskFull``.
-    static func system(_ operation: String, path: String, errno number: Int32, offset: UInt64? = nil) -> LogError {
+    package static func system(_ operation: String, path: String, errno number: Int32, offset: UInt64? = nil) -> LogError {
         let full = number == ENOSPC || number == EDQUOT
         return LogError(full ? .diskFull : .io, "\(operation) failed", path: path, offset: offset, errno: number)
     }

@@ -46,6 +46,8 @@ public struct LogOptions: Sendable {
     package var fileIO: any FileIO = PosixFileIO()
     /// When compression dictionaries are built.
     package var dictionaryTraining = DictionaryTrainingPolicy()
+    /// Called at each named step of compaction (crash tests end the process there); nil in use.
+    package var compactionStep: (@Sendable (CompactionStep) -> Void)?
 
     /// The default options.
     public init() {}

@@ -152,6 +152,13 @@ package struct PosixFileIO: FileIO {
     /// `SEEK_DATA` (Linux, glibc), which Swift's Glibc module does not export.
     private static let seekData: Int32 = 3
 
+    package func availableSpace(at path: String) -> UInt64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let (bytes, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        return overflow ? .max : bytes
+    }
+
     package func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// In ``Durability/always`` mode the writer wakes it after every write; in
 /// ``Durability/interval(_:)`` mode it also wakes on its own every interval.
-final class SyncThread: Sendable {
+package final class SyncThread: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = Protected(false)
     private let exited = DispatchSemaphore(value: 0)
@@ -45,7 +45,7 @@ final class SyncThread: Sendable {
     }
 
     /// The thread's name, as tools such as `top -H` and `gdb` show it.
-    static let threadName = "cairn-sync"
+    package static let threadName = "cairn-sync"
 
     /// Asks for a sync soon.
     func signal() { wake.signal() }

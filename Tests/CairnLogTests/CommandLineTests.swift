@@ -57,6 +57,26 @@ import Testing
         #expect(everything.status == 0 && entities.filter { $0 == "Book" }.count == 600 && Set(entities).isSuperset(of: ["Author", "Book", "Member"]))
     }
 
+    @Test func compactRewritesAStoreOfflineAndRefusesOneThatIsOpen() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        #expect(try cairn("demo", "--dir", store, "--books", "300").status == 0)
+        let before = try cairn("dump", store)
+        // Another process (this one) holds the store: compact refuses, naming it.
+        let holder = try Log.open(at: store)
+        let refused = try cairn("compact", store)
+        #expect(refused.status == 1 && refused.output.contains("process \(getpid())"), "\(refused.output)")
+        try await holder.close()
+
+        let compacted = try cairn("compact", store, "--level", "high")
+        #expect(compacted.status == 0, "\(compacted.output)")
+        #expect(compacted.output.contains("compacted \(store) at LSN") && compacted.output.contains("->"), "\(compacted.output)")
+        #expect(try cairn("dump", store).output == before.output)
+        let verify = try cairn("verify", store)
+        #expect(verify.status == 0 && verify.output.contains("base"), "\(verify.output)")
+        #expect(try cairn("compact", store, "--level", "slow").status == 2)
+    }
+
     @Test func queryFiltersSortsPagesCountsAndExplains() throws {
         let directory = TemporaryDirectory()
         let store = directory.store()

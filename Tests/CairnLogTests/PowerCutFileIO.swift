@@ -178,4 +178,5 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
     func contentsOfDirectory(_ path: String) throws -> [String] { try locked { try base.contentsOfDirectory(path) } }
     func createDirectory(_ path: String) throws { try locked { try base.createDirectory(path) } }
     func exists(_ path: String) -> Bool { locked { base.exists(path) } }
+    func availableSpace(at path: String) -> UInt64? { base.availableSpace(at: path) }
 }

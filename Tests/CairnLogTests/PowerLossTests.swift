@@ -48,6 +48,7 @@ final class SyncTrackingFileIO: FileIO, Sendable {
     func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
     func createDirectory(_ path: String) throws { try base.createDirectory(path) }
     func exists(_ path: String) -> Bool { base.exists(path) }
+    func availableSpace(at path: String) -> UInt64? { base.availableSpace(at: path) }
 }
 
 @Suite struct PowerLossTests {

@@ -68,6 +68,7 @@ import Testing
         let model = try Self.model()
         var options = StoreOptions()
         options.segmentSize = 64 << 10
+        options.automaticCompaction = .disabled
         let store = try Store(at: path, model: model, options: options)
         try await Self.overwriteWorkload(store)
         let before = try GoldenGraphStoreTests.dump(store)

@@ -20,8 +20,10 @@ enum BaseContents {
     /// Bytes of one object's fields in an objects entry.
     static let objectHeaderSize = 21
 
-    /// Writes the models and every object of `snapshot`. Returns the number of objects.
-    static func write(_ snapshot: StoreSnapshot, models: [Model], to writer: BaseWriter) throws -> Int {
+    /// Writes the models and every object of `snapshot`, calling `beforeChunk` with the number
+    /// of objects written so far before each chunk (it throws to stop). Returns the number of
+    /// objects.
+    static func write(_ snapshot: StoreSnapshot, models: [Model], to writer: BaseWriter, beforeChunk: (Int) throws -> Void) throws -> Int {
         for model in models {
             var bytes: [UInt8] = [modelKind, version]
             bytes.append(contentsOf: model.jsonData(pretty: false))
@@ -31,6 +33,7 @@ enum BaseContents {
         var entry = ByteWriter(capacity: Tuning.objectChunkSize * objectHeaderSize + Tuning.baseEntryCapacity)
         var rows = ByteWriter(capacity: Tuning.baseEntryCapacity)
         for (number, chunk) in snapshot.objects.chunks.all {
+            try beforeChunk(objects)
             entry.removeAll()
             rows.removeAll()
             entry.writeByte(objectsKind)

@@ -17,6 +17,9 @@ extension ObjectChunk {
     /// Bytes of the live rows in the two buffers.
     private var liveBytes: Int { buffer.used + (overflow?.used ?? 0) - garbage }
 
+    /// Bytes of every live row of the chunk, long ones included.
+    var rowBytes: Int { large.values.reduce(liveBytes) { $0 + $1.length } }
+
     /// Copies the live rows of both buffers into `fresh`, which becomes the buffer (the chunk
     /// then has no overflow buffer and no garbage).
     private func copyLiveRows(into fresh: RowStorage) {

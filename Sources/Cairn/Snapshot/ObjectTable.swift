@@ -20,6 +20,9 @@ struct ObjectTable: Sendable {
         counts = Array(repeating: 0, count: entityCount)
     }
 
+    /// Bytes of every live row (read chunk by chunk: cheap enough to ask after a save).
+    var rowBytes: Int { chunks.all.reduce(0) { $0 + $1.chunk.rowBytes } }
+
     private static func place(_ key: UInt64) -> (chunk: UInt64, slot: Int) {
         (key >> Tuning.objectChunkShift, Int(key & UInt64(Tuning.objectChunkSize - 1)))
     }

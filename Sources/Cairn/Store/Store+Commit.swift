@@ -79,6 +79,7 @@ extension Store {
         if let ready {
             published.withLock { current in if ready.lsn > current.lsn { current = ready } }
         }
+        noteSaved(bytes: save.bytes.count)
         // The notification's sets are made only for observers to read.
         let listening = observers.withLock { Array($0.values) }
         if !listening.isEmpty {

@@ -1,13 +1,27 @@
 import CairnLog
 import Foundation
 
+/// A store's log as opened: the snapshot it replays to, the models it was written with, and
+/// the bytes read (what compaction's thresholds start from).
+struct OpenedLog {
+    var log: Log
+    var snapshot: StoreSnapshot
+    var history: [Model]
+    /// The base's entries, uncompressed.
+    var baseBytes: UInt64 = 0
+    /// The payloads of the frames replayed after it, uncompressed.
+    var logBytes: UInt64 = 0
+}
+
 extension Store {
     /// Opens the log, loads its base and replays the records after it into a snapshot, and
     /// checks (or records) the model: migrates the store when it was written with another
     /// model and the options allow it. Returns the models the store was written with, oldest
-    /// first, too.
-    static func openLog(directory: String, model: Model, options: StoreOptions) throws -> (Log, StoreSnapshot, [Model]) {
+    /// first, and the bytes read, too.
+    static func openLog(directory: String, model: Model, options: StoreOptions) throws -> OpenedLog {
         var history: [Model] = []
+        var baseBytes: UInt64 = 0
+        var logBytes: UInt64 = 0
         var stored: Model? { history.last }
         let builder = SnapshotBuilder(StoreSnapshot(model: model))
         let log: Log
@@ -15,6 +29,7 @@ extension Store {
             log = try Log.open(
                 at: directory, options: options.logOptions,
                 replay: { record in
+                    logBytes += UInt64(record.payload.count)
                     switch try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored) {
                     case .model(let recorded):
                         guard stored == nil else {
@@ -30,7 +45,7 @@ extension Store {
                         try builder.submit(.changes(changes, record.lsn))
                     }
                 },
-                base: { base in history = try loadBase(base, into: builder) })
+                base: { base in (history, baseBytes) = try loadBase(base, into: builder) })
         } catch {
             _ = try? builder.finish()
             throw error
@@ -47,15 +62,15 @@ extension Store {
                 try? log.closeNow()
                 throw StoreError(.corruptRecord, "the log does not start with a model record", lsn: log.firstLSN)
             }
-            guard !options.readOnly else { return (log, StoreSnapshot(model: model), [model]) }
+            guard !options.readOnly else { return OpenedLog(log: log, snapshot: StoreSnapshot(model: model), history: [model]) }
             var empty = StoreSnapshot(model: model)
             empty.advance(to: try log.appendNow(StoreRecord.model(model).encoded()))
-            return (log, empty, [model])
+            return OpenedLog(log: log, snapshot: empty, history: [model])
         }
-        guard recorded != model else { return (log, snapshot, history) }
+        guard recorded != model else { return OpenedLog(log: log, snapshot: snapshot, history: history, baseBytes: baseBytes, logBytes: logBytes) }
         do {
             let (migrated, steps) = try reconcile(log: log, snapshot: snapshot, stored: recorded, with: model, options: options)
-            return (log, migrated, history + steps)
+            return OpenedLog(log: log, snapshot: migrated, history: history + steps, baseBytes: baseBytes, logBytes: logBytes)
         } catch is WipeRequest {
             try Self.wipe(log: log)
             return try openLog(directory: directory, model: model, options: options)
@@ -66,11 +81,13 @@ extension Store {
     }
 
     /// Reads a base into `builder`: its models (the last starts the snapshot), then its objects.
-    /// Returns the models, oldest first.
-    private static func loadBase(_ base: BaseReader, into builder: SnapshotBuilder) throws -> [Model] {
+    /// Returns the models, oldest first, and the bytes of its entries.
+    private static func loadBase(_ base: BaseReader, into builder: SnapshotBuilder) throws -> ([Model], UInt64) {
         var contents = BaseContents.Reader(lastLSN: base.lastLSN)
         var started = false
+        var bytes: UInt64 = 0
         try base.forEachEntry { entry, location in
+            bytes += UInt64(entry.count)
             try contents.read(entry, at: location) { objects, model in
                 if !started {
                     try builder.submit(.start(model, base.lastLSN))
@@ -84,7 +101,7 @@ extension Store {
         }
         if !started { try builder.submit(.start(model, base.lastLSN)) }
         try builder.submit(.reserveKeys(below: nextKey))
-        return contents.models
+        return (contents.models, bytes)
     }
 
     /// Asked of ``openLog`` by ``reconcile``: delete the store's data and open it empty.

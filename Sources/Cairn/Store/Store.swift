@@ -34,16 +34,17 @@ public final class Store: Sendable {
     /// Every model the store was written with, oldest first (the last is ``model``): what a
     /// base keeps of the log's model and migration records.
     let modelHistory: [Model]
-    /// Set while a compaction runs (one at a time).
-    let compaction = Protected<Bool>(false)
+    /// The running compaction, the status and the automatic thresholds' byte counts.
+    let compaction: Protected<CompactionState>
+    let compactionObservers = Protected<[UUID: @Sendable (CompactionEvent) -> Void]>([:])
 
     /// Opens (or creates) the store in `directory`.
     ///
     /// - Throws: ``StoreError`` (``StoreError/Code/modelMismatch`` with the differences when the
     ///   stored model is not `model` and the policy is `.fail`), or a ``LogError`` from the log.
     public convenience init(at directory: String, model: Model, options: StoreOptions = StoreOptions()) throws {
-        let (log, snapshot, history) = try Self.openLog(directory: directory, model: model, options: options)
-        self.init(model: model, directory: directory, options: options, log: log, snapshot: snapshot, history: history)
+        let opened = try Self.openLog(directory: directory, model: model, options: options)
+        self.init(model: model, directory: directory, options: options, opened: opened)
     }
 
     /// Opens (or creates) the store in the directory at a file URL.
@@ -70,18 +71,20 @@ public final class Store: Sendable {
 
     /// An empty store that lives in memory only.
     public convenience init(inMemory model: Model) {
-        self.init(model: model, directory: nil, options: StoreOptions(), log: nil, snapshot: StoreSnapshot(model: model), history: [model])
+        self.init(model: model, directory: nil, options: StoreOptions(), opened: nil)
     }
 
-    private init(model: Model, directory: String?, options: StoreOptions, log: Log?, snapshot: StoreSnapshot, history: [Model]) {
+    private init(model: Model, directory: String?, options: StoreOptions, opened: OpenedLog?) {
+        let snapshot = opened?.snapshot ?? StoreSnapshot(model: model)
         self.model = model
-        self.modelHistory = history
+        self.modelHistory = opened?.history ?? [model]
         self.directory = directory
         self.options = options
-        self.log = log
+        self.log = opened?.log
         self.published = Protected(snapshot)
         self.commits = Protected(CommitState(accepted: snapshot))
         self.keys = Protected(snapshot.nextKey)
+        self.compaction = Protected(CompactionState(baseBytes: opened?.baseBytes ?? 0, logBytes: opened?.logBytes ?? 0))
     }
 
     /// The main context: reads the latest committed state and follows every save.
@@ -125,13 +128,15 @@ public final class Store: Sendable {
         return SaveObservation { [weak self] in _ = self?.observers.withLock { $0.removeValue(forKey: token) } }
     }
 
-    /// Finishes pending saves and closes the log, releasing the store's lock. Later saves throw.
+    /// Finishes pending saves, stops a running compaction (the store stays as it was before
+    /// it) and closes the log, releasing the store's lock. Later saves throw.
     ///
     /// Call it when done with a store: the view context and the store refer to each other, so a
     /// store that is dropped without `close()` keeps its log (and lock) open until the process ends.
     public func close() async throws {
         commits.withLock { $0.closed = true }
         mainContext.withLock { $0 = nil }
+        await waitForCompaction(stopping: true)
         try await log?.close()
     }
 

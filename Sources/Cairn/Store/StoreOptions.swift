@@ -45,6 +45,13 @@ public struct StoreOptions: Sendable {
     /// (CairnMapping's `ImportOptions.chunkSize`). Opening a store with a larger value raises
     /// the bound its manifest records; readers honour the manifest's.
     public var maximumSaveSize: Int = 256 << 20
+    /// When the store compacts itself: by default when the log after the base outgrows the
+    /// base (and 64 MiB), or when half of the bytes on disk are dead. See ``AutomaticCompaction``.
+    public var automaticCompaction = AutomaticCompaction()
+    /// The file system, replaceable in tests to inject faults.
+    package var fileIO: (any FileIO)?
+    /// Called at each named step of compaction (crash tests end the process there).
+    package var compactionStep: (@Sendable (CompactionStep) -> Void)?
 
     /// The default options.
     public init() {}
@@ -56,6 +63,8 @@ public struct StoreOptions: Sendable {
         options.recovery = recovery
         options.readOnly = readOnly
         options.maximumFrameSize = maximumSaveSize
+        if let fileIO { options.fileIO = fileIO }
+        options.compactionStep = compactionStep
         return options
     }
 }

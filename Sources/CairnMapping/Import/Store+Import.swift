@@ -1,4 +1,5 @@
 import Cairn
+import CairnSupport
 import Foundation
 
 extension Store {
@@ -393,8 +394,7 @@ struct JSONImport {
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - start).inSeconds
     }
 }
 

@@ -1,0 +1,102 @@
+import CairnLog
+import Foundation
+
+/// What a store's compaction is doing and last did (``Store/compactionStatus``).
+public struct CompactionStatus: Sendable {
+    /// Whether a compaction runs now.
+    public var isRunning = false
+    /// The last compaction that finished.
+    public var lastReport: CompactionReport?
+    /// The last compaction that failed, when it failed after the last one that finished.
+    public var lastFailure: CompactionFailure?
+    /// Automatic compactions that failed in a row (0 after one succeeds).
+    public var consecutiveFailures = 0
+    /// When the next automatic compaction may start, while one is being held back after a failure.
+    public var nextAttempt: Date?
+}
+
+/// A compaction that failed, and what was left: the store is as it was before it.
+public struct CompactionFailure: Error, Sendable, CustomStringConvertible {
+    /// Why it failed (a ``CairnLog/LogError`` with ``CairnLog/LogError/Code/diskFull`` when
+    /// the disk had no room, an I/O error, ``StoreError/Code/closed`` when the store closed).
+    public let error: any Error
+    /// Whether the store started it by itself.
+    public let automatic: Bool
+    /// When it failed.
+    public let date: Date
+    /// For an automatic one: the wait before the next try.
+    public let retryDelay: Duration?
+
+    public var description: String {
+        "compaction failed: \(error)" + (retryDelay.map { "; trying again in \($0)" } ?? "")
+    }
+}
+
+/// What ``Store/observeCompactions(_:)`` reports.
+public enum CompactionEvent: Sendable {
+    /// A compaction started.
+    case started(automatic: Bool)
+    /// A compaction finished.
+    case finished(CompactionReport)
+    /// A compaction failed; the store is as it was.
+    case failed(CompactionFailure)
+}
+
+/// How far a compaction got (``Store/compact(level:progress:)``).
+public struct CompactionProgress: Sendable {
+    /// Objects written into the base so far.
+    public let objectsWritten: Int
+    /// Objects the base will hold.
+    public let objectCount: Int
+    /// The live state's bytes written so far, uncompressed.
+    public let bytesWritten: UInt64
+    /// About how many bytes the live state holds, uncompressed.
+    public let bytesExpected: UInt64
+    /// The time since the compaction started.
+    public let elapsed: Duration
+
+    /// The part done, 0...1.
+    public var fractionDone: Double {
+        objectCount == 0 ? 1 : min(1, Double(objectsWritten) / Double(objectCount))
+    }
+}
+
+/// What one compaction did.
+public struct CompactionReport: Sendable {
+    /// The LSN whose state the new base holds.
+    public let lsn: LSN
+    /// The objects it holds.
+    public let objects: Int
+    /// The base file's size.
+    public let baseBytes: UInt64
+    /// The live state's size, uncompressed (the base's entries).
+    public let liveBytes: UInt64
+    /// The store's files on disk before and after.
+    public let bytesBefore: UInt64
+    public let bytesAfter: UInt64
+    /// How long it took.
+    public let duration: Duration
+    /// The files it removed (the segments the base replaced, the previous base).
+    public let removedFiles: [String]
+    /// Whether the store started it by itself.
+    public let automatic: Bool
+}
+
+/// Compaction's shared state in a store: the one running, the status, the byte counts the
+/// automatic thresholds look at, and the callers waiting for a compaction to end.
+struct CompactionState: Sendable {
+    var status = CompactionStatus()
+    /// Set by `close()`: the running compaction stops at its next chunk.
+    var stopRequested = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+    /// The base's entries, uncompressed.
+    var baseBytes: UInt64
+    /// The change records after the base, uncompressed.
+    var logBytes: UInt64
+    /// Of those, the bytes already counted when the running compaction took its snapshot.
+    var logBytesAtStart: UInt64 = 0
+    /// Bytes appended since the thresholds were last looked at.
+    var unchecked: UInt64 = 0
+    /// No automatic compaction before this (after a failure).
+    var holdUntil: ContinuousClock.Instant?
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Cairn
+import CairnLog
+import CairnSupport
+import Glibc
+
+extension CompactionLevel: ExpressibleByArgument {}
+
+/// `cairn compact STORE [--level fast|high]`: rewrite a store that no process has open down to
+/// its live state.
+struct CompactCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compact",
+        abstract: "Rewrite a store down to its live state (a base file), offline.",
+        discussion: """
+            The store must not be open in another process: compact refuses, naming the process \
+            that holds it. Shows progress on standard error (a bar on a terminal, a line a second \
+            otherwise) and prints the sizes before and after and the time taken. Memory use is \
+            that of the live objects, whatever the log's length. A crash or kill at any moment \
+            leaves the store as it was or compacted, never in between.
+            """
+    )
+
+    @Argument(help: "The store's directory.")
+    var store: String
+
+    @Option(help: "How hard the base is compressed: fast (LZ4) or high (LZ4-HC, smaller).")
+    var level: CompactionLevel = .high
+
+    func run() async throws {
+        guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
+        var options = StoreOptions()
+        options.automaticCompaction = .disabled
+        let opened = try Store(at: store, model: model, options: options)
+        RecoveryWarning.print(opened.recoveryReport, store: store)
+        let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1)
+        let report: CompactionReport
+        do {
+            report = try await opened.compact(level: level) { progress in
+                let seconds = progress.elapsed.inSeconds
+                let rate = seconds > 0 ? Double(progress.bytesWritten) / seconds : 0
+                let left =
+                    rate > 0 && progress.bytesExpected > progress.bytesWritten
+                    ? ", \(Int((Double(progress.bytesExpected - progress.bytesWritten) / rate).rounded(.up))) s left" : ""
+                meter.report(
+                    fraction: progress.fractionDone,
+                    "\(Formatting.bytes(progress.bytesWritten)) of \(Formatting.bytes(progress.bytesExpected)), "
+                        + "\(Formatting.bytes(UInt64(rate)))/s\(left)")
+            }
+        } catch {
+            meter.finish()
+            try? await opened.close()
+            throw error
+        }
+        meter.finish()
+        try await opened.close()
+        print(
+            "compacted \(store) at LSN \(report.lsn): \(Formatting.bytes(report.bytesBefore)) -> \(Formatting.bytes(report.bytesAfter)) "
+                + "(\(report.objects) objects, base \(Formatting.bytes(report.baseBytes)), \(level.rawValue)) in \(Formatting.duration(report.duration))"
+        )
+    }
+}
