@@ -49,6 +49,9 @@ package protocol FileIO: Sendable {
     func tryLock(_ file: OpenFile) throws -> Bool
     /// Renames a file atomically, replacing any file at `destination`.
     func rename(_ source: String, to destination: String) throws
+    /// Makes `destination` a second name of the file at `source` (a hard link); fails across
+    /// file systems.
+    func link(_ source: String, to destination: String) throws
     /// Removes a file.
     func remove(_ path: String) throws
     /// Makes the directory's entries durable (after a create, rename or remove).

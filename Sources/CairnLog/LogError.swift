@@ -44,6 +44,9 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let closed = Code(rawValue: "closed")
         /// A caller passed an option or argument that cannot work.
         public static let invalidArgument = Code(rawValue: "invalid argument")
+        /// The store's files changed under a reader that needed them as they were (a backup from
+        /// a read-only log while another process compacted): try again.
+        public static let busy = Code(rawValue: "busy")
 
         public var description: String { rawValue }
 

@@ -103,6 +103,12 @@ package struct PosixFileIO: FileIO {
         }
     }
 
+    package func link(_ source: String, to destination: String) throws {
+        guard Glibc.link(source, destination) == 0 else {
+            throw LogError.system("link to \(destination)", path: source, errno: errno)
+        }
+    }
+
     package func remove(_ path: String) throws {
         guard unlink(path) == 0 else { throw LogError.system("unlink", path: path, errno: errno) }
     }

@@ -77,6 +77,26 @@ import Testing
         #expect(try cairn("compact", store, "--level", "slow").status == 2)
     }
 
+    @Test func backupCopiesAStoreInUseAndBringsTheCopyUpToDate() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        let backup = directory.store("backup")
+        #expect(try cairn("demo", "--dir", store, "--books", "200").status == 0)
+        // The store is open for writing by this process meanwhile.
+        let writer = try Log.open(at: store)
+        let first = try cairn("backup", store, backup)
+        #expect(first.status == 0 && first.output.contains("backed up \(store) to \(backup) as of LSN"), "\(first.output)")
+        try await writer.close()
+        let verify = try cairn("verify", backup)
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(try cairn("dump", backup).output == cairn("dump", store).output)
+        // Compacted, then backed up again: the backup follows.
+        #expect(try cairn("compact", store).status == 0)
+        let second = try cairn("backup", store, backup)
+        #expect(second.status == 0 && second.output.contains("removed"), "\(second.output)")
+        #expect(try cairn("verify", backup).status == 0)
+    }
+
     @Test func queryFiltersSortsPagesCountsAndExplains() throws {
         let directory = TemporaryDirectory()
         let store = directory.store()

@@ -154,6 +154,11 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
         }
     }
 
+    /// Links are not modelled: refused as across file systems, so that callers copy.
+    func link(_ source: String, to destination: String) throws {
+        throw LogError.system("link (not modelled)", path: source, errno: EXDEV)
+    }
+
     func remove(_ path: String) throws {
         try locked {
             try base.remove(path)

@@ -44,6 +44,7 @@ final class SyncTrackingFileIO: FileIO, Sendable {
         synced.withLock { if let length = $0.removeValue(forKey: source) { $0[destination] = length } }
     }
     func remove(_ path: String) throws { try base.remove(path) }
+    func link(_ source: String, to destination: String) throws { try base.link(source, to: destination) }
     func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
     func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
     func createDirectory(_ path: String) throws { try base.createDirectory(path) }

@@ -192,6 +192,10 @@ package final class FaultyFileIO: FileIO, Sendable {
         try step(.rename, source)
         try base.rename(source, to: destination)
     }
+    package func link(_ source: String, to destination: String) throws {
+        try step(.rename, source)
+        try base.link(source, to: destination)
+    }
     package func remove(_ path: String) throws {
         try step(.remove, path)
         try base.remove(path)

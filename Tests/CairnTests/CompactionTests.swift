@@ -55,6 +55,16 @@ import Testing
         try await context.save()
     }
 
+    /// One more round of the workload: every item's round and note replaced, in one save.
+    static func overwriteWorkloadRound(_ store: Store, round: Int) async throws {
+        let context = store.newBackgroundContext()
+        for item in try context.fetch(FetchRequest("Item")) {
+            try item.setValue(.integer(Int64(round)), forKey: "round")
+            try item.setValue(.string("round \(round) of \(try item.value(forKey: "code", as: String.self))"), forKey: "note")
+        }
+        try await context.save()
+    }
+
     /// Copies a store directory (a store opened from it is then a pure replay of the same log).
     static func copy(_ source: String, to destination: String) throws {
         try FileManager.default.copyItem(atPath: source, toPath: destination)

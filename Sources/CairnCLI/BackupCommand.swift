@@ -1,0 +1,49 @@
+import ArgumentParser
+import Cairn
+import CairnLog
+import Foundation
+
+/// `cairn backup STORE DEST`: a consistent copy of a store, while processes write to it.
+struct BackupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Copy a store into a backup directory as of one LSN, while it is in use.",
+        discussion: """
+            The base and sealed segments are hard-linked (copied when DEST is on another file \
+            system); the active segment is copied up to its last complete frame; DEST gets a \
+            manifest of its own, written last. Running it again into the same DEST copies only \
+            what is new, so DEST can be shipped with rclone sync or aws s3 sync. Opening DEST \
+            (or a copy of it) is the restore; cairn verify DEST checks it.
+            """
+    )
+
+    @Argument(help: "The store's directory.")
+    var store: String
+
+    @Argument(help: "The backup's directory (created if missing; an earlier backup of the same store is brought up to date).")
+    var destination: String
+
+    func run() async throws {
+        let started = ContinuousClock.now
+        var options = LogOptions()
+        options.readOnly = true
+        var attempt = 1
+        while true {
+            // Read-only: no lock is taken, so that the process writing the store goes on.
+            let log = try Log.open(at: store, options: options, replay: { _ in }, base: { _ in })
+            do {
+                let report = try log.backup(to: destination)
+                try await log.close()
+                print(
+                    "backed up \(store) to \(report.destination) as of LSN \(report.lsn): \(report.linked.count) linked, "
+                        + "\(report.copied.count) copied (\(Formatting.bytes(report.bytesCopied))), \(report.unchanged.count) unchanged, "
+                        + "\(report.removed.count) removed, in \(Formatting.duration(ContinuousClock.now - started))")
+                return
+            } catch let error as LogError where error.code == .busy && attempt < 5 {
+                // Compacted by its writer meanwhile: read it again.
+                try? await log.close()
+                attempt += 1
+            }
+        }
+    }
+}

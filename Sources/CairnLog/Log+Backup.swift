@@ -1,0 +1,234 @@
+import struct Foundation.UUID
+
+/// What one backup did.
+public struct BackupReport: Sendable {
+    /// The LSN the backup holds the store as of: its last frame (or its base's LSN).
+    public let lsn: LSN
+    /// The backup's directory.
+    public let destination: String
+    /// Files given a second name (a hard link: no bytes copied).
+    public let linked: [String]
+    /// Files copied whole, or (the active segment) extended by the bytes added since.
+    public let copied: [String]
+    /// Files the backup already held as they are.
+    public let unchanged: [String]
+    /// The bytes written into the backup.
+    public let bytesCopied: UInt64
+    /// Files of an earlier backup that this one no longer needs, removed.
+    public let removed: [String]
+}
+
+/// A consistent copy of a store, as of one LSN, while appends go on.
+///
+/// The base, the dictionaries and the sealed segments never change once written: they are
+/// hard-linked into the backup (copied when the backup is on another file system). The active
+/// segment is copied up to the end of the last acknowledged frame. The backup gets a manifest
+/// of its own, written last (its commit point); opening the backup is the restore.
+///
+/// Backing up into the same directory again copies only what is new: files it already holds
+/// are kept, a segment that only grew is extended, files the store no longer lists are removed
+/// after the new manifest is in place. So the directory can be shipped to object storage with
+/// tools that copy only changed files (`rclone sync`, `aws s3 sync`).
+extension Log {
+    /// Copies the store into `destination` (created if missing) as of the last acknowledged
+    /// frame.
+    ///
+    /// - Throws: ``LogError/Code/invalidArgument`` when `destination` holds another store's
+    ///   backup or was opened as a store (a backup is never written into once restored);
+    ///   ``LogError/Code/busy`` when, in a read-only log, the store's files changed under it (a
+    ///   compaction in another process: try again); I/O errors (the backup then keeps its
+    ///   previous manifest and state).
+    public func backup(to destination: String) throws -> BackupReport {
+        let plan = try captureBackup()
+        defer { for file in plan.files { io.close(file.source) } }
+        let target = StoreLayout(directory: destination)
+        try checkBackupDestination(target)
+        var linked: [String] = [], copied: [String] = [], unchanged: [String] = []
+        var bytes: UInt64 = 0
+        for file in plan.files {
+            let path = target.path(file.name)
+            let existing = io.exists(path) ? try? sizeOfFile(path) : nil
+            if file.immutable {
+                if existing == file.length {
+                    unchanged.append(file.name)
+                } else if (try? linkAtomically(layout.path(file.name), to: path)) != nil, try sizeOfFile(path) == file.length {
+                    linked.append(file.name)
+                } else {
+                    try io.copyAtomically(file.source, 0..<file.length, to: path, directory: target.directory)
+                    copied.append(file.name)
+                    bytes += file.length
+                }
+            } else if let existing, existing <= file.length, try samePrefix(file, path) {
+                if existing == file.length {
+                    unchanged.append(file.name)
+                } else {
+                    try extend(path, from: file, at: existing)
+                    copied.append(file.name)
+                    bytes += file.length - existing
+                }
+            } else {
+                try io.copyAtomically(file.source, 0..<file.length, to: path, directory: target.directory)
+                copied.append(file.name)
+                bytes += file.length
+            }
+        }
+        try io.syncDirectory(target.directory)
+        // The commit point: the backup's own manifest, naming exactly the files above.
+        try ManifestFile(layout: target, io: io).write(plan.manifest)
+        let listed = Set(plan.files.map(\.name))
+        var removed: [String] = []
+        for name in try io.contentsOfDirectory(target.directory) where StoreLayout.parse(name) != nil && !listed.contains(name) {
+            if (try? io.remove(target.path(name))) != nil { removed.append(name) }
+        }
+        if !removed.isEmpty { try? io.syncDirectory(target.directory) }
+        return BackupReport(
+            lsn: plan.lsn, destination: target.directory, linked: linked, copied: copied, unchanged: unchanged, bytesCopied: bytes,
+            removed: removed)
+    }
+
+    /// One file of a backup: its name, the store's file open for reading, and the bytes to take.
+    private struct BackupFile {
+        var name: String
+        var source: OpenFile
+        var length: UInt64
+        /// A base, dictionary or sealed segment (never changes); else the active segment's prefix.
+        var immutable: Bool
+    }
+
+    private struct BackupPlan {
+        var manifest: Manifest
+        var files: [BackupFile]
+        var lsn: LSN
+    }
+
+    /// The manifest and files of a backup, each file opened while they are known to be current
+    /// (under the writer's lock; a compaction removing one afterwards leaves it readable).
+    private func captureBackup() throws -> BackupPlan {
+        if options.isWritable {
+            return try withWriter { state in
+                try plan(state.manifest, extents: appendState.withLock { $0.extents })
+            }
+        }
+        // Read-only: the manifest as it is now must still be the one this log opened with.
+        guard case .found(let manifest, _) = try manifestFile.read(segmentsWithFrames: [], repair: false) else {
+            throw LogError(.busy, "the store's manifest is gone; try again", path: directory)
+        }
+        let extents = appendState.withLock { $0.extents }
+        let listed = Set(manifest.segments.map(\.number))
+        guard manifest.base == installedBase.withLock({ $0 }), extents.allSatisfy({ listed.contains($0.segment.number) }) else {
+            throw LogError(.busy, "the store was compacted while the backup started; try again", path: directory)
+        }
+        return try plan(manifest, extents: extents)
+    }
+
+    private func plan(_ source: Manifest, extents: [SegmentExtent]) throws -> BackupPlan {
+        var manifest = source
+        var files: [BackupFile] = []
+        /// Opens a file; `length` nil: the whole file.
+        func add(_ name: String, _ length: UInt64?, immutable: Bool) throws {
+            let file = try io.open(layout.path(name), mode: .readOnly)
+            do {
+                files.append(BackupFile(name: name, source: file, length: try length ?? io.size(of: file), immutable: immutable))
+            } catch {
+                io.close(file)
+                throw error
+            }
+        }
+        do {
+            if let base = manifest.base { try add(StoreLayout.name(.base, base.number), base.length, immutable: true) }
+            for dictionary in manifest.dictionaries {
+                try add(StoreLayout.name(.dictionary, UInt64(dictionary.id)), nil, immutable: true)
+            }
+            // The segments up to the last acknowledged frame; the last one taken becomes the
+            // backup's active segment (a sealed segment only partly acknowledged ends the list).
+            var segments: [Manifest.Segment] = []
+            for extent in extents {
+                guard var segment = source.segments.first(where: { $0.number == extent.segment.number }) else { continue }
+                let whole = segment.isSealed && extent.end == segment.length
+                segments.append(segment)
+                if !whole {
+                    segment.isSealed = false
+                    segment.length = 0
+                    segment.frameCount = 0
+                    segments[segments.count - 1] = segment
+                }
+                try add(StoreLayout.name(.segment, segment.number), extent.end, immutable: whole)
+                if !whole { break }
+            }
+            if let last = segments.last, last.isSealed {
+                segments[segments.count - 1].isSealed = false
+                segments[segments.count - 1].length = 0
+                segments[segments.count - 1].frameCount = 0
+                files[files.count - 1].immutable = false
+            }
+            manifest.segments = segments
+        } catch {
+            for file in files { io.close(file.source) }
+            throw error
+        }
+        let taken = extents.prefix(manifest.segments.count)
+        let lsn = taken.last.map { $0.nextLSN.previous } ?? manifest.base?.lastLSN ?? .zero
+        return BackupPlan(manifest: manifest, files: files, lsn: max(lsn, manifest.base?.lastLSN ?? .zero))
+    }
+
+    /// Refuses a destination that is not this store's backup (or an empty directory).
+    private func checkBackupDestination(_ target: StoreLayout) throws {
+        try io.createDirectory(target.directory)
+        if io.exists(target.lock) {
+            throw LogError(
+                .invalidArgument, "holds a LOCK file: it was opened as a store, and a backup is never written into a restored store",
+                path: target.directory)
+        }
+        guard io.exists(target.manifest) || io.exists(target.manifest + ".tmp") || io.exists(target.previousManifest) else { return }
+        let existing = try ManifestFile(layout: target, io: io).read(segmentsWithFrames: [], repair: false)
+        if case .found(let manifest, _) = existing, manifest.storeID != storeID {
+            throw LogError(
+                .invalidArgument, "holds a backup of another store (\(manifest.storeID)), not of \(storeID)", path: target.directory)
+        }
+    }
+
+    private func sizeOfFile(_ path: String) throws -> UInt64 {
+        let file = try io.open(path, mode: .readOnly)
+        defer { io.close(file) }
+        return try io.size(of: file)
+    }
+
+    /// Links `source` to `path` through a temporary name, replacing any file at `path`.
+    private func linkAtomically(_ source: String, to path: String) throws {
+        let temporary = path + ".tmp"
+        if io.exists(temporary) { try io.remove(temporary) }
+        try io.link(source, to: temporary)
+        try io.rename(temporary, to: path)
+    }
+
+    /// Whether the backup's copy of the active segment starts as the store's does (its header:
+    /// the same segment, the same epoch). Frames are only ever appended after it.
+    private func samePrefix(_ file: BackupFile, _ path: String) throws -> Bool {
+        let count = Int(min(UInt64(SegmentHeader.size), file.length))
+        var mine = [UInt8](repeating: 0, count: count)
+        var theirs = [UInt8](repeating: 0, count: count)
+        let copy = try io.open(path, mode: .readOnly)
+        defer { io.close(copy) }
+        guard try io.size(of: copy) >= UInt64(count) else { return false }
+        try mine.withUnsafeMutableBytes { try io.readExactly(file.source, into: $0, at: 0) }
+        try theirs.withUnsafeMutableBytes { try io.readExactly(copy, into: $0, at: 0) }
+        return mine == theirs
+    }
+
+    /// Appends bytes `start..<file.length` of the store's file to the backup's copy, and syncs it.
+    private func extend(_ path: String, from file: BackupFile, at start: UInt64) throws {
+        let copy = try io.open(path, mode: .readWrite)
+        defer { io.close(copy) }
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: LogTuning.copyChunkSize, alignment: 16)
+        defer { chunk.deallocate() }
+        var offset = start
+        while offset < file.length {
+            let count = Int(min(UInt64(chunk.count), file.length - offset))
+            let part = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<count])
+            try io.readExactly(file.source, into: part, at: offset)
+            try io.writeAll(copy, UnsafeRawBufferPointer(part), at: offset)
+            offset += UInt64(count)
+        }
+        try io.fullSync(copy)
+    }
+}
