@@ -6,7 +6,7 @@ import Glibc
 
 extension CompactionLevel: ExpressibleByArgument {}
 
-/// `cairn compact STORE [--level fast|high]`: rewrite a store that no process has open down to
+/// `cairn compact STORE [--level fast|high] [--retain-history LSN]`: rewrite a store that no process has open down to
 /// its live state.
 struct CompactCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,6 +27,11 @@ struct CompactCommand: AsyncParsableCommand {
     @Option(help: "How hard the base is compressed: fast (LZ4) or high (LZ4-HC, smaller).")
     var level: CompactionLevel = .high
 
+    @Option(
+        name: .customLong("retain-history"),
+        help: "Keep every save after this LSN in the log, so that the store can still be read as of any LSN from there on.")
+    var retainHistory: UInt64?
+
     func run() async throws {
         guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
         var options = StoreOptions()
@@ -36,7 +41,7 @@ struct CompactCommand: AsyncParsableCommand {
         let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1)
         let report: CompactionReport
         do {
-            report = try await opened.compact(level: level) { progress in
+            report = try await opened.compact(level: level, retainHistory: retainHistory.map { .since(LSN($0)) }) { progress in
                 let seconds = progress.elapsed.inSeconds
                 let rate = seconds > 0 ? Double(progress.bytesWritten) / seconds : 0
                 let left =

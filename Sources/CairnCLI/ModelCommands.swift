@@ -96,10 +96,14 @@ struct DumpCommand: AsyncParsableCommand {
     @Option(help: "Only objects of this entity (and its sub-entities).")
     var entity: String?
 
+    @Option(name: .customLong("as-of"), help: "Read the store as it was after the save with this LSN (within the history compaction kept).")
+    var asOf: UInt64?
+
     func run() async throws {
         guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
         var options = StoreOptions()
         options.readOnly = true
+        options.asOf = asOf.map { LSN($0) }
         let opened = try Store(at: store, model: model, options: options)
         RecoveryWarning.print(opened.recoveryReport, store: store)
         let context = opened.newBackgroundContext(name: "dump")

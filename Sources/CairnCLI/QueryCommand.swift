@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cairn
+import CairnLog
 import Foundation
 
 /// `cairn query STORE --entity NAME [--where PREDICATE] [--sort key,-key2] [--offset N]
@@ -47,6 +48,9 @@ struct QueryCommand: AsyncParsableCommand {
     @Flag(help: "Print how the query would be answered (the index it uses, or a scan).")
     var explain = false
 
+    @Option(name: .customLong("as-of"), help: "Read the store as it was after the save with this LSN (within the history compaction kept).")
+    var asOf: UInt64?
+
     @Option(help: "table, json (one array) or jsonl (one object per line).")
     var format: Format = .table
 
@@ -62,6 +66,7 @@ struct QueryCommand: AsyncParsableCommand {
         }
         var options = StoreOptions()
         options.readOnly = true
+        options.asOf = asOf.map { LSN($0) }
         let opened = try Store(at: store, model: model, options: options)
         RecoveryWarning.print(opened.recoveryReport, store: store)
         let output: String

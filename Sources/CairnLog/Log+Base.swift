@@ -1,3 +1,6 @@
+import Glibc
+import struct Foundation.Date
+
 /// Compaction's part in the log: writing a base file, and installing it in the manifest in
 /// place of the frames it holds.
 ///
@@ -51,6 +54,21 @@ extension Log {
             compacting.store(false, ordering: .releasing)
             throw error
         }
+    }
+
+    /// The last LSN of the newest sealed segment last written before `date` (every frame up
+    /// to it is older than `date`); nil when no sealed segment is that old.
+    public func lastLSN(writtenBefore date: Date) -> LSN? {
+        let cutoff = date.timeIntervalSince1970
+        var found: LSN?
+        for extent in appendState.withLock({ $0.extents }) where extent.segment.isSealed {
+            var info = stat()
+            guard stat(extent.path, &info) == 0 else { break }
+            let written = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            guard written < cutoff else { break }
+            found = extent.nextLSN.previous
+        }
+        return found
     }
 
     /// Seals the active segment now (when it holds frames) and starts the next one, so that a

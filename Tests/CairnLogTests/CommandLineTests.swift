@@ -77,6 +77,26 @@ import Testing
         #expect(try cairn("compact", store, "--level", "slow").status == 2)
     }
 
+    @Test func dumpAndQueryReadThePastWithinTheKeptHistory() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        #expect(try cairn("demo", "--dir", store, "--books", "100").status == 0)
+        var readOnly = LogOptions()
+        readOnly.readOnly = true
+        let lsn = try Log.open(at: store, options: readOnly).lastLSN
+        let now = try cairn("dump", store)
+        #expect(try cairn("dump", store, "--as-of", "\(lsn.rawValue)").output == now.output)
+        // As of LSN 2 (the first save after the model record) the store held less.
+        let early = try cairn("query", store, "--entity", "Book", "--count", "--as-of", "2")
+        #expect(early.status == 0, "\(early.output)")
+        let compacted = try cairn("compact", store, "--retain-history", "2")
+        #expect(compacted.status == 0, "\(compacted.output)")
+        #expect(try cairn("query", store, "--entity", "Book", "--count", "--as-of", "2").output == early.output)
+        #expect(try cairn("compact", store).status == 0)
+        let refused = try cairn("dump", store, "--as-of", "2")
+        #expect(refused.status == 1 && refused.output.contains("oldest state the store keeps, LSN \(lsn.rawValue)"), "\(refused.output)")
+    }
+
     @Test func backupCopiesAStoreInUseAndBringsTheCopyUpToDate() async throws {
         let directory = TemporaryDirectory()
         let store = directory.store()

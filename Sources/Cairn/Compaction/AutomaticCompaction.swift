@@ -29,6 +29,8 @@ public struct AutomaticCompaction: Sendable, Equatable {
     public var minimumStoreSize: UInt64 = 1 << 20
     /// How hard the base is compressed. Default ``CompactionLevel/fast``.
     public var level: CompactionLevel = .fast
+    /// The history each automatic compaction keeps. Default nil: none.
+    public var retainHistory: HistoryRetention?
     /// The wait before trying again after a failed automatic compaction. Default 1 s.
     public var firstRetryDelay: Duration = .seconds(1)
     /// The longest wait between tries. Default 1 hour.
@@ -56,4 +58,18 @@ public struct AutomaticCompaction: Sendable, Equatable {
     var checkInterval: UInt64 {
         min(max(min(minimumLogSize, minimumStoreSize) / 16, 4 << 10), 1 << 20)
     }
+}
+
+/// How much history a compaction keeps: the frames after an LSN stay in the log, so that
+/// readers of history can still read the changes since their token and a store can be opened
+/// as of any LSN from there on (``StoreOptions/asOf``). The base then holds the state as of
+/// that LSN rather than the latest.
+public enum HistoryRetention: Sendable, Equatable {
+    /// Keep every save after this LSN.
+    case since(LSN)
+    /// Keep the last this many saves.
+    case transactions(UInt64)
+    /// Keep at least the saves of this long ago (counted by whole segments: a segment written
+    /// before then is dropped, one written since is kept).
+    case duration(Duration)
 }

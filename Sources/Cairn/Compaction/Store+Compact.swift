@@ -18,13 +18,17 @@ extension Store {
     ///   ``StoreError/Code/closed`` after ``close()``;
     ///   a ``LogError`` when writing fails (``LogError/Code/diskFull`` when the disk has no
     ///   room for the base and one more segment): the store is then as it was.
-    /// - Parameter progress: called on the compacting thread as the base is written, about
-    ///   every 256 objects.
+    /// - Parameters:
+    ///   - retainHistory: the history to keep (nil: none): the base then holds the state as of
+    ///     that point, and the saves after it stay in the log.
+    ///   - progress: called on the compacting thread as the base is written, about every 256
+    ///     objects.
     @discardableResult
     public func compact(
-        level: CompactionLevel = .fast, progress: (@Sendable (CompactionProgress) -> Void)? = nil
+        level: CompactionLevel = .fast, retainHistory: HistoryRetention? = nil,
+        progress: (@Sendable (CompactionProgress) -> Void)? = nil
     ) async throws -> CompactionReport {
-        try await runCompaction(level: level, automatic: false, progress: progress)
+        try await runCompaction(level: level, automatic: false, retainHistory: retainHistory, progress: progress)
     }
 
     /// What compaction is doing and last did: whether one runs, the last report, the last
@@ -39,7 +43,8 @@ extension Store {
     }
 
     private func runCompaction(
-        level: CompactionLevel, automatic: Bool, progress: (@Sendable (CompactionProgress) -> Void)? = nil
+        level: CompactionLevel, automatic: Bool, retainHistory: HistoryRetention?,
+        progress: (@Sendable (CompactionProgress) -> Void)? = nil
     ) async throws -> CompactionReport {
         guard let log, let directory else { throw StoreError(.invalidArgument, "an in-memory store has no log to compact") }
         guard !options.readOnly else { throw StoreError(.invalidArgument, "a store opened read-only is not compacted") }
@@ -57,6 +62,7 @@ extension Store {
             await waitForCompaction(stopping: false)
         }
         notifyCompaction(.started(automatic: automatic))
+        let retainHistory = retainHistory ?? (automatic ? options.automaticCompaction.retainHistory : nil)
         let started = ContinuousClock.now
         do {
             let before = Self.bytesOnDisk(directory)
@@ -64,11 +70,15 @@ extension Store {
             // A new segment first, so that the base replaces every sealed one before it.
             try log.sealActiveSegment()
             // The published snapshot: every save it holds is acknowledged.
-            let snapshot = self.snapshot
-            let models = modelHistory
-            let expected = Self.liveBytes(snapshot)
-            let count = snapshot.objects.counts.reduce(0, +)
-            let (written, objects, live) = try await Self.onOwnThread { [compaction] in
+            let latest = self.snapshot
+            let retained = retainHistory.map { retainedLSN($0, latest: latest.lsn, log: log) } ?? latest.lsn
+            let expected = Self.liveBytes(latest)
+            let (written, objects, live) = try await Self.onOwnThread { [compaction, model, modelHistory, options] in
+                // Keeping history: the state as of the first save kept, replayed from the files.
+                let (snapshot, models) =
+                    retained == latest.lsn
+                    ? (latest, modelHistory) : try Self.stateAsOf(retained, directory: directory, model: model, options: options)
+                let count = snapshot.objects.counts.reduce(0, +)
                 let writer = try log.makeBaseWriter(lastLSN: snapshot.lsn, level: level)
                 do {
                     let objects = try BaseContents.write(snapshot, models: models, to: writer) { done in
@@ -158,7 +168,7 @@ extension Store {
             onDisk.base + onDisk.segments >= settings.minimumStoreSize && total > 0
             && Double(total - min(total, Self.liveBytes(snapshot))) >= settings.deadFraction * Double(total)
         guard outgrown || dead else { return }
-        Task.detached { [self] in _ = try? await runCompaction(level: settings.level, automatic: true) }
+        Task.detached { [self] in _ = try? await runCompaction(level: settings.level, automatic: true, retainHistory: nil) }
     }
 
     /// Waits until no compaction runs. `stopping` (``close()``): asks the running one to stop
@@ -172,6 +182,32 @@ extension Store {
             }
             if !running { waiter.resume() }
         }
+    }
+
+    /// The LSN a compaction keeping `retention` writes its base at: never past the latest
+    /// save, never before the installed base or the model record (LSN 1) that starts the log.
+    private func retainedLSN(_ retention: HistoryRetention, latest: LSN, log: Log) -> LSN {
+        let wanted: LSN
+        switch retention {
+        case .since(let lsn): wanted = lsn
+        case .transactions(let count): wanted = LSN(latest.rawValue - min(count, latest.rawValue))
+        case .duration(let duration):
+            wanted = log.lastLSN(writtenBefore: Date(timeIntervalSinceNow: -duration.inSeconds)) ?? log.baseLSN ?? .zero
+        }
+        return max(min(wanted, latest), log.baseLSN ?? .first)
+    }
+
+    /// The state as of `lsn` and the models written up to it, replayed from the store's files
+    /// by a read-only log of its own (the writer goes on meanwhile).
+    private static func stateAsOf(_ lsn: LSN, directory: String, model: Model, options: StoreOptions) throws -> (StoreSnapshot, [Model]) {
+        var logOptions = options.logOptions
+        logOptions.readOnly = true
+        let replayed = try replay(directory: directory, model: model, logOptions: logOptions, through: lsn)
+        try? replayed.log.closeNow()
+        guard !replayed.history.isEmpty else {
+            throw StoreError(.invalidArgument, "nothing to compact: the history to keep reaches back before the store's first record")
+        }
+        return (replayed.snapshot, replayed.history)
     }
 
     /// The live state's size as a base holds it, uncompressed: rows and their headers.

@@ -19,44 +19,14 @@ extension Store {
     /// model and the options allow it. Returns the models the store was written with, oldest
     /// first, and the bytes read, too.
     static func openLog(directory: String, model: Model, options: StoreOptions) throws -> OpenedLog {
-        var history: [Model] = []
-        var baseBytes: UInt64 = 0
-        var logBytes: UInt64 = 0
-        var stored: Model? { history.last }
-        let builder = SnapshotBuilder(StoreSnapshot(model: model))
-        let log: Log
-        do {
-            log = try Log.open(
-                at: directory, options: options.logOptions,
-                replay: { record in
-                    logBytes += UInt64(record.payload.count)
-                    switch try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored) {
-                    case .model(let recorded):
-                        guard stored == nil else {
-                            throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a second model record", lsn: record.lsn)
-                        }
-                        history = [recorded]
-                        try builder.submit(.start(recorded, record.lsn))
-                    case .migration(let recorded, let plan):
-                        // The plan as recorded, never inferred again: replay does what the migration did.
-                        history.append(recorded)
-                        try builder.submit(.migrate(plan, record.lsn))
-                    case .changes(let changes):
-                        try builder.submit(.changes(changes, record.lsn))
-                    }
-                },
-                base: { base in (history, baseBytes) = try loadBase(base, into: builder) })
-        } catch {
-            _ = try? builder.finish()
-            throw error
+        if options.asOf != nil && !options.readOnly {
+            throw StoreError(.invalidArgument, "a store opened as of a past LSN is read-only: set readOnly too")
         }
-        var snapshot: StoreSnapshot
-        do {
-            snapshot = try builder.finish()
-        } catch {
-            try? log.closeNow()
-            throw error
-        }
+        let replayed = try replay(directory: directory, model: model, logOptions: options.logOptions, through: options.asOf)
+        let (log, snapshot) = (replayed.log, replayed.snapshot)
+        let (baseBytes, logBytes) = (replayed.baseBytes, replayed.logBytes)
+        let history = replayed.history
+        let stored = history.last
         guard let recorded = stored else {
             if log.lastLSN != .zero {
                 try? log.closeNow()
@@ -78,6 +48,69 @@ extension Store {
             try? log.closeNow()
             throw error
         }
+    }
+
+    /// Opens the log and replays it (its base, then the records after it, up to `through`
+    /// when given) into a snapshot in the model the records were written with: no model check,
+    /// no migration. The history is empty when the log holds no model record yet.
+    ///
+    /// - Throws: ``StoreError/Code/historyUnavailable`` when `through` is older than the base
+    ///   or later than the last record; the log's errors.
+    static func replay(directory: String, model: Model, logOptions: LogOptions, through: LSN?) throws -> OpenedLog {
+        var history: [Model] = []
+        var baseBytes: UInt64 = 0
+        var logBytes: UInt64 = 0
+        var stored: Model? { history.last }
+        let builder = SnapshotBuilder(StoreSnapshot(model: model))
+        let log: Log
+        do {
+            log = try Log.open(
+                at: directory, options: logOptions,
+                replay: { record in
+                    if let through, record.lsn > through { return }
+                    logBytes += UInt64(record.payload.count)
+                    switch try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored) {
+                    case .model(let recorded):
+                        guard stored == nil else {
+                            throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a second model record", lsn: record.lsn)
+                        }
+                        history = [recorded]
+                        try builder.submit(.start(recorded, record.lsn))
+                    case .migration(let recorded, let plan):
+                        // The plan as recorded, never inferred again: replay does what the migration did.
+                        history.append(recorded)
+                        try builder.submit(.migrate(plan, record.lsn))
+                    case .changes(let changes):
+                        try builder.submit(.changes(changes, record.lsn))
+                    }
+                },
+                base: { base in
+                    if let through, base.lastLSN > through { throw Self.historyUnavailable(through, oldest: base.lastLSN) }
+                    (history, baseBytes) = try loadBase(base, into: builder)
+                })
+        } catch {
+            _ = try? builder.finish()
+            throw error
+        }
+        do {
+            let snapshot = try builder.finish()
+            if let through, log.lastLSN < through {
+                throw StoreError(
+                    .historyUnavailable, "LSN \(through) is later than the store's last save, LSN \(log.lastLSN)", lsn: log.lastLSN)
+            }
+            return OpenedLog(log: log, snapshot: snapshot, history: history, baseBytes: baseBytes, logBytes: logBytes)
+        } catch {
+            try? log.closeNow()
+            throw error
+        }
+    }
+
+    /// The error for a past LSN older than the oldest state the store keeps.
+    static func historyUnavailable(_ lsn: LSN, oldest: LSN) -> StoreError {
+        StoreError(
+            .historyUnavailable,
+            "LSN \(lsn) is older than the oldest state the store keeps, LSN \(oldest): compaction replaced what came before "
+                + "(compact with retainHistory to keep more)", lsn: oldest)
     }
 
     /// Reads a base into `builder`: its models (the last starts the snapshot), then its objects.

@@ -50,6 +50,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// Arguments of a call that do not fit together: a batch insert's row with more or fewer
         /// values than it has columns, a column named twice.
         public static let invalidArgument = Code(rawValue: "invalid argument")
+        /// A past LSN the store no longer keeps (compaction replaced it; the error's ``lsn`` is
+        /// the oldest available) or has not reached.
+        public static let historyUnavailable = Code(rawValue: "history unavailable")
         public var description: String { rawValue }
         /// Lets `catch StoreError.Code.mergeConflict` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? StoreError)?.code == code }

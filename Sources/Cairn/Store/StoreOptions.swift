@@ -39,6 +39,11 @@ public struct StoreOptions: Sendable {
     public var unreadableModelVersions: [UnreadableModelVersion] = []
     /// Open without writing (for inspection): saves are refused.
     public var readOnly = false
+    /// Open the store as it was after the save with this LSN (read-only: set ``readOnly``
+    /// too). The store must still keep that state: from its base's LSN on, as far as
+    /// compaction kept history (``HistoryRetention``); older LSNs throw
+    /// ``StoreError/Code/historyUnavailable`` naming the oldest one kept.
+    public var asOf: LSN?
     /// The largest change record one save may write (it is one frame of the log): a bigger save
     /// fails with `LogError.Code.frameTooLarge` and changes nothing. Default 256 MiB, about
     /// 2 million objects of ten attributes; an import larger than that saves in chunks
