@@ -28,13 +28,24 @@ struct CrashHelperCommand: AsyncParsableCommand {
     @Flag(help: "Save object-graph batches from concurrent contexts instead of appending raw frames.")
     var graph = false
 
+    @Option(help: "With --graph: compact the store every this many milliseconds while saving (0: never).")
+    var compactEvery = 0
+
+    @Option(help: "With --compact-every: end the process (exit status 9) at this named step of the first compaction.")
+    var crashAt: String?
+
     func validate() throws {
         guard (1...1024).contains(appenders) else { throw ValidationError("--appenders takes 1 to 1024") }
     }
 
     func run() async throws {
         if graph {
-            try await GraphCrashHelper.run(store: store, writers: appenders, segmentSize: segmentSize, emit: emit)
+            let step = try crashAt.map { name in
+                guard let step = CompactionStep(rawValue: name) else { throw ValidationError("no compaction step \(name)") }
+                return step
+            }
+            try await GraphCrashHelper.run(
+                store: store, writers: appenders, segmentSize: segmentSize, compactEvery: compactEvery, crashAt: step, emit: emit)
             return
         }
         var options = LogOptions()

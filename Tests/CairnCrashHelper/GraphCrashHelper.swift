@@ -32,12 +32,32 @@ enum GraphCrashHelper {
         "w\(writer)-s\(sequence)-i\(index)-" + String(repeating: "x", count: Int((sequence * 31 + Int64(index)) % 90))
     }
 
-    static func run(store path: String, writers: Int, segmentSize: Int, emit: @escaping @Sendable (String) -> Void) async throws {
+    static func run(
+        store path: String, writers: Int, segmentSize: Int, compactEvery: Int = 0, crashAt: CompactionStep? = nil,
+        emit: @escaping @Sendable (String) -> Void
+    ) async throws {
         var options = StoreOptions()
         options.segmentSize = segmentSize
+        options.automaticCompaction = .disabled
+        if let crashAt {
+            options.compactionStep = { step in
+                guard step == crashAt else { return }
+                emit("crash at \(step.rawValue)")
+                _exit(9)
+            }
+        }
         let store = try Store(at: path, model: try model(), options: options)
         emit("ready \(getpid()) \(store.lastSaveLSN)")
         try await withThrowingTaskGroup(of: Void.self) { group in
+            if compactEvery > 0 {
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: .milliseconds(compactEvery))
+                        let report = try await store.compact()
+                        emit("compacted \(report.lsn)")
+                    }
+                }
+            }
             for writer in 0..<writers {
                 group.addTask {
                     let setup = store.newBackgroundContext()

@@ -9,7 +9,7 @@ extension Store {
     /// Backing up into the same directory again copies only what is new (a segment that grew
     /// is extended, files already there are kept, files no longer needed removed), so the
     /// directory can be shipped to object storage with `rclone sync` or `aws s3 sync` as an
-    /// incremental backup (docs/BACKUP.md).
+    /// incremental backup (docs/COMPACTION.md).
     ///
     /// ```swift
     /// let report = try await store.backup(to: "/var/backups/library.store")

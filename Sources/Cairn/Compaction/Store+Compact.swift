@@ -49,16 +49,16 @@ extension Store {
         guard let log, let directory else { throw StoreError(.invalidArgument, "an in-memory store has no log to compact") }
         guard !options.readOnly else { throw StoreError(.invalidArgument, "a store opened read-only is not compacted") }
         // One compaction at a time: an automatic one gives way, one asked for waits its turn.
-        while try !compaction.withLock({ state in
-            if state.stopRequested { throw StoreError(.closed, "the store is closed") }
-            if state.status.isRunning {
-                if automatic { throw StoreError(.invalidArgument, "a compaction is already running") }
-                return false
-            }
-            state.status.isRunning = true
-            state.logBytesAtStart = state.logBytes
-            return true
-        }) {
+        // (An automatic one was given the slot when it was started: see noteSaved.)
+        while try !automatic
+            && !compaction.withLock({ state in
+                if state.stopRequested { throw StoreError(.closed, "the store is closed") }
+                if state.status.isRunning { return false }
+                state.status.isRunning = true
+                state.logBytesAtStart = state.logBytes
+                return true
+            })
+        {
             await waitForCompaction(stopping: false)
         }
         notifyCompaction(.started(automatic: automatic))
@@ -168,6 +168,15 @@ extension Store {
             onDisk.base + onDisk.segments >= settings.minimumStoreSize && total > 0
             && Double(total - min(total, Self.liveBytes(snapshot))) >= settings.deadFraction * Double(total)
         guard outgrown || dead else { return }
+        // The slot is taken here, so that no second save starts another before this one runs.
+        let claimed = compaction.withLock { state in
+            if state.status.isRunning || state.stopRequested { return false }
+            if let hold = state.holdUntil, hold > .now { return false }
+            state.status.isRunning = true
+            state.logBytesAtStart = state.logBytes
+            return true
+        }
+        guard claimed else { return }
         Task.detached { [self] in _ = try? await runCompaction(level: settings.level, automatic: true, retainHistory: nil) }
     }
 
