@@ -62,6 +62,16 @@ import Testing
         }
     }
 
+    /// A store that compacts only when asked, on `io`, after three rounds of updates.
+    static func overwrittenStore(at path: String, model: Model, io: FaultyFileIO) async throws -> Store {
+        var options = Self.options()
+        options.automaticCompaction = .disabled
+        options.fileIO = io
+        let store = try Store(at: path, model: model, options: options)
+        try await Self.overwrite(store, rounds: 3)
+        return store
+    }
+
     @Test func aStoreWhoseBytesAreMostlyDeadCompactsItself() async throws {
         let directory = TemporaryDirectory()
         let path = directory.store()
@@ -127,12 +137,8 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let io = FaultyFileIO()
-        var options = Self.options()
-        options.automaticCompaction = .disabled
-        options.fileIO = io
         let model = try CompactionTests.model()
-        let store = try Store(at: path, model: model, options: options)
-        try await Self.overwrite(store, rounds: 3)
+        let store = try await Self.overwrittenStore(at: path, model: model, io: io)
         let files = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
         let expected = try GoldenGraphStoreTests.dump(store)
         let (events, observation) = Self.observe(store)
@@ -166,12 +172,8 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let io = FaultyFileIO()
-        var options = Self.options()
-        options.automaticCompaction = .disabled
-        options.fileIO = io
         let model = try CompactionTests.model()
-        let store = try Store(at: path, model: model, options: options)
-        try await Self.overwrite(store, rounds: 3)
+        let store = try await Self.overwrittenStore(at: path, model: model, io: io)
         let expected = try GoldenGraphStoreTests.dump(store)
         io.inject(step, onPathEndingIn: ".base.tmp")
         await #expect(throws: LogError.self) { try await store.compact() }

@@ -14,6 +14,14 @@ import Testing
         return options
     }
 
+    /// Segments of 4 KiB (the history spans several), compacted only when asked.
+    static var smallSegments: StoreOptions {
+        var options = StoreOptions()
+        options.segmentSize = 4096
+        options.automaticCompaction = .disabled
+        return options
+    }
+
     /// 40 saves, each inserting an item and changing or deleting an earlier one; the dump after
     /// each, by LSN.
     static func history(_ store: Store) async throws -> [LSN: String] {
@@ -69,9 +77,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let model = try CompactionTests.model()
-        var options = StoreOptions()
-        options.segmentSize = 4096
-        options.automaticCompaction = .disabled
+        let options = Self.smallSegments
         let store = try Store(at: path, model: model, options: options)
         let dumps = try await Self.history(store)
         let last = store.lastSaveLSN
@@ -111,9 +117,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let model = try CompactionTests.model()
-        var options = StoreOptions()
-        options.segmentSize = 4096
-        options.automaticCompaction = .disabled
+        let options = Self.smallSegments
         let store = try Store(at: path, model: model, options: options)
         let dumps = try await Self.history(store)
         // An hour: every segment is younger, so the whole log stays and the base is the first state.
