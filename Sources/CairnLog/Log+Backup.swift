@@ -42,14 +42,22 @@ extension Log {
         let plan = try captureBackup()
         defer { for file in plan.files { io.close(file.source) } }
         let target = StoreLayout(directory: destination)
-        try checkBackupDestination(target)
+        let previous = try checkBackupDestination(target)
+        // Files the backup's manifest already names as immutable; anything else is copied again
+        // (a segment that was active at the last backup, a file an interrupted run left).
+        var held: Set<String> = []
+        if let previous {
+            if let base = previous.base { held.insert(StoreLayout.name(.base, base.number)) }
+            for dictionary in previous.dictionaries { held.insert(StoreLayout.name(.dictionary, UInt64(dictionary.id))) }
+            for segment in previous.segments where segment.isSealed { held.insert(StoreLayout.name(.segment, segment.number)) }
+        }
         var linked: [String] = [], copied: [String] = [], unchanged: [String] = []
         var bytes: UInt64 = 0
         for file in plan.files {
             let path = target.path(file.name)
             let existing = io.exists(path) ? try? sizeOfFile(path) : nil
             if file.immutable {
-                if existing == file.length {
+                if existing == file.length && held.contains(file.name) {
                     unchanged.append(file.name)
                 } else if (try? linkAtomically(layout.path(file.name), to: path)) != nil, try sizeOfFile(path) == file.length {
                     linked.append(file.name)
@@ -58,7 +66,7 @@ extension Log {
                     copied.append(file.name)
                     bytes += file.length
                 }
-            } else if let existing, existing <= file.length, try samePrefix(file, path) {
+            } else if let existing, existing <= file.length, try samePrefix(file, path, length: existing) {
                 if existing == file.length {
                     unchanged.append(file.name)
                 } else {
@@ -75,6 +83,8 @@ extension Log {
         try io.syncDirectory(target.directory)
         // The commit point: the backup's own manifest, naming exactly the files above.
         try ManifestFile(layout: target, io: io).write(plan.manifest)
+        // The previous manifest names files removed below: not a fallback for a backup.
+        if io.exists(target.previousManifest) { try? io.remove(target.previousManifest) }
         let listed = Set(plan.files.map(\.name))
         var removed: [String] = []
         for name in try io.contentsOfDirectory(target.directory) where StoreLayout.parse(name) != nil && !listed.contains(name) {
@@ -115,10 +125,17 @@ extension Log {
         }
         let extents = appendState.withLock { $0.extents }
         let listed = Set(manifest.segments.map(\.number))
+        let changed = LogError(.busy, "the store was compacted while the backup started; try again", path: directory)
         guard manifest.base == installedBase.withLock({ $0 }), extents.allSatisfy({ listed.contains($0.segment.number) }) else {
-            throw LogError(.busy, "the store was compacted while the backup started; try again", path: directory)
+            throw changed
         }
-        return try plan(manifest, extents: extents)
+        do {
+            return try plan(manifest, extents: extents)
+        } catch {
+            // A file removed between reading the manifest and opening it: compacted meanwhile.
+            if case .found(let now, _) = try? manifestFile.read(segmentsWithFrames: [], repair: false), now != manifest { throw changed }
+            throw error
+        }
     }
 
     private func plan(_ source: Manifest, extents: [SegmentExtent]) throws -> BackupPlan {
@@ -171,20 +188,24 @@ extension Log {
         return BackupPlan(manifest: manifest, files: files, lsn: max(lsn, manifest.base?.lastLSN ?? .zero))
     }
 
-    /// Refuses a destination that is not this store's backup (or an empty directory).
-    private func checkBackupDestination(_ target: StoreLayout) throws {
+    /// Refuses a destination that is not this store's backup (or an empty directory). Returns
+    /// the backup's manifest, if it holds one.
+    private func checkBackupDestination(_ target: StoreLayout) throws -> Manifest? {
         try io.createDirectory(target.directory)
         if io.exists(target.lock) {
             throw LogError(
                 .invalidArgument, "holds a LOCK file: it was opened as a store, and a backup is never written into a restored store",
                 path: target.directory)
         }
-        guard io.exists(target.manifest) || io.exists(target.manifest + ".tmp") || io.exists(target.previousManifest) else { return }
-        let existing = try ManifestFile(layout: target, io: io).read(segmentsWithFrames: [], repair: false)
-        if case .found(let manifest, _) = existing, manifest.storeID != storeID {
+        guard io.exists(target.manifest) || io.exists(target.manifest + ".tmp") || io.exists(target.previousManifest) else { return nil }
+        guard case .found(let manifest, _) = try ManifestFile(layout: target, io: io).read(segmentsWithFrames: [], repair: false) else {
+            return nil
+        }
+        if manifest.storeID != storeID {
             throw LogError(
                 .invalidArgument, "holds a backup of another store (\(manifest.storeID)), not of \(storeID)", path: target.directory)
         }
+        return manifest
     }
 
     private func sizeOfFile(_ path: String) throws -> UInt64 {
@@ -201,18 +222,31 @@ extension Log {
         try io.rename(temporary, to: path)
     }
 
-    /// Whether the backup's copy of the active segment starts as the store's does (its header:
-    /// the same segment, the same epoch). Frames are only ever appended after it.
-    private func samePrefix(_ file: BackupFile, _ path: String) throws -> Bool {
-        let count = Int(min(UInt64(SegmentHeader.size), file.length))
-        var mine = [UInt8](repeating: 0, count: count)
-        var theirs = [UInt8](repeating: 0, count: count)
+    /// Whether the backup's copy of the active segment (`length` bytes) is a prefix of the
+    /// store's file, compared byte for byte (a segment is at most the segment size): a frame
+    /// the copy took and the store later cut and rewrote, or an extension a crash left half
+    /// written, makes it differ, and the copy is made again.
+    private func samePrefix(_ file: BackupFile, _ path: String, length: UInt64) throws -> Bool {
         let copy = try io.open(path, mode: .readOnly)
         defer { io.close(copy) }
-        guard try io.size(of: copy) >= UInt64(count) else { return false }
-        try mine.withUnsafeMutableBytes { try io.readExactly(file.source, into: $0, at: 0) }
-        try theirs.withUnsafeMutableBytes { try io.readExactly(copy, into: $0, at: 0) }
-        return mine == theirs
+        let chunk = LogTuning.copyChunkSize
+        let mine = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        let theirs = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer {
+            mine.deallocate()
+            theirs.deallocate()
+        }
+        var offset: UInt64 = 0
+        while offset < length {
+            let count = Int(min(UInt64(chunk), length - offset))
+            try io.readExactly(file.source, into: UnsafeMutableRawBufferPointer(rebasing: mine[0..<count]), at: offset)
+            try io.readExactly(copy, into: UnsafeMutableRawBufferPointer(rebasing: theirs[0..<count]), at: offset)
+            guard UnsafeRawBufferPointer(rebasing: mine[0..<count]).elementsEqual(UnsafeRawBufferPointer(rebasing: theirs[0..<count])) else {
+                return false
+            }
+            offset += UInt64(count)
+        }
+        return true
     }
 
     /// Appends bytes `start..<file.length` of the store's file to the backup's copy, and syncs it.

@@ -85,6 +85,13 @@ extension Log {
         }
     }
 
+    /// Gives up a finished base that was not installed: removes its file (no manifest names
+    /// it) and lets another base begin.
+    public func abandonBase(_ base: WrittenBase) {
+        try? io.remove(base.path)
+        compacting.store(false, ordering: .releasing)
+    }
+
     /// Makes a finished base part of the store: syncs the frames up to its LSN if they are
     /// not yet durable, then replaces the manifest with one naming the base and without the
     /// sealed segments whose frames all precede it (the commit point). Then removes the files

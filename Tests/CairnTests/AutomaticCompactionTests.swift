@@ -206,7 +206,8 @@ import Testing
             try #require(ContinuousClock.now < deadline, "timed out waiting: \(events.failures) \(store.compactionStatus)")
             try await Self.overwrite(store, rounds: 1)
         }
-        try await Self.waitUntil { !store.compactionStatus.isRunning }
+        // The event comes just after the status: wait for both.
+        try await Self.waitUntil { !store.compactionStatus.isRunning && store.compactionStatus.consecutiveFailures == events.failures.count }
         let failures = events.failures
         #expect(failures.allSatisfy { $0.automatic && "\($0.error)".contains("free") })
         #expect(failures.prefix(3).map(\.retryDelay) == [.milliseconds(100), .milliseconds(200), .milliseconds(200)])

@@ -49,7 +49,11 @@ public struct AutomaticCompaction: Sendable, Equatable {
     /// The wait before the next try after `failures` consecutive failed ones (at least 1).
     func retryDelay(after failures: Int) -> Duration {
         var delay = firstRetryDelay
-        for _ in 1..<max(1, min(failures, 64)) where delay < maximumRetryDelay { delay *= 2 }
+        for _ in 1..<max(1, min(failures, 64)) {
+            // Doubling past the maximum (or overflowing) is never needed.
+            guard delay < maximumRetryDelay / 2 else { return maximumRetryDelay }
+            delay *= 2
+        }
         return min(delay, maximumRetryDelay)
     }
 

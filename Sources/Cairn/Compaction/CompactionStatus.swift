@@ -95,6 +95,10 @@ struct CompactionState: Sendable {
     var logBytes: UInt64
     /// Of those, the bytes already counted when the running compaction took its snapshot.
     var logBytesAtStart: UInt64 = 0
+    /// With history kept by the last compaction: the change records and segment bytes it left
+    /// in place, which the thresholds leave out.
+    var keptLogBytes: UInt64 = 0
+    var keptSegmentBytes: UInt64 = 0
     /// Bytes appended since the thresholds were last looked at.
     var unchecked: UInt64 = 0
     /// No automatic compaction before this (after a failure).

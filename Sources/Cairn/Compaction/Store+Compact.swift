@@ -65,6 +65,8 @@ extension Store {
         let retainHistory = retainHistory ?? (automatic ? options.automaticCompaction.retainHistory : nil)
         let started = ContinuousClock.now
         do {
+            // An automatic compaction claimed before close() began must not start after it.
+            try throwIfStopRequested()
             let before = Self.bytesOnDisk(directory)
             try log.ensureRoomForBase(expectedBytes: Self.liveBytes(snapshot))
             // A new segment first, so that the base replaces every sealed one before it.
@@ -73,7 +75,7 @@ extension Store {
             let latest = self.snapshot
             let retained = retainHistory.map { retainedLSN($0, latest: latest.lsn, log: log) } ?? latest.lsn
             let expected = Self.liveBytes(latest)
-            let (written, objects, live) = try await Self.onOwnThread { [compaction, model, modelHistory, options] in
+            let (written, objects, live) = try await Self.onOwnThread { [model, modelHistory, options] in
                 // Keeping history: the state as of the first save kept, replayed from the files.
                 let (snapshot, models) =
                     retained == latest.lsn
@@ -82,9 +84,7 @@ extension Store {
                 let writer = try log.makeBaseWriter(lastLSN: snapshot.lsn, level: level)
                 do {
                     let objects = try BaseContents.write(snapshot, models: models, to: writer) { done in
-                        if compaction.withLock({ $0.stopRequested }) {
-                            throw StoreError(.closed, "the store was closed during compaction; it stays as it was")
-                        }
+                        try self.throwIfStopRequested()
                         progress?(
                             CompactionProgress(
                                 objectsWritten: done, objectCount: count, bytesWritten: writer.rawBytes, bytesExpected: expected,
@@ -96,7 +96,14 @@ extension Store {
                     throw error
                 }
             }
+            do {
+                try throwIfStopRequested()
+            } catch {
+                log.abandonBase(written)
+                throw error
+            }
             let removed = try log.installBase(written)
+            let keptSegments = log.segmentBytes
             let report = CompactionReport(
                 lsn: written.lastLSN, objects: objects, baseBytes: written.length, liveBytes: live, bytesBefore: before,
                 bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: removed,
@@ -108,7 +115,16 @@ extension Store {
                 state.status.nextAttempt = nil
                 state.holdUntil = nil
                 state.baseBytes = live
-                state.logBytes -= min(state.logBytes, state.logBytesAtStart)
+                if written.lastLSN < latest.lsn {
+                    // History kept: the frames before the compaction stay on disk, and do not
+                    // count toward the next one (or every save would start another).
+                    state.keptLogBytes = state.logBytesAtStart
+                    state.keptSegmentBytes = keptSegments
+                } else {
+                    state.logBytes -= min(state.logBytes, state.logBytesAtStart)
+                    state.keptLogBytes = 0
+                    state.keptSegmentBytes = 0
+                }
             }
             notifyCompaction(.finished(report))
             return report
@@ -152,21 +168,22 @@ extension Store {
     func noteSaved(bytes: Int) {
         let settings = options.automaticCompaction
         guard let log, settings.isEnabled, !options.readOnly else { return }
-        let look = compaction.withLock { state -> (base: UInt64, logged: UInt64)? in
+        let look = compaction.withLock { state -> (base: UInt64, logged: UInt64, keptSegments: UInt64)? in
             state.logBytes += UInt64(bytes)
             state.unchecked += UInt64(bytes)
             guard state.unchecked >= settings.checkInterval, !state.status.isRunning, !state.stopRequested else { return nil }
             if let hold = state.holdUntil, hold > .now { return nil }
             state.unchecked = 0
-            return (state.baseBytes, state.logBytes)
+            return (state.baseBytes, state.logBytes - min(state.logBytes, state.keptLogBytes), state.keptSegmentBytes)
         }
         guard let look else { return }
-        let onDisk = (base: log.baseBytes, segments: log.segmentBytes)
+        let segments = log.segmentBytes
+        let onDisk = (base: log.baseBytes, segments: segments - min(segments, look.keptSegments))
         let outgrown = onDisk.segments >= settings.minimumLogSize && onDisk.segments > onDisk.base
         let total = look.base + look.logged
         let dead =
             onDisk.base + onDisk.segments >= settings.minimumStoreSize && total > 0
-            && Double(total - min(total, Self.liveBytes(snapshot))) >= settings.deadFraction * Double(total)
+            && Double(total - min(total, Self.liveBytes(snapshot) + modelBytes)) >= settings.deadFraction * Double(total)
         guard outgrown || dead else { return }
         // The slot is taken here, so that no second save starts another before this one runs.
         let claimed = compaction.withLock { state in
@@ -178,6 +195,13 @@ extension Store {
         }
         guard claimed else { return }
         Task.detached { [self] in _ = try? await runCompaction(level: settings.level, automatic: true, retainHistory: nil) }
+    }
+
+    /// Throws once ``close()`` asked compaction to stop.
+    private func throwIfStopRequested() throws {
+        if compaction.withLock({ $0.stopRequested }) {
+            throw StoreError(.closed, "the store was closed during compaction; it stays as it was")
+        }
     }
 
     /// Waits until no compaction runs. `stopping` (``close()``): asks the running one to stop

@@ -22,6 +22,7 @@ extension Store {
         if options.asOf != nil && !options.readOnly {
             throw StoreError(.invalidArgument, "a store opened as of a past LSN is read-only: set readOnly too")
         }
+        if options.asOf == .zero { throw StoreError(.historyUnavailable, "LSN 0 is before the store's first record, LSN 1", lsn: .first) }
         let replayed = try replay(directory: directory, model: model, logOptions: options.logOptions, through: options.asOf)
         let (log, snapshot) = (replayed.log, replayed.snapshot)
         let (baseBytes, logBytes) = (replayed.baseBytes, replayed.logBytes)
