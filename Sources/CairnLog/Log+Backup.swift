@@ -56,24 +56,14 @@ extension Log {
         for file in plan.files {
             let path = target.path(file.name)
             let existing = io.exists(path) ? try? sizeOfFile(path) : nil
-            if file.immutable {
-                if existing == file.length && held.contains(file.name) {
-                    unchanged.append(file.name)
-                } else if (try? linkAtomically(layout.path(file.name), to: path)) != nil, try sizeOfFile(path) == file.length {
-                    linked.append(file.name)
-                } else {
-                    try io.copyAtomically(file.source, 0..<file.length, to: path, directory: target.directory)
-                    copied.append(file.name)
-                    bytes += file.length
-                }
-            } else if let existing, existing <= file.length, try samePrefix(file, path, length: existing) {
-                if existing == file.length {
-                    unchanged.append(file.name)
-                } else {
-                    try extend(path, from: file, at: existing)
-                    copied.append(file.name)
-                    bytes += file.length - existing
-                }
+            if existing == file.length, try file.immutable ? held.contains(file.name) : samePrefix(file, path, length: file.length) {
+                unchanged.append(file.name)
+            } else if file.immutable, (try? linkAtomically(layout.path(file.name), to: path)) != nil, try sizeOfFile(path) == file.length {
+                linked.append(file.name)
+            } else if !file.immutable, let existing, existing < file.length, try samePrefix(file, path, length: existing) {
+                try extend(path, from: file, at: existing)
+                copied.append(file.name)
+                bytes += file.length - existing
             } else {
                 try io.copyAtomically(file.source, 0..<file.length, to: path, directory: target.directory)
                 copied.append(file.name)
@@ -141,6 +131,7 @@ extension Log {
     private func plan(_ source: Manifest, extents: [SegmentExtent]) throws -> BackupPlan {
         var manifest = source
         var files: [BackupFile] = []
+        var lastTaken: SegmentExtent?
         /// Opens a file; `length` nil: the whole file.
         func add(_ name: String, _ length: UInt64?, immutable: Bool) throws {
             let file = try io.open(layout.path(name), mode: .readOnly)
@@ -156,23 +147,19 @@ extension Log {
             for dictionary in manifest.dictionaries {
                 try add(StoreLayout.name(.dictionary, UInt64(dictionary.id)), nil, immutable: true)
             }
-            // The segments up to the last acknowledged frame; the last one taken becomes the
-            // backup's active segment (a sealed segment only partly acknowledged ends the list).
+            // The segments up to the last acknowledged frame (a sealed segment only partly
+            // acknowledged ends the list).
             var segments: [Manifest.Segment] = []
             for extent in extents {
-                guard var segment = source.segments.first(where: { $0.number == extent.segment.number }) else { continue }
+                guard let segment = source.segments.first(where: { $0.number == extent.segment.number }) else { continue }
                 let whole = segment.isSealed && extent.end == segment.length
                 segments.append(segment)
-                if !whole {
-                    segment.isSealed = false
-                    segment.length = 0
-                    segment.frameCount = 0
-                    segments[segments.count - 1] = segment
-                }
+                lastTaken = extent
                 try add(StoreLayout.name(.segment, segment.number), extent.end, immutable: whole)
                 if !whole { break }
             }
-            if let last = segments.last, last.isSealed {
+            // The last one taken is the backup's active segment: a prefix of the store's file.
+            if !segments.isEmpty {
                 segments[segments.count - 1].isSealed = false
                 segments[segments.count - 1].length = 0
                 segments[segments.count - 1].frameCount = 0
@@ -183,8 +170,7 @@ extension Log {
             for file in files { io.close(file.source) }
             throw error
         }
-        let taken = extents.prefix(manifest.segments.count)
-        let lsn = taken.last.map { $0.nextLSN.previous } ?? manifest.base?.lastLSN ?? .zero
+        let lsn = lastTaken.map { $0.nextLSN.previous } ?? .zero
         return BackupPlan(manifest: manifest, files: files, lsn: max(lsn, manifest.base?.lastLSN ?? .zero))
     }
 

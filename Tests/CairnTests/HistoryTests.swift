@@ -22,6 +22,12 @@ import Testing
         return options
     }
 
+    /// A store in small segments holding the 40 saves of ``history(_:)``, and their dumps.
+    static func storeWithHistory(at path: String, model: Model) async throws -> (Store, [LSN: String]) {
+        let store = try Store(at: path, model: model, options: smallSegments)
+        return (store, try await history(store))
+    }
+
     /// 40 saves, each inserting an item and changing or deleting an earlier one; the dump after
     /// each, by LSN.
     static func history(_ store: Store) async throws -> [LSN: String] {
@@ -77,9 +83,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let model = try CompactionTests.model()
-        let options = Self.smallSegments
-        let store = try Store(at: path, model: model, options: options)
-        let dumps = try await Self.history(store)
+        let (store, dumps) = try await Self.storeWithHistory(at: path, model: model)
         let last = store.lastSaveLSN
         let report = try await store.compact(retainHistory: retention)
         let kept: LSN
@@ -103,7 +107,7 @@ import Testing
             return error.code == .historyUnavailable && error.lsn == kept && error.message.contains("LSN \(kept)")
         }
         // The store opens to its latest state, and a later compaction without history drops it.
-        let reopened = try Store(at: path, model: model, options: options)
+        let reopened = try Store(at: path, model: model, options: Self.smallSegments)
         #expect(try GoldenGraphStoreTests.dump(reopened) == dumps[last])
         let full = try await reopened.compact()
         #expect(full.lsn == last)
@@ -117,9 +121,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let model = try CompactionTests.model()
-        let options = Self.smallSegments
-        let store = try Store(at: path, model: model, options: options)
-        let dumps = try await Self.history(store)
+        let (store, dumps) = try await Self.storeWithHistory(at: path, model: model)
         // An hour: every segment is younger, so the whole log stays and the base is the first state.
         let report = try await store.compact(retainHistory: .duration(.seconds(3600)))
         #expect(report.removedFiles.isEmpty)

@@ -99,8 +99,19 @@ struct CompactionState: Sendable {
     /// in place, which the thresholds leave out.
     var keptLogBytes: UInt64 = 0
     var keptSegmentBytes: UInt64 = 0
+    /// The bytes of the models a base holds, once computed.
+    var modelBytes: UInt64?
     /// Bytes appended since the thresholds were last looked at.
     var unchecked: UInt64 = 0
     /// No automatic compaction before this (after a failure).
     var holdUntil: ContinuousClock.Instant?
+
+    /// Takes the one compaction slot, unless a compaction holds it; counts the change records
+    /// appended so far as the ones the new base will hold.
+    mutating func claim() -> Bool {
+        guard !status.isRunning else { return false }
+        status.isRunning = true
+        logBytesAtStart = logBytes
+        return true
+    }
 }

@@ -8,21 +8,19 @@ extension Store {
     /// replacement; a crash before it leaves the store as it was, after it the store opens
     /// from the base). Saves go on meanwhile; they land in the log after the base.
     ///
-    /// The store also compacts by itself (``StoreOptions/automaticCompaction``).
+    /// The store also compacts by itself (``StoreOptions/automaticCompaction``). One compaction
+    /// runs at a time: this one waits for a running one to end, then writes its own base.
     ///
-    /// - Parameter level: `.fast` (LZ4) or `.high` (LZ4-HC: smaller, slower to write).
-    /// One compaction runs at a time: this one waits for a running one to end, then writes its
-    /// own base.
-    ///
-    /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory or read-only store;
-    ///   ``StoreError/Code/closed`` after ``close()``;
-    ///   a ``LogError`` when writing fails (``LogError/Code/diskFull`` when the disk has no
-    ///   room for the base and one more segment): the store is then as it was.
     /// - Parameters:
+    ///   - level: `.fast` (LZ4) or `.high` (LZ4-HC: smaller, slower to write).
     ///   - retainHistory: the history to keep (nil: none): the base then holds the state as of
     ///     that point, and the saves after it stay in the log.
     ///   - progress: called on the compacting thread as the base is written, about every 256
     ///     objects.
+    /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory or read-only store;
+    ///   ``StoreError/Code/closed`` after ``close()``; a ``LogError`` when writing fails
+    ///   (``LogError/Code/diskFull`` when the disk has no room for the base and one more
+    ///   segment): the store is then as it was.
     @discardableResult
     public func compact(
         level: CompactionLevel = .fast, retainHistory: HistoryRetention? = nil,
@@ -53,10 +51,7 @@ extension Store {
         while try !automatic
             && !compaction.withLock({ state in
                 if state.stopRequested { throw StoreError(.closed, "the store is closed") }
-                if state.status.isRunning { return false }
-                state.status.isRunning = true
-                state.logBytesAtStart = state.logBytes
-                return true
+                return state.claim()
             })
         {
             await waitForCompaction(stopping: false)
@@ -68,13 +63,13 @@ extension Store {
             // An automatic compaction claimed before close() began must not start after it.
             try throwIfStopRequested()
             let before = Self.bytesOnDisk(directory)
-            try log.ensureRoomForBase(expectedBytes: Self.liveBytes(snapshot))
+            let expected = Self.liveBytes(snapshot)
+            try log.ensureRoomForBase(expectedBytes: expected)
             // A new segment first, so that the base replaces every sealed one before it.
             try log.sealActiveSegment()
             // The published snapshot: every save it holds is acknowledged.
             let latest = self.snapshot
             let retained = retainHistory.map { retainedLSN($0, latest: latest.lsn, log: log) } ?? latest.lsn
-            let expected = Self.liveBytes(latest)
             let (written, objects, live) = try await Self.onOwnThread { [model, modelHistory, options] in
                 // Keeping history: the state as of the first save kept, replayed from the files.
                 let (snapshot, models) =
@@ -183,18 +178,25 @@ extension Store {
         let total = look.base + look.logged
         let dead =
             onDisk.base + onDisk.segments >= settings.minimumStoreSize && total > 0
-            && Double(total - min(total, Self.liveBytes(snapshot) + modelBytes)) >= settings.deadFraction * Double(total)
+            && Double(total - min(total, Self.liveBytes(snapshot) + modelEntryBytes)) >= settings.deadFraction * Double(total)
         guard outgrown || dead else { return }
         // The slot is taken here, so that no second save starts another before this one runs.
         let claimed = compaction.withLock { state in
-            if state.status.isRunning || state.stopRequested { return false }
+            if state.stopRequested { return false }
             if let hold = state.holdUntil, hold > .now { return false }
-            state.status.isRunning = true
-            state.logBytesAtStart = state.logBytes
-            return true
+            return state.claim()
         }
         guard claimed else { return }
         Task.detached { [self] in _ = try? await runCompaction(level: settings.level, automatic: true, retainHistory: nil) }
+    }
+
+    /// The bytes of the models a base holds (live, not dead, for the automatic thresholds):
+    /// encoded once, when the thresholds are first looked at.
+    private var modelEntryBytes: UInt64 {
+        if let known = compaction.withLock({ $0.modelBytes }) { return known }
+        let bytes = modelHistory.reduce(0) { $0 + UInt64($1.jsonData(pretty: false).count + 2) }
+        compaction.withLock { $0.modelBytes = bytes }
+        return bytes
     }
 
     /// Throws once ``close()`` asked compaction to stop.
@@ -225,7 +227,7 @@ extension Store {
         case .since(let lsn): wanted = lsn
         case .transactions(let count): wanted = LSN(latest.rawValue - min(count, latest.rawValue))
         case .duration(let duration):
-            wanted = log.lastLSN(writtenBefore: Date(timeIntervalSinceNow: -duration.inSeconds)) ?? log.baseLSN ?? .zero
+            wanted = log.lastLSN(writtenBefore: Date(timeIntervalSinceNow: -duration.inSeconds)) ?? .zero
         }
         return max(min(wanted, latest), log.baseLSN ?? .first)
     }

@@ -23,12 +23,9 @@ extension Store {
             throw StoreError(.invalidArgument, "a store opened as of a past LSN is read-only: set readOnly too")
         }
         if options.asOf == .zero { throw StoreError(.historyUnavailable, "LSN 0 is before the store's first record, LSN 1", lsn: .first) }
-        let replayed = try replay(directory: directory, model: model, logOptions: options.logOptions, through: options.asOf)
-        let (log, snapshot) = (replayed.log, replayed.snapshot)
-        let (baseBytes, logBytes) = (replayed.baseBytes, replayed.logBytes)
-        let history = replayed.history
-        let stored = history.last
-        guard let recorded = stored else {
+        var opened = try replay(directory: directory, model: model, logOptions: options.logOptions, through: options.asOf)
+        let log = opened.log
+        guard let recorded = opened.history.last else {
             if log.lastLSN != .zero {
                 try? log.closeNow()
                 throw StoreError(.corruptRecord, "the log does not start with a model record", lsn: log.firstLSN)
@@ -38,10 +35,12 @@ extension Store {
             empty.advance(to: try log.appendNow(StoreRecord.model(model).encoded()))
             return OpenedLog(log: log, snapshot: empty, history: [model])
         }
-        guard recorded != model else { return OpenedLog(log: log, snapshot: snapshot, history: history, baseBytes: baseBytes, logBytes: logBytes) }
+        guard recorded != model else { return opened }
         do {
-            let (migrated, steps) = try reconcile(log: log, snapshot: snapshot, stored: recorded, with: model, options: options)
-            return OpenedLog(log: log, snapshot: migrated, history: history + steps, baseBytes: baseBytes, logBytes: logBytes)
+            let (migrated, steps) = try reconcile(log: log, snapshot: opened.snapshot, stored: recorded, with: model, options: options)
+            opened.snapshot = migrated
+            opened.history += steps
+            return opened
         } catch is WipeRequest {
             try Self.wipe(log: log)
             return try openLog(directory: directory, model: model, options: options)

@@ -37,8 +37,6 @@ public final class Store: Sendable {
     /// The running compaction, the status and the automatic thresholds' byte counts.
     let compaction: Protected<CompactionState>
     let compactionObservers = Protected<[UUID: @Sendable (CompactionEvent) -> Void]>([:])
-    /// The bytes of the models a base holds (live, not dead, for the automatic thresholds).
-    let modelBytes: UInt64
 
     /// Opens (or creates) the store in `directory`.
     ///
@@ -86,9 +84,6 @@ public final class Store: Sendable {
         self.published = Protected(snapshot)
         self.commits = Protected(CommitState(accepted: snapshot))
         self.keys = Protected(snapshot.nextKey)
-        self.modelBytes =
-            options.automaticCompaction.isEnabled && !options.readOnly && opened != nil
-            ? self.modelHistory.reduce(0) { $0 + UInt64($1.jsonData(pretty: false).count + 2) } : 0
         self.compaction = Protected(CompactionState(baseBytes: opened?.baseBytes ?? 0, logBytes: opened?.logBytes ?? 0))
     }
 
