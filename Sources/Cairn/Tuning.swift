@@ -12,6 +12,8 @@ enum Tuning {
     /// Rows at least this long get a buffer of their own, so that a chunk's buffer stays far
     /// below the 4 GiB its 32-bit offsets reach.
     static let largeRow = 1 << 20
+    /// Chunks of a base the opening thread hands to the snapshot builder at a time.
+    static let chunksPerHandOver = 16
     /// The largest first buffer of a chunk (sized by its first row for a chunk of rows like it).
     static let largestFirstChunkBuffer = 1 << 20
     /// The least a chunk's buffer grows by, and the least spare room a compacting copy keeps.

@@ -3,12 +3,18 @@
 /// A read past the end throws ``ByteReader/Overrun`` instead of trapping, so hostile input
 /// (a damaged file, a forged length) becomes an error the caller turns into a ``LogError``
 /// that names the file and offset.
-package struct ByteReader {
+///
+/// The type is public, its members `package`: the compiler (Swift 6.3) inlines `@inlinable`
+/// members into other modules only when their type is public, and every decoder of the log and
+/// the object graph reads through this one. No product exports this module.
+public struct ByteReader {
     /// Thrown when a read would go past the end of the buffer.
-    package struct Overrun: Error, Sendable {
+    public struct Overrun: Error, Sendable {
         /// Where the read started.
+        @usableFromInline
         package var offset: Int
         /// How many bytes it wanted.
+        @usableFromInline
         package var wanted: Int
 
         @inlinable

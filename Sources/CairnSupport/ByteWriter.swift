@@ -2,7 +2,10 @@
 ///
 /// Shared by every binary structure of the store (frame and segment headers, the manifest,
 /// dictionaries, and the upper layers' change records).
-package struct ByteWriter {
+///
+/// Public with `package` members, as ``ByteReader`` is (so that its `@inlinable` members are
+/// inlined into the modules that encode).
+public struct ByteWriter {
     /// The bytes written so far.
     @usableFromInline
     package private(set) var bytes: [UInt8]

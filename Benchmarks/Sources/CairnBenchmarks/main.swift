@@ -4,7 +4,7 @@ import Glibc
 
 // Cairn benchmarks. Usage (from the repository root):
 //
-//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|all] [--quick] [--dir PATH]
+//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|import|import-memory|compaction|all] [--quick] [--dir PATH]
 //
 // Prints markdown tables: figures, and each target as met or NOT MET.
 
@@ -30,12 +30,13 @@ defer { if ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] == nil { try?
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
-let suites = ["log", "graph", "query", "import", "import-memory", "all"].filter { arguments.contains($0) }
+let suites = ["log", "graph", "query", "import", "import-memory", "compaction", "all"].filter { arguments.contains($0) }
 let suite = suites.first ?? "log"
 if suite == "log" || suite == "all" { report = try await logBenchmarks(report, root: root, quick: quick) }
 if suite == "graph" || suite == "all" { report = try await graphBenchmarks(report, root: root, quick: quick) }
 if suite == "query" || suite == "all" { report = try await queryBenchmarks(report, root: root, quick: quick) }
 if suite == "import" || suite == "all" { report = try await importBenchmarks(report, root: root, quick: quick) }
 if suite == "import-memory" || suite == "all" { report = try await importMemoryBenchmarks(report, root: root, quick: quick) }
+if suite == "compaction" || suite == "all" { report = try await compactionBenchmarks(report, root: root, quick: quick) }
 
 print(report.markdown)

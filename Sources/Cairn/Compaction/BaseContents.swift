@@ -82,9 +82,9 @@ enum BaseContents {
             self.lastLSN = lastLSN
         }
 
-        /// Reads one entry. `load` receives the objects of an objects entry, and the model
-        /// they follow.
-        mutating func read(_ entry: UnsafeRawBufferPointer, at location: BaseReader.Location, load: ([LoadedObject], Model) throws -> Void) throws {
+        /// Reads one entry. `load` receives the chunk of an objects entry, and the model its
+        /// objects follow.
+        mutating func read(_ entry: UnsafeRawBufferPointer, at location: BaseReader.Location, load: (LoadedChunk, Model) throws -> Void) throws {
             func damaged(_ message: String) -> StoreError {
                 StoreError(.corruptRecord, "base \(location.path), block at offset \(location.blockOffset): \(message)")
             }
@@ -108,7 +108,7 @@ enum BaseContents {
                     }
                 case objectsKind:
                     guard let model = models.last else { throw damaged("objects before any model") }
-                    try load(try readObjects(&reader, model: model, damaged: damaged), model)
+                    try load(try readObjects(&reader, model: model, at: location, damaged: damaged), model)
                 case summaryKind:
                     let key: UInt64 = try reader.read()
                     let count: UInt64 = try reader.read()
@@ -127,7 +127,9 @@ enum BaseContents {
             }
         }
 
-        private mutating func readObjects(_ reader: inout ByteReader, model: Model, damaged: (String) -> StoreError) throws -> [LoadedObject] {
+        private mutating func readObjects(
+            _ reader: inout ByteReader, model: Model, at location: BaseReader.Location, damaged: (String) -> StoreError
+        ) throws -> LoadedChunk {
             let number: UInt64 = try reader.read()
             let count = Int(try reader.read(UInt16.self))
             guard (1...Tuning.objectChunkSize).contains(count), number <= ObjectID.keyLimit >> Tuning.objectChunkShift else {
@@ -137,10 +139,8 @@ enum BaseContents {
             lastChunk = number
             guard reader.remaining >= count * objectHeaderSize else { throw damaged("the objects entry of chunk \(number) is truncated") }
             var headers = ByteReader(try reader.readBytes(count * objectHeaderSize))
-            var loaded: [LoadedObject] = []
-            loaded.reserveCapacity(count)
-            // One buffer for the entry's rows (copied into the object table's chunk when loaded).
-            let storage = RowStorage.make(capacity: reader.remaining)
+            var rows: [ObjectChunk.LoadedRow] = []
+            rows.reserveCapacity(count)
             var previousSlot = -1
             for _ in 0..<count {
                 let slot = Int(try headers.readByte())
@@ -157,25 +157,27 @@ enum BaseContents {
                     throw damaged("object \(slot) of chunk \(number) does not fit its entity \(description.name)")
                 }
                 let bytes = try reader.readBytes(length)
-                var check = ByteReader(bytes)
-                try ChangeSetCodec.skipRow(&check, model: model, entity: description)
-                guard check.isAtEnd else { throw damaged("object \(slot) of chunk \(number) has \(check.remaining) bytes after its values") }
                 let key = number << Tuning.objectChunkShift | UInt64(slot)
                 guard key > 0, key < ObjectID.keyLimit else { throw damaged("object key \(key) is out of range") }
                 largestKey = max(largestKey, key)
-                loaded.append(
-                    LoadedObject(id: ObjectID(entity: entity, key: key), version: version, row: Row.make(count: values, bytes: bytes, in: storage)))
+                rows.append(ObjectChunk.LoadedRow(slot: slot, entity: entity, count: values, version: version, bytes: bytes))
             }
             guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the objects of chunk \(number)") }
             objects += count
-            return loaded
+            // The rows are copied out of the entry here, on the reading thread; the snapshot
+            // builder checks them (``StoreSnapshot/load(_:at:)``).
+            return LoadedChunk(number: number, chunk: ObjectChunk.loaded(rows), location: location)
         }
     }
 }
 
-/// An object as a base holds it: its ID, its version and its row.
-struct LoadedObject: Sendable {
-    var id: ObjectID
-    var version: LSN
-    var row: Row
+/// A chunk of objects as a base holds it: its number and the chunk, made whole (its rows in
+/// one buffer, not yet checked against the model) and not yet reachable from any snapshot.
+struct LoadedChunk: @unchecked Sendable {
+    // Safety: the chunk is made by the base reader and handed, once, to the thread that
+    // installs it in a snapshot; no one else holds it until then.
+    var number: UInt64
+    var chunk: ObjectChunk
+    /// Where the base holds it (for errors).
+    var location: BaseReader.Location
 }

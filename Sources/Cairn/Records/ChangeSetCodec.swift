@@ -269,14 +269,22 @@ enum ChangeSetCodec {
         return changes
     }
 
-    /// Checks one row of `entity`'s values against the model and moves past it.
-    static func skipRow(_ reader: inout ByteReader, model: Model, entity: EntityDescription) throws {
+    /// Checks one row of `entity`'s values against the model and moves past it; with `starts`,
+    /// also writes where each value starts and the row's length there (a ``ValueStarts``
+    /// entry, one or two bytes each as `wide` says).
+    static func skipRow(
+        _ reader: inout ByteReader, model: Model, entity: EntityDescription, recordingStarts starts: UnsafeMutableRawPointer? = nil,
+        wide: Bool = false
+    ) throws {
         let kinds = entity.storedKinds
+        let rowStart = reader.offset
         for position in kinds.indices {
+            if let starts { ValueStarts.store(reader.offset - rowStart, at: position, in: starts, wide: wide) }
             // The common values are checked here; the rest (and every error) by `skipValue`.
             let size = quickSize(reader.buffer, at: reader.offset, kinds[position])
             if size > 0 { try reader.skip(size) } else { try skipValue(&reader, model: model, entity: entity, position: position) }
         }
+        if let starts { ValueStarts.store(reader.offset - rowStart, at: kinds.count, in: starts, wide: wide) }
     }
 
     /// The size of the value at `offset` when it is a common one that is valid for `kind` (nil of

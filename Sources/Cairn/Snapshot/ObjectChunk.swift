@@ -62,6 +62,21 @@ final class ObjectChunk: @unchecked Sendable {
         valueStarts = Mutex(nil)
     }
 
+    /// A chunk of these rows (``loaded(_:)``).
+    init(entries: [Entry?], buffer: RowStorage, large: [Int: Row], live: Int) {
+        self.entries = entries
+        self.buffer = buffer
+        self.large = large
+        self.live = live
+        garbage = 0
+        valueStarts = Mutex(nil)
+    }
+
+    /// Sets the table of value starts of a chunk whose rows have not changed since it was made.
+    func setValueStarts(_ starts: ValueStarts) {
+        valueStarts.withLock { $0 = starts }
+    }
+
     init(copying other: ObjectChunk) {
         entries = other.entries
         buffer = other.buffer
@@ -84,17 +99,24 @@ final class ObjectChunk: @unchecked Sendable {
     /// Calls `body` with every filled slot in order: its slot, version, entity and row bytes
     /// (borrowed for the call).
     func forEachRow(_ body: (Int, LSN, Int, RowBytes) throws -> Void) rethrows {
-        for slot in entries.indices {
-            guard let entry = entries[slot] else { continue }
-            if let (buffer, start) = storage(entry.place) {
-                try buffer.withBytes { all in
+        // The two buffers are borrowed once, not once per row.
+        try buffer.withBytes { main in
+            try (overflow ?? buffer).withBytes { spill in
+                for slot in entries.indices {
+                    guard let entry = entries[slot] else { continue }
+                    let all: UnsafeRawBufferPointer, start: Int
+                    switch entry.place {
+                    case .buffer(let offset): (all, start) = (main, offset)
+                    case .overflow(let offset): (all, start) = (overflow == nil ? UnsafeRawBufferPointer(start: nil, count: 0) : spill, offset)
+                    case .large:
+                        if let row = large[slot] { try row.withBorrowed { try body(slot, entry.version, Int(entry.entity), $0.bytes) } }
+                        continue
+                    }
                     let end = min(all.count, start + Int(entry.length))
                     try body(
                         slot, entry.version, Int(entry.entity),
                         RowBytes(bytes: UnsafeRawBufferPointer(rebasing: all[min(start, end)..<end]), count: Int(entry.count)))
                 }
-            } else if let row = large[slot] {
-                try row.withBorrowed { try body(slot, entry.version, Int(entry.entity), $0.bytes) }
             }
         }
     }

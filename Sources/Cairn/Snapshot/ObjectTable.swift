@@ -74,6 +74,16 @@ struct ObjectTable: Sendable {
         return added
     }
 
+    /// Adds a whole chunk made elsewhere (a base's, ``ObjectChunk/loaded(_:)``) under its
+    /// number; false when the table has a chunk there.
+    mutating func install(_ chunk: ObjectChunk, number: UInt64) -> Bool {
+        guard chunks[number] == nil else { return false }
+        _ = chunks.unique(number, make: { chunk }, copy: ObjectChunk.init(copying:))
+        for entry in chunk.entries { if let entry { counts[Int(entry.entity)] += 1 } }
+        checkAfterChange(key: number << Tuning.objectChunkShift, slots: 0..<0, wholeChunk: true)
+        return true
+    }
+
     /// One more object in `chunk`: a chunk just filled (as replay fills them, one after the
     /// other) gives back the room its buffer grew by and makes its table of value starts.
     private static func filled(_ chunk: ObjectChunk) {

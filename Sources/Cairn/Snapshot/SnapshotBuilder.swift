@@ -17,8 +17,8 @@ final class SnapshotBuilder: @unchecked Sendable {
         case start(Model, LSN)
         /// Migrate everything so far to the plan's destination model.
         case migrate(MigrationPlan, LSN)
-        /// Objects a base holds, as of its LSN.
-        case load([LoadedObject], LSN)
+        /// Chunks of objects a base holds, as of its LSN.
+        case load([LoadedChunk], LSN)
         /// Keys below this one are taken (a base's next key).
         case reserveKeys(below: UInt64)
     }
@@ -82,7 +82,7 @@ final class SnapshotBuilder: @unchecked Sendable {
                     switch item {
                     case .changes(let changes, let lsn): try snapshot.apply(changes, at: lsn)
                     case .advance(let lsn): snapshot.advance(to: lsn)
-                    case .load(let objects, let lsn): try snapshot.load(objects, at: lsn)
+                    case .load(let chunks, let lsn): for chunk in chunks { try snapshot.load(chunk, at: lsn) }
                     case .reserveKeys(let key): snapshot.reserveKeys(below: key)
                     case .start(let model, let lsn):
                         snapshot = StoreSnapshot(model: model)

@@ -173,23 +173,49 @@ struct StoreSnapshot: Sendable {
         }
     }
 
-    /// Adds objects as a base holds them, each with its version, filed in the indexes as of
-    /// `lsn` (the base's LSN).
+    /// Adds a chunk of objects as a base holds them (each with its version), its rows checked
+    /// against the model first, filed in the indexes as of `lsn` (the base's LSN).
     ///
-    /// - Throws: ``StoreError/Code/corruptRecord`` for an object that already exists.
-    mutating func load(_ loaded: [LoadedObject], at lsn: LSN) throws {
+    /// - Throws: ``StoreError/Code/corruptRecord`` for a row that does not fit its entity, or a
+    ///   chunk the table already has.
+    mutating func load(_ loaded: LoadedChunk, at lsn: LSN) throws {
         let storage = edit()
-        for object in loaded {
-            let id = object.id
-            guard storage.objects.insert(ObjectRecord(row: object.row, version: object.version, entity: id.entity), key: id.key) else {
-                throw StoreError(.corruptRecord, "a base holds object \(id) twice", lsn: lsn)
-            }
-            object.row.withBorrowed { row in
-                indexKeys(of: id, row: row.bytes, adding: true, at: lsn)
-                indexValues(of: id, row: row.bytes, positions: nil, adding: true)
-            }
-            storage.nextKey = max(storage.nextKey, id.key + 1)
+        do {
+            try loaded.chunk.checkLoadedRows(model: storage.model)
+        } catch let problem as ChangeSetCodec.Problem {
+            throw StoreError(
+                .corruptRecord,
+                "base \(loaded.location.path), block at offset \(loaded.location.blockOffset): chunk \(loaded.number), \(problem.message)")
         }
+        guard storage.objects.install(loaded.chunk, number: loaded.number) else {
+            throw StoreError(.corruptRecord, "a base holds chunk \(loaded.number) twice", lsn: lsn)
+        }
+        // The chunk's uniqueness keys are filed together (one lock of the index); the entity's
+        // constraints are looked up when the entity changes (a chunk mostly holds one).
+        let first = loaded.number << Tuning.objectChunkShift
+        let descriptions = storage.model.descriptions
+        let indexed = storage.model.indexLayout.byEntity
+        var keys: [UniqueIndex.Key] = []
+        keys.reserveCapacity(Tuning.objectChunkSize)
+        var last = first
+        var entity = -1
+        var constraints: [UniquenessConstraint] = []
+        var hasIndexes = false
+        loaded.chunk.forEachRow { slot, _, rowEntity, row in
+            let id = ObjectID(entity: rowEntity, key: first | UInt64(slot))
+            if rowEntity != entity {
+                entity = rowEntity
+                constraints = descriptions[entity].uniqueness
+                hasIndexes = !indexed[entity].isEmpty
+            }
+            for index in constraints.indices {
+                if let hash = Self.keyHash(row, constraints[index]) { keys.append(UniqueIndex.Key(hash: hash, id: id)) }
+            }
+            if hasIndexes { indexValues(of: id, row: row, positions: nil, adding: true) }
+            last = id.key
+        }
+        _ = storage.unique.add(keys, at: lsn)
+        storage.nextKey = max(storage.nextKey, last + 1)
         storage.lsn = max(storage.lsn, lsn)
     }
 

@@ -12,7 +12,9 @@ import CCairnSupport
 /// per value and one for the row's end when all the chunk's rows are shorter than 255 bytes,
 /// two bytes each otherwise; rows of 64 KiB or more, or of 255 values or more, have none.
 final class ValueStarts: @unchecked Sendable {
-    // Safety: written only by `init`; read-only afterwards.
+    // Safety: written only while it is made (by `init`, or by the one thread that loads a
+    // base's chunk, through ``writableEntries(_:)``, before the chunk is shared); read-only
+    // afterwards.
     /// Per slot: the index of its row's first entry in `starts`, or `.max` (no entry).
     private let first: UnsafeMutablePointer<UInt16>
     /// For each row with an entry: the offset of each of its values, then its length.
@@ -21,8 +23,10 @@ final class ValueStarts: @unchecked Sendable {
     /// Whether entries take two bytes (a row of the chunk is 255 bytes or longer).
     let wide: Bool
 
-    /// Walks every row of a chunk: `row(slot)` gives its bytes and its number of values.
-    init(slots: Int, _ row: (Int) -> (bytes: UnsafeRawBufferPointer, count: Int)?) {
+    /// A table laid out for a chunk's rows, `row(slot)` giving a row's length and number of
+    /// values (nil: no row); the entries are left for the maker to write
+    /// (``writableEntries(_:)``).
+    init(slots: Int, layout row: (Int) -> (length: Int, count: Int)?) {
         self.slots = slots
         first = .allocate(capacity: slots)
         first.initialize(repeating: .max, count: slots)
@@ -30,16 +34,21 @@ final class ValueStarts: @unchecked Sendable {
         var longest = 0
         // At most 256 slots of at most 255 entries each: every index fits below `.max`.
         for slot in 0..<min(slots, 256) {
-            guard let (bytes, count) = row(slot), bytes.count < Int(UInt16.max), count < 255 else { continue }
+            guard let (length, count) = row(slot), length < Int(UInt16.max), count < 255 else { continue }
             first[slot] = UInt16(total)
             total += count + 1
-            longest = max(longest, bytes.count)
+            longest = max(longest, length)
         }
         wide = longest >= 255
-        let width = wide ? 2 : 1
-        starts = .allocate(byteCount: max(total, 1) * width, alignment: 2)
+        starts = .allocate(byteCount: max(total, 1) * (wide ? 2 : 1), alignment: 2)
+    }
+
+    /// Walks every row of a chunk: `row(slot)` gives its bytes and its number of values.
+    convenience init(slots: Int, _ row: (Int) -> (bytes: UnsafeRawBufferPointer, count: Int)?) {
+        self.init(slots: slots) { slot in row(slot).map { ($0.bytes.count, $0.count) } }
         let ahead = 4
-        for slot in 0..<min(slots, 256) where first[slot] != .max {
+        for slot in 0..<min(slots, 256) {
+            guard let entries = writableEntries(slot) else { continue }
             // The row a few slots on starts loading now (each row is read from start to end).
             if slot + ahead < slots, let next = row(slot + ahead)?.bytes, let nextBase = next.baseAddress {
                 cairn_prefetch(nextBase)
@@ -49,18 +58,29 @@ final class ValueStarts: @unchecked Sendable {
                 first[slot] = .max
                 continue
             }
-            let entries = starts + Int(first[slot]) * width
             let end = bytes.count
             var offset = 0
             for index in 0...count {
-                if wide {
-                    entries.storeBytes(of: UInt16(truncatingIfNeeded: offset), toByteOffset: 2 * index, as: UInt16.self)
-                } else {
-                    entries.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: index, as: UInt8.self)
-                }
+                Self.store(offset, at: index, in: entries, wide: wide)
                 // The walk's fast sizes, clamped to the row as ``RowBytes/length(_:available:)`` is.
                 if index < count, offset < end { offset += min(RowBytes.skip(base, offset, end), end - offset) }
             }
+        }
+    }
+
+    /// Where a slot's entries go while the table is made (nil: the slot has none).
+    func writableEntries(_ slot: Int) -> UnsafeMutableRawPointer? {
+        guard slot >= 0, slot < slots, case let index = first[slot], index != .max else { return nil }
+        return starts + Int(index) * (wide ? 2 : 1)
+    }
+
+    /// Writes entry `index` (a value's start, or the row's length after the last value).
+    @inline(__always)
+    static func store(_ offset: Int, at index: Int, in entries: UnsafeMutableRawPointer, wide: Bool) {
+        if wide {
+            entries.storeBytes(of: UInt16(truncatingIfNeeded: offset), toByteOffset: 2 * index, as: UInt16.self)
+        } else {
+            entries.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: index, as: UInt8.self)
         }
     }
 

@@ -119,16 +119,24 @@ extension Store {
         var contents = BaseContents.Reader(lastLSN: base.lastLSN)
         var started = false
         var bytes: UInt64 = 0
+        // Chunks go to the builder a few at a time: one hand-over (a wake-up of its thread) per
+        // chunk would cost as much as filing the chunk.
+        var pending: [LoadedChunk] = []
         try base.forEachEntry { entry, location in
             bytes += UInt64(entry.count)
-            try contents.read(entry, at: location) { objects, model in
+            try contents.read(entry, at: location) { chunk, model in
                 if !started {
                     try builder.submit(.start(model, base.lastLSN))
                     started = true
                 }
-                try builder.submit(.load(objects, base.lastLSN))
+                pending.append(chunk)
+                if pending.count == Tuning.chunksPerHandOver {
+                    try builder.submit(.load(pending, base.lastLSN))
+                    pending = []
+                }
             }
         }
+        if !pending.isEmpty { try builder.submit(.load(pending, base.lastLSN)) }
         guard let model = contents.models.last, let nextKey = contents.nextKey else {
             throw StoreError(.corruptRecord, "base \(base.path) has no \(contents.models.isEmpty ? "model" : "summary")")
         }

@@ -1,0 +1,73 @@
+import CairnLog
+import CairnSupport
+
+extension ObjectChunk {
+    /// One object of a chunk as a base holds it: where its row's bytes are (in the decoded
+    /// entry, borrowed while the chunk is made) and what the chunk keeps of it.
+    struct LoadedRow {
+        var slot: Int
+        var entity: Int
+        var count: Int
+        var version: LSN
+        var bytes: UnsafeRawBufferPointer
+    }
+
+    /// A chunk of a base's objects entry, its rows copied into one buffer sized for them all
+    /// up front (a long row keeps a buffer of its own, as ``store(_:version:entity:slot:)``
+    /// keeps one). Its rows are not checked yet: ``checkLoadedRows(model:)`` must pass before
+    /// the chunk is read. `rows` are in slot order, each slot once, of entities of the model
+    /// with its number of values (the base reader checked).
+    static func loaded(_ rows: [LoadedRow]) -> ObjectChunk {
+        let inBuffer = { (row: LoadedRow) in
+            row.bytes.count < Tuning.largeRow && row.entity <= Int(UInt16.max) && row.count <= Int(UInt16.max)
+        }
+        let buffer = RowStorage.make(capacity: rows.reduce(0) { $0 + (inBuffer($1) ? $1.bytes.count : 0) })
+        var entries = [Entry?](repeating: nil, count: Tuning.objectChunkSize)
+        var large: [Int: Row] = [:]
+        for row in rows {
+            if inBuffer(row), let offset = buffer.append(row.bytes).flatMap({ UInt32(exactly: $0) }), offset < overflowStart {
+                entries[row.slot] = Entry(
+                    start: offset, length: UInt32(row.bytes.count), version: row.version, entity: UInt16(row.entity), count: UInt16(row.count))
+            } else {
+                large[row.slot] = Row.make(count: row.count, bytes: row.bytes)
+                entries[row.slot] = Entry(
+                    start: .max, length: UInt32(truncatingIfNeeded: row.bytes.count), version: row.version,
+                    entity: UInt16(truncatingIfNeeded: row.entity), count: 0)
+            }
+        }
+        return ObjectChunk(entries: entries, buffer: buffer, large: large, live: rows.count)
+    }
+
+    /// Checks every row of a chunk made by ``loaded(_:)`` against `model` (the values replay
+    /// checks in change records) and, in the same walk, makes the chunk's table of value
+    /// starts.
+    ///
+    /// - Throws: ``ChangeSetCodec/Problem`` naming the first row that does not fit its entity.
+    func checkLoadedRows(model: Model) throws {
+        let entries = entries
+        let starts = ValueStarts(slots: Tuning.objectChunkSize) { slot in
+            guard let entry = entries[slot], case .buffer = entry.place else { return nil }
+            return (Int(entry.length), Int(entry.count))
+        }
+        var entity = -1
+        var description: EntityDescription?
+        try forEachRow { slot, _, rowEntity, row in
+            if rowEntity != entity {
+                entity = rowEntity
+                description = model.descriptions[entity]
+            }
+            guard let description else { return }
+            var reader = ByteReader(row.bytes)
+            do {
+                try ChangeSetCodec.skipRow(
+                    &reader, model: model, entity: description, recordingStarts: starts.writableEntries(slot), wide: starts.wide)
+            } catch let problem as ChangeSetCodec.Problem {
+                throw ChangeSetCodec.Problem(message: "object \(slot): \(problem.message)")
+            } catch let overrun as ByteReader.Overrun {
+                throw ChangeSetCodec.Problem(message: "object \(slot) is truncated at byte \(overrun.offset)")
+            }
+            guard reader.isAtEnd else { throw ChangeSetCodec.Problem(message: "object \(slot) has \(reader.remaining) bytes after its values") }
+        }
+        setValueStarts(starts)
+    }
+}
