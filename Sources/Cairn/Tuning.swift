@@ -12,6 +12,9 @@ enum Tuning {
     /// Rows at least this long get a buffer of their own, so that a chunk's buffer stays far
     /// below the 4 GiB its 32-bit offsets reach.
     static let largeRow = 1 << 20
+    /// The nice value of compaction and backup threads (0 is the default, 19 the lowest): with
+    /// every core busy they get about a tenth of the share of an app thread.
+    static let backgroundNice: Int32 = 10
     /// Chunks of a base the opening thread hands to the snapshot builder at a time.
     static let chunksPerHandOver = 16
     /// The largest first buffer of a chunk (sized by its first row for a chunk of rows like it).

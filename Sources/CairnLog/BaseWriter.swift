@@ -39,6 +39,8 @@ public final class BaseWriter {
     private let level: CompactionLevel
     private var file: OpenFile?
     private var offset: UInt64 = 0
+    /// Bytes written since the file was last synced.
+    private var unsynced = 0
     /// CRC32C of every byte written so far, in file order (unmasked).
     private var checksum: UInt32 = 0
     private var block: [UInt8] = []
@@ -200,5 +202,12 @@ public final class BaseWriter {
         try io.writeAll(file, bytes, at: offset)
         checksum = CRC32C.checksum(bytes, extending: checksum)
         offset += UInt64(bytes.count)
+        // Written back as it goes: one flush of the whole base at the end would queue tens of
+        // megabytes ahead of the saves' syncs on the same disk (a save held up for as long).
+        unsynced += bytes.count
+        if unsynced >= BaseFile.writebackInterval {
+            try io.sync(file)
+            unsynced = 0
+        }
     }
 }

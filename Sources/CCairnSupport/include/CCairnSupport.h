@@ -21,6 +21,11 @@ static inline void cairn_prefetch(const void *address) {
 /// kept. Foundation on Linux does not pass `Thread.name` on.
 void cairn_name_current_thread(const char *name);
 
+/// Lowers the calling thread's scheduling priority to `nice` (Linux: a thread's own nice
+/// value), for work that must give way to the app's (compaction, backups). Returns 0 on
+/// success, -1 when the system refused.
+int cairn_lower_current_thread_priority(int nice);
+
 /// `strtod` in the POSIX locale (a `.` decimal point whatever the process's locale): the
 /// number at `text` (NUL-terminated), `*end` set after it (to `text` when nothing was read).
 double cairn_strtod_posix(const char *text, char **end);

@@ -1,3 +1,4 @@
+import CCairnSupport
 import CairnLog
 import CairnSupport
 import Foundation
@@ -252,10 +253,16 @@ extension Store {
     }
 
     /// Runs `work` on a thread of its own (compaction reads and writes for seconds: not on a
-    /// thread Swift's tasks share).
+    /// thread Swift's tasks share), at a lower priority than the app's threads.
     static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+            Thread.detachNewThread {
+                cairn_name_current_thread("cairn-compact")
+                // Background work gives way to the app's threads (its saves, its reads): a
+                // compaction busy on a core must not delay a save that waits for one.
+                _ = cairn_lower_current_thread_priority(Tuning.backgroundNice)
+                continuation.resume(with: Result { try work() })
+            }
         }
     }
 

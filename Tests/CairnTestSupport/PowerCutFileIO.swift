@@ -1,7 +1,6 @@
-import CairnTestSupport
+import CairnLog
 import Foundation
 import Glibc
-@testable import CairnLog
 
 /// A file system that can say, at any moment, what a power cut would leave on disk, beyond
 /// "every file cut to its synced length":
@@ -12,7 +11,7 @@ import Glibc
 /// - a truncation since the last sync may or may not have.
 ///
 /// Every call runs under one lock, so an image taken inside a call sees a consistent state.
-final class PowerCutFileIO: FileIO, @unchecked Sendable {
+package final class PowerCutFileIO: FileIO, @unchecked Sendable {
     // Safety: every mutable field is touched only under `lock`.
     private let base = PosixFileIO()
     private let lock = NSLock()
@@ -35,7 +34,7 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
     private let every: Int
     private let capture: @Sendable ([String: [UInt8]]) -> Void
 
-    init(seed: UInt64, every: Int, capture: @escaping @Sendable ([String: [UInt8]]) -> Void) {
+    package init(seed: UInt64, every: Int, capture: @escaping @Sendable ([String: [UInt8]]) -> Void) {
         self.generator = SeededRandom(seed: seed)
         self.every = every
         self.capture = capture
@@ -86,7 +85,7 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
         return files
     }
 
-    func open(_ path: String, mode: FileOpenMode) throws -> OpenFile {
+    package func open(_ path: String, mode: FileOpenMode) throws -> OpenFile {
         try locked {
             let existed = base.exists(path)
             let file = try base.open(path, mode: mode)
@@ -102,14 +101,14 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
         }
     }
 
-    func close(_ file: OpenFile) {
+    package func close(_ file: OpenFile) {
         locked {
             inodes[file.descriptor] = nil
             base.close(file)
         }
     }
 
-    func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
+    package func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
         try locked {
             let count = try base.write(file, bytes, at: offset)
             inodes[file.descriptor]?.pending.append(.write(offset: Int(offset), bytes: Array(bytes.prefix(count))))
@@ -125,28 +124,28 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
         inodes[file.descriptor]?.pending = []
     }
 
-    func sync(_ file: OpenFile) throws {
+    package func sync(_ file: OpenFile) throws {
         try locked {
             try base.sync(file)
             try syncLocked(file)
         }
     }
 
-    func fullSync(_ file: OpenFile) throws {
+    package func fullSync(_ file: OpenFile) throws {
         try locked {
             try base.fullSync(file)
             try syncLocked(file)
         }
     }
 
-    func truncate(_ file: OpenFile, to length: UInt64) throws {
+    package func truncate(_ file: OpenFile, to length: UInt64) throws {
         try locked {
             try base.truncate(file, to: length)
             inodes[file.descriptor]?.pending.append(.truncate(Int(length)))
         }
     }
 
-    func rename(_ source: String, to destination: String) throws {
+    package func rename(_ source: String, to destination: String) throws {
         try locked {
             try base.rename(source, to: destination)
             names[destination] = names.removeValue(forKey: source)
@@ -155,11 +154,11 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
     }
 
     /// Links are not modelled: refused as across file systems, so that callers copy.
-    func link(_ source: String, to destination: String) throws {
+    package func link(_ source: String, to destination: String) throws {
         throw LogError.system("link (not modelled)", path: source, errno: EXDEV)
     }
 
-    func remove(_ path: String) throws {
+    package func remove(_ path: String) throws {
         try locked {
             try base.remove(path)
             names[path] = nil
@@ -167,7 +166,7 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
         }
     }
 
-    func syncDirectory(_ path: String) throws {
+    package func syncDirectory(_ path: String) throws {
         try locked {
             try base.syncDirectory(path)
             durableNames = names
@@ -175,13 +174,13 @@ final class PowerCutFileIO: FileIO, @unchecked Sendable {
         }
     }
 
-    func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+    package func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
         try locked { try base.read(file, into: buffer, at: offset) }
     }
-    func size(of file: OpenFile) throws -> UInt64 { try locked { try base.size(of: file) } }
-    func tryLock(_ file: OpenFile) throws -> Bool { try locked { try base.tryLock(file) } }
-    func contentsOfDirectory(_ path: String) throws -> [String] { try locked { try base.contentsOfDirectory(path) } }
-    func createDirectory(_ path: String) throws { try locked { try base.createDirectory(path) } }
-    func exists(_ path: String) -> Bool { locked { base.exists(path) } }
-    func availableSpace(at path: String) -> UInt64? { base.availableSpace(at: path) }
+    package func size(of file: OpenFile) throws -> UInt64 { try locked { try base.size(of: file) } }
+    package func tryLock(_ file: OpenFile) throws -> Bool { try locked { try base.tryLock(file) } }
+    package func contentsOfDirectory(_ path: String) throws -> [String] { try locked { try base.contentsOfDirectory(path) } }
+    package func createDirectory(_ path: String) throws { try locked { try base.createDirectory(path) } }
+    package func exists(_ path: String) -> Bool { locked { base.exists(path) } }
+    package func availableSpace(at path: String) -> UInt64? { base.availableSpace(at: path) }
 }
