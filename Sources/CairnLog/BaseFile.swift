@@ -24,10 +24,10 @@ package enum BaseFile {
     /// A block's codec byte: one LZ4 block (written by LZ4 or LZ4-HC, read the same way).
     static let lz4Codec: UInt8 = 1
 
-    /// The largest raw block: a longer entry is split into pieces across blocks.
     /// Bytes a base writer writes between two syncs of the file (so that the disk never
     /// has much of it to write at once while saves wait for their own syncs).
     static let writebackInterval = 1 << 20
+    /// The largest raw block: a longer entry is split into pieces across blocks.
     static let maximumRawBlock = 256 << 10
     /// The top bit of a piece's length: the entry continues in the next block.
     static let continues: UInt32 = 1 << 31

@@ -77,6 +77,46 @@ import Testing
         #expect(try cairn("compact", store, "--level", "slow").status == 2)
     }
 
+    /// `cairn compact` killed (SIGKILL) at random moments, before, during and after it writes
+    /// and installs its base: the store reads exactly as before each time and verifies clean;
+    /// the compaction that runs to its end afterwards removes what the killed ones left.
+    @Test func compactKilledAtRandomMomentsLosesNothing() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        #expect(try cairn("demo", "--dir", store, "--books", "20000").status == 0)
+        let before = try cairn("dump", store).output
+        let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
+        // How long a whole run takes here and now (this machine's speed varies, and other
+        // tests run beside this one): the kills fall anywhere in it.
+        let started = ContinuousClock.now
+        let whole = try cairn("compact", store)
+        #expect(whole.status == 0, "\(whole.output)")
+        let milliseconds = max(20, Int((ContinuousClock.now - started) / .milliseconds(1)))
+        var generator = TestSeed.generator()
+        var killed = 0
+        for cycle in 0..<10 {
+            let process = try ChildProcess(
+                executable, ["compact", store, "--level", cycle % 2 == 0 ? "fast" : "high"], includeStandardError: true)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0..<milliseconds, using: &generator)))
+            if process.isRunning {
+                killed += 1
+                process.kill()
+            } else {
+                #expect(process.waitUntilExit() == 0, "cycle \(cycle): \(String(decoding: process.outputBytes, as: UTF8.self))")
+            }
+            _ = process.waitUntilExit()
+            #expect(try cairn("dump", store).output == before, "cycle \(cycle) (CAIRN_TEST_SEED=\(TestSeed.base))")
+            let verify = try cairn("verify", store)
+            #expect(verify.status == 0, "cycle \(cycle): \(verify.output)")
+        }
+        #expect(killed > 0, "some compactions were killed while they ran (a whole run took \(milliseconds) ms)")
+        let finished = try cairn("compact", store)
+        #expect(finished.status == 0, "\(finished.output)")
+        #expect(try cairn("dump", store).output == before)
+        let names = try FileManager.default.contentsOfDirectory(atPath: store)
+        #expect(!names.contains { $0.hasSuffix(".tmp") }, "left-overs of the killed compactions: \(names)")
+    }
+
     @Test func dumpAndQueryReadThePastWithinTheKeptHistory() throws {
         let directory = TemporaryDirectory()
         let store = directory.store()

@@ -63,6 +63,7 @@ import Testing
                 if images.current.count >= 160 { break }
             }
         }
+        defer { compacting.cancel() }
         try await writing.value
         compacting.cancel()
         _ = try? await compacting.value
@@ -103,6 +104,8 @@ import Testing
         }
         print("CompactionPowerLossTests: \(images.current.count) power-cut images over \(compactions.current) compactions, \(salvaged) needed salvage")
         #expect(images.current.count > 40)
+        let midway = images.current.filter { image in image.files.keys.contains { $0.hasSuffix(".base.tmp") } }.count
+        #expect(midway > 0, "some power cuts came while a base was being written")
     }
 
     /// One writer's saves: items `writer * 1000 + i`, each inserted, overwritten twice, and

@@ -66,7 +66,8 @@ enum BaseContents {
     }
 
     /// Reads a base's entries back: the models, then objects handed to `load` one entry's
-    /// worth at a time (checked against the last model, as replay checks change records).
+    /// worth at a time, as a whole chunk (their headers checked here against the last model;
+    /// their rows by ``ObjectChunk/checkLoadedRows(model:)`` when the chunk is loaded).
     struct Reader {
         /// The LSN whose state the base holds (no object's version is later).
         let lastLSN: LSN

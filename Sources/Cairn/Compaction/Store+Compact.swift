@@ -71,12 +71,14 @@ extension Store {
             // The published snapshot: every save it holds is acknowledged.
             let latest = self.snapshot
             let retained = retainHistory.map { retainedLSN($0, latest: latest.lsn, log: log) } ?? latest.lsn
-            let (written, objects, live) = try await Self.onOwnThread { [model, modelHistory, options] in
+            let (written, objects, live) = try await Self.onOwnThread(named: "cairn-compact") { [model, modelHistory, options] in
                 // Keeping history: the state as of the first save kept, replayed from the files.
                 let (snapshot, models) =
                     retained == latest.lsn
                     ? (latest, modelHistory) : try Self.stateAsOf(retained, directory: directory, model: model, options: options)
                 let count = snapshot.objects.counts.reduce(0, +)
+                // After the replay above (its worker threads are shared with the app's).
+                Self.giveWayToTheApp()
                 let writer = try log.makeBaseWriter(lastLSN: snapshot.lsn, level: level)
                 do {
                     let objects = try BaseContents.write(snapshot, models: models, to: writer) { done in
@@ -252,18 +254,23 @@ extension Store {
         return UInt64(snapshot.objects.rowBytes + objects * BaseContents.objectHeaderSize)
     }
 
-    /// Runs `work` on a thread of its own (compaction reads and writes for seconds: not on a
-    /// thread Swift's tasks share), at a lower priority than the app's threads.
-    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs `work` on a thread of its own, named `name` (opening, compacting and backing up
+    /// read and write for seconds: not on a thread Swift's tasks share).
+    static func onOwnThread<T: Sendable>(named name: String, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                cairn_name_current_thread("cairn-compact")
-                // Background work gives way to the app's threads (its saves, its reads): a
-                // compaction busy on a core must not delay a save that waits for one.
-                _ = cairn_lower_current_thread_priority(Tuning.backgroundNice)
+                cairn_name_current_thread(name)
                 continuation.resume(with: Result { try work() })
             }
         }
+    }
+
+    /// Lowers the calling thread's priority below the app's threads (its saves, its reads), for
+    /// the rest of its life: a compaction or a backup busy on a core must not delay a save that
+    /// waits for one. Only on a thread of ``onOwnThread(named:_:)`` that starts no thread after
+    /// it (a thread inherits its creator's priority, and a worker thread lives on in its pool).
+    static func giveWayToTheApp() {
+        _ = cairn_lower_current_thread_priority(Tuning.backgroundNice)
     }
 
     /// The bytes of the store's own files (segments, bases, dictionaries, manifests).

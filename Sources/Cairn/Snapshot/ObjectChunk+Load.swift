@@ -39,14 +39,17 @@ extension ObjectChunk {
     }
 
     /// Checks every row of a chunk made by ``loaded(_:)`` against `model` (the values replay
-    /// checks in change records) and, in the same walk, makes the chunk's table of value
-    /// starts.
+    /// checks in change records) and, in the same walk, makes the table of value starts of a
+    /// full chunk.
     ///
     /// - Throws: ``ChangeSetCodec/Problem`` naming the first row that does not fit its entity.
     func checkLoadedRows(model: Model) throws {
         let entries = entries
+        // A full chunk gets its table of value starts now; one with free slots gets it when it
+        // fills (``ObjectTable``), so that the rows added to it later have entries too.
+        let full = live == Tuning.objectChunkSize
         let starts = ValueStarts(slots: Tuning.objectChunkSize) { slot in
-            guard let entry = entries[slot], case .buffer = entry.place else { return nil }
+            guard full, let entry = entries[slot], case .buffer = entry.place else { return nil }
             return (Int(entry.length), Int(entry.count))
         }
         var entity = -1
@@ -56,7 +59,11 @@ extension ObjectChunk {
                 entity = rowEntity
                 description = model.descriptions[entity]
             }
-            guard let description else { return }
+            // The table's room for a row is its count of values plus one: the walk writes one
+            // entry per stored value plus one.
+            guard let description, row.count == description.storedKinds.count else {
+                throw ChangeSetCodec.Problem(message: "object \(slot) has \(row.count) values, not those of its entity")
+            }
             var reader = ByteReader(row.bytes)
             do {
                 try ChangeSetCodec.skipRow(
@@ -68,6 +75,6 @@ extension ObjectChunk {
             }
             guard reader.isAtEnd else { throw ChangeSetCodec.Problem(message: "object \(slot) has \(reader.remaining) bytes after its values") }
         }
-        setValueStarts(starts)
+        if full { setValueStarts(starts) }
     }
 }

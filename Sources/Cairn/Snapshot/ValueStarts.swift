@@ -4,8 +4,9 @@ import CCairnSupport
 /// walking the values before it (``RowBytes/value(_:)``): what the header of an SQLite record
 /// gives, kept beside the rows instead of in them.
 ///
-/// Made when replay or a save fills a chunk (its rows are still in the cache then), or by the
-/// first scan of a chunk that has none. A chunk reachable from a published snapshot never
+/// Made when replay or a save fills a chunk (its rows are still in the cache then), when a full
+/// chunk is loaded from a base (in the walk that checks its rows), or by the first scan of a
+/// chunk that has none. A chunk reachable from a published snapshot never
 /// changes, so its table stays true for as long as the chunk lives; a chunk whose row is
 /// replaced or removed (only ever while no snapshot can reach it) drops its table, and a row
 /// added to a chunk after its table was made has no entry (scans walk it). An entry is one byte

@@ -66,7 +66,7 @@ public final class Store: Sendable {
     /// let store = try await Store.open(at: path, model: model)
     /// ```
     public static func open(at directory: String, model: Model, options: StoreOptions = StoreOptions()) async throws -> Store {
-        try await onOwnThread { try Store(at: directory, model: model, options: options) }
+        try await onOwnThread(named: "cairn-open") { try Store(at: directory, model: model, options: options) }
     }
 
     /// An empty store that lives in memory only.
