@@ -46,13 +46,22 @@ import Testing
         try await log.close()
     }
 
+    /// The index of the `nth` objects entry among a base's entries (0: the first).
+    static func objects(_ entries: [[UInt8]], _ nth: Int = 0) -> Int {
+        entries.indices.filter { entries[$0].first == BaseContents.objectsKind }[nth]
+    }
+
+    /// The offset in an objects entry of a field of object `index`'s header: 0 its slot, 1 its
+    /// entity, 5 its number of values, 9 its row's length.
+    static func header(_ index: Int, _ field: Int) -> Int { 12 + index * BaseContents.objectHeaderSize + field }
+
     /// The offset of the first row of object `index` in an objects entry of `count` objects.
     static func rowStart(_ entry: [UInt8], object index: Int) -> Int {
         let count = Int(entry[10]) | Int(entry[11]) << 8
         var offset = 12 + count * BaseContents.objectHeaderSize
         for object in 0..<index {
-            let header = 12 + object * BaseContents.objectHeaderSize
-            offset += Int(entry[header + 9]) | Int(entry[header + 10]) << 8 | Int(entry[header + 11]) << 16 | Int(entry[header + 12]) << 24
+            let length = header(object, 9)
+            offset += Int(entry[length]) | Int(entry[length + 1]) << 8 | Int(entry[length + 2]) << 16 | Int(entry[length + 3]) << 24
         }
         return offset
     }
@@ -63,14 +72,14 @@ import Testing
         (
             "a value with an unknown tag", "chunk 0, object 4",
             { entries in
-                let index = entries.firstIndex { $0.first == BaseContents.objectsKind } ?? 0
+                let index = objects(entries)
                 entries[index][rowStart(entries[index], object: 3)] = 0xEE
             }
         ),
         (
             "a string where an integer belongs", "chunk 1, object 0",
             { entries in
-                let index = (entries.firstIndex { $0.first == BaseContents.objectsKind } ?? 0) + 1
+                let index = objects(entries, 1)
                 // The second value (count) of object 0 of chunk 1 becomes the first (a string).
                 let start = rowStart(entries[index], object: 0)
                 let nameLength = Int(entries[index][start + 1]) + 2
@@ -80,7 +89,7 @@ import Testing
         (
             "a row in the last chunk (not full) that is cut short", "chunk 2",
             { entries in
-                let index = entries.lastIndex { $0.first == BaseContents.objectsKind } ?? 0
+                let index = objects(entries, 2)
                 let start = rowStart(entries[index], object: 0)
                 entries[index][start + 1] = 0x7F  // a name longer than the row
             }
@@ -88,29 +97,29 @@ import Testing
         (
             "an object of no entity of the model", "of no entity of the model",
             { entries in
-                let index = entries.firstIndex { $0.first == BaseContents.objectsKind } ?? 0
-                entries[index][12 + 1] = 9
+                let index = objects(entries)
+                entries[index][header(0, 1)] = 9
             }
         ),
         (
             "a row claiming four gigabytes", "does not fit its entity",
             { entries in
-                let index = entries.firstIndex { $0.first == BaseContents.objectsKind } ?? 0
-                for byte in 0..<4 { entries[index][12 + 9 + byte] = 0xFF }
+                let index = objects(entries)
+                for byte in 0..<4 { entries[index][header(0, 9) + byte] = 0xFF }
             }
         ),
         (
             "the wrong number of values", "does not fit its entity",
             { entries in
-                let index = entries.firstIndex { $0.first == BaseContents.objectsKind } ?? 0
-                entries[index][12 + 5] = 7
+                let index = objects(entries)
+                entries[index][header(0, 5)] = 7
             }
         ),
         (
             "objects out of order", "out of order",
             { entries in
-                let index = entries.firstIndex { $0.first == BaseContents.objectsKind } ?? 0
-                entries[index][12 + BaseContents.objectHeaderSize] = entries[index][12]
+                let index = objects(entries)
+                entries[index][header(1, 0)] = entries[index][header(0, 0)]
             }
         ),
         (
@@ -120,7 +129,7 @@ import Testing
         (
             "the same chunk twice", "chunk 0 out of order",
             { entries in
-                let index = entries.firstIndex { $0.first == BaseContents.objectsKind } ?? 0
+                let index = objects(entries)
                 entries.insert(entries[index], at: index + 1)
             }
         )

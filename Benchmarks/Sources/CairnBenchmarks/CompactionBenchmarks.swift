@@ -104,15 +104,16 @@ private func compactedSize(_ initial: Report, root: String, quick: Bool) async t
 /// compacted fast and high: compaction throughput, then opening each, alternating.
 private func compactionAndOpen(_ initial: Report, root: String, quick: Bool) async throws -> Report {
     var report = initial
-    let count = quick ? 100_000 : 1_000_000
-    let model = try Person.model()
-    let replayed = freshStore(root, "open-log")
-    try await batchInsertPeople(count: count, into: replayed, model: model)
+    let (replayed, model, count) = try await peopleStore(root, "open-log", quick: quick)
     let runs = quick ? 3 : 5
     // CAIRN_BENCH_PROFILE=open-base opens a fast base ten times (`CAIRN_BENCH_ROUNDS`: that many) for `perf record`;
     // open-log replays the insert-only log ten times.
     if let profile = ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"], profile.hasPrefix("open-") {
-        if profile == "open-base" { try await Store(at: replayed, model: model).compact(level: .fast) }
+        if profile == "open-base" {
+            let store = try Store(at: replayed, model: model)
+            try await store.compact(level: .fast)
+            try await store.close()
+        }
         for _ in 0..<(ProcessInfo.processInfo.environment["CAIRN_BENCH_ROUNDS"].flatMap(Int.init) ?? 10) {
             let start = ContinuousClock.now
             try await Store(at: replayed, model: model).close()
@@ -173,6 +174,15 @@ private func compactionAndOpen(_ initial: Report, root: String, quick: Bool) asy
     return report
 }
 
+/// A store of 1M people (100k quick) batch-inserted in saves of 10k: an insert-only log.
+func peopleStore(_ root: String, _ name: String, quick: Bool) async throws -> (path: String, model: Model, count: Int) {
+    let count = quick ? 100_000 : 1_000_000
+    let model = try Person.model()
+    let directory = freshStore(root, name)
+    try await batchInsertPeople(count: count, into: directory, model: model)
+    return (directory, model, count)
+}
+
 func batchInsertPeople(count: Int, into directory: String, model: Model, batch: Int = 10_000) async throws {
     let store = try Store(at: directory, model: model)
     for offset in stride(from: 0, to: count, by: batch) {
@@ -185,10 +195,7 @@ func batchInsertPeople(count: Int, into directory: String, model: Model, batch: 
 /// longest save while nothing else runs, then while compactions (fast, then high) run.
 private func saveStalls(_ initial: Report, root: String, quick: Bool) async throws -> Report {
     var report = initial
-    let count = quick ? 100_000 : 1_000_000
-    let model = try Person.model()
-    let directory = freshStore(root, "stalls")
-    try await batchInsertPeople(count: count, into: directory, model: model)
+    let (directory, model, count) = try await peopleStore(root, "stalls", quick: quick)
     var options = StoreOptions()
     options.automaticCompaction = .disabled
     let store = try Store(at: directory, model: model, options: options)
