@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "CCairnSupport"),
         // What the log and the object graph both use that is not about the log: locks, kept
         // worker threads, byte readers and writers. Internal: no product exports it.
-        .target(name: "CairnSupport", swiftSettings: internalChecks),
+        .target(name: "CairnSupport", dependencies: ["CCairnSupport"], swiftSettings: internalChecks),
         .target(
             name: "CairnLog",
             dependencies: ["CLZ4", "CCairnSupport", "CairnSupport"],

@@ -1,3 +1,4 @@
+import CCairnSupport
 import Foundation
 
 /// Threads kept for Cairn's own work off the caller's thread (replay, the second half of a
@@ -54,8 +55,11 @@ package final class WorkerThreads: @unchecked Sendable {
         if needsThread { started += 1 } else { condition.signal() }
         condition.unlock()
         guard needsThread else { return }
-        let thread = Thread { [self] in work() }
-        thread.name = "cairn-worker"
+        let thread = Thread { [self] in
+            // Named from the thread itself: Foundation on Linux drops a name set before start.
+            cairn_name_current_thread("cairn-worker")
+            work()
+        }
         thread.start()
     }
 

@@ -19,8 +19,8 @@ import Testing
         }
     }
 
-    /// A compacted store of 600 items (three chunks: two full, one not), its base's entries,
-    /// and the directory.
+    /// A compacted store of 600 items (three chunks of 255, 256 and 89: keys start at 1), its
+    /// base's entries, and the directory.
     static func compactedStore(_ directory: TemporaryDirectory) async throws -> (path: String, entries: [[UInt8]]) {
         let path = directory.store()
         var options = StoreOptions()

@@ -23,9 +23,6 @@ extension Store {
     public func backup(to destination: String) async throws -> BackupReport {
         guard let log else { throw StoreError(.invalidArgument, "an in-memory store has no files to back up") }
         guard commits.withLock({ !$0.closed }) else { throw StoreError(.closed, "the store is closed") }
-        return try await Self.onOwnThread(named: "cairn-backup") {
-            Self.giveWayToTheApp()
-            return try log.backup(to: destination)
-        }
+        return try await Self.onOwnThread(named: "cairn-backup") { try log.backup(to: destination) }
     }
 }

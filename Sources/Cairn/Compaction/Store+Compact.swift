@@ -16,8 +16,8 @@ extension Store {
     ///   - level: `.fast` (LZ4) or `.high` (LZ4-HC: smaller, slower to write).
     ///   - retainHistory: the history to keep (nil: none): the base then holds the state as of
     ///     that point, and the saves after it stay in the log.
-    ///   - progress: called on the compacting thread as the base is written, about every 256
-    ///     objects.
+    ///   - progress: called on the thread writing the base, about every 256 objects; that
+    ///     thread runs at a lower priority than the app's (and so would a thread it started).
     /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory or read-only store;
     ///   ``StoreError/Code/closed`` after ``close()``; a ``LogError`` when writing fails
     ///   (``LogError/Code/diskFull`` when the disk has no room for the base and one more
@@ -77,18 +77,20 @@ extension Store {
                     retained == latest.lsn
                     ? (latest, modelHistory) : try Self.stateAsOf(retained, directory: directory, model: model, options: options)
                 let count = snapshot.objects.counts.reduce(0, +)
-                // After the replay above (its worker threads are shared with the app's).
-                Self.giveWayToTheApp()
                 let writer = try log.makeBaseWriter(lastLSN: snapshot.lsn, level: level)
                 do {
-                    let objects = try BaseContents.write(snapshot, models: models, to: writer) { done in
-                        try self.throwIfStopRequested()
-                        progress?(
-                            CompactionProgress(
-                                objectsWritten: done, objectCount: count, bytesWritten: writer.rawBytes, bytesExpected: expected,
-                                elapsed: ContinuousClock.now - started))
+                    // After the replay above, whose worker threads are the app's too.
+                    let (written, objects) = try Self.givingWayToTheApp {
+                        let objects = try BaseContents.write(snapshot, models: models, to: writer) { done in
+                            try self.throwIfStopRequested()
+                            progress?(
+                                CompactionProgress(
+                                    objectsWritten: done, objectCount: count, bytesWritten: writer.rawBytes, bytesExpected: expected,
+                                    elapsed: ContinuousClock.now - started))
+                        }
+                        return (try writer.finish(), objects)
                     }
-                    return (try writer.finish(), objects, writer.rawBytes)
+                    return (written, objects, writer.rawBytes)
                 } catch {
                     writer.abandon()
                     throw error
@@ -265,12 +267,26 @@ extension Store {
         }
     }
 
-    /// Lowers the calling thread's priority below the app's threads (its saves, its reads), for
-    /// the rest of its life: a compaction or a backup busy on a core must not delay a save that
-    /// waits for one. Only on a thread of ``onOwnThread(named:_:)`` that starts no thread after
-    /// it (a thread inherits its creator's priority, and a worker thread lives on in its pool).
-    static func giveWayToTheApp() {
-        _ = cairn_lower_current_thread_priority(Tuning.backgroundNice)
+    /// Runs `work` on a new thread at a lower priority than the app's threads (its saves, its
+    /// reads) and waits for it here: writing a base, busy on a core, must not delay a save that
+    /// waits for one. The lowered thread only runs `work` and ends; everything after it (the
+    /// caller's task resumed, which may start a thread of a shared pool that would inherit the
+    /// priority for good) runs on this thread, at the app's priority.
+    static func givingWayToTheApp<T>(_ work: @escaping () throws -> T) throws -> T {
+        // Safety: `work` and `outcome` are used by the new thread alone until it signals, and
+        // `outcome` read here only after.
+        nonisolated(unsafe) let run = work
+        nonisolated(unsafe) var outcome: Result<T, any Error>?
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            cairn_name_current_thread("cairn-base")
+            _ = cairn_lower_current_thread_priority(Tuning.backgroundNice)
+            outcome = Result { try run() }
+            done.signal()
+        }
+        done.wait()
+        guard let outcome else { throw StoreError(.closed, "the base writer's thread ended without a result") }
+        return try outcome.get()
     }
 
     /// The bytes of the store's own files (segments, bases, dictionaries, manifests).

@@ -47,11 +47,13 @@ extension ObjectChunk {
         let entries = entries
         // A full chunk gets its table of value starts now; one with free slots gets it when it
         // fills (``ObjectTable``), so that the rows added to it later have entries too.
-        let full = live == Tuning.objectChunkSize
-        let starts = ValueStarts(slots: Tuning.objectChunkSize) { slot in
-            guard full, let entry = entries[slot], case .buffer = entry.place else { return nil }
-            return (Int(entry.length), Int(entry.count))
-        }
+        let starts =
+            live < Tuning.objectChunkSize
+            ? nil
+            : ValueStarts(slots: Tuning.objectChunkSize) { slot in
+                guard let entry = entries[slot], case .buffer = entry.place else { return nil }
+                return (Int(entry.length), Int(entry.count))
+            }
         var entity = -1
         var description: EntityDescription?
         try forEachRow { slot, _, rowEntity, row in
@@ -67,7 +69,7 @@ extension ObjectChunk {
             var reader = ByteReader(row.bytes)
             do {
                 try ChangeSetCodec.skipRow(
-                    &reader, model: model, entity: description, recordingStarts: starts.writableEntries(slot), wide: starts.wide)
+                    &reader, model: model, entity: description, recordingStarts: starts?.writableEntries(slot), wide: starts?.wide ?? false)
             } catch let problem as ChangeSetCodec.Problem {
                 throw ChangeSetCodec.Problem(message: "object \(slot): \(problem.message)")
             } catch let overrun as ByteReader.Overrun {
@@ -75,6 +77,6 @@ extension ObjectChunk {
             }
             guard reader.isAtEnd else { throw ChangeSetCodec.Problem(message: "object \(slot) has \(reader.remaining) bytes after its values") }
         }
-        if full { setValueStarts(starts) }
+        if let starts { setValueStarts(starts) }
     }
 }
