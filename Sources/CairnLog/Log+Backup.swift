@@ -183,7 +183,6 @@ extension Log {
                 .invalidArgument, "holds a LOCK file: it was opened as a store, and a backup is never written into a restored store",
                 path: target.directory)
         }
-        guard io.exists(target.manifest) || io.exists(target.manifest + ".tmp") || io.exists(target.previousManifest) else { return nil }
         guard case .found(let manifest, _) = try ManifestFile(layout: target, io: io).read(segmentsWithFrames: [], repair: false) else {
             return nil
         }

@@ -64,10 +64,7 @@ import Testing
 
     /// A store that compacts only when asked, on `io`, after three rounds of updates.
     static func overwrittenStore(at path: String, model: Model, io: FaultyFileIO) async throws -> Store {
-        var options = Self.options()
-        options.automaticCompaction = .disabled
-        options.fileIO = io
-        let store = try Store(at: path, model: model, options: options)
+        let store = try Store(at: path, model: model, options: CompactionTests.manual(segmentSize: 64 << 10, io: io))
         try await Self.overwrite(store, rounds: 3)
         return store
     }
@@ -121,9 +118,7 @@ import Testing
 
     @Test func switchedOffAStoreNeverCompactsItself() async throws {
         let directory = TemporaryDirectory()
-        var options = Self.options()
-        options.automaticCompaction = .disabled
-        let store = try Store(at: directory.store(), model: try CompactionTests.model(), options: options)
+        let store = try Store(at: directory.store(), model: try CompactionTests.model(), options: CompactionTests.manual(segmentSize: 64 << 10))
         let (events, observation) = Self.observe(store)
         try await Self.overwrite(store, rounds: 8)
         try await Task.sleep(for: .milliseconds(50))
@@ -235,9 +230,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let model = try CompactionTests.model()
-        var options = Self.options()
-        options.automaticCompaction = .disabled
-        let store = try Store(at: path, model: model, options: options)
+        let store = try Store(at: path, model: model, options: CompactionTests.manual(segmentSize: 64 << 10))
         let context = store.newBackgroundContext()
         for index in 0..<20_000 {
             let item = try context.insert("Item")

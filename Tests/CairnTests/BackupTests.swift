@@ -14,6 +14,14 @@ import Testing
         return options
     }
 
+    /// The dump of the store in `path`, opened read-only (a backup, restored).
+    static func restoredDump(_ path: String, model: Model) async throws -> String {
+        let restored = try Store(at: path, model: model, options: readOnly())
+        let dump = try GoldenGraphStoreTests.dump(restored)
+        try await restored.close()
+        return dump
+    }
+
     /// The codes of the items a store holds.
     static func codes(_ store: Store) throws -> Set<String> {
         let context = store.newBackgroundContext()
@@ -24,10 +32,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let model = try CompactionTests.model()
-        var options = StoreOptions()
-        options.segmentSize = 16 << 10
-        options.automaticCompaction = .disabled
-        let store = try Store(at: path, model: model, options: options)
+        let store = try Store(at: path, model: model, options: CompactionTests.manual(segmentSize: 16 << 10))
         try await CompactionTests.overwriteWorkload(store)
         try await store.compact()
         // Which save inserted which item.
@@ -64,9 +69,7 @@ import Testing
         #expect(again.lsn == store.lastSaveLSN)
         #expect(!again.removed.isEmpty, "the old base and segments leave the backup: \(again)")
         let expectedDump = try GoldenGraphStoreTests.dump(store)
-        let restored = try Store(at: directory.store("backup"), model: model, options: Self.readOnly())
-        #expect(try GoldenGraphStoreTests.dump(restored) == expectedDump)
-        try await restored.close()
+        #expect(try await Self.restoredDump(directory.store("backup"), model: model) == expectedDump)
         // Once more with nothing new: nothing is copied.
         let idle = try await store.backup(to: directory.store("backup"))
         #expect(idle.bytesCopied == 0 && idle.linked.isEmpty && idle.removed.isEmpty, "\(idle)")
@@ -84,9 +87,7 @@ import Testing
     @Test func anActiveSegmentThatGrewIsExtendedNotCopiedAgain() async throws {
         let directory = TemporaryDirectory()
         let model = try CompactionTests.model()
-        var options = StoreOptions()
-        options.automaticCompaction = .disabled
-        let store = try Store(at: directory.store(), model: model, options: options)
+        let store = try Store(at: directory.store(), model: model, options: CompactionTests.manual())
         try await CompactionTests.overwriteWorkload(store)
         let first = try await store.backup(to: directory.store("backup"))
         #expect(first.bytesCopied > 0)
@@ -95,9 +96,7 @@ import Testing
         try await context.save()
         let second = try await store.backup(to: directory.store("backup"))
         #expect(second.copied.count == 1 && second.bytesCopied < first.bytesCopied / 10, "\(second)")
-        let restored = try Store(at: directory.store("backup"), model: model, options: Self.readOnly())
-        #expect(try GoldenGraphStoreTests.dump(restored) == GoldenGraphStoreTests.dump(store))
-        try await restored.close()
+        #expect(try await Self.restoredDump(directory.store("backup"), model: model) == GoldenGraphStoreTests.dump(store))
         try await store.close()
     }
 
@@ -105,18 +104,13 @@ import Testing
         let directory = TemporaryDirectory()
         let io = FaultyFileIO()
         let model = try CompactionTests.model()
-        var options = StoreOptions()
-        options.automaticCompaction = .disabled
-        options.fileIO = io
-        let store = try Store(at: directory.store(), model: model, options: options)
+        let store = try Store(at: directory.store(), model: model, options: CompactionTests.manual(io: io))
         try await CompactionTests.overwriteWorkload(store)
         try await store.compact()
         io.inject(.rename, onPathEndingIn: ".base")
         let report = try await store.backup(to: directory.store("backup"))
         #expect(report.copied.contains { $0.hasSuffix(".base") }, "\(report)")
-        let restored = try Store(at: directory.store("backup"), model: model, options: Self.readOnly())
-        #expect(try GoldenGraphStoreTests.dump(restored) == GoldenGraphStoreTests.dump(store))
-        try await restored.close()
+        #expect(try await Self.restoredDump(directory.store("backup"), model: model) == GoldenGraphStoreTests.dump(store))
         try await store.close()
     }
 

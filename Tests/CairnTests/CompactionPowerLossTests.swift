@@ -45,11 +45,7 @@ import Testing
             images.withLock { if $0.count < 160 { $0.append((before, files)) } }
             if writingBase { midway.withLock { $0 += 1 } }
         }
-        var options = StoreOptions()
-        options.segmentSize = 8192
-        options.fileIO = io
-        options.automaticCompaction = .disabled
-        let store = try Store(at: path, model: try Self.model(), options: options)
+        let store = try Store(at: path, model: try Self.model(), options: CompactionTests.manual(segmentSize: 8192, io: io))
         let histories = Protected<History>([:])
         let compactions = Protected(0)
         let writing = Task {
@@ -137,9 +133,8 @@ import Testing
 
     /// Every item's version in the store at `path`.
     static func items(at path: String, recovery: RecoveryMode) async throws -> [Int: Int] {
-        var options = StoreOptions()
+        var options = CompactionTests.manual()
         options.recovery = recovery
-        options.automaticCompaction = .disabled
         let store = try Store(at: path, model: try model(), options: options)
         var items: [Int: Int] = [:]
         for object in try store.viewContext.fetch(FetchRequest("Item")) {

@@ -7,6 +7,16 @@ import Testing
 /// Compaction at the store's level: the state after it equals the state before, the store
 /// shrinks, the log goes on after the base, and the model history survives.
 @Suite struct CompactionTests {
+    /// Options of a store that compacts only when asked: segments of `segmentSize` (the
+    /// default when nil), on `io` when given.
+    static func manual(segmentSize: Int? = nil, io: (any FileIO)? = nil) -> StoreOptions {
+        var options = StoreOptions()
+        if let segmentSize { options.segmentSize = segmentSize }
+        options.automaticCompaction = .disabled
+        if let io { options.fileIO = io }
+        return options
+    }
+
     static func model() throws -> Model {
         try Model {
             Entity("Item") {
@@ -76,9 +86,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let model = try Self.model()
-        var options = StoreOptions()
-        options.segmentSize = 64 << 10
-        options.automaticCompaction = .disabled
+        let options = Self.manual(segmentSize: 64 << 10)
         let store = try Store(at: path, model: model, options: options)
         try await Self.overwriteWorkload(store)
         let before = try GoldenGraphStoreTests.dump(store)

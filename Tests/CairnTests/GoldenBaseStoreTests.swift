@@ -21,10 +21,8 @@ import Testing
     func writeBaseVersion1Fixture() async throws {
         try? FileManager.default.removeItem(atPath: Self.store)
         try FileManager.default.copyItem(atPath: GoldenGraphStoreTests.version1, toPath: Self.store)
-        var options = StoreOptions()
-        options.segmentSize = 4096
+        var options = CompactionTests.manual(segmentSize: 4096)
         options.durability = .none
-        options.automaticCompaction = .disabled
         let store = try Store(at: Self.store, model: try GoldenGraphStoreTests.model(version: 2), options: options)
         let report = try await store.compact(level: .high, retainHistory: .transactions(Self.keptSaves))
         #expect(report.lsn.rawValue + Self.keptSaves == store.lastSaveLSN.rawValue)

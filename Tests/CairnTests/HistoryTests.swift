@@ -15,12 +15,7 @@ import Testing
     }
 
     /// Segments of 4 KiB (the history spans several), compacted only when asked.
-    static var smallSegments: StoreOptions {
-        var options = StoreOptions()
-        options.segmentSize = 4096
-        options.automaticCompaction = .disabled
-        return options
-    }
+    static var smallSegments: StoreOptions { CompactionTests.manual(segmentSize: 4096) }
 
     /// A store in small segments holding the 40 saves of ``history(_:)``, and their dumps.
     static func storeWithHistory(at path: String, model: Model) async throws -> (Store, [LSN: String]) {

@@ -23,9 +23,7 @@ import Testing
     /// base's entries, and the directory.
     static func compactedStore(_ directory: TemporaryDirectory) async throws -> (path: String, entries: [[UInt8]]) {
         let path = directory.store()
-        var options = StoreOptions()
-        options.automaticCompaction = .disabled
-        let store = try Store(at: path, model: try model(), options: options)
+        let store = try Store(at: path, model: try model(), options: CompactionTests.manual())
         try await store.batchInsert(
             "Item", columns: ["name", "count"], rows: (0..<600).map { [.string("item \($0)"), .integer(Int64($0 % 100))] })
         try await store.compact()

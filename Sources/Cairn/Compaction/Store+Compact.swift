@@ -181,10 +181,12 @@ extension Store {
         let onDisk = (base: log.baseBytes, segments: segments - min(segments, look.keptSegments))
         let outgrown = onDisk.segments >= settings.minimumLogSize && onDisk.segments > onDisk.base
         let total = look.base + look.logged
-        let dead =
-            onDisk.base + onDisk.segments >= settings.minimumStoreSize && total > 0
-            && Double(total - min(total, Self.liveBytes(snapshot) + modelEntryBytes)) >= settings.deadFraction * Double(total)
-        guard outgrown || dead else { return }
+        // The live bytes (a pass over the chunks) only when the log has not outgrown the base.
+        guard
+            outgrown
+                || (onDisk.base + onDisk.segments >= settings.minimumStoreSize && total > 0
+                    && Double(total - min(total, Self.liveBytes(snapshot) + modelEntryBytes)) >= settings.deadFraction * Double(total))
+        else { return }
         // The slot is taken here, so that no second save starts another before this one runs.
         let claimed = compaction.withLock { state in
             if state.stopRequested { return false }

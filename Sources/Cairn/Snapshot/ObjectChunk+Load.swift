@@ -18,9 +18,7 @@ extension ObjectChunk {
     /// the chunk is read. `rows` are in slot order, each slot once, of entities of the model
     /// with its number of values (the base reader checked).
     static func loaded(_ rows: [LoadedRow]) -> ObjectChunk {
-        let inBuffer = { (row: LoadedRow) in
-            row.bytes.count < Tuning.largeRow && row.entity <= Int(UInt16.max) && row.count <= Int(UInt16.max)
-        }
+        let inBuffer = { (row: LoadedRow) in fitsBuffer(length: row.bytes.count, entity: row.entity, count: row.count) }
         let buffer = RowStorage.make(capacity: rows.reduce(0) { $0 + (inBuffer($1) ? $1.bytes.count : 0) })
         var entries = [Entry?](repeating: nil, count: Tuning.objectChunkSize)
         var large: [Int: Row] = [:]
@@ -30,9 +28,7 @@ extension ObjectChunk {
                     start: offset, length: UInt32(row.bytes.count), version: row.version, entity: UInt16(row.entity), count: UInt16(row.count))
             } else {
                 large[row.slot] = Row.make(count: row.count, bytes: row.bytes)
-                entries[row.slot] = Entry(
-                    start: .max, length: UInt32(truncatingIfNeeded: row.bytes.count), version: row.version,
-                    entity: UInt16(truncatingIfNeeded: row.entity), count: 0)
+                entries[row.slot] = largeEntry(length: row.bytes.count, version: row.version, entity: row.entity)
             }
         }
         return ObjectChunk(entries: entries, buffer: buffer, large: large, live: rows.count)

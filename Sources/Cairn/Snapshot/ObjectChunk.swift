@@ -135,11 +135,21 @@ final class ObjectChunk: @unchecked Sendable {
         record.row.withBorrowed { store($0, version: record.version, entity: record.entity, slot: slot) }
     }
 
+    /// Whether a row goes in a chunk's buffers (else it keeps a buffer of its own, `large`).
+    static func fitsBuffer(length: Int, entity: Int, count: Int) -> Bool {
+        length < Tuning.largeRow && entity <= Int(UInt16.max) && count <= Int(UInt16.max)
+    }
+
+    /// The entry of a row kept in `large`.
+    static func largeEntry(length: Int, version: LSN, entity: Int) -> Entry {
+        Entry(start: .max, length: UInt32(truncatingIfNeeded: length), version: version, entity: UInt16(truncatingIfNeeded: entity), count: 0)
+    }
+
     /// Puts a row's bytes in a slot: copied into the buffer, or (a long row) kept as it is.
     func store(_ row: BorrowedRow, version: LSN, entity: Int, slot: Int) {
         clear(slot)
         let length = row.bytes.bytes.count
-        if length < Tuning.largeRow, entity <= Int(UInt16.max), row.bytes.count <= Int(UInt16.max) {
+        if Self.fitsBuffer(length: length, entity: entity, count: row.bytes.count) {
             let (storage, inOverflow) = writableStorage(room: length)
             if let stored = storage.append(row.bytes.bytes), let offset = UInt32(exactly: stored), offset < Self.overflowStart {
                 entries[slot] = Entry(
@@ -150,9 +160,7 @@ final class ObjectChunk: @unchecked Sendable {
         }
         // A long row (or one the buffer cannot take) keeps a buffer of its own.
         large[slot] = row.owned()
-        entries[slot] = Entry(
-            start: .max, length: UInt32(truncatingIfNeeded: length), version: version,
-            entity: UInt16(truncatingIfNeeded: entity), count: 0)
+        entries[slot] = Self.largeEntry(length: length, version: version, entity: entity)
     }
 
     /// The chunk's table of value starts, made now if it has none.
