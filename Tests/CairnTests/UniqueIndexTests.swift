@@ -190,4 +190,40 @@ import Testing
         check(index, at: LSN(300), equals: reference, workload.hashes, "after the bulk build")
         #expect(index.count == reference.values.reduce(0) { $0 + $1.count })
     }
+
+    /// A bulk build large enough to be applied on two cores (its groups of buckets split in
+    /// two): every key of every group filed once, a removed one gone, one removed and filed
+    /// again present, as an index changed key by key has them.
+    @Test func aLargeBulkBuildFilesWhatOneChangeAtATimeWould() {
+        var generator = TestSeed.generator()
+        let keys = (1...20_000).map { key in
+            UniqueIndex.Key(hash: UInt64.random(in: 0...UInt64.max, using: &generator), id: ObjectID(entity: key % 3, key: UInt64(key)))
+        }
+        let bulk = UniqueIndex()
+        let direct = UniqueIndex()
+        bulk.startBulkBuild()
+        for (number, batch) in stride(from: 0, to: keys.count, by: 1000).map({ keys[$0..<$0 + 1000] }).enumerated() {
+            let lsn = LSN(UInt64(number + 1))
+            direct.begin(lsn)
+            _ = bulk.add(Array(batch), at: lsn)
+            _ = direct.add(Array(batch), at: lsn)
+        }
+        let last = LSN(21)
+        direct.begin(last)
+        for (offset, key) in keys.enumerated() where offset % 10 == 0 {
+            bulk.remove(key.hash, key.id, at: last)
+            direct.remove(key.hash, key.id, at: last)
+            if offset % 20 == 0 {
+                bulk.add(key.hash, key.id, at: last)
+                direct.add(key.hash, key.id, at: last)
+            }
+        }
+        #expect(bulk.count == direct.count)
+        bulk.finishBulkBuild()
+        #expect(bulk.count == 19_000)
+        #expect(bulk.count == direct.count)
+        for key in keys {
+            #expect(Set(bulk.holders(key.hash, at: last)) == Set(direct.holders(key.hash, at: last)), "hash \(key.hash)")
+        }
+    }
 }

@@ -11,9 +11,10 @@ import Synchronization
 /// same live state; the longest save while an online compaction runs; a backup of a 1 GiB
 /// store and an incremental one after 1% more.
 func compactionBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
-    // CAIRN_BENCH_PROFILE=open-base|open-log (below) or stalls: one part alone.
+    // CAIRN_BENCH_PROFILE=open (compaction throughput and opening), open-base|open-log (below)
+    // or stalls: one part alone.
     switch ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"] {
-    case let profile? where profile.hasPrefix("open-"): return try await compactionAndOpen(initial, root: root, quick: quick)
+    case let profile? where profile.hasPrefix("open"): return try await compactionAndOpen(initial, root: root, quick: quick)
     case "stalls": return try await saveStalls(initial, root: root, quick: quick)
     default: break
     }

@@ -78,6 +78,10 @@ enum BaseContents {
         private var objects = 0
         private var lastChunk: UInt64?
         private var largestKey: UInt64 = 0
+        /// The number of values of each entity of the last model, nil for an abstract one:
+        /// what each object's header is checked against, without a look at the entity's
+        /// description (a reference counted for every object) each time.
+        private var valueCounts: [Int?] = []
 
         init(lastLSN: LSN) {
             self.lastLSN = lastLSN
@@ -103,7 +107,9 @@ enum BaseContents {
                 case modelKind:
                     guard objects == 0 else { throw damaged("a model after objects") }
                     do {
-                        models.append(try Model(jsonData: Data(UnsafeRawBufferPointer(rebasing: entry[2...]))))
+                        let model = try Model(jsonData: Data(UnsafeRawBufferPointer(rebasing: entry[2...])))
+                        models.append(model)
+                        valueCounts = model.descriptions.map { $0.isAbstract ? nil : $0.propertyCount }
                     } catch {
                         throw damaged("a stored model does not load: \(error)")
                     }
@@ -149,13 +155,12 @@ enum BaseContents {
                 let values = Int(try headers.read(UInt32.self))
                 let length = Int(try headers.read(UInt32.self))
                 let version = LSN(try headers.read(UInt64.self))
-                guard slot > previousSlot, slot < Tuning.objectChunkSize, entity < model.descriptions.count, version <= lastLSN else {
+                guard slot > previousSlot, slot < Tuning.objectChunkSize, entity < valueCounts.count, version <= lastLSN else {
                     throw damaged("object \(slot) of chunk \(number) is out of order, of no entity of the model, or later than the base")
                 }
                 previousSlot = slot
-                let description = model.descriptions[entity]
-                guard !description.isAbstract, values == description.propertyCount, length <= reader.remaining else {
-                    throw damaged("object \(slot) of chunk \(number) does not fit its entity \(description.name)")
+                guard values == valueCounts[entity], length <= reader.remaining else {
+                    throw damaged("object \(slot) of chunk \(number) does not fit its entity \(model.descriptions[entity].name)")
                 }
                 let bytes = try reader.readBytes(length)
                 let key = number << Tuning.objectChunkShift | UInt64(slot)

@@ -24,6 +24,7 @@ extension UniqueIndex {
     /// - the live and removed counts are those of the entries (checked over the whole index).
     func checkLocked(buckets changed: some Sequence<Int>, whole: Bool = false) throws(InvariantViolation) {
         try require(buckets.count == Tuning.uniqueBuckets, "UniqueIndex", "\(buckets.count) buckets, not \(Tuning.uniqueBuckets)")
+        try require(Tuning.uniqueBucketBits <= 16, "UniqueIndex", "\(Tuning.uniqueBucketBits) bucket bits: a queued change keeps its bucket in 16")
         try require(bulk || queued.isEmpty, "UniqueIndex", "\(queued.count) changes queued outside a bulk build")
         try require(liveCount >= 0 && removedCount >= 0, "UniqueIndex", "counts of \(liveCount) live and \(removedCount) removed entries")
         let checksAll = whole

@@ -60,25 +60,6 @@ final class UniqueIndex: @unchecked Sendable {
         func isVisible(at lsn: UInt64) -> Bool { added <= lsn && lsn < removed }
     }
 
-    /// An add or remove queued while the index is built in bulk (replay). Its entry will be
-    /// visible to every snapshot: none reads the index before the build ends, and every later
-    /// one is at or past the newest LSN applied.
-    struct Queued {
-        var hash: UInt64
-        var key: UInt64
-        var entity: Int32
-        var adding: Bool
-
-        init(hash: UInt64, id: ObjectID, adding: Bool) {
-            self.hash = hash
-            key = id.key
-            entity = Int32(truncatingIfNeeded: id.entity)
-            self.adding = adding
-        }
-
-        var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
-    }
-
     /// The LSN of an entry no save has removed.
     static let live = UInt64.max
 
@@ -103,7 +84,7 @@ final class UniqueIndex: @unchecked Sendable {
     /// How many snapshots read the index as of each LSN.
     @exclusivity(unchecked) private var readers: [UInt64: Int] = [:]
     /// While the index is built in bulk: the changes, in order, applied by ``finishBulkBuild()``.
-    @exclusivity(unchecked) var queued: [Queued] = []
+    @exclusivity(unchecked) var queued = ChangeQueue()
     @exclusivity(unchecked) var bulk = false
 
     /// An empty index.
@@ -117,7 +98,8 @@ final class UniqueIndex: @unchecked Sendable {
         self.liveCount = liveCount
     }
 
-    private static func bucket(_ hash: UInt64) -> Int {
+    /// The bucket of a key hash.
+    static func bucket(_ hash: UInt64) -> Int {
         Int(truncatingIfNeeded: avalanche(hash) >> (64 - Tuning.uniqueBucketBits))
     }
 
@@ -128,7 +110,7 @@ final class UniqueIndex: @unchecked Sendable {
 
     /// The number of entries a snapshot at the newest LSN sees (during a bulk build, the entries
     /// so far plus the queued adds less the queued removes).
-    var count: Int { lock.withLock { _ in liveCount + queued.count(where: \.adding) - queued.count(where: { !$0.adding }) } }
+    var count: Int { lock.withLock { _ in liveCount + queued.netAdds } }
 
     /// The objects filed under `hash`, as of `lsn`.
     func holders(_ hash: UInt64, at lsn: LSN) -> [ObjectID] {
@@ -138,7 +120,7 @@ final class UniqueIndex: @unchecked Sendable {
     private func holdersLocked(_ hash: UInt64, at lsn: UInt64) -> [ObjectID] {
         var entries = buckets[Self.bucket(hash)].filter { $0.matches(hash) && $0.isVisible(at: lsn) }
         // Read during a bulk build (nothing does; the answer is the state of every change so far).
-        for change in queued where change.hash == hash {
+        for change in queued.changes(for: hash) {
             _ = Self.applyAtOnce(change, to: &entries)
         }
         return entries.map(\.id)
@@ -205,10 +187,7 @@ final class UniqueIndex: @unchecked Sendable {
                 }
             }
             var live = copied.reduce(0) { $0 + $1.count }
-            for change in queued {
-                let index = Self.bucket(change.hash)
-                live += Self.applyAtOnce(change, to: &copied[index])
-            }
+            queued.forEach { change in live += Self.applyAtOnce(change, to: &copied[Int(change.bucket)]) }
             return UniqueIndex(buckets: copied, newest: lsn.rawValue, liveCount: live)
         }
     }
@@ -270,27 +249,9 @@ final class UniqueIndex: @unchecked Sendable {
         lock.withLock { _ in
             bulk = false
             guard !queued.isEmpty else { return }
-            // A counting sort by bucket (stable, so each bucket's changes keep their order).
-            var starts = [Int](repeating: 0, count: Tuning.uniqueBuckets + 1)
-            let placed = queued.map { Self.bucket($0.hash) }
-            for bucket in placed { starts[bucket + 1] += 1 }
-            for bucket in 0..<Tuning.uniqueBuckets { starts[bucket + 1] += starts[bucket] }
-            var next = starts
-            var sorted = queued
-            for (index, bucket) in placed.enumerated() {
-                sorted[next[bucket]] = queued[index]
-                next[bucket] += 1
-            }
-            queued = []
-            for bucket in 0..<Tuning.uniqueBuckets where starts[bucket] < starts[bucket + 1] {
-                var entries = buckets[bucket]
-                buckets[bucket] = []
-                entries.reserveCapacity(entries.count + starts[bucket + 1] - starts[bucket])
-                for change in sorted[starts[bucket]..<starts[bucket + 1]] {
-                    liveCount += Self.applyAtOnce(change, to: &entries)
-                }
-                buckets[bucket] = entries
-            }
+            let changes = queued
+            queued = ChangeQueue()
+            liveCount += buckets.withUnsafeMutableBufferPointer { changes.apply(to: $0) }
             checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: buckets.indices, whole: true) }
         }
     }
@@ -404,7 +365,7 @@ final class UniqueIndex: @unchecked Sendable {
 
     /// Applies one queued change to a bucket outright (no snapshot reads the old state);
     /// returns the change in the number of entries.
-    private static func applyAtOnce(_ change: Queued, to entries: inout [Entry]) -> Int {
+    static func applyAtOnce(_ change: Queued, to entries: inout [Entry]) -> Int {
         let index = entries.firstIndex { $0.matches(change.hash) && $0.holds(change.id) }
         switch (index, change.adding) {
         case (nil, true):

@@ -233,7 +233,7 @@ enum ChangeSetCodec {
             let entity = model.descriptions[id.entity]
             guard !entity.isAbstract else { throw Problem(message: "insert of abstract entity \(entity.name)") }
             let start = reader.offset
-            try skipRow(&reader, model: model, entity: entity)
+            try entity.storedKinds.withUnsafeBufferPointer { try skipRow(&reader, model: model, entity: id.entity, kinds: $0) }
             // The buffer holds what remained of the record: every row fits.
             let bytes = reader.bytes(from: start)
             guard let at = changes.insertedRows.append(bytes) else { throw Problem(message: "insert of \(id) does not fit its record") }
@@ -269,20 +269,26 @@ enum ChangeSetCodec {
         return changes
     }
 
-    /// Checks one row of `entity`'s values against the model and moves past it; with `starts`,
-    /// also writes where each value starts and the row's length there (a ``ValueStarts``
-    /// entry, one or two bytes each as `wide` says).
+    /// Checks one row of the values of entity number `entity` against the model and moves past
+    /// it; with `starts`, also writes where each value starts and the row's length there (a
+    /// ``ValueStarts`` entry, one or two bytes each as `wide` says). `kinds` are the entity's
+    /// ``EntityDescription/storedKinds``, borrowed by a caller that checks many rows: read from
+    /// the description for each row, the array (and the description) were retained and
+    /// released each time, as much work as checking a short row.
     static func skipRow(
-        _ reader: inout ByteReader, model: Model, entity: EntityDescription, recordingStarts starts: UnsafeMutableRawPointer? = nil,
-        wide: Bool = false
+        _ reader: inout ByteReader, model: Model, entity: Int, kinds: UnsafeBufferPointer<StoredKind>,
+        recordingStarts starts: UnsafeMutableRawPointer? = nil, wide: Bool = false
     ) throws {
-        let kinds = entity.storedKinds
         let rowStart = reader.offset
         for position in kinds.indices {
             if let starts { ValueStarts.store(reader.offset - rowStart, at: position, in: starts, wide: wide) }
             // The common values are checked here; the rest (and every error) by `skipValue`.
             let size = quickSize(reader.buffer, at: reader.offset, kinds[position])
-            if size > 0 { try reader.skip(size) } else { try skipValue(&reader, model: model, entity: entity, position: position) }
+            if size > 0 {
+                try reader.skip(size)
+            } else {
+                try skipValue(&reader, model: model, entity: model.descriptions[entity], position: position)
+            }
         }
         if let starts { ValueStarts.store(reader.offset - rowStart, at: kinds.count, in: starts, wide: wide) }
     }

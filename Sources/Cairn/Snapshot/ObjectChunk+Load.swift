@@ -50,28 +50,37 @@ extension ObjectChunk {
                 guard let entry = entries[slot], case .buffer = entry.place else { return nil }
                 return (Int(entry.length), Int(entry.count))
             }
-        var entity = -1
-        var description: EntityDescription?
-        try forEachRow { slot, _, rowEntity, row in
-            if rowEntity != entity {
-                entity = rowEntity
-                description = model.descriptions[entity]
+        // Every entity's kinds in one array, borrowed for the whole walk: a description or an
+        // array read for each row was retained and released each time.
+        let descriptions = model.descriptions
+        let allKinds = descriptions.flatMap(\.storedKinds)
+        var kindRanges: [Range<Int>] = []
+        for description in descriptions {
+            let start = kindRanges.last?.upperBound ?? 0
+            kindRanges.append(start..<start + description.storedKinds.count)
+        }
+        let table = starts.map { (table: $0, wide: $0.wide) }
+        try allKinds.withUnsafeBufferPointer { allKinds in
+            try forEachRow { slot, _, entity, row in
+                // The table's room for a row is its count of values plus one: the walk writes
+                // one entry per stored value plus one.
+                guard entity < kindRanges.count, row.count == kindRanges[entity].count else {
+                    throw ChangeSetCodec.Problem(message: "object \(slot) has \(row.count) values, not those of its entity")
+                }
+                var reader = ByteReader(row.bytes)
+                do {
+                    try ChangeSetCodec.skipRow(
+                        &reader, model: model, entity: entity, kinds: UnsafeBufferPointer(rebasing: allKinds[kindRanges[entity]]),
+                        recordingStarts: table?.table.writableEntries(slot), wide: table?.wide ?? false)
+                } catch let problem as ChangeSetCodec.Problem {
+                    throw ChangeSetCodec.Problem(message: "object \(slot): \(problem.message)")
+                } catch let overrun as ByteReader.Overrun {
+                    throw ChangeSetCodec.Problem(message: "object \(slot) is truncated at byte \(overrun.offset)")
+                }
+                guard reader.isAtEnd else {
+                    throw ChangeSetCodec.Problem(message: "object \(slot) has \(reader.remaining) bytes after its values")
+                }
             }
-            // The table's room for a row is its count of values plus one: the walk writes one
-            // entry per stored value plus one.
-            guard let description, row.count == description.storedKinds.count else {
-                throw ChangeSetCodec.Problem(message: "object \(slot) has \(row.count) values, not those of its entity")
-            }
-            var reader = ByteReader(row.bytes)
-            do {
-                try ChangeSetCodec.skipRow(
-                    &reader, model: model, entity: description, recordingStarts: starts?.writableEntries(slot), wide: starts?.wide ?? false)
-            } catch let problem as ChangeSetCodec.Problem {
-                throw ChangeSetCodec.Problem(message: "object \(slot): \(problem.message)")
-            } catch let overrun as ByteReader.Overrun {
-                throw ChangeSetCodec.Problem(message: "object \(slot) is truncated at byte \(overrun.offset)")
-            }
-            guard reader.isAtEnd else { throw ChangeSetCodec.Problem(message: "object \(slot) has \(reader.remaining) bytes after its values") }
         }
         if let starts { setValueStarts(starts) }
     }

@@ -1,0 +1,122 @@
+extension UniqueIndex {
+    /// An add or remove queued while the index is built in bulk (replay, loading a base). Its
+    /// entry will be visible to every snapshot: none reads the index before the build ends,
+    /// and every later one is at or past the newest LSN applied. 24 bytes.
+    struct Queued {
+        var hash: UInt64
+        var key: UInt64
+        var entity: Int32
+        /// The bucket, worked out once, when the change is queued (see ``Tuning/uniqueBucketBits``).
+        var bucket: UInt16
+        var adding: Bool
+
+        init(hash: UInt64, id: ObjectID, adding: Bool) {
+            self.hash = hash
+            key = id.key
+            entity = Int32(truncatingIfNeeded: id.entity)
+            bucket = UInt16(truncatingIfNeeded: UniqueIndex.bucket(hash))
+            self.adding = adding
+        }
+
+        var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
+    }
+
+    /// The changes queued during a bulk build, in order, already sorted into groups of
+    /// neighbouring buckets (the bucket's top bits) as they come: the first pass of a radix
+    /// sort, made by the thread that files the keys while it has time to spare (a replay's
+    /// applying thread waits for the reading one). The build then sorts each group by bucket
+    /// in the cache: one pass scattering a million changes to 65,536 buckets missed the cache
+    /// at nearly every change, and was most of the build's time.
+    struct ChangeQueue {
+        /// Groups of buckets: 256, few enough that appending to each of them at random keeps
+        /// every group's tail in the cache.
+        static let groupBits = min(4, Tuning.uniqueBucketBits)
+        private static let groupShift = Tuning.uniqueBucketBits - groupBits
+
+        /// The changes of each group, in the order they were queued.
+        private(set) var groups: [[Queued]] = []
+        /// The number of changes queued, and of those that add.
+        private(set) var count = 0
+        private(set) var adds = 0
+
+        var isEmpty: Bool { count == 0 }
+
+        /// The entries a snapshot would count after the changes: adds less removes.
+        var netAdds: Int { adds - (count - adds) }
+
+        /// Queues a change after the others.
+        mutating func append(_ change: Queued) {
+            if groups.isEmpty { groups = Array(repeating: [], count: 1 << Self.groupBits) }
+            groups[Int(change.bucket) >> Self.groupShift].append(change)
+            count += 1
+            if change.adding { adds += 1 }
+        }
+
+        /// The changes queued for `hash`, in order.
+        func changes(for hash: UInt64) -> [Queued] {
+            guard !isEmpty else { return [] }
+            let bucket = UniqueIndex.bucket(hash)
+            return groups[bucket >> Self.groupShift].filter { $0.hash == hash }
+        }
+
+        /// Applies every change to `buckets` (``UniqueIndex/applyAtOnce(_:to:)``), each bucket's
+        /// in the order queued; returns the change in the number of entries. The groups are
+        /// disjoint ranges of buckets, so half of them go to another core when there are many:
+        /// the build ends a replay, while the thread that read the log only waits.
+        func apply(to buckets: UnsafeMutableBufferPointer<[Entry]>) -> Int {
+            let half = groups.count / 2
+            guard count >= Tuning.concurrentKeys, half > 0 else { return Self.apply(groups[...], to: buckets) }
+            let shared = SharedBuckets(buckets: buckets)
+            let groups = groups
+            let upper = ConcurrentResult { () throws(Never) in Self.apply(groups[half...], to: shared.buckets) }
+            let lower = Self.apply(groups[..<half], to: buckets)
+            return lower + upper.value()
+        }
+
+        /// The buckets of the index, written by two threads at once, each in its own groups.
+        private struct SharedBuckets: @unchecked Sendable {
+            // Safety: each thread writes only the buckets of its own groups (disjoint ranges),
+            // and the caller waits for both before it reads any.
+            let buckets: UnsafeMutableBufferPointer<[Entry]>
+        }
+
+        /// Applies the changes of `groups` to their buckets: each group sorted by bucket (a
+        /// counting sort by the bucket's low bits, stable, within the cache), then each bucket
+        /// changed once.
+        private static func apply(_ groups: ArraySlice<[Queued]>, to buckets: UnsafeMutableBufferPointer<[Entry]>) -> Int {
+            let groupBuckets = 1 << groupShift
+            let mask = groupBuckets - 1
+            var starts = [Int](repeating: 0, count: groupBuckets + 1)
+            var next = starts
+            var sorted: [Queued] = []
+            var added = 0
+            for changes in groups where !changes.isEmpty {
+                for index in starts.indices { starts[index] = 0 }
+                for change in changes { starts[(Int(change.bucket) & mask) + 1] += 1 }
+                for bucket in 0..<groupBuckets { starts[bucket + 1] += starts[bucket] }
+                next = starts
+                sorted.removeAll(keepingCapacity: true)
+                sorted.append(contentsOf: changes)
+                for change in changes {
+                    let bucket = Int(change.bucket) & mask
+                    sorted[next[bucket]] = change
+                    next[bucket] += 1
+                }
+                let first = Int(changes[0].bucket) & ~mask
+                for bucket in 0..<groupBuckets where starts[bucket] < starts[bucket + 1] {
+                    var entries = buckets[first | bucket]
+                    buckets[first | bucket] = []
+                    entries.reserveCapacity(entries.count + starts[bucket + 1] - starts[bucket])
+                    for change in sorted[starts[bucket]..<starts[bucket + 1]] { added += UniqueIndex.applyAtOnce(change, to: &entries) }
+                    buckets[first | bucket] = entries
+                }
+            }
+            return added
+        }
+
+        /// Every change, group after group (each bucket's changes in the order queued).
+        func forEach(_ body: (Queued) -> Void) {
+            for group in groups { for change in group { body(change) } }
+        }
+    }
+}
