@@ -28,8 +28,10 @@ extension UniqueIndex {
     /// in the cache: one pass scattering a million changes to 65,536 buckets missed the cache
     /// at nearly every change, and was most of the build's time.
     struct ChangeQueue {
-        /// Groups of buckets: 256, few enough that appending to each of them at random keeps
-        /// every group's tail in the cache.
+        /// Groups of buckets: 16. Appending to each of them at random keeps every group's tail
+        /// in the cache and the hardware's prefetch (measured at 1M keys, opening a base: 256
+        /// groups cost the filing thread 20 ms more, 64 groups 10 ms more; 16 and 8 the same),
+        /// and a group's 4,096 buckets are sorted within the cache.
         static let groupBits = min(4, Tuning.uniqueBucketBits)
         private static let groupShift = Tuning.uniqueBucketBits - groupBits
 
