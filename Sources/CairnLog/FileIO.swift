@@ -47,6 +47,12 @@ package protocol FileIO: Sendable {
     func size(of file: OpenFile) throws -> UInt64
     /// Takes an exclusive advisory lock (`flock`) without waiting; returns false when it is held.
     func tryLock(_ file: OpenFile) throws -> Bool
+    /// Takes a shared advisory lock (`flock`) without waiting; returns false when an exclusive
+    /// one is held.
+    func tryLockShared(_ file: OpenFile) throws -> Bool
+    /// The number of names the file has (`st_nlink`): more than one when it was hard-linked
+    /// (by a backup on the same file system).
+    func linkCount(of file: OpenFile) throws -> Int
     /// Renames a file atomically, replacing any file at `destination`.
     func rename(_ source: String, to destination: String) throws
     /// Makes `destination` a second name of the file at `source` (a hard link); fails across

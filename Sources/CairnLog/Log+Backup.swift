@@ -39,6 +39,10 @@ extension Log {
     ///   compaction in another process: try again); I/O errors (the backup then keeps its
     ///   previous manifest and state).
     public func backup(to destination: String) throws -> BackupReport {
+        // Held while the files are copied: a compaction meanwhile then only unlinks the files
+        // it replaced, never cuts them down (``removeReplacedFiles(_:afterFirst:)``).
+        let reading = try ReaderLock.holdShared(layout, io)
+        defer { if let reading { io.close(reading) } }
         let plan = try captureBackup()
         defer { for file in plan.files { io.close(file.source) } }
         let target = StoreLayout(directory: destination)

@@ -95,7 +95,8 @@ extension Log {
     /// Makes a finished base part of the store: syncs the frames up to its LSN if they are
     /// not yet durable, then replaces the manifest with one naming the base and without the
     /// sealed segments whose frames all precede it (the commit point). Then removes the files
-    /// no longer listed, the old base and those segments; a failure there is left to the next
+    /// no longer listed, the old base and those segments, cutting them down first when no one
+    /// reads them (``removeReplacedFiles(_:afterFirst:)``); a failure there is left to the next
     /// writable open, which removes them as left-overs. Returns the names it removed.
     ///
     /// - Throws: ``LogError``: I/O errors (the store then stays as it was: the manifest is
@@ -131,11 +132,7 @@ extension Log {
             return names
         }
         options.compactionStep?(.manifestReplaced)
-        var removed: [String] = []
-        for name in removable where (try? io.remove(layout.path(name))) != nil {
-            removed.append(name)
-            if removed.count == 1 { options.compactionStep?(.removingOldFiles) }
-        }
+        let removed = removeReplacedFiles(removable) { options.compactionStep?(.removingOldFiles) }
         if !removed.isEmpty { try? io.syncDirectory(layout.directory) }
         return removed
     }

@@ -27,7 +27,12 @@ extension Log {
         if writable && options.createIfMissing { try io.createDirectory(layout.directory) }
         guard io.exists(layout.directory) else { throw LogError(.notFound, "no such directory", path: layout.directory) }
         let lock = writable ? try acquireLock(layout, io) : nil
+        var reading: OpenFile?
+        defer { if let reading { io.close(reading) } }
         do {
+            // A reader holds the reader lock while it reads the files (a writer may cut down
+            // those a compaction replaced when no one does: ``Log/removeReplacedFiles``).
+            if !writable { reading = try ReaderLock.holdShared(layout, io) }
             return try recover(layout: layout, options: options, lock: lock, base: base, replay: replay)
         } catch {
             if let lock { io.close(lock) }
@@ -109,6 +114,8 @@ extension Log {
             }
             manifest = try createStore(layout: layout, io: io, maximumFrameSize: options.maximumFrameSize)
         }
+        // Readers find the reader lock's file from now on (``Log/removeReplacedFiles``).
+        if writable { try ReaderLock.create(layout, io) }
 
         // Files the manifest does not list: frames it does not account for mean it is stale.
         let unlisted = UnlistedFile.classify(names: names, manifest: manifest, layout: layout, io: io)

@@ -140,6 +140,9 @@ extension LogInspection {
 
     private static func inspectOnce(directory: String, io: any FileIO, holdingLock: Bool) throws -> LogInspection {
         let layout = StoreLayout(directory: directory)
+        // A reader of the files: a compaction meanwhile unlinks those it replaces, never cuts them down.
+        let reading = try ReaderLock.holdShared(layout, io)
+        defer { if let reading { io.close(reading) } }
         let names = try io.contentsOfDirectory(layout.directory)
         let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
         guard

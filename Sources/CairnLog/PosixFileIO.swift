@@ -92,9 +92,23 @@ package struct PosixFileIO: FileIO {
     }
 
     package func tryLock(_ file: OpenFile) throws -> Bool {
-        if retryingInterrupts({ flock(file.descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
+        try takeLock(file, LOCK_EX)
+    }
+
+    package func tryLockShared(_ file: OpenFile) throws -> Bool {
+        try takeLock(file, LOCK_SH)
+    }
+
+    private func takeLock(_ file: OpenFile, _ kind: Int32) throws -> Bool {
+        if retryingInterrupts({ flock(file.descriptor, kind | LOCK_NB) }) == 0 { return true }
         if errno == EWOULDBLOCK { return false }
         throw LogError.system("flock", path: file.path, errno: errno)
+    }
+
+    package func linkCount(of file: OpenFile) throws -> Int {
+        var info = stat()
+        guard fstat(file.descriptor, &info) == 0 else { throw LogError.system("fstat", path: file.path, errno: errno) }
+        return Int(info.st_nlink)
     }
 
     package func rename(_ source: String, to destination: String) throws {

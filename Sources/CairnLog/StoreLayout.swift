@@ -2,6 +2,7 @@
 ///
 /// ```
 /// LOCK                 writer lock (flock) holding the writer's pid
+/// READERS              reader lock (flock, shared) held while a store's files are read
 /// MANIFEST             the current manifest
 /// MANIFEST.prev        the previous generation, kept as a fallback
 /// MANIFEST.tmp         a manifest being written (never read as current)
@@ -34,6 +35,7 @@ package struct StoreLayout: Sendable {
     }
 
     package var lock: String { path("LOCK") }
+    package var readers: String { path("READERS") }
     package var manifest: String { path("MANIFEST") }
     package var previousManifest: String { path("MANIFEST.prev") }
 

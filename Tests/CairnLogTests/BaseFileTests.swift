@@ -105,6 +105,61 @@ import Testing
         try await again.close()
     }
 
+    /// What may hold a file a base replaces, besides the store.
+    enum OtherHolder: CaseIterable {
+        case none
+        /// A backup on the same file system hard-linked it.
+        case hardLink
+        /// A read-only open or a backup reads the store's files (holds the reader lock).
+        case reader
+    }
+
+    /// The files a base replaces are cut down from their end a step at a time, each step
+    /// synced, then unlinked: a save's sync then never waits for the whole file's blocks to be
+    /// freed. Not a file with a second name (a backup's hard link) or while a reader holds the
+    /// reader lock: those keep every byte for whoever holds them.
+    @Test(arguments: OtherHolder.allCases)
+    func replacedFilesAreCutDownOnlyWhenNoOneElseHoldsThem(other: OtherHolder) async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        let io = SyncTrackingFileIO()
+        var options = smallSegments(64 << 10)
+        options.fileIO = io
+        options.releaseStep = 8 << 10
+        let log = try Log.open(at: store, options: options)
+        for index in 0..<300 { try await log.append(payload(index, size: 500)) }
+        let layout = StoreLayout(directory: store)
+        let first = layout.path(.segment, 1)
+        let bytes = try #require(FileManager.default.contents(atPath: first))
+        #expect(bytes.count > 6 * (8 << 10))
+        // Held open from before, as a reader that read the old manifest holds it.
+        let held = try #require(FileHandle(forReadingAtPath: first))
+        defer { try? held.close() }
+        let link = directory.path + "/linked.seg"
+        if other == .hardLink { try FileManager.default.linkItem(atPath: first, toPath: link) }
+        let reading = other == .reader ? try ReaderLock.holdShared(layout, PosixFileIO()) : nil
+        if other == .reader { #expect(reading != nil, "a writable open makes the reader lock's file") }
+        let writer = try log.makeBaseWriter(lastLSN: LSN(250), level: .fast)
+        try writer.append([1])
+        let removed = try log.installBase(try writer.finish())
+        if let reading { PosixFileIO().close(reading) }
+        try await log.close()
+        #expect(removed.contains(StoreLayout.name(.segment, 1)))
+        #expect(!FileManager.default.fileExists(atPath: first))
+        let cuts = io.truncations(of: first)
+        switch other {
+        case .none:
+            let step = 8 << 10
+            #expect(cuts.map(\.length) == stride(from: bytes.count - step, to: 0, by: -step).map { UInt64($0) })
+            #expect(!cuts.contains { !$0.synced }, "each step is synced (a journal commit of its own)")
+            #expect(try (held.readToEnd() ?? Data()).count <= 8 << 10)
+        case .hardLink, .reader:
+            #expect(cuts.isEmpty)
+            #expect(try held.readToEnd() == bytes)
+            if other == .hardLink { #expect(FileManager.default.contents(atPath: link) == bytes) }
+        }
+    }
+
     /// Each damage: what it does to the bytes of the base file, and whether the checksum the
     /// manifest records is fixed up so that the base's own checks must catch it.
     @Test func hostileBasesAreRefusedNamingFileAndOffset() async throws {

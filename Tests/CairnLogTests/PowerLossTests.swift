@@ -5,17 +5,31 @@ import Testing
 @testable import CairnLog
 
 /// A file system that remembers how much of each file has been synced, so that a test can make
-/// the copy a power cut would leave: every segment cut to its synced length.
+/// the copy a power cut would leave: every segment cut to its synced length. It also keeps the
+/// truncations and syncs of each file, in order.
 final class SyncTrackingFileIO: FileIO, Sendable {
     private let base = PosixFileIO()
     private let synced = Protected<[String: UInt64]>([:])
+    /// Per path: each truncation's length, or nil for a sync.
+    private let history = Protected<[String: [UInt64?]]>([:])
 
     /// The synced length of every file synced so far.
     var syncedLengths: [String: UInt64] { synced.withLock { $0 } }
 
+    /// The truncations of the file at `path`, in order: the length it was cut to, and whether
+    /// it was synced before the next truncation (or the end).
+    func truncations(of path: String) -> [(length: UInt64, synced: Bool)] {
+        let events = history.withLock { $0[path] ?? [] }
+        return events.indices.compactMap { index in
+            guard let length = events[index] else { return nil }
+            return (length, index + 1 < events.count && events[index + 1] == nil)
+        }
+    }
+
     private func record(_ file: OpenFile) throws {
         let length = try base.size(of: file)
         synced.withLock { $0[file.path] = max($0[file.path] ?? 0, length) }
+        history.withLock { $0[file.path, default: []].append(nil) }
     }
 
     func sync(_ file: OpenFile) throws {
@@ -31,6 +45,7 @@ final class SyncTrackingFileIO: FileIO, Sendable {
     func truncate(_ file: OpenFile, to length: UInt64) throws {
         try base.truncate(file, to: length)
         synced.withLock { if let old = $0[file.path] { $0[file.path] = min(old, length) } }
+        history.withLock { $0[file.path, default: []].append(length) }
     }
 
     func open(_ path: String, mode: FileOpenMode) throws -> OpenFile { try base.open(path, mode: mode) }
@@ -39,6 +54,8 @@ final class SyncTrackingFileIO: FileIO, Sendable {
     func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int { try base.read(file, into: buffer, at: offset) }
     func size(of file: OpenFile) throws -> UInt64 { try base.size(of: file) }
     func tryLock(_ file: OpenFile) throws -> Bool { try base.tryLock(file) }
+    func tryLockShared(_ file: OpenFile) throws -> Bool { try base.tryLockShared(file) }
+    func linkCount(of file: OpenFile) throws -> Int { try base.linkCount(of: file) }
     func rename(_ source: String, to destination: String) throws {
         try base.rename(source, to: destination)
         synced.withLock { if let length = $0.removeValue(forKey: source) { $0[destination] = length } }

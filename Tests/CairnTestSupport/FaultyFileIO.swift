@@ -188,6 +188,14 @@ package final class FaultyFileIO: FileIO, Sendable {
         try step(.tryLock, file.path)
         return try base.tryLock(file)
     }
+    package func tryLockShared(_ file: OpenFile) throws -> Bool {
+        try step(.tryLock, file.path)
+        return try base.tryLockShared(file)
+    }
+    package func linkCount(of file: OpenFile) throws -> Int {
+        try step(.size, file.path)
+        return try base.linkCount(of: file)
+    }
     package func rename(_ source: String, to destination: String) throws {
         try step(.rename, source)
         try base.rename(source, to: destination)

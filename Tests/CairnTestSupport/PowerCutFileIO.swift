@@ -179,6 +179,8 @@ package final class PowerCutFileIO: FileIO, @unchecked Sendable {
     }
     package func size(of file: OpenFile) throws -> UInt64 { try locked { try base.size(of: file) } }
     package func tryLock(_ file: OpenFile) throws -> Bool { try locked { try base.tryLock(file) } }
+    package func tryLockShared(_ file: OpenFile) throws -> Bool { try locked { try base.tryLockShared(file) } }
+    package func linkCount(of file: OpenFile) throws -> Int { try locked { try base.linkCount(of: file) } }
     package func contentsOfDirectory(_ path: String) throws -> [String] { try locked { try base.contentsOfDirectory(path) } }
     package func createDirectory(_ path: String) throws { try locked { try base.createDirectory(path) } }
     package func exists(_ path: String) -> Bool { locked { base.exists(path) } }

@@ -57,6 +57,9 @@ public struct StoreOptions: Sendable {
     package var fileIO: (any FileIO)?
     /// Called at each named step of compaction (crash tests end the process there).
     package var compactionStep: (@Sendable (CompactionStep) -> Void)?
+    /// Bytes by which a file a compaction replaced is cut down at a time before it is removed
+    /// (the log's `releaseStep`; tests make it small).
+    package var releaseStep: UInt64?
 
     /// The default options.
     public init() {}
@@ -70,6 +73,7 @@ public struct StoreOptions: Sendable {
         options.maximumFrameSize = maximumSaveSize
         if let fileIO { options.fileIO = fileIO }
         options.compactionStep = compactionStep
+        if let releaseStep { options.releaseStep = releaseStep }
         return options
     }
 }
