@@ -131,20 +131,39 @@ extension FileIO {
     /// Copies bytes `range` of `source` into a new file at `path`, atomically as
     /// ``replaceAtomically(_:directory:with:)`` does, a megabyte at a time (a range of any
     /// length is copied in bounded memory); holes of the source stay holes in the copy.
+    ///
+    /// - Throws: ``LogError/Code/busy`` when the source is shorter than `range` afterwards (it
+    ///   was cut while copied); I/O errors.
     package func copyAtomically(_ source: OpenFile, _ range: Range<UInt64>, to path: String, directory: String) throws {
         try writeAtomically(path, directory: directory) { file in
             let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: LogTuning.copyChunkSize, alignment: 16)
             defer { chunk.deallocate() }
+            // A hole at the end reads as zeros; a source cut short (a compaction removing a file
+            // that a reader without the reader lock copies) must not.
+            func checkWhole() throws {
+                let length = try size(of: source)
+                guard length >= range.upperBound else {
+                    throw LogError(
+                        .busy, "the file was cut to \(length) bytes while \(range.upperBound) were copied (compacted meanwhile): try again",
+                        path: source.path)
+                }
+            }
             var offset = range.lowerBound
             while offset < range.upperBound {
                 guard let data = nextData(in: source, from: offset), data < range.upperBound else { break }
                 offset = max(offset, data)
                 let count = Int(min(UInt64(chunk.count), range.upperBound - offset))
                 let part = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<count])
-                try readExactly(source, into: part, at: offset)
+                do {
+                    try readExactly(source, into: part, at: offset)
+                } catch {
+                    try checkWhole()
+                    throw error
+                }
                 try writeAll(file, UnsafeRawBufferPointer(part), at: offset - range.lowerBound)
                 offset += UInt64(count)
             }
+            try checkWhole()
             try truncate(file, to: range.upperBound - range.lowerBound)
         }
     }

@@ -75,6 +75,14 @@ extension Log {
             }
         }
         try io.syncDirectory(target.directory)
+        // Every file still whole: a compaction may have cut a source down while it was copied
+        // or linked, when this backup could not hold the reader lock (``ReaderLock``).
+        for file in plan.files {
+            let copy = target.path(file.name)
+            guard try io.size(of: file.source) >= file.length, try sizeOfFile(copy) == file.length else {
+                throw LogError(.busy, "the store's file was cut down while it was backed up (compacted meanwhile): try again", path: copy)
+            }
+        }
         // The commit point: the backup's own manifest, naming exactly the files above.
         try ManifestFile(layout: target, io: io).write(plan.manifest)
         // The previous manifest names files removed below: not a fallback for a backup.

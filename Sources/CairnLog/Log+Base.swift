@@ -102,8 +102,11 @@ extension Log {
     /// - Throws: ``LogError``: I/O errors (the store then stays as it was: the manifest is
     ///   replaced atomically); ``LogError/Code/invalidArgument`` for a base older than the
     ///   installed one.
+    ///
+    /// `stopCutting` is asked between the steps of cutting a replaced file down (the store is
+    /// closing: the files left are only unlinked).
     @discardableResult
-    public func installBase(_ base: WrittenBase) throws -> [String] {
+    public func installBase(_ base: WrittenBase, stopCutting: () -> Bool = { false }) throws -> [String] {
         // The next base may begin once this one is installed or refused.
         defer { compacting.store(false, ordering: .releasing) }
         if durableLSN < base.lastLSN { try syncWrittenFrames() }
@@ -132,7 +135,7 @@ extension Log {
             return names
         }
         options.compactionStep?(.manifestReplaced)
-        let removed = removeReplacedFiles(removable) { options.compactionStep?(.removingOldFiles) }
+        let removed = removeReplacedFiles(removable, stopCutting: stopCutting) { options.compactionStep?(.removingOldFiles) }
         if !removed.isEmpty { try? io.syncDirectory(layout.directory) }
         return removed
     }

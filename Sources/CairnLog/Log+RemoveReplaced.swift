@@ -15,16 +15,17 @@
 ///   later reads a manifest that names none of the replaced files.
 extension Log {
     /// Removes `names` (files no manifest names any more), each cut down first as above when
-    /// it can be. Calls `afterFirst` once the first is removed. Returns the names removed; a
+    /// it can be, until `stopCutting` says to stop (the store is closing: the rest are only
+    /// unlinked). Calls `afterFirst` once the first is removed. Returns the names removed; a
     /// file that could not be removed is left to the next writable open, which removes it as a
     /// left-over.
-    func removeReplacedFiles(_ names: [String], afterFirst: () -> Void) -> [String] {
+    func removeReplacedFiles(_ names: [String], stopCutting: () -> Bool, afterFirst: () -> Void) -> [String] {
         let step = options.releaseStep
         let cutting = step > 0 && !names.isEmpty && ReaderLock.isFree(layout, io)
         var removed: [String] = []
         for name in names {
             let path = layout.path(name)
-            if cutting { cutDown(path, step: step) }
+            if cutting { cutDown(path, step: step, stop: stopCutting) }
             guard (try? io.remove(path)) != nil else { continue }
             removed.append(name)
             if removed.count == 1 { afterFirst() }
@@ -33,12 +34,13 @@ extension Log {
     }
 
     /// Cuts the file at `path` down from its end, `step` bytes at a time, each step synced;
-    /// stops at the first failure (the file is unlinked all the same).
-    private func cutDown(_ path: String, step: UInt64) {
+    /// stops at the first failure, when `stop` says so, or as soon as the file has a second
+    /// name (a backup linking it meanwhile): it is unlinked all the same.
+    private func cutDown(_ path: String, step: UInt64, stop: () -> Bool) {
         guard let file = try? io.open(path, mode: .readWrite) else { return }
         defer { io.close(file) }
-        guard (try? io.linkCount(of: file)) == 1, var size = try? io.size(of: file) else { return }
-        while size > step {
+        guard var size = try? io.size(of: file) else { return }
+        while size > step, !stop(), (try? io.linkCount(of: file)) == 1 {
             size -= step
             guard (try? io.truncate(file, to: size)) != nil, (try? io.sync(file)) != nil else { return }
         }

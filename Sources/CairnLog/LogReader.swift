@@ -2,7 +2,10 @@
 /// when the reader was made.
 ///
 /// Every frame is checked again as it is read. A reader has its own file handles and buffer:
-/// use one reader from one task at a time, and make as many as needed.
+/// use one reader from one task at a time, and make as many as needed. Until it has read the
+/// last record (or is released) it holds the store's reader lock (``ReaderLock``): a compaction
+/// meanwhile then only unlinks the segments it replaces, which the reader may still have to
+/// read, and never cuts them down.
 ///
 /// ```swift
 /// let reader = try log.records(from: LSN(100))
@@ -19,8 +22,14 @@ public final class LogReader {
     private var index: Int
     private var file: OpenFile?
     private var scanner: FrameScanner?
+    /// The reader lock, held until the last record is read.
+    private var reading: OpenFile?
 
-    init(io: any FileIO, codec: PayloadCodec, extents: [SegmentExtent], maximumFrameSize: Int, salvage: Bool, from start: LSN) {
+    init(
+        io: any FileIO, codec: PayloadCodec, extents: [SegmentExtent], maximumFrameSize: Int, salvage: Bool, from start: LSN,
+        reading: OpenFile?
+    ) {
+        self.reading = reading
         self.io = io
         self.codec = codec
         self.extents = extents
@@ -32,6 +41,7 @@ public final class LogReader {
 
     deinit {
         if let file { io.close(file) }
+        if let reading { io.close(reading) }
     }
 
     /// The next record, or nil after the last one.
@@ -41,7 +51,11 @@ public final class LogReader {
     public func next() throws -> LogRecord? {
         while true {
             if scanner == nil {
-                guard index < extents.count else { return nil }
+                guard index < extents.count else {
+                    if let reading { io.close(reading) }
+                    reading = nil
+                    return nil
+                }
                 let extent = extents[index]
                 let opened = try io.open(extent.path, mode: .readOnly)
                 file = opened
@@ -89,9 +103,12 @@ extension Log {
     /// A reader of the records from `start` (default: the first) up to the last frame
     /// acknowledged now.
     public func records(from start: LSN = .first) -> LogReader {
+        // Taken before the extents are: a compaction that replaces them after that only unlinks
+        // (a hostile READERS was refused when the log opened; a reader goes on without the lock).
+        let reading = try? ReaderLock.holdShared(layout, io)
         let extents = appendState.withLock { $0.extents }
         return LogReader(
             io: io, codec: codec, extents: extents, maximumFrameSize: frameLimit,
-            salvage: options.recovery == .salvage, from: start)
+            salvage: options.recovery == .salvage, from: start, reading: reading)
     }
 }

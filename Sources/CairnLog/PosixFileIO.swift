@@ -108,7 +108,7 @@ package struct PosixFileIO: FileIO {
     package func linkCount(of file: OpenFile) throws -> Int {
         var info = stat()
         guard fstat(file.descriptor, &info) == 0 else { throw LogError.system("fstat", path: file.path, errno: errno) }
-        return Int(info.st_nlink)
+        return Int(clamping: info.st_nlink)
     }
 
     package func rename(_ source: String, to destination: String) throws {

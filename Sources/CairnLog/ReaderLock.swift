@@ -5,8 +5,8 @@ import Glibc
 /// names, so that a writer can tell that no one is reading the files a compaction replaced
 /// before it cuts them down (``Log/removeReplacedFiles(_:afterFirst:)``).
 ///
-/// Readers are a read-only open (while it reads the base and segments) and a backup (while it
-/// copies). A reader that starts after the check reads the new manifest, which names none of
+/// Readers are a read-only open (while it reads the base and segments), a ``LogReader`` (until
+/// its last record), an inspection (`cairn verify`) and a backup (while it copies). A reader that starts after the check reads the new manifest, which names none of
 /// the replaced files. The lock is advisory and only ever asked for without waiting: a reader
 /// that cannot have it (no `READERS` file yet, a writer checking at that very moment for
 /// longer than a few tries) reads anyway, and a writer that cannot tell only unlinks. A
@@ -43,9 +43,11 @@ package enum ReaderLock {
         return nil
     }
 
-    /// Whether no reader holds the lock now: takes it exclusively and lets it go at once.
+    /// Whether no reader holds the lock now: takes it exclusively and lets it go at once. False
+    /// when `READERS` is missing (the writable open made it: a file made again now would not be
+    /// the one a reader may hold).
     package static func isFree(_ layout: StoreLayout, _ io: any FileIO) -> Bool {
-        guard let file = try? io.open(layout.readers, mode: .createOrOpen) else { return false }
+        guard let file = try? io.open(layout.readers, mode: .readOnly) else { return false }
         defer { io.close(file) }
         return (try? io.tryLock(file)) == true
     }

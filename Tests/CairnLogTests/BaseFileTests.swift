@@ -160,6 +160,57 @@ import Testing
         }
     }
 
+    /// How a reader of the store is busy while a base is installed.
+    enum BusyReader: CaseIterable {
+        /// A read-only open replaying the frames.
+        case openingReadOnly
+        /// A reader of records (`Log.records`), part way.
+        case readingRecords
+    }
+
+    /// A reader holds the reader lock from before it reads the manifest until it has read the
+    /// files: a base installed meanwhile unlinks the segment it replaces without cutting it
+    /// down, and the reader reads every frame.
+    @Test(arguments: BusyReader.allCases)
+    func aBaseInstalledWhileAReaderReadsOnlyUnlinks(reader: BusyReader) async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        let io = SyncTrackingFileIO()
+        var options = smallSegments(64 << 10)
+        options.fileIO = io
+        options.releaseStep = 8 << 10
+        let writer = try Log.open(at: store, options: options)
+        for index in 0..<300 { try await writer.append(payload(index, size: 500)) }
+        // A base holding the frames of the first segment, not yet installed.
+        let firstSegment = try #require(try LogInspection.inspect(directory: store).segments.first?.lsnRange)
+        let base = try writer.makeBaseWriter(lastLSN: firstSegment.upperBound, level: .fast)
+        try base.append([1])
+        let written = try base.finish()
+        var readOnly = LogOptions()
+        readOnly.readOnly = true
+        var lsns: [LSN] = []
+        var removed: [String] = []
+        switch reader {
+        case .openingReadOnly:
+            _ = try Log.open(
+                at: store, options: readOnly,
+                replay: { record in
+                    lsns.append(record.lsn)
+                    if record.lsn == .first { removed = try writer.installBase(written) }
+                })
+        case .readingRecords:
+            let records = try Log.open(at: store, options: readOnly).records()
+            while let record = try records.next() {
+                lsns.append(record.lsn)
+                if record.lsn == .first { removed = try writer.installBase(written) }
+            }
+        }
+        try await writer.close()
+        #expect(removed.contains(StoreLayout.name(.segment, 1)))
+        #expect(io.truncations(of: StoreLayout(directory: store).path(.segment, 1)).isEmpty)
+        #expect(lsns == (1...300).map { LSN(UInt64($0)) })
+    }
+
     /// Each damage: what it does to the bytes of the base file, and whether the checksum the
     /// manifest records is fixed up so that the base's own checks must catch it.
     @Test func hostileBasesAreRefusedNamingFileAndOffset() async throws {

@@ -199,6 +199,7 @@ import Testing
         let keys = (1...20_000).map { key in
             UniqueIndex.Key(hash: UInt64.random(in: 0...UInt64.max, using: &generator), id: ObjectID(entity: key % 3, key: UInt64(key)))
         }
+        #expect(keys.count >= 2 * Tuning.concurrentKeys, "enough keys for the build on two cores")
         let bulk = UniqueIndex()
         let direct = UniqueIndex()
         bulk.startBulkBuild()

@@ -102,7 +102,11 @@ extension Store {
                 log.abandonBase(written)
                 throw error
             }
-            let removed = try log.installBase(written)
+            // On a thread of its own: removing the replaced files cuts them down a step at a
+            // time, each step synced (``Log/installBase(_:stopCutting:)``).
+            let removed = try await Self.onOwnThread(named: "cairn-compact") {
+                try log.installBase(written) { self.compaction.withLock { $0.stopRequested } }
+            }
             let keptSegments = log.segmentBytes
             let report = CompactionReport(
                 lsn: written.lastLSN, objects: objects, baseBytes: written.length, liveBytes: live, bytesBefore: before,

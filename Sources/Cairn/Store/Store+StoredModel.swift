@@ -19,8 +19,22 @@ extension Store {
         var models: [Model] = []
         // A compacted store keeps its models at the start of its base: read up to its objects.
         struct ModelsRead: Error {}
+        // The records are read by the open itself, which holds the store's reader lock until
+        // it has read every file (a compaction meanwhile only unlinks what it replaces).
         let log = try Log.open(
             at: directory, options: options,
+            replay: { record in
+                if models.isEmpty {
+                    guard case .model(let model) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: nil) else {
+                        throw StoreError(.corruptRecord, "the first record is not a model", lsn: record.lsn)
+                    }
+                    models.append(model)
+                } else if record.payload.first == StoreRecord.migrationKind,
+                    case .migration(let model, _) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: models.last)
+                {
+                    models.append(model)
+                }
+            },
             base: { base in
                 var contents = BaseContents.Reader(lastLSN: base.lastLSN)
                 do {
@@ -28,22 +42,7 @@ extension Store {
                 } catch is ModelsRead {}
                 models = contents.models
             })
-        defer { try? log.closeNow() }
-        let baseLSN = log.baseLSN ?? .zero
-        let reader = log.records()
-        while let record = try reader.next() {
-            guard record.lsn > baseLSN else { continue }
-            if models.isEmpty {
-                guard case .model(let model) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: nil) else {
-                    throw StoreError(.corruptRecord, "the first record is not a model", lsn: record.lsn)
-                }
-                models.append(model)
-            } else if record.payload.first == StoreRecord.migrationKind,
-                case .migration(let model, _) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: models.last)
-            {
-                models.append(model)
-            }
-        }
+        try? log.closeNow()
         return models
     }
 }
