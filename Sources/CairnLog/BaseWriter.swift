@@ -10,7 +10,7 @@ public enum CompactionLevel: String, Sendable, CaseIterable {
     case high
 }
 
-/// A base file as written and synced, ready for ``Log/installBase(_:)``.
+/// A base file as written and synced, ready for ``Log/installBase(_:stopCutting:)``.
 public struct WrittenBase: Sendable, Equatable {
     /// The base's number (its file is `NNNNNNNNNNNN.base`).
     public let number: UInt64
@@ -27,9 +27,9 @@ public struct WrittenBase: Sendable, Equatable {
 /// Writes a base file: entries (opaque bytes of any length) packed into blocks of about
 /// ``LogTuning/baseBlockSize``, a long entry split across blocks, each block compressed and
 /// checksummed; then the index and the trailer. Written under a temporary name (`NNNNNNNNNNNN.base.tmp`), synced, renamed and
-/// the directory synced by ``finish()``; nothing lists it until ``Log/installBase(_:)``.
+/// the directory synced by ``finish()``; nothing lists it until ``Log/installBase(_:stopCutting:)``.
 /// Used by one thread at a time. Dropped unfinished, it removes its temporary file. Once
-/// finished, pass its base to ``Log/installBase(_:)``: until then no other base is begun.
+/// finished, pass its base to ``Log/installBase(_:stopCutting:)``: until then no other base is begun.
 public final class BaseWriter {
     private let io: any FileIO
     private let directory: String
@@ -48,7 +48,7 @@ public final class BaseWriter {
     private var blocks: [BaseBlock] = []
     private var entryCount: UInt64 = 0
     /// Called once, when the writer is abandoned unfinished (the log then allows another; a
-    /// finished base holds the log's one slot until ``Log/installBase(_:)``).
+    /// finished base holds the log's one slot until ``Log/installBase(_:stopCutting:)``).
     private var ended: (() -> Void)?
     private var finished = false
     private let step: (@Sendable (CompactionStep) -> Void)?

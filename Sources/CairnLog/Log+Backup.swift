@@ -40,7 +40,7 @@ extension Log {
     ///   previous manifest and state).
     public func backup(to destination: String) throws -> BackupReport {
         // Held while the files are copied: a compaction meanwhile then only unlinks the files
-        // it replaced, never cuts them down (``removeReplacedFiles(_:afterFirst:)``).
+        // it replaced, never cuts them down (``removeReplacedFiles(_:stopCutting:afterFirst:)``).
         let reading = try ReaderLock.holdShared(layout, io)
         defer { if let reading { io.close(reading) } }
         let plan = try captureBackup()
@@ -122,15 +122,9 @@ extension Log {
             }
         }
         // Read-only: the manifest as it is now must still be the one this log opened with.
-        guard case .found(let manifest, _) = try manifestFile.read(segmentsWithFrames: [], repair: false) else {
-            throw LogError(.busy, "the store's manifest is gone; try again", path: directory)
-        }
-        let extents = appendState.withLock { $0.extents }
-        let listed = Set(manifest.segments.map(\.number))
         let changed = LogError(.busy, "the store was compacted while the backup started; try again", path: directory)
-        guard manifest.base == installedBase.withLock({ $0 }), extents.allSatisfy({ listed.contains($0.segment.number) }) else {
-            throw changed
-        }
+        guard let manifest = try manifestIfFilesUnchanged() else { throw changed }
+        let extents = appendState.withLock { $0.extents }
         do {
             return try plan(manifest, extents: extents)
         } catch {
@@ -138,6 +132,21 @@ extension Log {
             if case .found(let now, _) = try? manifestFile.read(segmentsWithFrames: [], repair: false), now != manifest { throw changed }
             throw error
         }
+    }
+
+    /// For a read-only log: the store's manifest now, when it still names the base and every
+    /// segment this log opened (a writer's roll since adds a segment and changes nothing of
+    /// them); nil when a compaction replaced some.
+    ///
+    /// - Throws: ``LogError/Code/busy`` when the manifest is gone.
+    func manifestIfFilesUnchanged() throws -> Manifest? {
+        guard case .found(let manifest, _) = try manifestFile.read(segmentsWithFrames: [], repair: false) else {
+            throw LogError(.busy, "the store's manifest is gone; try again", path: directory)
+        }
+        let listed = Set(manifest.segments.map(\.number))
+        let extents = appendState.withLock { $0.extents }
+        guard manifest.base == installedBase.withLock({ $0 }), extents.allSatisfy({ listed.contains($0.segment.number) }) else { return nil }
+        return manifest
     }
 
     private func plan(_ source: Manifest, extents: [SegmentExtent]) throws -> BackupPlan {
@@ -236,7 +245,7 @@ extension Log {
         var offset: UInt64 = 0
         while offset < length {
             let count = Int(min(UInt64(chunk), length - offset))
-            try io.readExactly(file.source, into: UnsafeMutableRawBufferPointer(rebasing: mine[0..<count]), at: offset)
+            try readSource(file, into: UnsafeMutableRawBufferPointer(rebasing: mine[0..<count]), at: offset)
             try io.readExactly(copy, into: UnsafeMutableRawBufferPointer(rebasing: theirs[0..<count]), at: offset)
             guard UnsafeRawBufferPointer(rebasing: mine[0..<count]).elementsEqual(UnsafeRawBufferPointer(rebasing: theirs[0..<count])) else {
                 return false
@@ -244,6 +253,19 @@ extension Log {
             offset += UInt64(count)
         }
         return true
+    }
+
+    /// Reads bytes of the store's file; a file cut short meanwhile (a compaction, when this
+    /// backup could not hold the reader lock) is `busy`, not damage.
+    private func readSource(_ file: BackupFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws {
+        do {
+            try io.readExactly(file.source, into: buffer, at: offset)
+        } catch {
+            if let size = try? io.size(of: file.source), size < file.length {
+                throw LogError(.busy, "the store's file was cut down while it was backed up (compacted meanwhile): try again", path: file.source.path)
+            }
+            throw error
+        }
     }
 
     /// Appends bytes `start..<file.length` of the store's file to the backup's copy, and syncs it.
@@ -256,7 +278,7 @@ extension Log {
         while offset < file.length {
             let count = Int(min(UInt64(chunk.count), file.length - offset))
             let part = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<count])
-            try io.readExactly(file.source, into: part, at: offset)
+            try readSource(file, into: part, at: offset)
             try io.writeAll(copy, UnsafeRawBufferPointer(part), at: offset)
             offset += UInt64(count)
         }

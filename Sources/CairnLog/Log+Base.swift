@@ -5,7 +5,7 @@ import struct Foundation.Date
 /// place of the frames it holds.
 ///
 /// The object graph writes the state as of an LSN into a ``BaseWriter`` (from a snapshot of
-/// its own, while appends go on), then calls ``installBase(_:)``: one manifest replacement
+/// its own, while appends go on), then calls ``installBase(_:stopCutting:)``: one manifest replacement
 /// names the base and drops the sealed segments whose frames it holds. That replacement is
 /// the commit point. The files it no longer lists (the old base, the dropped segments) are
 /// removed after it, or by the next writable open when a crash came first.
@@ -96,7 +96,7 @@ extension Log {
     /// not yet durable, then replaces the manifest with one naming the base and without the
     /// sealed segments whose frames all precede it (the commit point). Then removes the files
     /// no longer listed, the old base and those segments, cutting them down first when no one
-    /// reads them (``removeReplacedFiles(_:afterFirst:)``); a failure there is left to the next
+    /// reads them (``removeReplacedFiles(_:stopCutting:afterFirst:)``); a failure there is left to the next
     /// writable open, which removes them as left-overs. Returns the names it removed.
     ///
     /// - Throws: ``LogError``: I/O errors (the store then stays as it was: the manifest is

@@ -299,7 +299,12 @@ extension Log {
         // Synced first: the copy skips holes, and some file systems report unsynced data as a
         // hole to SEEK_DATA.
         try io.fullSync(file)
-        try io.copyAtomically(file, offset..<end, to: path, directory: layout.directory)
+        do {
+            try io.copyAtomically(file, offset..<end, to: path, directory: layout.directory)
+        } catch let error as LogError where error.code == .busy {
+            // This open holds the writer lock: nothing of Cairn's cut the segment.
+            throw LogError(.io, "segment \(segment) was cut short by something else while its torn tail was saved", path: file.path)
+        }
         return path
     }
 

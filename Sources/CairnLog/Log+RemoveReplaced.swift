@@ -10,9 +10,13 @@
 /// harms no one; otherwise the file is only unlinked, and its readers keep reading it:
 /// - the file has one name: a backup on the same file system hard-links the store's files,
 ///   and those keep their bytes (unlinking the store's name then frees nothing anyway);
-/// - no reader holds the store's reader lock (``ReaderLock``): a read-only open or a backup
-///   holds it from before it reads the manifest until it has read the files; one that starts
-///   later reads a manifest that names none of the replaced files.
+/// - no reader holds the store's reader lock (``ReaderLock``): a read-only open, a
+///   ``LogReader``, an inspection or a backup holds it while it reads the files; one that
+///   starts later reads a manifest that names none of the replaced files.
+///
+/// The link count is checked before every step, but a link made between the check and the
+/// step's `ftruncate` by a reader without the lock (an earlier version of Cairn) sees one step
+/// more: a backup made so fails its final length check.
 extension Log {
     /// Removes `names` (files no manifest names any more), each cut down first as above when
     /// it can be, until `stopCutting` says to stop (the store is closing: the rest are only

@@ -49,7 +49,7 @@ public final class Log: Sendable {
     /// success, and the success must not acknowledge what the failure lost. Lock order:
     /// `writer`, then `syncOrder`, then `appendState`.
     let syncOrder = NSLock()
-    /// The base the manifest names (replaced by ``installBase(_:)``).
+    /// The base the manifest names (replaced by ``installBase(_:stopCutting:)``).
     let installedBase: Protected<Manifest.Base?>
     /// Set while a base is being written (one compaction at a time).
     let compacting = Atomic<Bool>(false)

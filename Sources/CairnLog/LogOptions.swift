@@ -49,7 +49,7 @@ public struct LogOptions: Sendable {
     /// Called at each named step of compaction (crash tests end the process there); nil in use.
     package var compactionStep: (@Sendable (CompactionStep) -> Void)?
     /// Bytes by which a file a compaction replaced is cut down at a time before it is removed
-    /// (``Log/removeReplacedFiles(_:afterFirst:)``); 0: removed at once.
+    /// (``Log/removeReplacedFiles(_:stopCutting:afterFirst:)``); 0: removed at once.
     package var releaseStep = LogTuning.releaseStep
 
     /// The default options.

@@ -4,8 +4,11 @@
 /// Every frame is checked again as it is read. A reader has its own file handles and buffer:
 /// use one reader from one task at a time, and make as many as needed. Until it has read the
 /// last record (or is released) it holds the store's reader lock (``ReaderLock``): a compaction
-/// meanwhile then only unlinks the segments it replaces, which the reader may still have to
-/// read, and never cuts them down.
+/// meanwhile then never cuts down the segment it reads, only unlinks the segments it replaces.
+/// A segment the reader has not reached yet may so be gone when it gets there: the reader then
+/// throws (a compaction replaced the records it would read, as it may replace any log's).
+/// A reader of a read-only log (not a salvage one) whose files a compaction replaced since the
+/// log was opened throws ``LogError/Code/busy`` at once: open the log again.
 ///
 /// ```swift
 /// let reader = try log.records(from: LSN(100))
@@ -24,12 +27,15 @@ public final class LogReader {
     private var scanner: FrameScanner?
     /// The reader lock, held until the last record is read.
     private var reading: OpenFile?
+    /// Thrown by every ``next()``: the files changed since the log was opened.
+    private let failure: LogError?
 
     init(
         io: any FileIO, codec: PayloadCodec, extents: [SegmentExtent], maximumFrameSize: Int, salvage: Bool, from start: LSN,
-        reading: OpenFile?
+        reading: OpenFile?, failure: LogError? = nil
     ) {
         self.reading = reading
+        self.failure = failure
         self.io = io
         self.codec = codec
         self.extents = extents
@@ -49,6 +55,7 @@ public final class LogReader {
     /// - Throws: ``LogError/Code/corruption`` naming file and offset when a frame fails its
     ///   checks (in salvage mode damaged frames are skipped instead), or an I/O error.
     public func next() throws -> LogRecord? {
+        if let failure { throw failure }
         while true {
             if scanner == nil {
                 guard index < extents.count else {
@@ -103,12 +110,28 @@ extension Log {
     /// A reader of the records from `start` (default: the first) up to the last frame
     /// acknowledged now.
     public func records(from start: LSN = .first) -> LogReader {
-        // Taken before the extents are: a compaction that replaces them after that only unlinks
-        // (a hostile READERS was refused when the log opened; a reader goes on without the lock).
+        // Taken before the extents are read: a compaction after that only unlinks them (a
+        // hostile READERS was refused when the log opened; a reader goes on without the lock).
         let reading = try? ReaderLock.holdShared(layout, io)
         let extents = appendState.withLock { $0.extents }
+        // A read-only log's extents are those of its open, when it let the lock go: a
+        // compaction since may have cut them down. (A salvage open also reads segments the
+        // manifest does not list: it is checked by no one, as it is meant for a store no
+        // writer has open.)
+        var failure: LogError?
+        if options.readOnly && options.recovery != .salvage {
+            do {
+                if try manifestIfFilesUnchanged() == nil {
+                    failure = LogError(.busy, "the store was compacted since this log was opened: open it again", path: directory)
+                }
+            } catch let error as LogError {
+                failure = error
+            } catch {
+                failure = LogError(.io, "\(error)", path: directory)
+            }
+        }
         return LogReader(
             io: io, codec: codec, extents: extents, maximumFrameSize: frameLimit,
-            salvage: options.recovery == .salvage, from: start, reading: reading)
+            salvage: options.recovery == .salvage, from: start, reading: reading, failure: failure)
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 /// The store's reader lock, `READERS`: a file that readers of the store's files lock shared
 /// (`flock(LOCK_SH)`) from before they read the manifest until they have read the files it
 /// names, so that a writer can tell that no one is reading the files a compaction replaced
-/// before it cuts them down (``Log/removeReplacedFiles(_:afterFirst:)``).
+/// before it cuts them down (``Log/removeReplacedFiles(_:stopCutting:afterFirst:)``).
 ///
 /// Readers are a read-only open (while it reads the base and segments), a ``LogReader`` (until
 /// its last record), an inspection (`cairn verify`) and a backup (while it copies). A reader that starts after the check reads the new manifest, which names none of
@@ -45,7 +45,9 @@ package enum ReaderLock {
 
     /// Whether no reader holds the lock now: takes it exclusively and lets it go at once. False
     /// when `READERS` is missing (the writable open made it: a file made again now would not be
-    /// the one a reader may hold).
+    /// the one a reader may hold). The descriptor is read-only on purpose: over NFS, where
+    /// `flock` becomes a POSIX lock that an exclusive request needs a writable descriptor for,
+    /// the request fails and the writer never cuts.
     package static func isFree(_ layout: StoreLayout, _ io: any FileIO) -> Bool {
         guard let file = try? io.open(layout.readers, mode: .readOnly) else { return false }
         defer { io.close(file) }

@@ -211,6 +211,33 @@ import Testing
         #expect(lsns == (1...300).map { LSN(UInt64($0)) })
     }
 
+    /// A read-only log lets the reader lock go when its open ends: a reader of its records made
+    /// after a compaction replaced its files refuses at once (`busy`) rather than read a
+    /// segment cut down under it and call it damage.
+    @Test func recordsOfAReadOnlyLogCompactedSinceItsOpenAreRefused() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        var options = smallSegments(64 << 10)
+        options.releaseStep = 8 << 10
+        let writer = try Log.open(at: store, options: options)
+        for index in 0..<300 { try await writer.append(payload(index, size: 500)) }
+        var readOnly = LogOptions()
+        readOnly.readOnly = true
+        let reader = try Log.open(at: store, options: readOnly)
+        #expect(try reader.records().next()?.lsn == .first, "unchanged since the open: read")
+        // Rolls add segments and change nothing the reader opened.
+        let segments = try LogInspection.inspect(directory: store).segments.count
+        for index in 300..<500 { try await writer.append(payload(index, size: 500)) }
+        #expect(try LogInspection.inspect(directory: store).segments.count > segments)
+        #expect(try reader.records().next()?.lsn == .first, "after rolls: read")
+        let firstSegment = try #require(try LogInspection.inspect(directory: store).segments.first?.lsnRange)
+        let base = try writer.makeBaseWriter(lastLSN: firstSegment.upperBound, level: .fast)
+        try base.append([1])
+        try writer.installBase(try base.finish())
+        #expect { try reader.records().next() } throws: { ($0 as? LogError)?.code == .busy }
+        try await writer.close()
+    }
+
     /// Each damage: what it does to the bytes of the base file, and whether the checksum the
     /// manifest records is fixed up so that the base's own checks must catch it.
     @Test func hostileBasesAreRefusedNamingFileAndOffset() async throws {
