@@ -105,6 +105,28 @@ import Testing
         try await again.close()
     }
 
+    /// A store in `directory` of 300 frames of 500 bytes in segments of 64 KiB (the first of
+    /// them 65,500 bytes), whose replaced files are cut down 8 KiB at a time, open for writing
+    /// through a file system that keeps each file's truncations.
+    func cuttingStore(in directory: TemporaryDirectory) async throws -> (store: String, io: SyncTrackingFileIO, log: Log) {
+        let store = directory.store()
+        let io = SyncTrackingFileIO()
+        var options = smallSegments(64 << 10)
+        options.fileIO = io
+        options.releaseStep = 8 << 10
+        let log = try Log.open(at: store, options: options)
+        for index in 0..<300 { try await log.append(payload(index, size: 500)) }
+        return (store, io, log)
+    }
+
+    /// A finished base holding the frames of the store's first segment, not yet installed.
+    func baseOfFirstSegment(_ store: String, _ log: Log) throws -> WrittenBase {
+        let firstSegment = try #require(try LogInspection.inspect(directory: store).segments.first?.lsnRange)
+        let base = try log.makeBaseWriter(lastLSN: firstSegment.upperBound, level: .fast)
+        try base.append([1])
+        return try base.finish()
+    }
+
     /// What may hold a file a base replaces, besides the store.
     enum OtherHolder: CaseIterable {
         case none
@@ -121,13 +143,7 @@ import Testing
     @Test(arguments: OtherHolder.allCases)
     func replacedFilesAreCutDownOnlyWhenNoOneElseHoldsThem(other: OtherHolder) async throws {
         let directory = TemporaryDirectory()
-        let store = directory.store()
-        let io = SyncTrackingFileIO()
-        var options = smallSegments(64 << 10)
-        options.fileIO = io
-        options.releaseStep = 8 << 10
-        let log = try Log.open(at: store, options: options)
-        for index in 0..<300 { try await log.append(payload(index, size: 500)) }
+        let (store, io, log) = try await cuttingStore(in: directory)
         let layout = StoreLayout(directory: store)
         let first = layout.path(.segment, 1)
         let bytes = try #require(FileManager.default.contents(atPath: first))
@@ -139,9 +155,7 @@ import Testing
         if other == .hardLink { try FileManager.default.linkItem(atPath: first, toPath: link) }
         let reading = other == .reader ? try ReaderLock.holdShared(layout, PosixFileIO()) : nil
         if other == .reader { #expect(reading != nil, "a writable open makes the reader lock's file") }
-        let writer = try log.makeBaseWriter(lastLSN: LSN(250), level: .fast)
-        try writer.append([1])
-        let removed = try log.installBase(try writer.finish())
+        let removed = try log.installBase(try baseOfFirstSegment(store, log))
         if let reading { PosixFileIO().close(reading) }
         try await log.close()
         #expect(removed.contains(StoreLayout.name(.segment, 1)))
@@ -174,18 +188,8 @@ import Testing
     @Test(arguments: BusyReader.allCases)
     func aBaseInstalledWhileAReaderReadsOnlyUnlinks(reader: BusyReader) async throws {
         let directory = TemporaryDirectory()
-        let store = directory.store()
-        let io = SyncTrackingFileIO()
-        var options = smallSegments(64 << 10)
-        options.fileIO = io
-        options.releaseStep = 8 << 10
-        let writer = try Log.open(at: store, options: options)
-        for index in 0..<300 { try await writer.append(payload(index, size: 500)) }
-        // A base holding the frames of the first segment, not yet installed.
-        let firstSegment = try #require(try LogInspection.inspect(directory: store).segments.first?.lsnRange)
-        let base = try writer.makeBaseWriter(lastLSN: firstSegment.upperBound, level: .fast)
-        try base.append([1])
-        let written = try base.finish()
+        let (store, io, writer) = try await cuttingStore(in: directory)
+        let written = try baseOfFirstSegment(store, writer)
         var readOnly = LogOptions()
         readOnly.readOnly = true
         var lsns: [LSN] = []
@@ -216,11 +220,7 @@ import Testing
     /// segment cut down under it and call it damage.
     @Test func recordsOfAReadOnlyLogCompactedSinceItsOpenAreRefused() async throws {
         let directory = TemporaryDirectory()
-        let store = directory.store()
-        var options = smallSegments(64 << 10)
-        options.releaseStep = 8 << 10
-        let writer = try Log.open(at: store, options: options)
-        for index in 0..<300 { try await writer.append(payload(index, size: 500)) }
+        let (store, _, writer) = try await cuttingStore(in: directory)
         var readOnly = LogOptions()
         readOnly.readOnly = true
         let reader = try Log.open(at: store, options: readOnly)
@@ -230,10 +230,7 @@ import Testing
         for index in 300..<500 { try await writer.append(payload(index, size: 500)) }
         #expect(try LogInspection.inspect(directory: store).segments.count > segments)
         #expect(try reader.records().next()?.lsn == .first, "after rolls: read")
-        let firstSegment = try #require(try LogInspection.inspect(directory: store).segments.first?.lsnRange)
-        let base = try writer.makeBaseWriter(lastLSN: firstSegment.upperBound, level: .fast)
-        try base.append([1])
-        try writer.installBase(try base.finish())
+        try writer.installBase(try baseOfFirstSegment(store, writer))
         #expect { try reader.records().next() } throws: { ($0 as? LogError)?.code == .busy }
         try await writer.close()
     }
