@@ -29,8 +29,10 @@ struct BackupCommand: AsyncParsableCommand {
         options.readOnly = true
         var attempt = 1
         while true {
-            // Read-only: no lock is taken, so that the process writing the store goes on.
-            let log = try Log.open(at: store, options: options, replay: { _ in }, base: { _ in })
+            // Read-only: no writer lock is taken, so that the process writing the store goes on.
+            // Without a replay the open checks every frame without decompressing it, and the
+            // base's length: a backup copies files, it does not read their records.
+            let log = try Log.open(at: store, options: options)
             do {
                 let report = try log.backup(to: destination)
                 try await log.close()
