@@ -71,16 +71,20 @@ extension Store {
             // The published snapshot: every save it holds is acknowledged.
             let latest = self.snapshot
             let retained = retainHistory.map { retainedLSN($0, latest: latest.lsn, log: log) } ?? latest.lsn
-            let (written, objects, live) = try await Self.onOwnThread(named: "cairn-compact") { [model, modelHistory, options] in
+            // On a thread of its own: writing the base, and installing it (removing the replaced
+            // files cuts them down a step at a time, each step synced:
+            // ``Log/installBase(_:stopCutting:)``).
+            let (written, objects, live, removed) = try await Self.onOwnThread(named: "cairn-compact") { [model, modelHistory, options] in
                 // Keeping history: the state as of the first save kept, replayed from the files.
                 let (snapshot, models) =
                     retained == latest.lsn
                     ? (latest, modelHistory) : try Self.stateAsOf(retained, directory: directory, model: model, options: options)
                 let count = snapshot.objects.counts.reduce(0, +)
                 let writer = try log.makeBaseWriter(lastLSN: snapshot.lsn, level: level)
+                let written: WrittenBase, objects: Int
                 do {
                     // After the replay above, whose worker threads are the app's too.
-                    let (written, objects) = try Self.givingWayToTheApp {
+                    (written, objects) = try Self.givingWayToTheApp {
                         let objects = try BaseContents.write(snapshot, models: models, to: writer) { done in
                             try self.throwIfStopRequested()
                             progress?(
@@ -90,22 +94,18 @@ extension Store {
                         }
                         return (try writer.finish(), objects)
                     }
-                    return (written, objects, writer.rawBytes)
                 } catch {
                     writer.abandon()
                     throw error
                 }
-            }
-            do {
-                try throwIfStopRequested()
-            } catch {
-                log.abandonBase(written)
-                throw error
-            }
-            // On a thread of its own: removing the replaced files cuts them down a step at a
-            // time, each step synced (``Log/installBase(_:stopCutting:)``).
-            let removed = try await Self.onOwnThread(named: "cairn-compact") {
-                try log.installBase(written) { self.compaction.withLock { $0.stopRequested } }
+                do {
+                    try self.throwIfStopRequested()
+                } catch {
+                    log.abandonBase(written)
+                    throw error
+                }
+                let removed = try log.installBase(written) { self.compaction.withLock { $0.stopRequested } }
+                return (written, objects, writer.rawBytes, removed)
             }
             let keptSegments = log.segmentBytes
             let report = CompactionReport(

@@ -32,6 +32,8 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
     private let names: NameTable
     /// The attributes the store indexes.
     let indexLayout: IndexLayout
+    /// Every entity's stored kinds in one array.
+    let storedKindTable: StoredKindTable
 
     /// Builds and checks a model.
     public init(
@@ -63,6 +65,7 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
         }
         self.descriptions = try ModelResolver(entities: sorted, positions: positions, composites: compositesByName).resolve()
         self.indexLayout = IndexLayout(descriptions)
+        self.storedKindTable = StoredKindTable(descriptions)
     }
 
     /// Builds and checks a model written with the result-builder syntax.

@@ -50,17 +50,10 @@ extension ObjectChunk {
                 guard let entry = entries[slot], case .buffer = entry.place else { return nil }
                 return (Int(entry.length), Int(entry.count))
             }
-        // Every entity's kinds in one array, borrowed for the whole walk: a description or an
-        // array read for each row was retained and released each time.
-        let descriptions = model.descriptions
-        let allKinds = descriptions.flatMap(\.storedKinds)
-        var kindRanges: [Range<Int>] = []
-        for description in descriptions {
-            let start = kindRanges.last?.upperBound ?? 0
-            kindRanges.append(start..<start + description.storedKinds.count)
-        }
+        // Every entity's kinds, borrowed once for the whole walk.
+        let kindRanges = model.storedKindTable.ranges
         let table = starts.map { (table: $0, wide: $0.wide) }
-        try allKinds.withUnsafeBufferPointer { allKinds in
+        try model.storedKindTable.kinds.withUnsafeBufferPointer { allKinds in
             try forEachRow { slot, _, entity, row in
                 // The table's room for a row is its count of values plus one: the walk writes
                 // one entry per stored value plus one.

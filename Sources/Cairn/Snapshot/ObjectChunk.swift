@@ -50,8 +50,8 @@ final class ObjectChunk: @unchecked Sendable {
     /// Bytes of the two buffers no longer used by a row (replaced or deleted rows).
     @exclusivity(unchecked) var garbage: Int
     /// Where the values of each row start: made when the chunk fills (or a full chunk is
-    /// loaded from a base), or by the first scan that finds none; dropped when a row is replaced or removed (a row added later has no
-    /// entry and is walked).
+    /// loaded from a base), or by the first scan that finds none; dropped when a row is
+    /// replaced or removed (a row added later has no entry and is walked).
     private let valueStarts: Mutex<ValueStarts?>
 
     init() {
