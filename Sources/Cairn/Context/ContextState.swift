@@ -24,6 +24,11 @@ struct ContextState {
     var updated: [ObjectID: PendingUpdate] = [:] { didSet { changeCount &+= 1 } }
     /// Existing objects deleted.
     var deleted: Set<ObjectID> = [] { didSet { changeCount &+= 1 } }
+    /// The updated objects whose changes may set a required attribute or a relationship: the
+    /// only updates a root context's save validates (its other changes leave committed values
+    /// that were checked when they were saved). A superset: an object stays in it when such a
+    /// change is undone, until the changes are saved or dropped.
+    var updatesToValidate: Set<ObjectID> = []
     /// Objects inserted, then deleted before a save (they answer `isDeleted`).
     var discarded: Set<ObjectID> = [] { didSet { changeCount &+= 1 } }
     /// Counts the changes to the four above (a save that finds it unchanged when it is done
@@ -49,6 +54,7 @@ struct ContextState {
     private mutating func forgetPendingChanges() {
         inserted = InsertedObjects()
         updated = [:]
+        updatesToValidate = []
         deleted = []
         deletedOriginals = [:]
         keys.removeAll()
@@ -74,9 +80,12 @@ struct ContextState {
     }
 
     /// Records a change to an existing object's value at `position`; `original`: the committed
-    /// record it is changed from, kept the first time it changes (nil in a child context).
-    mutating func update(_ id: ObjectID, _ position: Int, _ value: PropertyValue, original: @autoclosure () -> ObjectRecord?) {
+    /// record it is changed from, kept the first time it changes (nil in a child context);
+    /// `validated`: the position holds a required attribute or a relationship (see
+    /// ``updatesToValidate``).
+    mutating func update(_ id: ObjectID, _ position: Int, _ value: PropertyValue, validated: Bool, original: @autoclosure () -> ObjectRecord?) {
         updated[id, default: PendingUpdate(original: original())].values[position] = value
+        if validated { updatesToValidate.insert(id) }
     }
 
     /// Records the deletion of an existing object, keeping the committed record it was first
@@ -110,12 +119,13 @@ struct ContextState {
             forgetPendingChanges()
             discarded = []
         }
-        return PendingChanges(inserted: inserted, updated: updated, deleted: deleted, deletedOriginals: deletedOriginals)
+        return pendingChanges
     }
 
     /// A copy of the pending changes; they stay in the context (and visible) while it saves.
     var pendingChanges: PendingChanges {
-        PendingChanges(inserted: inserted, updated: updated, deleted: deleted, deletedOriginals: deletedOriginals)
+        PendingChanges(
+            inserted: inserted, updated: updated, updatesToValidate: updatesToValidate, deleted: deleted, deletedOriginals: deletedOriginals)
     }
 
     /// After `saved` was saved: drops what was saved, and keeps what changed since, now as
@@ -123,8 +133,9 @@ struct ContextState {
     /// the base for later conflict checks.
     mutating func removeSaved(_ saved: PendingChanges, committed: (ObjectID) -> ObjectRecord?) {
         /// Changes kept are now changes to the saved state: their conflict checks start from it.
-        func keep(_ id: ObjectID, _ values: [Int: PropertyValue]) {
+        func keep(_ id: ObjectID, _ values: PropertyChanges) {
             updated[id] = PendingUpdate(values: values, original: committed(id))
+            updatesToValidate.insert(id)  // checked again at the next save, whatever it changed
         }
         for (id, values) in saved.inserted {
             if discarded.remove(id) != nil {  // deleted during the save: now delete it for real
@@ -135,7 +146,7 @@ struct ContextState {
             guard let current = inserted.removeValue(forKey: id) else { continue }
             // Unchanged since the save took them (the same storage): nothing to keep.
             if Self.sameStorage(current, values) { continue }
-            let since = Dictionary(uniqueKeysWithValues: current.indices.filter { current[$0] != values[$0] }.map { ($0, current[$0]) })
+            let since = PropertyChanges(Dictionary(uniqueKeysWithValues: current.indices.filter { current[$0] != values[$0] }.map { ($0, current[$0]) }))
             if !since.isEmpty { keep(id, since) }
         }
         for (id, update) in saved.updated where saved.inserted[id] == nil {
@@ -161,7 +172,7 @@ extension ContextState {
 /// An existing object's unsaved changes in a context.
 struct PendingUpdate: Sendable {
     /// The changed properties, by position.
-    var values: [Int: PropertyValue] = [:]
+    var values = PropertyChanges()
     /// The committed record the changes were made to: in a root context, a save checks it
     /// against the latest for conflicts (none when nil: a child's changes, whose parent checks
     /// them when it saves, or an object a save found gone).
@@ -172,6 +183,8 @@ struct PendingUpdate: Sendable {
 struct PendingChanges: Sendable {
     var inserted: InsertedObjects
     var updated: [ObjectID: PendingUpdate]
+    /// ``ContextState/updatesToValidate``.
+    var updatesToValidate: Set<ObjectID>
     var deleted: Set<ObjectID>
     var deletedOriginals: [ObjectID: ObjectRecord]
 

@@ -156,6 +156,9 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     }
 
     private func store(_ value: Value, at position: Int) throws {
+        // An object not inserted through this instance goes to its context at once (which
+        // finds an inserted one by its ID): one lock, not two.
+        if insertSlot < 0, let context { return try context.setRaw(objectID, position, .attribute(value)) }
         let constrained = entity.isConstrained[position]
         if contextState.withLock({ $0.setInserted(objectID, slot: insertSlot, position, .attribute(value), constrained: constrained) }) { return }
         let context = try liveContext()
@@ -246,7 +249,7 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         let attributes = entity.attributes.count
         context?.state.withLock { state in
             guard var update = state.updated[objectID] else { return }
-            update.values = update.values.filter { $0.key >= attributes }
+            update.values = update.values.filtered { $0.key >= attributes }
             state.updated[objectID] = update.values.isEmpty ? nil : update
         }
     }

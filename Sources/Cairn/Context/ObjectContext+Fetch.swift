@@ -250,6 +250,11 @@ extension ObjectContext {
             guard let holder, request.fetchLimit ?? 1 > 0 else { return [] }
             return [holder]
         }
+        // The common case of a context with unsaved changes to other objects: no unsaved object
+        // has the key, and the committed holder keeps it (no list to filter and sort).
+        if unsaved.holders.isEmpty, unsaved.keepsHolder, let holder {
+            return request.fetchLimit ?? 1 > 0 ? [holder] : []
+        }
         var ids = unsaved.holders
         var committed: ObjectID?
         if let holder, !ids.contains(holder) {

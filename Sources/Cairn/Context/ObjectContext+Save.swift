@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 
 extension ObjectContext {
     /// Saves the context's changes.
@@ -79,7 +80,7 @@ extension ObjectContext {
     }
 
     /// The values an existing object will have once `updated` (its changed properties) is saved.
-    private func finalValues(_ id: ObjectID, updated: [Int: PropertyValue]?, in snapshot: StoreSnapshot?) -> ObjectView? {
+    private func finalValues(_ id: ObjectID, updated: PropertyChanges?, in snapshot: StoreSnapshot?) -> ObjectView? {
         guard let parent else { return (snapshot ?? rootSnapshot).record(id).map { ObjectView(base: .row($0.row), changes: updated) } }
         guard var view = parent.view(of: id) else { return nil }
         if let updated { view.apply(updated) }
@@ -102,15 +103,25 @@ extension ObjectContext {
         // One snapshot for every object (the root's is read under a lock).
         let snapshot = parent == nil ? rootSnapshot : nil
         /// The first problem of an existing object's values once `changed` is saved.
-        func updateProblem(_ id: ObjectID, _ changed: [Int: PropertyValue]) -> StoreError? {
+        func updateProblem(_ id: ObjectID, _ changed: PropertyChanges) -> StoreError? {
             guard let snapshot else { return finalValues(id, updated: changed, in: nil).flatMap { self.problem(id, $0) } }
             // An object gone from the snapshot is left to the merge policy (a conflict, or its
             // update dropped), as a whole-object check would leave it.
             guard let found = changeProblem(id, changed), snapshot.record(id) != nil else { return nil }
             return found
         }
-        for (id, update) in changes.updated where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
-            if updateProblem(id, update.values) != nil { failed.append(id) }
+        if snapshot == nil {
+            // A child checks every changed object whole.
+            for (id, update) in changes.updated where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
+                if updateProblem(id, update.values) != nil { failed.append(id) }
+            }
+        } else {
+            // A root checks only the changes that may break a rule (most updates change other
+            // attributes: none of them is read here).
+            checkAfterMutation { () throws(InvariantViolation) in try checkUpdatesToValidate(changes) }
+            for id in changes.updatesToValidate where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
+                if let values = changes.updated[id]?.values, updateProblem(id, values) != nil { failed.append(id) }
+            }
         }
         if let first = failed.min() {
             let problem =
@@ -129,6 +140,17 @@ extension ObjectContext {
                         entity: entity.name, property: relationship.name, objects: [id] + remaining)
                 }
             }
+        }
+    }
+
+    /// Checks that every update changing a property a save validates is among
+    /// ``PendingChanges/updatesToValidate`` (those not among them are not validated).
+    private func checkUpdatesToValidate(_ changes: PendingChanges) throws(InvariantViolation) {
+        for (id, update) in changes.updated where !changes.updatesToValidate.contains(id) {
+            let validated = model.descriptions[id.entity].isValidated
+            try require(
+                !update.values.containsPosition { validated[$0] }, "ContextState",
+                "update of \(id) changes a validated property but is not among the updates to validate")
         }
     }
 
@@ -151,7 +173,7 @@ extension ObjectContext {
     /// What breaks the model in the values an existing object's changes set (the others are
     /// committed ones, already checked): the problem at the first position, as ``problem(_:_:)``
     /// would report it.
-    private func changeProblem(_ id: ObjectID, _ changed: [Int: PropertyValue]) -> StoreError? {
+    private func changeProblem(_ id: ObjectID, _ changed: PropertyChanges) -> StoreError? {
         let entity = model.descriptions[id.entity]
         var first: (position: Int, problem: StoreError)?
         for (position, value) in changed where position < first?.position ?? Int.max {
@@ -198,7 +220,7 @@ extension ObjectContext {
             let touched =
                 changes.inserted.keys.filter { !model.descriptions[$0.entity].uniqueness.isEmpty }
                 + changes.updated.compactMap { id, update in
-                    update.values.keys.contains(where: model.descriptions[id.entity].uniquePositions.contains) ? id : nil
+                    update.values.containsPosition(where: model.descriptions[id.entity].uniquePositions.contains) ? id : nil
                 }
             refreshPendingKeys(of: touched)
         }
@@ -214,7 +236,9 @@ extension ObjectContext {
                 if state.inserted.contains(id) {
                     for (position, value) in update.values { _ = state.inserted.setValue(value, at: position, of: id) }
                 } else {
-                    state.updated[id, default: PendingUpdate(original: originals[id])].values.merge(update.values) { _, newer in newer }
+                    state.updated[id, default: PendingUpdate(original: originals[id])].values.merge(update.values)
+                    let validated = model.descriptions[id.entity].isValidated
+                    if update.values.containsPosition(where: { validated[$0] }) { state.updatesToValidate.insert(id) }
                 }
             }
             for id in changes.deleted {

@@ -112,7 +112,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// Like ``view(of:)``, reading committed values from `snapshot` (one snapshot for a whole
     /// fetch, so that it never mixes two saves) instead of the root's current one.
     func view(of id: ObjectID, in snapshot: StoreSnapshot?) -> ObjectView? {
-        enum Local { case gone, new([PropertyValue]), changed([Int: PropertyValue]?) }
+        enum Local { case gone, new([PropertyValue]), changed(PropertyChanges?) }
         let local = state.withLock { state -> Local in
             if state.deleted.contains(id) || state.discarded.contains(id) { return .gone }
             if let values = state.inserted[id] { return .new(values) }
@@ -194,7 +194,9 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     func isDeleted(_ id: ObjectID) -> Bool { state.withLock { $0.deleted.contains(id) || $0.discarded.contains(id) } }
     func isUpdated(_ id: ObjectID) -> Bool { state.withLock { $0.updated[id] != nil && !$0.deleted.contains(id) } }
     func changes(of id: ObjectID) -> [Int: PropertyValue] {
-        state.withLock { $0.inserted[id].map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0, $1) }) } ?? $0.updated[id]?.values ?? [:] }
+        state.withLock {
+            $0.inserted[id].map { Dictionary(uniqueKeysWithValues: $0.enumerated().map { ($0, $1) }) } ?? $0.updated[id]?.values.dictionary ?? [:]
+        }
     }
 
     // MARK: Changing
@@ -220,7 +222,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// Sets one property's raw value, recording the change (no inverse maintenance).
     func setRaw(_ id: ObjectID, _ position: Int, _ value: PropertyValue) throws {
         // The common case first: a new object only changes its own values.
-        let constrained = model.descriptions[id.entity].isConstrained[position]
+        let description = model.descriptions[id.entity]
+        let constrained = description.isConstrained[position], validated = description.isValidated[position]
         if parent == nil {
             // A root context: the state's lock once (the snapshot read under it), and one lookup
             // of the committed record (the object's original the first time it changes here,
@@ -230,7 +233,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
                 guard !state.deleted.contains(id), !state.discarded.contains(id), let committed = (state.snapshot ?? store.snapshot).record(id) else {
                     throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
                 }
-                state.update(id, position, value, original: committed)
+                state.update(id, position, value, validated: validated, original: committed)
                 return true
             }
             if updated && constrained { refreshPendingKeys(of: [id]) }
@@ -246,7 +249,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
             guard exists else {
                 throw StoreError(.invalidObject, "object \(id) was deleted or does not exist in \(name)", objects: [id])
             }
-            state.update(id, position, value, original: nil)
+            state.update(id, position, value, validated: validated, original: nil)
         }
     }
 

@@ -7,7 +7,7 @@ struct ObjectView: Sendable {
     }
 
     var base: Base
-    var changes: [Int: PropertyValue]?
+    var changes: PropertyChanges?
 
     /// Value `position`.
     subscript(position: Int) -> PropertyValue {
@@ -39,12 +39,14 @@ struct ObjectView: Sendable {
         case .row(let row): values = row.values
         case .values(let all): values = all
         }
-        for (position, value) in changes ?? [:] { values[position] = value }
+        for (position, value) in changes ?? PropertyChanges() { values[position] = value }
         return values
     }
 
     /// Lays more changes over this view (a context's own over its parent's).
-    mutating func apply(_ more: [Int: PropertyValue]) {
-        changes = (changes ?? [:]).merging(more) { _, newer in newer }
+    mutating func apply(_ more: PropertyChanges) {
+        var merged = changes ?? PropertyChanges()
+        merged.merge(more)
+        changes = merged
     }
 }

@@ -37,6 +37,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let transientPositions: [Int]
     /// Per attribute position, whether it is among ``requiredPositions``.
     let isRequired: [Bool]
+    /// Per property position, whether a save validates a change to it: a required attribute
+    /// (set to nil) or a relationship (its count). Changes to other properties cannot break the
+    /// model's rules.
+    let isValidated: [Bool]
     /// This entity and its descendants (the entities a fetch or a constraint of it covers).
     package let family: Set<Int>
     /// What each property may hold, in a form cheap to check at replay (no strings to retain).
@@ -60,6 +64,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         isConstrained = (0..<(attributes.count + relationships.count)).map(uniquePositions.contains)
         let isRequired = attributes.map { !$0.isOptional && !$0.isTransient }
         self.isRequired = isRequired
+        isValidated = isRequired + relationships.map { _ in true }
         requiredPositions = isRequired.indices.filter { isRequired[$0] }
         transientPositions = attributes.indices.filter { attributes[$0].isTransient }
         attributeDefaults = attributes.map { $0.defaultValue ?? .null }

@@ -94,39 +94,45 @@ extension Store {
         var changes = ChangeSet()
         var conflicts: [ObjectID] = []
         changes.inserts = pending.inserted.inIDOrder.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
-        // The updates are read in object order, the rows of a chunk one after the other: taken
-        // from the dictionary in its own order (one pass through its storage, keeping what the
-        // common case reads), then sorted.
-        var order: [(id: ObjectID, values: [Int: PropertyValue], read: LSN?)] = []
-        order.reserveCapacity(pending.updated.count)
-        for (id, update) in pending.updated where !pending.deleted.contains(id) && !pending.inserted.contains(id) {
-            order.append((id, update.values, update.original?.version))
+        // The updates are read in object order, the rows of a chunk one after the other: their
+        // IDs and places in the dictionary taken in its own order (one pass through its keys),
+        // sorted, then each update read in place.
+        let updated = pending.updated
+        var order: [(id: ObjectID, index: Dictionary<ObjectID, PendingUpdate>.Index)] = []
+        order.reserveCapacity(updated.count)
+        var index = updated.startIndex
+        while index != updated.endIndex {
+            let id = updated.keys[index]
+            if !pending.deleted.contains(id) && !pending.inserted.contains(id) { order.append((id, index)) }
+            updated.formIndex(after: &index)
         }
         order.sort { $0.id < $1.id }
-        for (id, values, read) in order {
-            var properties = values
-            let entity = model.descriptions[id.entity]
+        let descriptions = model.descriptions
+        for (id, index) in order {
+            var properties = updated.values[index].values
+            let read = updated.values[index].original?.version
+            let entity = descriptions[id.entity]
             guard let latest = accepted.record(id) else {
                 // Deleted by another save: the update is dropped, unless it links objects (then
                 // dropping one end would leave the other pointing at nothing).
-                if policy == .error || linksObjects(entity, properties.keys) { conflicts.append(id) }
+                if policy == .error || linksObjects(entity, properties.positions) { conflicts.append(id) }
                 continue
             }
-            if let read, latest.version != read, let original = pending.updated[id]?.original {
+            if let read, latest.version != read, let original = updated.values[index].original {
                 // Changed by another save since the context read it.
                 let latestValues = latest.values
                 let originalValues = original.values
                 // Relationships are not merged property by property: an inverse lives on
                 // another object, which its own resolution could not keep in step.
                 let storeChanged = latestValues.indices.filter { latestValues[$0] != originalValues[$0] }
-                if linksObjects(entity, properties.keys) || linksObjects(entity, storeChanged) {
+                if linksObjects(entity, properties.positions) || linksObjects(entity, storeChanged) {
                     conflicts.append(id)
                     continue
                 }
                 switch policy {
                 case .error: conflicts.append(id); continue
                 case .mergeByPropertyObjectTrump: break
-                case .mergeByPropertyStoreTrump: properties = properties.filter { latestValues[$0.key] == originalValues[$0.key] }
+                case .mergeByPropertyStoreTrump: properties = properties.filtered { latestValues[$0.key] == originalValues[$0.key] }
                 case .overwrite:
                     for position in latestValues.indices where properties[position] == nil && latestValues[position] != originalValues[position] {
                         properties[position] = originalValues[position]
