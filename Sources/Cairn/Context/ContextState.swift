@@ -21,7 +21,7 @@ struct ContextState {
     var inserted = InsertedObjects() { didSet { changeCount &+= 1 } }
     /// Existing objects changed: their changed properties, and in a root context the committed
     /// record each was changed from (one entry per object, so that a save reads both at once).
-    var updated: [ObjectID: PendingUpdate] = [:] { didSet { changeCount &+= 1 } }
+    var updated = UpdatedObjects() { didSet { changeCount &+= 1 } }
     /// Existing objects deleted.
     var deleted: Set<ObjectID> = [] { didSet { changeCount &+= 1 } }
     /// The updated objects whose changes may set a required attribute or a relationship: the
@@ -53,7 +53,7 @@ struct ContextState {
     /// Forgets every pending change and filed key (not the discarded objects).
     private mutating func forgetPendingChanges() {
         inserted = InsertedObjects()
-        updated = [:]
+        updated = UpdatedObjects()
         updatesToValidate = []
         deleted = []
         deletedOriginals = [:]
@@ -84,7 +84,7 @@ struct ContextState {
     /// `validated`: the position holds a required attribute or a relationship (see
     /// ``updatesToValidate``).
     mutating func update(_ id: ObjectID, _ position: Int, _ value: PropertyValue, validated: Bool, original: @autoclosure () -> ObjectRecord?) {
-        updated[id, default: PendingUpdate(original: original())].values[position] = value
+        updated.change(id, orAdd: { PendingUpdate(original: original()) }) { $0.values[position] = value }
         if validated { updatesToValidate.insert(id) }
     }
 
@@ -182,7 +182,7 @@ struct PendingUpdate: Sendable {
 /// A context's pending changes, as a save takes them.
 struct PendingChanges: Sendable {
     var inserted: InsertedObjects
-    var updated: [ObjectID: PendingUpdate]
+    var updated: UpdatedObjects
     /// ``ContextState/updatesToValidate``.
     var updatesToValidate: Set<ObjectID>
     var deleted: Set<ObjectID>

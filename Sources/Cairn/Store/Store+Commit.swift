@@ -94,31 +94,19 @@ extension Store {
         var changes = ChangeSet()
         var conflicts: [ObjectID] = []
         changes.inserts = pending.inserted.inIDOrder.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
-        // The updates are read in object order, the rows of a chunk one after the other: their
-        // IDs and places in the dictionary taken in its own order (one pass through its keys),
-        // sorted, then each update read in place.
-        let updated = pending.updated
-        var order: [(id: ObjectID, index: Dictionary<ObjectID, PendingUpdate>.Index)] = []
-        order.reserveCapacity(updated.count)
-        var index = updated.startIndex
-        while index != updated.endIndex {
-            let id = updated.keys[index]
-            if !pending.deleted.contains(id) && !pending.inserted.contains(id) { order.append((id, index)) }
-            updated.formIndex(after: &index)
-        }
-        order.sort { $0.id < $1.id }
+        // The updates are read in object order, the rows of a chunk one after the other.
         let descriptions = model.descriptions
-        for (id, index) in order {
-            var properties = updated.values[index].values
-            let read = updated.values[index].original?.version
+        pending.updated.forEachInIDOrder { id, update in
+            guard !pending.deleted.contains(id) && !pending.inserted.contains(id) else { return }
+            var properties = update.values
             let entity = descriptions[id.entity]
             guard let latest = accepted.record(id) else {
                 // Deleted by another save: the update is dropped, unless it links objects (then
                 // dropping one end would leave the other pointing at nothing).
                 if policy == .error || linksObjects(entity, properties.positions) { conflicts.append(id) }
-                continue
+                return
             }
-            if let read, latest.version != read, let original = updated.values[index].original {
+            if let original = update.original, latest.version != original.version {
                 // Changed by another save since the context read it.
                 let latestValues = latest.values
                 let originalValues = original.values
@@ -127,17 +115,17 @@ extension Store {
                 let storeChanged = latestValues.indices.filter { latestValues[$0] != originalValues[$0] }
                 if linksObjects(entity, properties.positions) || linksObjects(entity, storeChanged) {
                     conflicts.append(id)
-                    continue
+                    return
                 }
                 switch policy {
-                case .error: conflicts.append(id); continue
+                case .error: conflicts.append(id); return
                 case .mergeByPropertyObjectTrump: break
                 case .mergeByPropertyStoreTrump: properties = properties.filtered { latestValues[$0.key] == originalValues[$0.key] }
                 case .overwrite:
                     for position in latestValues.indices where properties[position] == nil && latestValues[position] != originalValues[position] {
                         properties[position] = originalValues[position]
                     }
-                case .rollback: continue
+                case .rollback: return
                 }
             }
             // Only the positions changed are read from the stored row.
