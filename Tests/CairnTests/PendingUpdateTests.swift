@@ -36,9 +36,9 @@ import Testing
         func id(_ key: UInt64) -> ObjectID { ObjectID(entity: 0, key: key) }
         var updates = UpdatedObjects()
         for key: UInt64 in [5, 9, 2, 7] {
-            updates.change(id(key), orAdd: { PendingUpdate() }) { $0.values[0] = .attribute(.integer(Int64(key))) }
+            updates.change(id(key), orAdd: { PendingUpdate() }) { $0.set(0, .attribute(.integer(Int64(key)))) }
         }
-        updates.change(id(9), orAdd: { PendingUpdate() }) { $0.values[1] = .attribute(.null) }  // in place: no second entry
+        updates.change(id(9), orAdd: { PendingUpdate() }) { $0.set(1, .attribute(.null)) }  // in place: no second entry
         #expect(updates.count == 4 && updates[id(9)]?.values.count == 2)
         var seen: [UInt64] = []
         updates.forEachInIDOrder { objectID, update in
@@ -81,5 +81,49 @@ import Testing
         let saved = try #require(store.viewContext.object(with: book.objectID))
         #expect(try saved.object(forKey: "author")?.objectID == authors[2].objectID)
         #expect(try store.viewContext.object(with: authors[0].objectID)?.value(forKey: "born", as: Int.self) == 1901)
+    }
+
+    /// A value set back to what the object held is not saved, whether the context compared it
+    /// when it was set (no other save since) or the save reads the row (another save changed
+    /// the object meanwhile: what the context compared no longer holds).
+    @Test func unchangedValuesAreLeftOutWhetherComparedWhenSetOrAtTheSave() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let setup = store.newBackgroundContext()
+        let author = try setup.make("Author", ["name": "Octavia Butler", "born": 1947])
+        try await setup.save()
+        let before = store.snapshot.lsn
+
+        // Set to the same value, and changed and changed back: nothing to save.
+        let same = store.newBackgroundContext()
+        let object = try #require(same.object(with: author.objectID))
+        try object.setValue(1947, forKey: "born")
+        try object.setValue(1950, forKey: "rating")
+        try object.setValue(0.0, forKey: "rating")
+        #expect(same.hasChanges)
+        try await same.save()
+        #expect(store.snapshot.lsn == before, "no change record for values that did not change")
+
+        // Another save changes the object after this context set a value back to what it read:
+        // the value is saved (the row is read, not what was compared when it was set).
+        let context = store.newBackgroundContext()
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let mine = try #require(context.object(with: author.objectID))
+        try mine.setValue(1947, forKey: "born")
+        let other = store.newBackgroundContext()
+        try #require(other.object(with: author.objectID)).setValue(1900, forKey: "born")
+        try await other.save()
+        try await context.save()
+        #expect(try store.viewContext.object(with: author.objectID)?.value(forKey: "born", as: Int.self) == 1947)
+
+        // A value that differs when set, but equals what another save wrote since: left out.
+        let third = store.newBackgroundContext()
+        third.mergePolicy = .mergeByPropertyObjectTrump
+        try #require(third.object(with: author.objectID)).setValue(2000, forKey: "born")
+        let fourth = store.newBackgroundContext()
+        try #require(fourth.object(with: author.objectID)).setValue(2000, forKey: "born")
+        try await fourth.save()
+        let afterFourth = store.snapshot.lsn
+        try await third.save()
+        #expect(store.snapshot.lsn == afterFourth)
     }
 }

@@ -84,7 +84,7 @@ struct ContextState {
     /// `validated`: the position holds a required attribute or a relationship (see
     /// ``updatesToValidate``).
     mutating func update(_ id: ObjectID, _ position: Int, _ value: PropertyValue, validated: Bool, original: @autoclosure () -> ObjectRecord?) {
-        updated.change(id, orAdd: { PendingUpdate(original: original()) }) { $0.values[position] = value }
+        updated.change(id, orAdd: { PendingUpdate(original: original()) }) { $0.set(position, value) }
         if validated { updatesToValidate.insert(id) }
     }
 
@@ -167,16 +167,6 @@ extension ContextState {
     static func sameStorage(_ a: [PropertyValue], _ b: [PropertyValue]) -> Bool {
         a.count == b.count && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
     }
-}
-
-/// An existing object's unsaved changes in a context.
-struct PendingUpdate: Sendable {
-    /// The changed properties, by position.
-    var values = PropertyChanges()
-    /// The committed record the changes were made to: in a root context, a save checks it
-    /// against the latest for conflicts (none when nil: a child's changes, whose parent checks
-    /// them when it saves, or an object a save found gone).
-    var original: ObjectRecord?
 }
 
 /// A context's pending changes, as a save takes them.

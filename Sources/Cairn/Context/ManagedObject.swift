@@ -249,7 +249,7 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         let attributes = entity.attributes.count
         context?.state.withLock { state in
             guard var update = state.updated[objectID] else { return }
-            update.values = update.values.filtered { $0.key >= attributes }
+            update.keepChanges { $0.key >= attributes }
             state.updated[objectID] = update.values.isEmpty ? nil : update
         }
     }

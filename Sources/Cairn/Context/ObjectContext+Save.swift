@@ -236,7 +236,7 @@ extension ObjectContext {
                 if state.inserted.contains(id) {
                     for (position, value) in update.values { _ = state.inserted.setValue(value, at: position, of: id) }
                 } else {
-                    state.updated.change(id, orAdd: { PendingUpdate(original: originals[id]) }) { $0.values.merge(update.values) }
+                    state.updated.change(id, orAdd: { PendingUpdate(original: originals[id]) }) { $0.merge(update.values) }
                     let validated = model.descriptions[id.entity].isValidated
                     if update.values.containsPosition(where: { validated[$0] }) { state.updatesToValidate.insert(id) }
                 }

@@ -106,7 +106,8 @@ extension Store {
                 if policy == .error || linksObjects(entity, properties.positions) { conflicts.append(id) }
                 return
             }
-            if let original = update.original, latest.version != original.version {
+            let unchangedSinceRead = update.original.map { latest.version == $0.version } ?? false
+            if let original = update.original, !unchangedSinceRead {
                 // Changed by another save since the context read it.
                 let latestValues = latest.values
                 let originalValues = original.values
@@ -130,7 +131,11 @@ extension Store {
             }
             // Only the positions changed are read from the stored row.
             var updates: [PropertyChange] = []
-            for (position, value) in properties where latest.value(position) != value {
+            for (position, value) in properties {
+                // What the context compared when it set the value holds while the object is
+                // as the context read it (no other save since): its row is then not read.
+                let known = unchangedSinceRead ? update.equalsOriginal(at: position) : nil
+                if known ?? (latest.value(position) == value) { continue }
                 if position < entity.attributes.count && entity.attributes[position].isTransient { continue }
                 updates.append(PropertyChange(position: position, value: value))
             }
