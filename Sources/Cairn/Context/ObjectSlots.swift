@@ -55,11 +55,11 @@ struct ObjectSlots<Value: Sendable>: Sendable {
     func contains(_ id: ObjectID) -> Bool { slots[id] != nil }
 
     /// Adds an object that is not in the list, in the next slot.
-    mutating func add(_ id: ObjectID, _ value: Value) {
+    mutating func add(_ id: ObjectID, _ value: consuming Value) {
         if let last = ids.last, !(last < id) { isInIDOrder = false }
         slots[id] = ids.count
         ids.append(id)
-        values.append(value)
+        values.append(consume value)
         checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(slot: ids.count - 1) }
     }
 
@@ -71,7 +71,7 @@ struct ObjectSlots<Value: Sendable>: Sendable {
         } else {
             var value = make()
             body(&value)
-            add(id, value)
+            add(id, consume value)
         }
     }
 
@@ -119,19 +119,30 @@ struct ObjectSlots<Value: Sendable>: Sendable {
         return all
     }
 
-    /// Calls `body` with each object and its value in ascending ID order: in slot order when
-    /// they were added in ID order, else through their slots sorted by ID (the values are not
-    /// copied to be sorted).
+    /// Calls `body` with each object and its value in ascending ID order.
     func forEachInIDOrder(_ body: (ObjectID, Value) throws -> Void) rethrows {
+        try forEachSlotInIDOrder { id, slot in
+            if let value = values[slot] { try body(id, value) }
+        }
+    }
+
+    /// Calls `body` with each object and its slot in ascending ID order: in slot order when
+    /// they were added in ID order, else sorted by ID (the values are not copied to be
+    /// sorted). The caller reads what it needs of each value in place (``subscript(slot:)``):
+    /// a copy of a value holding references retains each of them.
+    func forEachSlotInIDOrder(_ body: (ObjectID, Int) throws -> Void) rethrows {
         if isInIDOrder {
-            for (id, value) in self { try body(id, value) }
+            for slot in ids.indices where values[slot] != nil { try body(ids[slot], slot) }
             return
         }
         var order = slots.map { (id: $0.key, slot: $0.value) }
         order.sort { $0.id < $1.id }
-        for (id, slot) in order {
-            if let value = values[slot] { try body(id, value) }
-        }
+        for (id, slot) in order { try body(id, slot) }
+    }
+
+    /// The value in `slot` (nil: an empty slot, or none).
+    subscript(slot slot: Int) -> Value? {
+        values.indices.contains(slot) ? values[slot] : nil
     }
 
     /// The IDs of the objects, in the order they were added.

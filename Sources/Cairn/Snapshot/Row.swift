@@ -91,14 +91,13 @@ struct Row: @unchecked Sendable {
 
     /// A row of `count` values, `old`, with the values at `positions` (increasing) replaced by
     /// those encoded one after the other in `patch`, written at the start of `scratch` (made
-    /// anew when it is too small or no longer the caller's alone). The row is borrowed from
-    /// `scratch` for the time of `body`; a long one (``Tuning/largeRow``, which the object
-    /// table keeps by reference) from a buffer of its own size, so that `scratch` stays the
-    /// caller's.
-    static func withReplaced<R>(
-        _ old: UnsafeRawBufferPointer, count: Int, positions: ArraySlice<Int>, with patch: UnsafeRawBufferPointer, in scratch: inout RowStorage,
-        _ body: (BorrowedRow) throws -> R
-    ) rethrows -> R {
+    /// anew when it is too small or no longer the caller's alone). Returns the buffer that
+    /// holds the new row, and nothing else: `scratch`, or for a long row (``Tuning/largeRow``,
+    /// which the object table keeps by reference) a buffer of its own size, so that `scratch`
+    /// stays the caller's. `old` is read only during the call.
+    static func replacing(
+        _ old: UnsafeRawBufferPointer, count: Int, positions: ArraySlice<Int>, with patch: UnsafeRawBufferPointer, in scratch: inout RowStorage
+    ) -> RowStorage {
         let room = old.count + patch.count
         if room > scratch.capacity {
             scratch = RowStorage.make(capacity: max(room, min(2 * scratch.capacity, Tuning.largeRow)))
@@ -120,12 +119,10 @@ struct Row: @unchecked Sendable {
             }
             oldOffset = oldEnd
         }
-        var storage = scratch
-        if storage.used >= Tuning.largeRow {
-            storage = RowStorage.make(capacity: scratch.used)
-            scratch.withBytes { _ = storage.append($0) }
-        }
-        return try storage.withBytes { try body(BorrowedRow(bytes: RowBytes(bytes: $0, count: count), storage: storage, start: 0)) }
+        guard scratch.used >= Tuning.largeRow else { return scratch }
+        let storage = RowStorage.make(capacity: scratch.used)
+        scratch.withBytes { _ = storage.append($0) }
+        return storage
     }
 
     /// The length of the encoded value at `offset`, read from its tag (clamped to the bytes, so

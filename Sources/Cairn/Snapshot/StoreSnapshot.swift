@@ -261,22 +261,27 @@ struct StoreSnapshot: Sendable {
             throw error
         }
         if let filing { clashing += filing.value() }
-        // Each updated row is built in one scratch buffer, then copied into its chunk.
+        // Each updated row is built in one scratch buffer from the old one (read in place,
+        // without a record of it), then copied into its chunk.
         var scratch = RowStorage.make(capacity: 0)
+        let descriptions = storage.model.descriptions
         for update in changes.updates {
             let id = update.id
-            guard let record = storage.objects.record(id) else { throw damaged("update of missing object \(id)") }
-            changes.withPatch(update) { positions, patch in
-                let constrained = storage.model.descriptions[id.entity].isConstrained
+            try changes.withPatch(update) { positions, patch in
+                let constrained = descriptions[id.entity].isConstrained
                 let touchesKeys = positions.contains { constrained[$0] }
-                record.row.withBorrowed { old in
+                let built = storage.objects.withBorrowedRow(id) { old -> (RowStorage, count: Int) in
                     if touchesKeys { indexKeys(of: id, row: old.bytes, adding: false, at: lsn) }
                     indexValues(of: id, row: old.bytes, positions: positions, adding: false)
-                    Row.withReplaced(old.bytes.bytes, count: old.bytes.count, positions: positions, with: patch, in: &scratch) { new in
-                        storage.objects.replace(new, version: lsn, entity: id.entity, key: id.key)
-                        if touchesKeys && indexKeys(of: id, row: new.bytes, adding: true, at: lsn) { clashing.append(id) }
-                        indexValues(of: id, row: new.bytes, positions: positions, adding: true)
-                    }
+                    let count = old.bytes.count
+                    return (Row.replacing(old.bytes.bytes, count: count, positions: positions, with: patch, in: &scratch), count)
+                }
+                guard let (buffer, count) = built else { throw damaged("update of missing object \(id)") }
+                buffer.withBytes { bytes in
+                    let new = BorrowedRow(bytes: RowBytes(bytes: bytes, count: count), storage: buffer, start: 0)
+                    storage.objects.replace(new, version: lsn, entity: id.entity, key: id.key)
+                    if touchesKeys && indexKeys(of: id, row: new.bytes, adding: true, at: lsn) { clashing.append(id) }
+                    indexValues(of: id, row: new.bytes, positions: positions, adding: true)
                 }
             }
         }

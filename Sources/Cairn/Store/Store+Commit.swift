@@ -96,9 +96,10 @@ extension Store {
         changes.inserts = pending.inserted.inIDOrder.map { id, values in ChangeSet.Insert(id: id, values: storable(values, entity: id.entity)) }
         // The updates are read in object order, the rows of a chunk one after the other.
         let descriptions = model.descriptions
-        pending.updated.forEachInIDOrder { id, update in
-            guard !pending.deleted.contains(id) && !pending.inserted.contains(id) else { return }
-            var properties = update.values
+        let updated = pending.updated
+        updated.forEachSlotInIDOrder { id, slot in
+            guard !pending.deleted.contains(id) && !pending.inserted.contains(id), var properties = updated[slot: slot]?.values else { return }
+            let readVersion = updated[slot: slot]?.original?.version
             let entity = descriptions[id.entity]
             guard let latest = accepted.record(id) else {
                 // Deleted by another save: the update is dropped, unless it links objects (then
@@ -106,8 +107,8 @@ extension Store {
                 if policy == .error || linksObjects(entity, properties.positions) { conflicts.append(id) }
                 return
             }
-            let unchangedSinceRead = update.original.map { latest.version == $0.version } ?? false
-            if let original = update.original, !unchangedSinceRead {
+            let unchangedSinceRead = readVersion == latest.version
+            if readVersion != nil, !unchangedSinceRead, let original = updated[slot: slot]?.original {
                 // Changed by another save since the context read it.
                 let latestValues = latest.values
                 let originalValues = original.values
@@ -134,7 +135,7 @@ extension Store {
             for (position, value) in properties {
                 // What the context compared when it set the value holds while the object is
                 // as the context read it (no other save since): its row is then not read.
-                let known = unchangedSinceRead ? update.equalsOriginal(at: position) : nil
+                let known = unchangedSinceRead ? updated[slot: slot]?.equalsOriginal(at: position) : nil
                 if known ?? (latest.value(position) == value) { continue }
                 if position < entity.attributes.count && entity.attributes[position].isTransient { continue }
                 updates.append(PropertyChange(position: position, value: value))
