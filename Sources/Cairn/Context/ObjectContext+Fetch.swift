@@ -11,7 +11,7 @@ extension ObjectContext {
     /// The first object that matches, in the request's order.
     public func fetchFirst(_ request: FetchRequest) throws -> ManagedObject? {
         // The common lookup by unique key: one ID, one object, no list of either.
-        if (request.fetchLimit ?? 1) > 0, let ids = uniqueLookup(request, in: baseSnapshot) { return ids.first.map(registeredObject) }
+        if (request.fetchLimit ?? 1) > 0, let found = uniqueLookup(request, in: baseSnapshot) { return found.first.map(registeredObject) }
         var request = request
         request.fetchLimit = 1
         return try fetch(request).first
@@ -23,7 +23,7 @@ extension ObjectContext {
         if request.fetchOffset == 0 && request.fetchLimit == nil {
             request.sortKeys = []  // the order cannot change the count
             let snapshot = baseSnapshot
-            if let ids = uniqueLookup(request, in: snapshot) { return ids.count }
+            if let found = uniqueLookup(request, in: snapshot) { return found.count }
             let query = try PreparedQuery(request, model: model)
             let unsaved = hasPendingChangesInChain
             if query.candidatesMatch, !unsaved, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
@@ -165,7 +165,7 @@ extension ObjectContext {
     /// whole fetch; the root's latest when nil).
     func matchingIDs(_ request: FetchRequest, in given: StoreSnapshot? = nil) throws -> [ObjectID] {
         let snapshot = given ?? baseSnapshot
-        if let ids = uniqueLookup(request, in: snapshot) { return ids }
+        if let found = uniqueLookup(request, in: snapshot) { return found.ids }
         return matchingIDs(try PreparedQuery(request, model: model), in: snapshot)
     }
 
@@ -214,7 +214,7 @@ extension ObjectContext {
     /// The common lookup `key == value` on an attribute with a uniqueness constraint of its
     /// own, answered from the uniqueness index without compiling a query; nil for any other
     /// request.
-    private func uniqueLookup(_ request: FetchRequest, in snapshot: StoreSnapshot) -> [ObjectID]? {
+    private func uniqueLookup(_ request: FetchRequest, in snapshot: StoreSnapshot) -> UniqueLookup? {
         guard case .comparison(let key, .equal, let value)? = request.predicate, request.fetchOffset == 0, !request.reversesOrder,
             value != .null, value.isByteCanonical, let entity = model.entity(named: request.entityName),
             let position = entity.attributePosition(key), value.fits(entity.attributes[position].type),
@@ -247,13 +247,12 @@ extension ObjectContext {
         }
         guard let unsaved else {
             // Nothing unsaved: the committed holder is the answer.
-            guard let holder, request.fetchLimit ?? 1 > 0 else { return [] }
-            return [holder]
+            return .one(request.fetchLimit ?? 1 > 0 ? holder : nil)
         }
         // The common case of a context with unsaved changes to other objects: no unsaved object
         // has the key, and the committed holder keeps it (no list to filter and sort).
         if unsaved.holders.isEmpty, unsaved.keepsHolder, let holder {
-            return request.fetchLimit ?? 1 > 0 ? [holder] : []
+            return .one(request.fetchLimit ?? 1 > 0 ? holder : nil)
         }
         var ids = unsaved.holders
         var committed: ObjectID?
@@ -268,7 +267,35 @@ extension ObjectContext {
         ids.sort()
         // Two unsaved objects may share the value until a save refuses it: then the sort keys matter.
         guard ids.count < 2 || request.sortKeys.isEmpty else { return nil }
-        return Array(ids.prefix(max(0, request.fetchLimit ?? ids.count)))
+        return .list(Array(ids.prefix(max(0, request.fetchLimit ?? ids.count))))
+    }
+}
+
+/// The objects a lookup by unique key found, in order: one or none (the common answer, kept
+/// without an array), or a list.
+private enum UniqueLookup {
+    case one(ObjectID?)
+    case list([ObjectID])
+
+    var first: ObjectID? {
+        switch self {
+        case .one(let id): id
+        case .list(let ids): ids.first
+        }
+    }
+
+    var count: Int {
+        switch self {
+        case .one(let id): id == nil ? 0 : 1
+        case .list(let ids): ids.count
+        }
+    }
+
+    var ids: [ObjectID] {
+        switch self {
+        case .one(let id): id.map { [$0] } ?? []
+        case .list(let ids): ids
+        }
     }
 }
 

@@ -14,12 +14,14 @@ import Foundation
 /// keys the entity lacks and values of the wrong type are ``StoreError``s
 /// (``StoreError/Code/invalidPredicate`` or ``StoreError/Code/unknownName``) naming the key, raised
 /// when the predicate is used.
-public indirect enum FetchPredicate: Sendable, Hashable {
+public enum FetchPredicate: Sendable, Hashable {
+    // Only `not` is boxed: a comparison, the common predicate (one per lookup by key), is
+    // made and dropped without an allocation.
     /// `key op value` on an attribute of the fetched entity.
     case comparison(key: String, PredicateOperator, Value)
     case and([FetchPredicate])
     case or([FetchPredicate])
-    case not(FetchPredicate)
+    indirect case not(FetchPredicate)
     /// Always true or always false.
     case constant(Bool)
     /// A predicate in NSPredicate's syntax.
