@@ -83,24 +83,21 @@ import Testing
     /// An update is checked against the object's values as they will be saved: its own
     /// changes over the stored row (a root context) or over its parent's view (a child).
     @Test func requiredValuesClearedOnSavedObjectsAreRefusedAtSave() async throws {
-        let store = Store(inMemory: try libraryModel())
-        let setup = store.newBackgroundContext()
-        let author = try setup.make("Author", ["name": "Ursula K. Le Guin", "born": 1929])
-        try await setup.save()
+        let (store, author) = try await libraryStore(withAuthor: "Ursula K. Le Guin", born: 1929)
         let root = store.newBackgroundContext()
-        let same = try #require(root.object(with: author.objectID))
+        let same = try #require(root.object(with: author))
         try same.setValue(1930, forKey: "born")
         try same.setValue(nil, forKey: "name")
         await #expect { try await root.save() } throws: { error in
             let error = try #require(error as? StoreError)
-            return error.code == .missingValue && error.property == "name" && error.objects == [author.objectID]
+            return error.code == .missingValue && error.property == "name" && error.objects == [author]
         }
         try same.setValue("Ursula Le Guin", forKey: "name")
         try await root.save()
         let child = root.newChildContext()
-        try #require(child.object(with: author.objectID)).setValue(nil, forKey: "name")
+        try #require(child.object(with: author)).setValue(nil, forKey: "name")
         await #expect { try await child.save() } throws: { ($0 as? StoreError)?.code == .missingValue }
-        let saved = try #require(store.viewContext.object(with: author.objectID))
+        let saved = try #require(store.viewContext.object(with: author))
         #expect(try saved.value(forKey: "name", as: String.self) == "Ursula Le Guin")
         #expect(try saved.value(forKey: "born", as: Int.self) == 1930)
     }

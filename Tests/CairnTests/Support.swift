@@ -42,6 +42,15 @@ func libraryModel() throws -> Model {
     }
 }
 
+/// An in-memory store of ``libraryModel()`` holding one saved author.
+func libraryStore(withAuthor name: String, born: Int) async throws -> (store: Store, author: ObjectID) {
+    let store = Store(inMemory: try libraryModel())
+    let setup = store.newBackgroundContext()
+    let author = try setup.make("Author", ["name": .string(name), "born": .integer(Int64(born))])
+    try await setup.save()
+    return (store, author.objectID)
+}
+
 extension ObjectContext {
     /// Inserts an object with attribute values.
     @discardableResult

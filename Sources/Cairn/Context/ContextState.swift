@@ -26,14 +26,15 @@ struct ContextState {
     var deleted: Set<ObjectID> = [] { didSet { changeCount &+= 1 } }
     /// The updated objects whose changes may set a required attribute or a relationship: the
     /// only updates a root context's save validates (its other changes leave committed values
-    /// that were checked when they were saved). A superset: an object stays in it when such a
-    /// change is undone, until the changes are saved or dropped.
+    /// that were checked when they were saved). A superset: an object stays in it while it has
+    /// pending changes, even when the change that put it there was undone.
     var updatesToValidate: Set<ObjectID> = []
     /// Objects inserted, then deleted before a save (they answer `isDeleted`).
     var discarded: Set<ObjectID> = [] { didSet { changeCount &+= 1 } }
-    /// Counts the changes to the four above (a save that finds it unchanged when it is done
-    /// knows that nothing changed while it ran, and empties them at once). `didSet` without
-    /// `oldValue` keeps their in-place changes in place.
+    /// Counts the changes to `inserted`, `updated`, `deleted` and `discarded` (a save that finds
+    /// it unchanged when it is done knows that nothing changed while it ran, and empties them at
+    /// once; ``updatesToValidate`` follows `updated`). `didSet` without `oldValue` keeps their
+    /// in-place changes in place.
     private(set) var changeCount: UInt64 = 0
     /// The committed record of each deleted object as the context first changed it (root
     /// contexts; an updated object's is in its ``PendingUpdate``).
@@ -159,6 +160,8 @@ struct ContextState {
             deleted.remove(id)
             deletedOriginals[id] = nil
         }
+        // Objects no longer updated leave the updates to validate (those kept stay in it).
+        updatesToValidate = updatesToValidate.filter(updated.contains)
     }
 }
 

@@ -5,7 +5,8 @@ import CairnSupport
 /// changes (``UpdatedObjects``).
 ///
 /// The values are kept in slots of an array, in the order the objects were added; lookups by
-/// ID go through a small dictionary of slots. A context changing a hundred thousand objects
+/// ID go through a dictionary of slots (an ID and an index per object, a fraction of the values'
+/// size). A context changing a hundred thousand objects
 /// then writes each one's value once, at the end of the array, where a dictionary of values
 /// would write it to a random place of a table several times its size (a cache miss per
 /// object, and again at each growth); a save reads them in the same order. An import sets every
@@ -102,7 +103,7 @@ struct ObjectSlots<Value: Sendable>: Sendable {
     private mutating func remove(_ slot: Int) {
         slots[ids[slot]] = nil
         values[slot] = nil
-        guard slots.count < ids.count / 2 else { return }
+        guard slots.count * 2 < ids.count else { return }
         // Half the slots are empty: pack them (objects whose slot moves find theirs by ID).
         var packed = ObjectSlots()
         for (id, value) in self { packed.add(id, value) }
@@ -145,8 +146,8 @@ struct ObjectSlots<Value: Sendable>: Sendable {
         values.indices.contains(slot) ? values[slot] : nil
     }
 
-    /// The IDs of the objects, in the order they were added.
-    var keys: [ObjectID] { map(\.key) }
+    /// The IDs of the objects, in the order they were added (their values are not read).
+    var keys: [ObjectID] { ids.indices.compactMap { values[$0] == nil ? nil : ids[$0] } }
 
     /// Checks every rule of the list: one value per slot; each object's slot holds it and its
     /// value; the filled slots are those the lookup by ID knows, at least half of them; while

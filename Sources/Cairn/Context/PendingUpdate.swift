@@ -19,8 +19,8 @@ struct PendingUpdate: Sendable {
         self.original = original
     }
 
-    /// Sets the value at `position`, comparing it with the original's while the original's
-    /// row is at hand (it was just read to find the object).
+    /// Sets the value at `position`, comparing it with the original's (read while it is in the
+    /// cache, most often: a context sets a value of an object it has just read).
     mutating func set(_ position: Int, _ value: PropertyValue) {
         values[position] = value
         guard position < 64 else { return }
@@ -39,9 +39,11 @@ struct PendingUpdate: Sendable {
         for (position, _) in newer where position < 64 { compared &= ~(1 << UInt64(position)) }
     }
 
-    /// Drops the changes for which `isIncluded` is false.
+    /// Drops the changes for which `isIncluded` is false (and what was compared of them).
     mutating func keepChanges(where isIncluded: ((key: Int, value: PropertyValue)) -> Bool) {
-        values = values.filtered(isIncluded)
+        let kept = values.filtered(isIncluded)
+        for (position, _) in values where position < 64 && kept[position] == nil { compared &= ~(1 << UInt64(position)) }
+        values = kept
     }
 
     /// Whether the value at `position` equals the original's, when that was found as it was

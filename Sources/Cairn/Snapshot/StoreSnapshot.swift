@@ -262,7 +262,8 @@ struct StoreSnapshot: Sendable {
         }
         if let filing { clashing += filing.value() }
         // Each updated row is built in one scratch buffer from the old one (read in place,
-        // without a record of it), then copied into its chunk.
+        // without a record of it), then copied into its chunk (a long row: kept in a buffer
+        // of its own).
         var scratch = RowStorage.make(capacity: 0)
         let descriptions = storage.model.descriptions
         for update in changes.updates {
