@@ -147,9 +147,8 @@ extension ObjectContext {
     /// ``PendingChanges/updatesToValidate`` (those not among them are not validated).
     private func checkUpdatesToValidate(_ changes: PendingChanges) throws(InvariantViolation) {
         for (id, update) in changes.updated where !changes.updatesToValidate.contains(id) {
-            let validated = model.descriptions[id.entity].isValidated
             try require(
-                !update.values.containsPosition { validated[$0] }, "ContextState",
+                !model.descriptions[id.entity].validates(update.values), "ContextState",
                 "update of \(id) changes a validated property but is not among the updates to validate")
         }
     }
@@ -237,8 +236,7 @@ extension ObjectContext {
                     for (position, value) in update.values { _ = state.inserted.setValue(value, at: position, of: id) }
                 } else {
                     state.updated.change(id, orAdd: { PendingUpdate(original: originals[id]) }) { $0.merge(update.values) }
-                    let validated = model.descriptions[id.entity].isValidated
-                    if update.values.containsPosition(where: { validated[$0] }) { state.updatesToValidate.insert(id) }
+                    if model.descriptions[id.entity].validates(update.values) { state.updatesToValidate.insert(id) }
                 }
             }
             for id in changes.deleted {

@@ -41,6 +41,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// (set to nil) or a relationship (its count). Changes to other properties cannot break the
     /// model's rules.
     let isValidated: [Bool]
+    /// Whether `changes` change a property a save validates (``isValidated``).
+    func validates(_ changes: PropertyChanges) -> Bool { changes.containsPosition { isValidated[$0] } }
     /// This entity and its descendants (the entities a fetch or a constraint of it covers).
     package let family: Set<Int>
     /// What each property may hold, in a form cheap to check at replay (no strings to retain).
