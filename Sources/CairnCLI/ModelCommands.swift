@@ -3,19 +3,26 @@ import Cairn
 import CairnLog
 import Foundation
 
-/// A model file in any form `Model(contentsOf:version:)` reads; for an Xcode bundle's current
-/// version, one warning line on standard error per version that could not be read.
+/// A model file in any form `Model(contentsOf:version:)` reads, with one warning line on
+/// standard error per thing it says that Cairn loaded otherwise than written (`Model.warnings`;
+/// for an Xcode bundle's current version, every version's, and each version that could not be
+/// read).
 func loadModel(_ path: String, version: String?) throws -> Model {
     var isFolder: ObjCBool = false
     guard version == nil, path.hasSuffix(".xcdatamodeld") || path.hasSuffix(".xcdatamodeld/"),
         FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue
-    else { return try Model(contentsOf: path, version: version) }
+    else {
+        let model = try Model(contentsOf: path, version: version)
+        for warning in model.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        return model
+    }
     let bundle = try XcodeModelBundle(at: path)
     for warning in bundle.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
     return bundle.current
 }
 
-/// `cairn create STORE --model MODEL`: a new, empty store with a model.
+/// `cairn create STORE --model MODEL`: a new, empty store with a model. A store already there
+/// is left as it is: with the same model nothing changes, with another the command fails.
 struct CreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a store with a model.")
 
@@ -34,7 +41,19 @@ struct CreateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let loaded = try loadModel(model, version: modelVersion)
+        // An existing store is never migrated by create: the same model changes nothing, another
+        // is refused.
+        if FileManager.default.fileExists(atPath: store), let existing = try Store.storedModel(at: store) {
+            guard existing == loaded else {
+                throw CommandFailure(
+                    "\(store) already holds a store, written with another model; cairn create makes new stores and never migrates one (open it with the new model in your app)"
+                )
+            }
+            print("\(store) already holds a store with this model; nothing changed")
+            return
+        }
         let opened = try Store(at: store, model: loaded)
+        RecoveryWarning.print(opened.recoveryReport, store: store)
         try await opened.close()
         print("created \(store) with entities \(loaded.entities.map(\.name).joined(separator: ", "))")
     }

@@ -11,14 +11,7 @@ extension MigrationPlan {
     func migrate(_ snapshot: StoreSnapshot, at lsn: LSN) throws(StoreError) -> StoreSnapshot {
         var problems = ProblemList()
         for line in refusals { problems.add(line) }
-        // A model that shares no entity with the store's is a wrong model, not a new version:
-        // migrating would drop every object.
-        let held = source.descriptions.indices.filter { snapshot.count(entity: $0, includingSubentities: false) > 0 }
-        if !held.isEmpty && !held.contains(where: { entityMap[$0] != nil }) {
-            problems.add(
-                "the app's model has none of the store's entities that hold objects ("
-                    + held.map { source.entities[$0].name }.joined(separator: ", ") + "): it is another model, not a new version of this one")
-        }
+        if let another = anotherModel(snapshot) { problems.add(another) }
         var objects: [(ObjectID, [PropertyValue])] = []
         for (oldIndex, newIndex) in entityMap.enumerated() {
             guard let newIndex else { continue }
@@ -51,6 +44,8 @@ extension MigrationPlan {
                 return try ChangeSetCodec.decodeRows(&reader, model: destination)
             }
             try migrated.apply(changes, at: lsn)
+        } catch  where !problems.isEmpty {
+            // A consequence of the problems already listed (a value that does not fit…).
         } catch let problem as ChangeSetCodec.Problem {
             problems.add("the migrated objects do not fit the new model: \(problem.message)")
         } catch {
@@ -65,6 +60,15 @@ extension MigrationPlan {
     }
 
     private func entityMapping(_ index: Int) -> EntityMapping { entities[index] }
+
+    /// A line when the app's model shares no entity with the store's entities that hold objects:
+    /// it is a wrong model, not a new version, and migrating would drop every object.
+    func anotherModel(_ snapshot: StoreSnapshot) -> String? {
+        let held = source.descriptions.indices.filter { snapshot.count(entity: $0, includingSubentities: false) > 0 }
+        guard !held.isEmpty && !held.contains(where: { entityMap[$0] != nil }) else { return nil }
+        return "the app's model has none of the store's entities that hold objects ("
+            + held.map { source.entities[$0].name }.joined(separator: ", ") + "): it is another model, not a new version of this one"
+    }
 
     /// One new value of an object.
     private func value(
@@ -105,7 +109,7 @@ extension MigrationPlan {
             }
         }
         if !value.fits(attribute.type) {
-            problems.add("attribute \(entity.name).\(attribute.name): values do not fit \(attribute.type) (such as \(value))", count: 1)
+            problems.add("attribute \(entity.name).\(attribute.name): values do not fit \(attribute.type)", count: 1, example: "\(value)")
         }
         return .attribute(value)
     }
@@ -186,14 +190,18 @@ extension MigrationPlan {
     }
 }
 
-/// Problems found while migrating, each line once with how many objects it concerns.
+/// Problems found while migrating, each line once with how many objects it concerns and the
+/// first value that showed it: a problem met by a thousand objects is one line.
 struct ProblemList {
     private var order: [String] = []
     private var counts: [String: Int] = [:]
+    private var examples: [String: String] = [:]
 
-    mutating func add(_ line: String, count: Int = 0) {
+    /// Counts `count` more objects under `line`; `example` is kept when it is the first.
+    mutating func add(_ line: String, count: Int = 0, example: String? = nil) {
         if counts[line] == nil { order.append(line) }
         counts[line, default: 0] += count
+        if let example, examples[line] == nil { examples[line] = example }
     }
 
     var isEmpty: Bool { order.isEmpty }
@@ -201,7 +209,8 @@ struct ProblemList {
     var lines: [String] {
         order.map { line in
             let count = counts[line] ?? 0
-            return count > 0 ? "\(line) (\(count) object\(count == 1 ? "" : "s"))" : line
+            let such = examples[line].map { ", such as \($0)" } ?? ""
+            return count > 0 ? "\(line) (\(count) object\(count == 1 ? "" : "s")\(such))" : line
         }
     }
 }

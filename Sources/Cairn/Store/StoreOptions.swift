@@ -37,6 +37,16 @@ public struct StoreOptions: Sendable {
     /// the fix is to convert that version); others go on. Set both with
     /// ``XcodeModelBundle/migrationOptions(_:)``.
     public var unreadableModelVersions: [UnreadableModelVersion] = []
+    /// Whether a store written with a model that is not among ``modelVersions`` may be migrated
+    /// to the app's model when that drops data the store holds: an entity that holds objects, an
+    /// attribute that holds values or a relationship that holds links (with its inverse) that the
+    /// app's model lacks, or an integer attribute narrowed. Default `false`: such a store (the
+    /// usual case is last month's build of the app opening a store a newer build wrote) is
+    /// refused with ``StoreError/Code/cannotMigrate`` listing what would be lost, and is left as
+    /// it was, under every ``ModelMismatchPolicy`` but ``ModelMismatchPolicy/wipe``. Steps
+    /// between versions the app lists are its declared history and drop what they remove, as
+    /// Core Data's do; a store never migrates down them.
+    public var allowsMigrationThatDropsData = false
     /// Open without writing (for inspection): saves are refused.
     public var readOnly = false
     /// Open the store as it was after the save with this LSN (read-only: set ``readOnly``

@@ -1,0 +1,58 @@
+import CairnTestSupport
+import Foundation
+import Testing
+
+/// `cairn` commands given a model other than the store's (`create`, `import --model`) never
+/// migrate an existing store.
+@Suite struct ModelChangeCommandTests {
+    func cairn(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
+        let process = try ChildProcess(executable, arguments, includeStandardError: true)
+        let status = process.waitUntilExit()
+        return (status, String(decoding: process.outputBytes, as: UTF8.self))
+    }
+
+    static let newer = #"""
+        {"format":"cairn-model","version":1,"entities":[
+          {"name":"Note","attributes":[{"name":"text","type":"string"},{"name":"comment","type":"string"}]},
+          {"name":"Tag","attributes":[{"name":"label","type":"string"}]}]}
+        """#
+    static let older = #"{"format":"cairn-model","version":1,"entities":[{"name":"Note","attributes":[{"name":"text","type":"string"}]}]}"#
+
+    /// A store written with ``newer`` holding one note with a comment and one tag.
+    func newerStore(_ directory: TemporaryDirectory) throws -> (store: String, newer: String, older: String) {
+        let (store, newer, older) = (directory.store(), directory.path + "/newer.json", directory.path + "/older.json")
+        try Data(Self.newer.utf8).write(to: URL(fileURLWithPath: newer))
+        try Data(Self.older.utf8).write(to: URL(fileURLWithPath: older))
+        let notes = directory.path + "/notes.json", tags = directory.path + "/tags.json"
+        try Data(#"[{"text":"a","comment":"kept"}]"#.utf8).write(to: URL(fileURLWithPath: notes))
+        try Data(#"[{"label":"work"}]"#.utf8).write(to: URL(fileURLWithPath: tags))
+        for (entity, file) in [("Note", notes), ("Tag", tags)] {
+            let imported = try cairn(["import", store, "--entity", entity, file, "--model", newer])
+            #expect(imported.status == 0, "\(imported.output)")
+        }
+        return (store, newer, older)
+    }
+
+    @Test func createNeverMigratesAnExistingStore() throws {
+        let directory = TemporaryDirectory()
+        let (store, newer, older) = try newerStore(directory)
+        let again = try cairn(["create", store, "--model", newer])
+        #expect(again.status == 0 && again.output.contains("already holds a store with this model; nothing changed"), "\(again.output)")
+        let other = try cairn(["create", store, "--model", older])
+        #expect(other.status == 1 && other.output.contains("another model") && !other.output.contains("created"), "\(other.output)")
+        let dump = try cairn(["dump", store, "--entity", "Note"])
+        #expect(dump.status == 0 && dump.output.contains("kept"), "\(dump.output)")
+    }
+
+    @Test func importGivenAnOlderModelLeavesTheStoreAsItIs() throws {
+        let directory = TemporaryDirectory()
+        let (store, _, older) = try newerStore(directory)
+        let notes = directory.path + "/more.json"
+        try Data(#"[{"text":"b"}]"#.utf8).write(to: URL(fileURLWithPath: notes))
+        let refused = try cairn(["import", store, "--entity", "Note", notes, "--model", older])
+        #expect(refused.status == 1 && refused.output.contains("another model"), "\(refused.output)")
+        let dump = try cairn(["dump", store])
+        #expect(dump.status == 0 && dump.output.contains("kept") && dump.output.contains("work"), "\(dump.output)")
+    }
+}
