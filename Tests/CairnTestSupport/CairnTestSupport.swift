@@ -178,7 +178,9 @@ public func cairnExecutable() -> String? { builtExecutable("cairn") }
 /// An executable of this package built next to the test bundle.
 public func builtExecutable(_ name: String) -> String? {
     var candidates: [String] = []
-    let argument0 = CommandLine.arguments.first ?? ""
+    // Absolute, so that a child process started in another directory finds it too.
+    let given = CommandLine.arguments.first ?? ""
+    let argument0 = given.hasPrefix("/") ? given : FileManager.default.currentDirectoryPath + "/" + given
     var directory = (argument0 as NSString).deletingLastPathComponent
     for _ in 0..<4 {
         candidates.append(directory + "/" + name)
