@@ -75,6 +75,13 @@ extension ObjectContext {
     package func deleteObject(_ id: ObjectID) throws {
         try delete(id)
     }
+
+    /// What a save would refuse in an object's values as this context sees them (a required
+    /// value missing, a relationship holding too few or too many objects), as the save words
+    /// it; nil when nothing, or when the object does not exist here.
+    package func saveProblem(of id: ObjectID) -> StoreError? {
+        values(of: id).flatMap { problem(id, ObjectView(base: .values($0))) }
+    }
 }
 
 extension Value {

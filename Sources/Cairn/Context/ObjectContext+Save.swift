@@ -156,7 +156,7 @@ extension ObjectContext {
     /// What breaks the model in an object's values as they will be saved: a required value
     /// missing, a to-many relationship holding too few or too many objects. The first problem
     /// in position order.
-    private func problem(_ id: ObjectID, _ values: ObjectView) -> StoreError? {
+    func problem(_ id: ObjectID, _ values: ObjectView) -> StoreError? {
         let entity = model.descriptions[id.entity]
         for position in entity.requiredPositions where values.isNull(position) {
             return missingValue(entity, id, position)

@@ -4,8 +4,15 @@ extension Store {
     /// ``batchUpsert(_:key:columns:rows:updatesExisting:)`` of rows already encoded (the JSON
     /// mapper's flat records): the same lookups, merging and checks, without a ``Value`` for
     /// anything but the values that change an existing object. `key` holds attribute positions.
+    ///
+    /// `invalidRow` is given each row that would leave its object as a save refuses it (a
+    /// required value missing, a required relationship empty) with the problem, in row order:
+    /// it throws to fail the whole upsert, or returns to leave out the row's object (every row
+    /// with its key), which the result then does not list. Without it, such a row fails the
+    /// upsert with a ``StoreError``.
     package func batchUpsert(
-        _ entityName: String, key: [Int], rows: EncodedRows, updatesExisting: Bool, rowName: @escaping (Int) -> String
+        _ entityName: String, key: [Int], rows: EncodedRows, updatesExisting: Bool, rowName: @escaping (Int) -> String,
+        invalidRow: ((Int, StoreError) throws -> Void)? = nil
     ) async throws -> BatchUpsertResult {
         let entity = try insertableEntity(entityName)
         guard rows.attributeCount == entity.attributes.count else {
@@ -23,7 +30,7 @@ extension Store {
                     .invalidArgument, "batch upsert: key \(attribute.name) is transient: it is never stored", entity: entity.name, property: attribute.name)
             }
         }
-        var plan = EncodedUpsertPlan(entity: entity, keyPositions: key, updatesExisting: updatesExisting, rowName: rowName)
+        var plan = EncodedUpsertPlan(entity: entity, keyPositions: key, updatesExisting: updatesExisting, rowName: rowName, invalidRow: invalidRow)
         _ = try await commitRecord { accepted in
             try plan.resolve(rows, against: accepted, reserve: reserveKeys)
             return try plan.encodedSave(rows)
@@ -38,6 +45,7 @@ struct EncodedUpsertPlan {
     let keyPositions: [Int]
     let updatesExisting: Bool
     private let rowName: (Int) -> String
+    private let invalidRow: ((Int, StoreError) throws -> Void)?
     private let constraint: UniquenessConstraint?
     /// Per constraint position, its place among the key positions.
     private let constraintOrder: [Int]
@@ -60,11 +68,15 @@ struct EncodedUpsertPlan {
     private var insertedIDs: [ObjectID] = []
     private(set) var result = BatchUpsertResult(ids: [], outcomes: [])
 
-    init(entity: EntityDescription, keyPositions: [Int], updatesExisting: Bool, rowName: @escaping (Int) -> String) {
+    init(
+        entity: EntityDescription, keyPositions: [Int], updatesExisting: Bool, rowName: @escaping (Int) -> String,
+        invalidRow: ((Int, StoreError) throws -> Void)? = nil
+    ) {
         self.entity = entity
         self.keyPositions = keyPositions
         self.updatesExisting = updatesExisting
         self.rowName = rowName
+        self.invalidRow = invalidRow
         let constraint = entity.uniqueness(coveringExactly: keyPositions)
         self.constraint = constraint
         constraintOrder = constraint.map { constraint in constraint.positions.compactMap { keyPositions.firstIndex(of: $0) } } ?? []
@@ -114,6 +126,7 @@ struct EncodedUpsertPlan {
                 apply(row, rows, buffer, to: &slots[slot], in: accepted)
             }
         }
+        if invalidRow != nil { try leaveOutInvalid(&slots, &slotOfRow, rows) }
         let newCount = slots.reduce(0) { $0 + ($1.existing == nil ? 1 : 0) }
         var keys = try reserve(newCount).makeIterator()
         ids = []
@@ -129,11 +142,61 @@ struct EncodedUpsertPlan {
             }
         }
         let outcomes: [UpsertOutcome] = slots.map { $0.existing == nil ? .inserted : ($0.changes.isEmpty ? .unchanged : .updated) }
-        result = BatchUpsertResult(ids: slotOfRow.map { ids[$0] }, outcomes: slotOfRow.map { outcomes[$0] })
+        let listed = slotOfRow.filter { $0 >= 0 }  // rows left out have none
+        result = BatchUpsertResult(ids: listed.map { ids[$0] }, outcomes: listed.map { outcomes[$0] })
         result.inserted = outcomes.count { $0 == .inserted }
         result.updated = outcomes.count { $0 == .updated }
         result.unchanged = outcomes.count { $0 == .unchanged }
         self.slots = slots
+    }
+
+    /// Hands each object whose rows leave it as a save refuses it to ``invalidRow`` (naming the
+    /// row that does, in row order), and leaves out those it returns for: their rows' slot
+    /// becomes -1.
+    private func leaveOutInvalid(_ slots: inout [Slot], _ slotOfRow: inout [Int], _ rows: EncodedRows) throws {
+        guard let invalidRow else { return }
+        var problems: [(row: Int, slot: Int, problem: StoreError)] = []
+        rows.withBytes { buffer in
+            for (index, slot) in slots.enumerated() {
+                if let found = problem(slot, rows, buffer) { problems.append((found.row, index, found.problem)) }
+            }
+        }
+        guard !problems.isEmpty else { return }
+        var leftOut = Set<Int>()
+        for found in problems.sorted(by: { $0.row < $1.row }) {
+            try invalidRow(found.row, found.problem)
+            leftOut.insert(found.slot)
+        }
+        var renumbered: [Int] = []
+        var kept: [Slot] = []
+        for (index, slot) in slots.enumerated() {
+            renumbered.append(leftOut.contains(index) ? -1 : kept.count)
+            if !leftOut.contains(index) { kept.append(slot) }
+        }
+        slots = kept
+        slotOfRow = slotOfRow.map { renumbered[$0] }
+    }
+
+    /// What a save would refuse in the object a slot makes or changes, and the row that causes
+    /// it: a required attribute null, or (a new object) a required relationship, which a batch
+    /// upsert leaves empty.
+    private func problem(_ slot: Slot, _ rows: EncodedRows, _ buffer: UnsafeRawBufferPointer) -> (row: Int, problem: StoreError)? {
+        if slot.existing == nil {
+            for position in entity.requiredPositions {
+                let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
+                if StoredValue.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
+            }
+            if let required = entity.relationships.first(where: { !$0.isOptional }) { return (slot.firstRow, missing(required.name)) }
+            return nil
+        }
+        for (position, row) in slot.changes.sorted(by: { $0.key < $1.key }) where entity.isRequired[position] {
+            if StoredValue.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
+        }
+        return nil
+    }
+
+    private func missing(_ property: String) -> StoreError {
+        StoreError(.missingValue, "\(entity.name).\(property) is required", entity: entity.name, property: property)
     }
 
     /// The saved object holding the key (of this entity's family: a sibling's is refused).

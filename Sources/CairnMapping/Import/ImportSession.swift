@@ -15,17 +15,27 @@ final class ImportSession {
     var result = ImportResult()
     /// What happened to each object the import touched.
     private var outcomes: [ObjectID: Outcome] = [:]
-    /// Objects of this import by entity family (its root's index) and stored key bytes.
+    /// Objects of this import by key scope (``ResolvedEntity/keyScope``: the entity whose family
+    /// a key is unique across) and stored key bytes.
     private var known: [Int: [[UInt8]: ObjectID]] = [:]
-    /// Saved objects by key bytes, per entity family, for unique keys no uniqueness constraint
-    /// indexes (built by one pass over the family when first needed).
+    /// Saved objects by key bytes, per key scope, for unique keys no uniqueness constraint
+    /// indexes (built by one pass over the scope's family when first needed).
     private var scanned: [Int: [[UInt8]: ObjectID]] = [:]
+    /// Reads a record again as an object of another entity (a sub-entity of the one it was read
+    /// for): an import into a parent reads and writes each object's own entity's properties.
+    /// A lenient read's warnings come with it.
+    var reread: ((ImportRecord, ResolvedEntity) throws -> (ImportRecord, [ImportWarning]))?
     /// Relationships waiting for references to objects later records may create.
     private var deferred: [DeferredLinks] = []
-    /// Objects `replace` and `mergeAndPrune` took out of a relationship that owned them: deleted
-    /// at the end unless another record gave them an owner meanwhile.
+    /// Objects a pruning relationship took out of its owner: deleted at the end unless another
+    /// record gave them an owner meanwhile, or another object holds them (``DeletionGuard``).
     private var orphans: [(id: ObjectID, ownerPosition: Int)] = []
+    /// What the import may delete.
+    private let deletions: DeletionGuard
     private var topLevel: Set<ObjectID> = []
+    /// The record that last inserted or updated each object: what an error about the object's
+    /// values names.
+    private var origins: [ObjectID: (path: [JSONPath.Step], offset: Int)] = [:]
 
     private struct DeferredLinks {
         var object: ObjectID
@@ -46,6 +56,7 @@ final class ImportSession {
         self.context = context
         self.mapping = mapping
         self.options = options
+        deletions = DeletionGuard(model: mapping.model, context: context)
     }
 
     // MARK: Records
@@ -68,19 +79,49 @@ final class ImportSession {
     func upsert(_ record: ImportRecord) throws -> ObjectID {
         let entity = mapping.resolved[record.entity]
         guard let key = try requiredKey(of: record, entity) else { return try insert(record, entity) }
-        if let id = try find(entity, key: key) {
+        if let id = try holder(of: record, entity, key: key) {
             try update(id, with: record, entity)
             return id
         }
         return try insert(record, entity, key: key)
     }
 
-    /// Applies a record to an existing object (unless the options leave existing objects alone).
+    /// Applies a record to an existing object (unless the options leave existing objects alone),
+    /// read as an object of the object's own entity.
     private func update(_ id: ObjectID, with record: ImportRecord, _ entity: ResolvedEntity) throws {
         if outcomes[id] == nil { outcomes[id] = .unchanged }
         guard options.updatesExisting || outcomes[id] == .inserted else { return }
-        try applyValues(record, entity, to: id, isNew: false)
+        origins[id] = (record.path, record.offset)
+        let (actual, actualEntity) = try asObjectOf(id, record, entity)
+        try applyValues(actual, actualEntity, to: id, isNew: false)
     }
+
+    /// The record read as an object of `id`'s entity (a sub-entity of the record's, when an
+    /// import into a parent finds an object of a sub-entity), with that entity's mapping.
+    private func asObjectOf(_ id: ObjectID, _ record: ImportRecord, _ entity: ResolvedEntity) throws -> (ImportRecord, ResolvedEntity) {
+        guard id.entity != entity.description.index, entity.description.family.contains(id.entity), let reread else { return (record, entity) }
+        let actual = mapping.resolved[id.entity]
+        let (again, warnings) = try reread(record, actual)
+        for warning in warnings where !result.warnings.contains(warning) { result.warnings.append(warning) }
+        return (again, actual)
+    }
+
+    /// The object of the record's entity's family holding `key`; nil when none does.
+    ///
+    /// - Throws: ``MappingError/Code/invalidValue`` when an object of another entity that shares
+    ///   the key's scope (a sibling) holds it.
+    private func holder(of record: ImportRecord, _ entity: ResolvedEntity, key: [Value]) throws -> ObjectID? {
+        guard let id = try find(entity, key: key) else { return nil }
+        guard entity.description.family.contains(id.entity) else {
+            let names = entity.identity.map { entity.description.attributes[$0].name }.joined(separator: ", ")
+            throw MappingError(
+                .invalidValue, "a \(mapping.model.descriptions[id.entity].name) already holds this \(names), a key unique across \(scopeName(entity))",
+                entity: entity.name, path: JSONPath.text(record.path), offset: record.offset)
+        }
+        return id
+    }
+
+    private func scopeName(_ entity: ResolvedEntity) -> String { mapping.model.descriptions[entity.keyScope].name }
 
     /// The record's unique key: nil when the entity has none.
     ///
@@ -105,46 +146,43 @@ final class ImportSession {
         }
         let id = try context.insert(entity.name).objectID
         outcomes[id] = .inserted
-        if let key { known[family(entity), default: [:]][Value.storedKey(key)] = id }
+        origins[id] = (record.path, record.offset)
+        if let key { known[entity.keyScope, default: [:]][Value.storedKey(key)] = id }
         try applyValues(record, entity, to: id, isNew: true)
         return id
     }
 
-    /// The index of the root of an entity's family: keys are unique across it.
-    private func family(_ entity: ResolvedEntity) -> Int {
-        var index = entity.description.index
-        while let parent = mapping.model.descriptions[index].parentIndex { index = parent }
-        return index
-    }
-
-    /// The object of `entity`'s family holding `key`, as the import's context sees it.
+    /// The object of the key's scope holding `key`, as the import's context sees it: of
+    /// `entity`'s family, or of a sibling sharing the scope (``holder(of:_:key:)`` refuses
+    /// that; a reference by key does not see it).
     private func find(_ entity: ResolvedEntity, key: [Value]) throws -> ObjectID? {
         let bytes = Value.storedKey(key)
-        let root = family(entity)
-        if let id = known[root]?[bytes], context.propertyValues(of: id) != nil, entity.description.family.contains(id.entity) { return id }
+        let scope = entity.keyScope
+        if let id = known[scope]?[bytes], context.propertyValues(of: id) != nil { return id }
         let found: ObjectID?
-        if let holder = context.uniqueHolder(entity.description, positions: entity.identity, values: key) {
+        let scopeEntity = mapping.model.descriptions[scope]
+        if let holder = context.uniqueHolder(scopeEntity, positions: entity.identity, values: key) {
             found = holder
         } else {
-            found = try scannedHolder(entity, root: root, key: bytes)
+            found = try scannedHolder(entity, scope: scope, key: bytes)
         }
-        if let found { known[root, default: [:]][bytes] = found }
+        if let found { known[scope, default: [:]][bytes] = found }
         return found
     }
 
     /// The object holding `key` when no uniqueness constraint indexes the entity's key: one pass
-    /// over the family makes a table for the rest of the import.
-    private func scannedHolder(_ entity: ResolvedEntity, root: Int, key: [UInt8]) throws -> ObjectID? {
-        if scanned[root] == nil {
+    /// over the scope's family makes a table for the rest of the import.
+    private func scannedHolder(_ entity: ResolvedEntity, scope: Int, key: [UInt8]) throws -> ObjectID? {
+        if scanned[scope] == nil {
             var table: [[UInt8]: ObjectID] = [:]
-            for id in try context.fetchIDs(FetchRequest(mapping.model.descriptions[root].name)) {
+            for id in try context.fetchIDs(FetchRequest(mapping.model.descriptions[scope].name)) {
                 guard let values = keyValues(id, entity) else { continue }
                 let bytes = Value.storedKey(values)
                 if table[bytes] == nil { table[bytes] = id }
             }
-            scanned[root] = table
+            scanned[scope] = table
         }
-        guard let id = scanned[root]?[key], context.propertyValues(of: id) != nil, entity.description.family.contains(id.entity) else { return nil }
+        guard let id = scanned[scope]?[key], context.propertyValues(of: id) != nil else { return nil }
         return id
     }
 
@@ -199,7 +237,7 @@ final class ImportSession {
             for (position, item) in given.enumerated() {
                 switch item {
                 case .record(let nested):
-                    if let target = try related(nested, relationship, position: position, current: current, reused: &reused) {
+                    if let target = try related(nested, of: id, relationship, position: position, current: current, reused: &reused) {
                         items.append(.object(target))
                     } else {
                         complete = false
@@ -235,9 +273,9 @@ final class ImportSession {
     }
 
     /// Sets the relationship to `targets` (added to what it holds, for a to-many `merge`). The
-    /// owned objects it no longer holds become orphans to delete at the end (`replace`,
-    /// `mergeAndPrune`), when `releasesOwned`: references by key never give the import the right
-    /// to delete what they name.
+    /// owned objects it no longer holds become orphans to delete at the end when its policy
+    /// prunes (``DeletionGuard``), and `releasesOwned`: references by key never give the import
+    /// the right to delete what they name.
     private func setTargets(_ id: ObjectID, _ relationship: ResolvedRelationship, _ targets: [ObjectID], current: [ObjectID], releasesOwned: Bool) throws {
         var wanted = targets
         if relationship.policy == .merge && relationship.isToMany {
@@ -249,19 +287,10 @@ final class ImportSession {
         let same = relationship.isOrdered ? deduplicated == current : Set(deduplicated) == Set(current)
         guard !same else { return }
         try context.setRelationship(id, relationship.index, to: deduplicated)
-        guard releasesOwned, relationship.policy != .merge, let ownerPosition = ownerPosition(of: relationship, in: id.entity) else { return }
-        for old in current where !seen.contains(old) { orphans.append((old, ownerPosition)) }
-    }
-
-    /// The position, in the destination, of the to-one inverse through which the relationship
-    /// owns its objects; nil when it does not own them (no inverse, or a to-many one: objects
-    /// another object may share are only unlinked, never deleted).
-    private func ownerPosition(of relationship: ResolvedRelationship, in entityIndex: Int) -> Int? {
-        let destination = mapping.model.descriptions[relationship.destination]
-        guard let inverseName = mapping.model.descriptions[entityIndex].relationships[relationship.index].inverse,
-            let inverse = destination.relationshipPosition(inverseName), !destination.relationships[inverse].isToMany
-        else { return nil }
-        return destination.attributes.count + inverse
+        guard releasesOwned, let inverse = deletions.prunedInverse(of: relationship, in: id.entity) else { return }
+        for old in current where !seen.contains(old) {
+            orphans.append((old, mapping.model.descriptions[old.entity].attributes.count + inverse))
+        }
     }
 
     /// Deletes an object the import replaces (counted when it was saved before).
@@ -275,7 +304,8 @@ final class ImportSession {
     /// only when the record would leave it exactly as it is, and otherwise makes a new one. Nil
     /// when a lenient import passed over the record.
     private func related(
-        _ record: ImportRecord, _ relationship: ResolvedRelationship, position: Int, current: [ObjectID], reused: inout Set<ObjectID>
+        _ record: ImportRecord, of owner: ObjectID, _ relationship: ResolvedRelationship, position: Int, current: [ObjectID],
+        reused: inout Set<ObjectID>
     ) throws -> ObjectID? {
         do {
             guard relationship.policy == .replace else { return try upsert(record) }
@@ -288,17 +318,21 @@ final class ImportSession {
                 candidate = position < current.count && !reused.contains(current[position]) ? current[position] : nil
             }
             var matched: [ObjectID] = []
-            if let candidate, context.propertyValues(of: candidate) != nil, try unchanged(record, entity, candidate, matched: &matched) {
+            if let candidate, context.propertyValues(of: candidate) != nil, try unchangedAsObjectOf(candidate, record, entity, matched: &matched) {
                 reused.insert(candidate)
                 for id in matched where outcomes[id] == nil { outcomes[id] = .unchanged }
                 return candidate
             }
-            if let candidate, let key, context.propertyValues(of: candidate) != nil {
-                // The old object holds the key the new one needs: it goes first.
+            if let candidate, let key, context.propertyValues(of: candidate) != nil,
+                let inverse = deletions.prunedInverse(of: relationship, in: owner.entity),
+                try !deletions.isHeldElsewhere(candidate, besides: (owner, inverse))
+            {
+                // The old object holds the key the new one needs: it goes first. (One the import
+                // may not delete is updated in place below, as the holder of its key.)
                 try delete(candidate)
-                known[family(entity)]?[Value.storedKey(key)] = nil
+                known[entity.keyScope]?[Value.storedKey(key)] = nil
             }
-            if let key, let holder = try find(entity, key: key) {
+            if let key, let holder = try holder(of: record, entity, key: key) {
                 // Another object, not this relationship's, holds the key: it is updated, never duplicated.
                 try update(holder, with: record, entity)
                 return holder
@@ -307,6 +341,12 @@ final class ImportSession {
         } catch is Skip {
             return nil
         }
+    }
+
+    /// Whether applying `record` to `id` would change nothing, read as an object of `id`'s entity.
+    private func unchangedAsObjectOf(_ id: ObjectID, _ record: ImportRecord, _ entity: ResolvedEntity, matched: inout [ObjectID]) throws -> Bool {
+        let (actual, actualEntity) = try asObjectOf(id, record, entity)
+        return try unchanged(actual, actualEntity, id, matched: &matched)
     }
 
     /// Whether applying `record` to `id` would change nothing (attributes, and relationships
@@ -326,22 +366,22 @@ final class ImportSession {
                 return false
             }
             if relationship.policy != .merge && items.count != targets.count { return false }
-            let destination = mapping.resolved[relationship.destination]
             for (position, item) in items.enumerated() {
                 switch item {
                 case .reference(let key, _, _):
                     guard let target = try reference(relationship, key), targets.contains(target) else { return false }
                 case .record(let nested):
                     let match: ObjectID?
-                    if let key = nested.key(destination) {
+                    let nestedEntity = mapping.resolved[nested.entity]  // the destination, or the sub-entity its mapper picked
+                    if let key = nested.key(nestedEntity) {
                         let bytes = Value.storedKey(key)
-                        match = targets.first { keyValues($0, destination).map(Value.storedKey) == bytes }
-                    } else if destination.identity.isEmpty {
+                        match = targets.first { keyValues($0, nestedEntity).map(Value.storedKey) == bytes }
+                    } else if nestedEntity.identity.isEmpty {
                         match = relationship.policy == .replace && position < targets.count ? targets[position] : nil
                     } else {
                         return false  // a record without its key changes something (or is set aside)
                     }
-                    guard let match, try unchanged(nested, destination, match, matched: &matched) else { return false }
+                    guard let match, try unchangedAsObjectOf(match, nested, nestedEntity, matched: &matched) else { return false }
                 }
             }
         }
@@ -353,7 +393,10 @@ final class ImportSession {
     private func reference(_ relationship: ResolvedRelationship, _ key: Value) throws -> ObjectID? {
         let destination = mapping.resolved[relationship.destination]
         let positions = relationship.relatedBy ?? destination.identity
-        if positions == destination.identity { return try find(destination, key: [key]) }
+        if positions == destination.identity {
+            guard let id = try find(destination, key: [key]), destination.description.family.contains(id.entity) else { return nil }
+            return id
+        }
         // References by another attribute than the unique key: found by a fetch.
         guard positions.count == 1 else { return nil }
         let name = destination.description.attributes[positions[0]].name
@@ -400,10 +443,11 @@ final class ImportSession {
             guard complete, let current = context.propertyValues(of: links.object) else { continue }
             try setTargets(links.object, links.relationship, targets, current: current[links.relationship.position].targets, releasesOwned: false)
         }
-        // Orphans another record gave an owner meanwhile stay; the others go.
+        // Orphans another record gave an owner meanwhile stay, as do those another object holds;
+        // the others go.
         for orphan in orphans {
             guard let values = context.propertyValues(of: orphan.id), orphan.ownerPosition < values.count else { continue }
-            if values[orphan.ownerPosition].targets.isEmpty { try delete(orphan.id) }
+            if values[orphan.ownerPosition].targets.isEmpty, try !deletions.isHeldElsewhere(orphan.id, besides: nil) { try delete(orphan.id) }
         }
         orphans = []
         if let hook = options.afterImport {
@@ -413,7 +457,57 @@ final class ImportSession {
                 }
             }
         }
+        try checkWhatTheSaveChecks()
         count()
+    }
+
+    /// Checks the objects the records inserted or changed as the save will (required values,
+    /// relationship counts): a problem fails the import naming the record that made the object
+    /// so (strict), or sets that record aside with a warning naming it (lenient): an object it
+    /// inserted is removed, one it changed goes back to its saved values. Setting one aside may
+    /// leave another short of an object: checked again until none is.
+    private func checkWhatTheSaveChecks() throws {
+        var pending = outcomes.keys.sorted()
+        for _ in 0...outcomes.count {
+            var setAside: [ObjectID] = []
+            for id in pending {
+                guard let problem = context.saveProblem(of: id) else { continue }
+                if outcomes[id] != .inserted && context.propertyValues(of: id) == context.committedValues(of: id) { continue }
+                let origin = origins[id]
+                let path = origin.map { JSONPath.text($0.path) } ?? "$"
+                guard options.lenient else {
+                    throw MappingError(
+                        MappingError.Code(rawValue: problem.code.rawValue), problem.message, entity: problem.entity, property: problem.property, path: path,
+                        offset: origin?.offset)
+                }
+                result.warnings.append(ImportWarning(path: path, message: "\(problem.message); record skipped"))
+                try restore(id)
+                setAside.append(id)
+            }
+            guard !setAside.isEmpty else { return }
+            let gone = Set(setAside.filter { context.propertyValues(of: $0) == nil })
+            result.objectIDs.removeAll { gone.contains($0) }
+            pending = outcomes.keys.filter { context.propertyValues(of: $0) != nil }.sorted()
+        }
+    }
+
+    /// Undoes what the import did to an object: removes it when the import inserted it, else
+    /// sets its values back to the saved ones (relationships to objects that still exist).
+    private func restore(_ id: ObjectID) throws {
+        guard outcomes[id] != .inserted, let saved = context.committedValues(of: id) else {
+            try delete(id)
+            return
+        }
+        let entity = mapping.model.descriptions[id.entity]
+        for (position, value) in saved.enumerated() {
+            guard let now = context.propertyValues(of: id), position < now.count, now[position] != value else { continue }
+            if position < entity.attributes.count {
+                if case .attribute(let old) = value { try context.setAttribute(id, position, old) }
+            } else {
+                let targets = value.targets.filter { context.propertyValues(of: $0) != nil }
+                try context.setRelationship(id, position - entity.attributes.count, to: targets)
+            }
+        }
     }
 
     /// Counts what the import did: an object set back to what it was (duplicate records that

@@ -24,8 +24,11 @@ struct RecordReader {
         return tree
     }
 
-    /// Reads the record whose first token (`{`) was just read.
-    mutating func record(_ entity: ResolvedEntity, _ token: JSONScanner.Token, _ scanner: inout JSONScanner) throws -> ImportRecord {
+    /// Reads the record whose first token (`{`) was just read, as an object of `entity`, or of
+    /// the sub-entity the entity's mapper picks for it (unless `picksEntity` is false).
+    mutating func record(
+        _ entity: ResolvedEntity, _ token: JSONScanner.Token, _ scanner: inout JSONScanner, picksEntity: Bool = true
+    ) throws -> ImportRecord {
         let start = scanner.offset - 1
         guard token == .beginObject else {
             try scanner.skip(token)
@@ -33,9 +36,30 @@ struct RecordReader {
                 .unexpectedShape, "a record of \(entity.name) must be a JSON object, not \(Self.describe(token))", entity: entity.name,
                 path: path.text, offset: start)
         }
-        var record = ImportRecord(entity, path: path.steps, offset: start)
-        try members(entity, tree(entity), &record, &scanner)
+        let actual = picksEntity ? try picked(entity, scanner, offset: start) : entity
+        var record = ImportRecord(actual, path: path.steps, offset: start)
+        try members(actual, tree(actual), &record, &scanner)
         return record
+    }
+
+    /// The entity the entity's mapper (Groot's `entityMapperName`) picks for the record whose `{`
+    /// the scanner just read: the entity itself without a mapper, or when it answers nil.
+    private func picked(_ entity: ResolvedEntity, _ scanner: JSONScanner, offset: Int) throws -> ResolvedEntity {
+        guard let (name, mapper) = entity.entityMapper else { return entity }
+        var probe = scanner
+        var limit = 1_000_000
+        let json = try probe.tree(.beginObject, limit: &limit)
+        let chosen: String?
+        do { chosen = try mapper(json) } catch {
+            throw MappingError(.invalidValue, "entity mapper \(name) failed: \(error)", entity: entity.name, path: path.text, offset: offset)
+        }
+        guard let chosen else { return entity }
+        guard let found = mapping.model.entity(named: chosen), entity.description.family.contains(found.index) else {
+            throw MappingError(
+                .invalidValue, "entity mapper \(name) names \(chosen), which is neither \(entity.name) nor one of its sub-entities", entity: entity.name,
+                path: path.text, offset: offset)
+        }
+        return mapping.resolved[found.index]
     }
 
     /// Reads the members of an object (its `{` read) up to its `}` into `record`.
@@ -91,8 +115,8 @@ struct RecordReader {
             value = try ValueReader.read(token, attribute, &scanner)
         } catch let misfit as ValueReader.Misfit {
             let entity = mapping.model.descriptions[record.entity].name
-            guard lenient else {
-                throw MappingError(.invalidValue, misfit.message, entity: entity, property: attribute.name, path: path.text, offset: offset)
+            guard lenient, !misfit.isMappingError else {
+                throw MappingError(misfit.code, misfit.message, entity: entity, property: attribute.name, path: path.text, offset: offset)
             }
             warnings.append(ImportWarning(path: path.text, message: "\(misfit.message); \(entity).\(attribute.name) set to nil"))
             value = .null
@@ -156,9 +180,9 @@ struct RecordReader {
             do {
                 return .reference(try ValueReader.read(token, keyAttribute, &scanner), path: path.steps, offset: offset)
             } catch let misfit as ValueReader.Misfit {
-                guard lenient else {
+                guard lenient, !misfit.isMappingError else {
                     throw MappingError(
-                        .invalidValue, "a reference to \(destination.name) by \(keyAttribute.name): \(misfit.message)", entity: entity.name,
+                        misfit.code, "a reference to \(destination.name) by \(keyAttribute.name): \(misfit.message)", entity: entity.name,
                         property: relationship.name, path: path.text, offset: offset)
                 }
                 warnings.append(

@@ -28,7 +28,11 @@ extension Store {
     }
 
     /// Imports the JSON file at `url` (see ``importJSON(_:into:mapping:options:)``). The file is
-    /// mapped into memory, not read whole: a file of any size imports.
+    /// mapped into memory, not read whole: a file of any size imports. A path that is not a
+    /// regular file (standard input, a pipe, a FIFO, a device) is read in pieces of 1 MiB into an
+    /// unnamed temporary file, each checked as JSON as it comes (the first invalid byte ends the
+    /// reading with ``MappingError/Code/invalidJSON``), then imported as a file: memory stays
+    /// within about 2 MiB for the reading, whatever the stream's length.
     public func importJSON(
         contentsOf url: URL, into entity: String, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> ImportResult {
@@ -36,14 +40,20 @@ extension Store {
         return try await JSONImport(store: self, input: input, entity: entity, mapping: mapping, options: options).run()
     }
 
-    /// Imports JSON given as a sequence of byte chunks (a network download, standard input): the
-    /// chunks are gathered, then imported (see ``importJSON(_:into:mapping:options:)``).
+    /// Imports JSON given as a sequence of byte chunks (a network download, standard input)
+    /// (see ``importJSON(_:into:mapping:options:)``). The chunks are gathered in a temporary file,
+    /// not in memory, and checked as JSON as they come: the first invalid byte ends the
+    /// gathering with ``MappingError/Code/invalidJSON``; then the file is imported as
+    /// ``importJSON(contentsOf:into:mapping:options:)`` imports one.
     public func importJSON<Chunks: AsyncSequence>(
         from chunks: Chunks, into entity: String, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> ImportResult where Chunks.Element == [UInt8] {
-        var collected: [UInt8] = []
-        for try await chunk in chunks { collected.append(contentsOf: chunk) }
-        return try await importJSON(collected, into: entity, mapping: mapping, options: options)
+        let spool = try InputSpool()
+        for try await chunk in chunks {
+            try chunk.withUnsafeBytes { try spool.append($0) }
+            try Task.checkCancellation()
+        }
+        return try await JSONImport(store: self, input: spool.finish(), entity: entity, mapping: mapping, options: options).run()
     }
 
     /// Starts importing the JSON file at `url` in a task, and returns the import's progress as an
@@ -164,7 +174,9 @@ struct JSONImport {
             total.deleted += chunk.deleted
             total.saves += chunk.saves
             total.recordsReadOnSecondCore += chunk.recordsReadOnSecondCore
-            total.warnings += reader.warnings + chunk.warnings
+            // (A record read again for a sub-entity repeats the warnings of its first read.)
+            let first = Set(reader.warnings)
+            total.warnings += reader.warnings + chunk.warnings.filter { !first.contains($0) }
             reader.warnings = []
         }
         total.records = cursor.count
@@ -175,9 +187,15 @@ struct JSONImport {
     }
 
     /// Whether flat records of `target` can be read straight into encoded rows: no hook needs
-    /// objects, a missing key leaves values alone, and the unique key is mapped.
+    /// objects, a missing key leaves values alone, the unique key is mapped, and every record is
+    /// an object of `target` itself: no sub-entity (whose objects a record may update, with
+    /// properties of their own), no entity mapper, and a key no entity outside `target`'s family
+    /// shares unless a uniqueness constraint covers it (the batch upsert finds a sibling then).
     private func canEncode(_ target: ResolvedEntity) -> Bool {
-        options.afterImport == nil && options.missingKeys == .leaveAlone && !target.description.isAbstract
+        let entity = target.description
+        return options.afterImport == nil && options.missingKeys == .leaveAlone && !entity.isAbstract && entity.descendants.isEmpty
+            && target.entityMapper == nil
+            && (target.keyScope == entity.index || target.identity.isEmpty || entity.uniqueness(coveringExactly: target.identity) != nil)
             && target.identity.allSatisfy { position in target.attributes.contains { $0.position == position } }
     }
 
@@ -328,10 +346,22 @@ struct JSONImport {
     /// Applies encoded rows with one batch upsert (one save, none when nothing changes).
     private func upsert(_ rows: EncodedRows, indexes: [Int], _ target: ResolvedEntity, root: [String], into chunk: inout ImportResult) async throws {
         guard rows.count > 0 else { return }
-        let result = try await store.batchUpsert(target.name, key: target.identity, rows: rows, updatesExisting: options.updatesExisting) { row in
-            row < indexes.count ? JSONPath.text(root.map { JSONPath.Step.key($0) } + [.index(indexes[row])]) : "row \(row)"
+        let name = { (row: Int) in row < indexes.count ? JSONPath.text(root.map { JSONPath.Step.key($0) } + [.index(indexes[row])]) : "row \(row)" }
+        // A record that leaves its object as the save refuses it fails the import naming it, or
+        // (lenient) is left out with a warning naming it.
+        let lenient = options.lenient
+        let skipped = Protected<[ImportWarning]>([])
+        let result = try await store.batchUpsert(
+            target.name, key: target.identity, rows: rows, updatesExisting: options.updatesExisting, rowName: name
+        ) { row, problem in
+            guard lenient else {
+                throw MappingError(
+                    MappingError.Code(rawValue: problem.code.rawValue), problem.message, entity: problem.entity, property: problem.property, path: name(row))
+            }
+            skipped.withLock { $0.append(ImportWarning(path: name(row), message: "\(problem.message); record skipped")) }
         }
         record(result, into: &chunk)
+        chunk.warnings += skipped.withLock { $0 }
     }
 
     /// A batch upsert's counts and objects, as the import reports them.
@@ -368,6 +398,18 @@ struct JSONImport {
     private func applyInContext(_ records: [ImportRecord], _ mapping: Mapping, into chunk: inout ImportResult) async throws {
         let context = store.newBackgroundContext(name: "import")
         let session = ImportSession(context: context, mapping: mapping, options: options)
+        let bytes = input.bytes, lenient = options.lenient
+        session.reread = { record, entity in
+            // The record's bytes read again from its `{`.
+            var reader = RecordReader(mapping: mapping, lenient: lenient)
+            reader.path.steps = record.path
+            var scanner = JSONScanner(bytes, resumingAt: record.offset, insideArray: false)
+            guard let token = try scanner.next() else {
+                throw MappingError(.unexpectedShape, "the record ended", entity: entity.name, path: JSONPath.text(record.path), offset: record.offset)
+            }
+            let again = try reader.record(entity, token, &scanner, picksEntity: false)
+            return (again, reader.warnings)
+        }
         for (index, record) in records.enumerated() {
             try session.apply(topLevel: record)
             if index % 1024 == 1023 { try Task.checkCancellation() }

@@ -67,7 +67,7 @@ public struct Mapping: Sendable {
         var resolver = MappingResolver(model: model, keyStyle: keyStyle, dateFormat: dateFormat, conventions: conventions)
         var resolved: [ResolvedEntity] = []
         for description in model.descriptions {
-            resolved.append(try resolver.resolve(description, declared[description.name]))
+            resolved.append(try resolver.resolve(description, declared: declared))
         }
         self.resolved = resolved
     }

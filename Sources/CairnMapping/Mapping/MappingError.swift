@@ -25,6 +25,12 @@ public struct MappingError: Error, Sendable, CustomStringConvertible {
         public static let invalidValue = Code(rawValue: "invalid value")
         /// A record without the value of its entity's unique key.
         public static let missingKey = Code(rawValue: "missing key")
+        /// A record leaves its object without a value the model requires (an attribute, a
+        /// required relationship), as the save would refuse it.
+        public static let missingValue = Code(rawValue: "missing value")
+        /// A record leaves a to-many relationship holding fewer or more objects than the model
+        /// allows.
+        public static let countViolation = Code(rawValue: "count violation")
         /// A reference by key to an object that neither the store nor the input holds.
         public static let unresolvedReference = Code(rawValue: "unresolved reference")
         /// The input could not be read (a file that does not open).

@@ -74,15 +74,25 @@ final class ResolvedEntity: Sendable {
     let identity: [Int]
     /// Where the unique key came from, for ``summary``.
     let identitySource: String
+    /// The entity whose family the unique key is unique across: this one, or the ancestor that
+    /// declared it (keys are inherited as Core Data inherits uniqueness constraints).
+    let keyScope: Int
+    /// The mapper that picks each record's entity (this one or a sub-entity), by its name.
+    let entityMapper: (name: String, mapper: EntityMappers.Mapper)?
     /// Whether an attribute has more than one key path (so that records track which one won).
     let hasFallbacks: Bool
 
-    init(description: EntityDescription, attributes: [ResolvedAttribute], relationships: [ResolvedRelationship], identity: [Int], identitySource: String) {
+    init(
+        description: EntityDescription, attributes: [ResolvedAttribute], relationships: [ResolvedRelationship], identity: [Int], identitySource: String,
+        keyScope: Int, entityMapper: (name: String, mapper: EntityMappers.Mapper)?
+    ) {
         self.description = description
         self.attributes = attributes
         self.relationships = relationships
         self.identity = identity
         self.identitySource = identitySource
+        self.keyScope = keyScope
+        self.entityMapper = entityMapper
         hasFallbacks = attributes.contains { $0.keyPaths.count > 1 }
     }
 
@@ -122,8 +132,16 @@ struct MappingResolver {
         self.conventions = conventions
     }
 
-    mutating func resolve(_ entity: EntityDescription, _ declared: EntityMapping?) throws(MappingError) -> ResolvedEntity {
+    /// Resolves `entity`'s mapping from the declared entity mappings (`declared`, by name): its
+    /// own, with the maps of its ancestors' for the properties it inherits and does not map.
+    mutating func resolve(_ entity: EntityDescription, declared all: [String: EntityMapping]) throws(MappingError) -> ResolvedEntity {
         let name = entity.name
+        let declared = inheritedMapping(entity, all)
+        for key in conventions.unsupportedEntityKeys(entity.entity.userInfo) {
+            throw MappingError(
+                .invalidMapping, "the userInfo of \(name) gives \(key), which Cairn cannot honour; declare the mapping instead", entity: name, property: key)
+        }
+        let entityMapper = try resolveEntityMapper(entity)
         let style = declared?.keyStyle ?? keyStyle
         var ignored = Set(declared?.ignored ?? [])
         for property in ignored where entity.attributePosition(property) == nil && entity.relationshipPosition(property) == nil {
@@ -154,8 +172,11 @@ struct MappingResolver {
             }
         }
         let mapsUnlisted = declared?.mapsUnlisted ?? true
-        let identity = try resolveIdentity(entity, declared)
-        let entityDateFormat = declared?.dateFormat ?? conventions.dateFormat(entity.entity.userInfo) ?? dateFormat
+        let identity = try resolveIdentity(entity, all)
+        var entityDateFormat = declared?.dateFormat ?? dateFormat
+        if declared?.dateFormat == nil, let inherited = ancestry(entity).compactMap({ [conventions] in conventions.dateFormat($0.entity.userInfo) }).first {
+            entityDateFormat = inherited
+        }
 
         var attributes: [ResolvedAttribute] = []
         for (position, attribute) in entity.attributes.enumerated() {
@@ -230,12 +251,56 @@ struct MappingResolver {
                     isToMany: relationship.isToMany, isOrdered: relationship.isOrdered, relatedBy: relatedBy))
         }
         return ResolvedEntity(
-            description: entity, attributes: attributes, relationships: relationships, identity: identity.positions, identitySource: identity.source)
+            description: entity, attributes: attributes, relationships: relationships, identity: identity.positions, identitySource: identity.source,
+            keyScope: identity.scope, entityMapper: entityMapper)
     }
 
-    /// The unique key: declared, else userInfo, else the model's first uniqueness constraint,
-    /// else an `<entity>ID` attribute when a library that guesses it is read.
-    private func resolveIdentity(_ entity: EntityDescription, _ declared: EntityMapping?) throws(MappingError) -> (positions: [Int], source: String) {
+    /// The entity and its ancestors, nearest first.
+    private func ancestry(_ entity: EntityDescription) -> [EntityDescription] {
+        var chain = [entity]
+        while let parent = chain[chain.count - 1].parentIndex, chain.count <= model.descriptions.count { chain.append(model.descriptions[parent]) }
+        return chain
+    }
+
+    /// The entity's declared mapping, with the maps and ignored properties of its ancestors'
+    /// declared mappings for what it does not map itself; nil when none of them is declared.
+    /// (The unique key is inherited apart: see ``resolveIdentity(_:_:)``.)
+    private func inheritedMapping(_ entity: EntityDescription, _ all: [String: EntityMapping]) -> EntityMapping? {
+        let chain = ancestry(entity).compactMap { all[$0.name] }
+        guard var merged = chain.first else { return nil }
+        if all[entity.name] == nil { merged.identity = nil }
+        for ancestor in chain.dropFirst() {
+            let mapped = Set(merged.attributes.map(\.attribute) + merged.relationships.map(\.relationship))
+            merged.attributes += ancestor.attributes.filter { !mapped.contains($0.attribute) }
+            merged.relationships += ancestor.relationships.filter { !mapped.contains($0.relationship) }
+            merged.ignored += ancestor.ignored.filter { !mapped.contains($0) && !merged.ignored.contains($0) }
+            merged.dateFormat = merged.dateFormat ?? ancestor.dateFormat
+            merged.keyStyle = merged.keyStyle ?? ancestor.keyStyle
+        }
+        return merged
+    }
+
+    /// The entity mapper userInfo names (Groot's `entityMapperName`), which must be registered.
+    private func resolveEntityMapper(_ entity: EntityDescription) throws(MappingError) -> (name: String, mapper: EntityMappers.Mapper)? {
+        guard let mapperName = conventions.entityMapper(entity.entity.userInfo) else { return nil }
+        guard let mapper = EntityMappers.mapper(named: mapperName) else {
+            throw MappingError(
+                .invalidMapping,
+                "the userInfo of \(entity.name) names entity mapper \(mapperName) (entityMapperName), and no EntityMappers entry is registered under that name",
+                entity: entity.name, property: "entityMapperName")
+        }
+        return (mapperName, mapper)
+    }
+
+    /// The unique key: declared, else userInfo, then the same of each ancestor (nearest first),
+    /// else the model's first uniqueness constraint (its own or inherited), else an `<entity>ID`
+    /// attribute when a library that guesses it is read. `scope`: the entity whose family the
+    /// key is unique across.
+    private func resolveIdentity(
+        _ entity: EntityDescription, _ all: [String: EntityMapping]
+    ) throws(MappingError) -> (
+        positions: [Int], source: String, scope: Int
+    ) {
         let name = entity.name
         func positions(_ names: [String], _ source: String) throws(MappingError) -> [Int] {
             try names.map { attribute throws(MappingError) in
@@ -250,19 +315,23 @@ struct MappingResolver {
                 return position
             }
         }
-        if let names = declared?.identity { return (try positions(names, "mapping"), "declared") }
-        let attributes = entity.attributes.map { (name: $0.name, userInfo: $0.userInfo) }
-        if let names = conventions.identity(entity.entity.userInfo, attributes: attributes) {
-            return (try positions(names, "userInfo"), "userInfo")
+        for holder in ancestry(entity) {
+            let inherited = holder.index == entity.index ? "" : " of \(holder.name)"
+            if let names = all[holder.name]?.identity { return (try positions(names, "mapping\(inherited)"), "declared\(inherited)", holder.index) }
+            // Attributes marked as keys count in the entity that declares them.
+            let attributes = holder.attributes.map { (name: $0.name, userInfo: $0.userInfo) }
+            if let names = conventions.identity(holder.entity.userInfo, attributes: attributes) {
+                return (try positions(names, "userInfo\(inherited)"), "userInfo\(inherited)", holder.index)
+            }
         }
-        if let constraint = entity.uniqueness.first { return (constraint.positions, "uniqueness constraint") }
+        if let constraint = entity.uniqueness.first { return (constraint.positions, "uniqueness constraint", constraint.owner) }
         if conventions.guessesEntityIDKey {
             let guess = name.prefix(1).lowercased() + name.dropFirst() + "ID"
             if let position = entity.attributes.firstIndex(where: { $0.name == guess || $0.name == name + "ID" }), !entity.attributes[position].isTransient {
-                return ([position], "the <entity>ID convention")
+                return ([position], "the <entity>ID convention", entity.index)
             }
         }
-        return ([], "none")
+        return ([], "none", entity.index)
     }
 
     static func split(_ paths: [String], _ entity: String, _ property: String) throws(MappingError) -> [[String]] {

@@ -19,7 +19,8 @@ public struct UserInfoConventions: Sendable, Hashable {
         /// `hyper.*` keys.
         case sync
         /// Groot: `JSONKeyPath`, `JSONTransformerName`, entity `identityAttribute` /
-        /// `identityAttributes`.
+        /// `identityAttributes` and `entityMapperName` (a name registered with ``EntityMappers``);
+        /// a mapping of an entity with `JSONDictionaryTransformerName` is refused.
         case groot
         /// Modelmatic: `jsonKeyPath`, the older `externalKeyPath`, and a transformable
         /// attribute's `valueTransformerName`.
@@ -103,6 +104,21 @@ public struct UserInfoConventions: Sendable, Hashable {
             if !names.isEmpty { return names }
         }
         return nil
+    }
+
+    /// The name of the ``EntityMappers`` entry that picks each record's entity (Groot's
+    /// `entityMapperName`).
+    func entityMapper(_ raw: [String: String]) -> String? {
+        firstValue(raw) { library, userInfo in library == .groot ? userInfo["entityMapperName"] : nil }
+    }
+
+    /// Entity userInfo keys of a library read here whose meaning Cairn cannot honour: a mapping
+    /// that meets one is refused rather than importing as if it were not there.
+    func unsupportedEntityKeys(_ raw: [String: String]) -> [String] {
+        let userInfo = normalized(raw)
+        var keys: [String] = []
+        if libraries.contains(.groot), userInfo["JSONDictionaryTransformerName"] != nil { keys.append("JSONDictionaryTransformerName") }
+        return keys
     }
 
     /// Whether a library that guesses an `<entity>ID` unique key is read.
