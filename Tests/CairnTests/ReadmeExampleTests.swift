@@ -65,7 +65,7 @@ import CairnMapping
     func xcodeModels() throws {
 
         let bundle = try XcodeModelBundle(at: "Models/Library.xcdatamodeld")   // every version, oldest first
-        for warning in bundle.warnings { print("warning:", warning) }         // versions that could not be read
+        for warning in bundle.warnings { print("warning:", warning) }         // what loads otherwise than written
         let options = bundle.migrationOptions()   // a store of an earlier version steps through each later one
         let store = try Store(at: "/var/lib/myapp/library.store", model: bundle.current, options: options)
 

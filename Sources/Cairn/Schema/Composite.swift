@@ -84,7 +84,7 @@ extension Model {
         var byName: [String: Composite] = [:]
         for composite in composites {
             guard isValidName(composite.name) else {
-                throw ModelError(.invalidName, "composite name \"\(composite.name)\" is not valid", property: composite.name)
+                throw ModelError(.invalidName, "composite name \(shown(composite.name)) is not valid", property: clipped(composite.name))
             }
             guard byName.updateValue(composite, forKey: composite.name) == nil else {
                 throw ModelError(.duplicateName, "two composites are named \(composite.name)", property: composite.name)
@@ -96,8 +96,8 @@ extension Model {
             for element in composite.elements {
                 guard isValidName(element.name), names.insert(element.name).inserted else {
                     throw ModelError(
-                        .duplicateName, "composite \(composite.name): element name \"\(element.name)\" is not valid or not unique",
-                        property: composite.name + "." + element.name)
+                        .duplicateName, "composite \(composite.name): element name \(shown(element.name)) is not valid or not unique",
+                        property: composite.name + "." + clipped(element.name))
                 }
                 if element.type == .undefined && !element.isTransient {
                     throw ModelError(

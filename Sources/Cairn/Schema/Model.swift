@@ -28,6 +28,11 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
     public let configurations: [String: [String]]
     /// The composite types the entities' composite attributes name, sorted by name.
     public let composites: [Composite]
+    /// What the file the model was read from says that Cairn loaded otherwise than written
+    /// (an Xcode model's defaults the model compiler converts or drops, inverses that do not
+    /// point back…), one entry each. Empty for a model built in Swift or read from JSON. Not
+    /// part of the model: models that differ only in warnings are equal.
+    public internal(set) var warnings: [ModelWarning] = []
     /// Entity positions by name.
     private let names: NameTable
     /// The attributes the store indexes.
@@ -52,7 +57,9 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
         let compositesByName = try Self.checkComposites(composites)
         var positions: [String: Int] = [:]
         for (index, entity) in sorted.enumerated() {
-            guard Self.isValidName(entity.name) else { throw ModelError(.invalidName, "entity name \"\(entity.name)\" is not valid", entity: entity.name) }
+            guard Self.isValidName(entity.name) else {
+                throw ModelError(.invalidName, "entity name \(Self.shown(entity.name)) is not valid", entity: Self.clipped(entity.name))
+            }
             guard positions.updateValue(index, forKey: entity.name) == nil else {
                 throw ModelError(.duplicateName, "two entities are named \(entity.name)", entity: entity.name)
             }
@@ -93,8 +100,26 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
     /// must not make millions.
     public static let maximumAttributeCount = 1 << 18
 
+    /// The longest name (in UTF-8 bytes) of an entity, property or composite: real ones are a
+    /// few dozen bytes; a forged one must not fill every error message and record that names it.
+    public static let maximumNameLength = 1024
+
+    /// A name, valid: a letter or `_`, then letters, digits or `_`, at most
+    /// ``maximumNameLength`` bytes.
     static func isValidName(_ name: String) -> Bool {
-        guard let first = name.first, first.isLetter || first == "_" else { return false }
+        guard name.utf8.count <= maximumNameLength, let first = name.first, first.isLetter || first == "_" else { return false }
         return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+    }
+
+    /// A name for an error's entity or property: a long one cut short.
+    static func clipped(_ name: String) -> String {
+        name.utf8.count > 64 ? name.prefix(32) + "…" : name
+    }
+
+    /// A name quoted for an error message: a long one cut short, with its length.
+    static func shown(_ name: String) -> String {
+        let bytes = name.utf8.count
+        guard bytes > 64 else { return "\"\(name)\"" }
+        return "\"\(name.prefix(32))…\" (\(bytes) bytes\(bytes > maximumNameLength ? ", more than the \(maximumNameLength) a name may have" : ""))"
     }
 }

@@ -68,10 +68,6 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let place = [entity, property].compactMap { $0 }.joined(separator: ".")
-        var location = file ?? ""
-        if let line { location += (location.isEmpty ? "line " : ":") + String(line) }
-        if let element { location += (location.isEmpty ? "" : ", ") + "<\(element)>" }
-        return (location.isEmpty ? "" : location + ": ") + "\(code): \(message)" + (place.isEmpty ? "" : " (\(place))")
+        ModelLocation.describe("\(code): \(message)", file: file, line: line, element: element, entity: entity, property: property)
     }
 }

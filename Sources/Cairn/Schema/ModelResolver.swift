@@ -5,126 +5,11 @@ struct ModelResolver {
     let composites: [String: Composite]
 
     func resolve() throws(ModelError) -> [EntityDescription] {
-        // Parents, without cycles.
-        var parents: [Int?] = []
-        for entity in entities {
-            guard let parent = entity.parent else { parents.append(nil); continue }
-            guard let index = positions[parent] else {
-                throw ModelError(.unknownParent, "parent entity \(parent) does not exist", entity: entity.name)
-            }
-            parents.append(index)
-        }
-        for start in entities.indices {
-            var seen: Set<Int> = [start]
-            var current = parents[start]
-            while let index = current {
-                guard seen.insert(index).inserted else {
-                    throw ModelError(.inheritanceCycle, "the parents of \(entities[start].name) lead back to it", entity: entities[start].name)
-                }
-                current = parents[index]
-            }
-        }
-        func chain(_ index: Int) -> [Int] {
-            var result = [index]
-            var current = parents[index]
-            while let parent = current { result.insert(parent, at: 0); current = parents[parent] }
-            return result
-        }
-        // Flattened properties.
-        var attributes: [[Attribute]] = []
-        var relationships: [[Relationship]] = []
-        var storedTotal = 0
-        for index in entities.indices {
-            var names: Set<String> = []
-            var ownAttributes: [Attribute] = []
-            var ownRelationships: [Relationship] = []
-            for ancestor in chain(index) {
-                let entity = entities[ancestor]
-                for declared in entity.attributes {
-                    try checkName(declared.name, entity: entities[index].name, &names)
-                    let expanded = try declared.expanded(composites, entity: entity.name)
-                    storedTotal += expanded.count
-                    guard storedTotal <= Model.maximumAttributeCount else {
-                        throw ModelError(
-                            .invalidFormat,
-                            "the model's entities hold more than \(Model.maximumAttributeCount) attributes, inherited ones and composite elements counted in each entity",
-                            entity: entities[index].name)
-                    }
-                    for attribute in expanded {
-                        try checkDefault(attribute, entity: entity.name)
-                        if attribute.type == .undefined && !attribute.isTransient {
-                            throw ModelError(
-                                .unsupportedType,
-                                "an undefined attribute holds any value, which Cairn cannot store: only a transient one is allowed",
-                                entity: entity.name, property: attribute.name)
-                        }
-                        ownAttributes.append(attribute)
-                    }
-                }
-                for relationship in entity.relationships {
-                    try checkName(relationship.name, entity: entities[index].name, &names)
-                    ownRelationships.append(relationship)
-                }
-            }
-            attributes.append(ownAttributes)
-            relationships.append(ownRelationships)
-        }
-        // Destinations and inverses.
-        var destinations: [[Int]] = []
-        var inverses: [[Int?]] = []
-        for (index, entity) in entities.enumerated() {
-            var entityDestinations: [Int] = []
-            var entityInverses: [Int?] = []
-            for relationship in relationships[index] {
-                guard let destination = positions[relationship.destination] else {
-                    throw ModelError(
-                        .unknownDestination, "destination entity \(relationship.destination) does not exist",
-                        entity: entity.name, property: relationship.name)
-                }
-                try checkCounts(relationship, entity: entity.name)
-                entityDestinations.append(destination)
-                guard let inverseName = relationship.inverse else { entityInverses.append(nil); continue }
-                guard let inverse = relationships[destination].firstIndex(where: { $0.name == inverseName }) else {
-                    throw ModelError(
-                        .invalidInverse, "inverse \(inverseName) is not a relationship of \(relationship.destination)",
-                        entity: entity.name, property: relationship.name)
-                }
-                let back = relationships[destination][inverse]
-                guard back.inverse == nil || back.inverse == relationship.name,
-                    chain(index).contains(where: { entities[$0].name == back.destination })
-                else {
-                    throw ModelError(
-                        .invalidInverse,
-                        "inverse \(relationship.destination).\(inverseName) does not point back to \(entity.name).\(relationship.name)",
-                        entity: entity.name, property: relationship.name)
-                }
-                entityInverses.append(inverse)
-            }
-            destinations.append(entityDestinations)
-            inverses.append(entityInverses)
-        }
-        // A relationship named as an inverse from one side only gets the back link, so that
-        // changes made from either end keep both ends in step.
-        for index in entities.indices {
-            for (relationship, inverse) in inverses[index].enumerated() {
-                guard let inverse else { continue }
-                let destination = destinations[index][relationship]
-                guard destinations[destination][inverse] == index else { continue }
-                for holder in entities.indices where chain(holder).contains(destination) {
-                    switch inverses[holder][inverse] {
-                    case nil:
-                        inverses[holder][inverse] = relationship
-                    case relationship?:
-                        continue
-                    default:
-                        let name = relationships[holder][inverse].name
-                        throw ModelError(
-                            .invalidInverse, "\(entities[destination].name).\(name) is the inverse of more than one relationship",
-                            entity: entities[index].name, property: relationships[index][relationship].name)
-                    }
-                }
-            }
-        }
+        let parents = try parentIndexes()
+        func chain(_ index: Int) -> [Int] { Self.chain(index, parents) }
+        let (attributes, relationships, _) = try flatten(parents)
+        var strict: [ModelError]? = nil
+        let (destinations, inverses) = try link(relationships, owners: nil, parents, rejecting: &strict)
         // Uniqueness constraints, checked where declared, applied to descendants.
         var declared: [[UniquenessConstraint]] = []
         for (index, entity) in entities.enumerated() {
@@ -157,8 +42,89 @@ struct ModelResolver {
         }
     }
 
+    /// Each entity's parent, checked: it exists, and no entity is its own ancestor.
+    func parentIndexes() throws(ModelError) -> [Int?] {
+        var parents: [Int?] = []
+        for entity in entities {
+            guard let parent = entity.parent else { parents.append(nil); continue }
+            guard let index = positions[parent] else {
+                throw ModelError(.unknownParent, "parent entity \(parent) does not exist", entity: entity.name)
+            }
+            parents.append(index)
+        }
+        for start in entities.indices {
+            var seen: Set<Int> = [start]
+            var current = parents[start]
+            while let index = current {
+                guard seen.insert(index).inserted else {
+                    throw ModelError(.inheritanceCycle, "the parents of \(entities[start].name) lead back to it", entity: entities[start].name)
+                }
+                current = parents[index]
+            }
+        }
+        return parents
+    }
+
+    /// An entity and its ancestors, the root first.
+    static func chain(_ index: Int, _ parents: [Int?]) -> [Int] {
+        var result = [index]
+        var current = parents[index]
+        while let parent = current { result.insert(parent, at: 0); current = parents[parent] }
+        return result
+    }
+
+    /// Each entity's attributes (composites expanded) and relationships, inherited ones first,
+    /// checked; and for each relationship, the entity that declares it.
+    func flatten(_ parents: [Int?]) throws(ModelError) -> (attributes: [[Attribute]], relationships: [[Relationship]], owners: [[Int]]) {
+        var attributes: [[Attribute]] = []
+        var relationships: [[Relationship]] = []
+        var owners: [[Int]] = []
+        var storedTotal = 0
+        for index in entities.indices {
+            var names: Set<String> = []
+            var ownAttributes: [Attribute] = []
+            var ownRelationships: [Relationship] = []
+            var ownOwners: [Int] = []
+            for ancestor in Self.chain(index, parents) {
+                let entity = entities[ancestor]
+                for declared in entity.attributes {
+                    try checkName(declared.name, entity: entities[index].name, &names)
+                    let expanded = try declared.expanded(composites, entity: entity.name)
+                    storedTotal += expanded.count
+                    guard storedTotal <= Model.maximumAttributeCount else {
+                        throw ModelError(
+                            .invalidFormat,
+                            "the model's entities hold more than \(Model.maximumAttributeCount) attributes, inherited ones and composite elements counted in each entity",
+                            entity: entities[index].name)
+                    }
+                    for attribute in expanded {
+                        try checkDefault(attribute, entity: entity.name)
+                        if attribute.type == .undefined && !attribute.isTransient {
+                            throw ModelError(
+                                .unsupportedType,
+                                "an undefined attribute holds any value, which Cairn cannot store: only a transient one is allowed",
+                                entity: entity.name, property: attribute.name)
+                        }
+                        ownAttributes.append(attribute)
+                    }
+                }
+                for relationship in entity.relationships {
+                    try checkName(relationship.name, entity: entities[index].name, &names)
+                    ownRelationships.append(relationship)
+                    ownOwners.append(ancestor)
+                }
+            }
+            attributes.append(ownAttributes)
+            relationships.append(ownRelationships)
+            owners.append(ownOwners)
+        }
+        return (attributes, relationships, owners)
+    }
+
     private func checkName(_ name: String, entity: String, _ names: inout Set<String>) throws(ModelError) {
-        guard Model.isValidName(name) else { throw ModelError(.invalidName, "property name \"\(name)\" is not valid", entity: entity, property: name) }
+        guard Model.isValidName(name) else {
+            throw ModelError(.invalidName, "property name \(Model.shown(name)) is not valid", entity: entity, property: Model.clipped(name))
+        }
         guard names.insert(name).inserted else {
             throw ModelError(.duplicateName, "two properties are named \(name) (inherited ones included)", entity: entity, property: name)
         }
@@ -198,7 +164,7 @@ struct ModelResolver {
         }
     }
 
-    private func checkCounts(_ relationship: Relationship, entity: String) throws(ModelError) {
+    func checkCounts(_ relationship: Relationship, entity: String) throws(ModelError) {
         let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
         guard minimum >= 0, maximum >= 0, minimum <= maximum, relationship.isToMany || (minimum <= 1 && maximum >= 1) else {
             throw ModelError(

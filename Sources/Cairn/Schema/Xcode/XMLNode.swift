@@ -17,34 +17,61 @@ struct XMLNode {
     /// The first child with this element name.
     func child(named name: String) -> XMLNode? { children.first { $0.name == name } }
 
+    /// What a document may hold: parsing stops at the first element past a limit, with an error
+    /// naming the limit, so that a forged file costs little more than a real one.
+    struct Limits {
+        /// How deep elements may nest: no model nests more than a few levels.
+        var maximumDepth = 64
+        /// How many elements the document may hold in all.
+        var maximumElements = 1 << 20
+        /// How many children of the root element may have each of these names.
+        var rootChildren: [String: Int] = [:]
+    }
+
     /// Parses a whole document and returns its root element.
     ///
-    /// - Throws: ``ModelError`` (``ModelError/Code/invalidFormat``) with the line where the
-    ///   parser stopped, for XML that is not well formed.
-    static func parse(_ data: Data, file: String?) throws(ModelError) -> XMLNode {
+    /// The document is decoded first (``XMLText``), and the parser reads the decoded text, so
+    /// that every check below sees the text the parser reads, whatever the file's encoding.
+    ///
+    /// - Throws: ``ModelError`` (``ModelError/Code/invalidFormat``) naming the file and line: a
+    ///   document type or entity declaration, an encoding Cairn does not read, a document past
+    ///   one of `limits`, XML that is not well formed.
+    static func parse(_ data: Data, file: String?, limits: Limits = Limits()) throws(ModelError) -> XMLNode {
+        let text = try XMLText.utf8(data, file: file)
         // Model files never declare a document type; one that does could expand entities
         // without bound (a "billion laughs"), so it is refused before parsing.
-        if let declaration = data.range(of: Data("<!DOCTYPE".utf8)) ?? data.range(of: Data("<!ENTITY".utf8)) {
-            let line = data[..<declaration.lowerBound].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        if let declaration = text.firstRange(of: Array("<!DOCTYPE".utf8)) ?? text.firstRange(of: Array("<!ENTITY".utf8)) {
+            let line = text[..<declaration.lowerBound].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
             throw ModelError(
                 .invalidFormat, "the document declares a document type or entities, which model files never do",
                 file: file, line: line)
         }
-        let parser = XMLParser(data: data)
-        let builder = XMLTreeBuilder()
+        // Read as a stream, in chunks: libxml2 refuses a single chunk of more than 10,000,000 bytes.
+        let parser = XMLParser(stream: InputStream(data: text))
+        let builder = XMLTreeBuilder(limits: limits)
         parser.delegate = builder
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         let succeeded = parser.parse()
+        if let limit = builder.limitReached {
+            throw ModelError(.invalidFormat, limit.message, file: file, line: max(limit.line, 1))
+        }
         guard succeeded, builder.failure == nil, let root = builder.root else {
             let line = builder.failure?.line ?? parser.lineNumber
-            let reason = builder.failure?.message ?? parser.parserError.map(describe) ?? "the document has no root element"
+            var reason = builder.failure?.message ?? parser.parserError.map(describe) ?? "the document has no root element"
+            if text.count > Self.parserTokenLimit {
+                reason += " (the parser also stops at a name, value, comment or text of more than \(Self.parserTokenLimit) bytes)"
+            }
             throw ModelError(.invalidFormat, "malformed XML: \(reason)", file: file, line: max(line, 1))
         }
         return root
     }
 
-    private static func describe(_ error: any Error) -> String {
+    /// libxml2 stops, saying no more than an error number, at a single name, value, comment or
+    /// text longer than this.
+    static let parserTokenLimit = 10_000_000
+
+    static func describe(_ error: any Error) -> String {
         let code = (error as NSError).code
         let description = (error as NSError).localizedDescription
         return description.isEmpty || description.hasPrefix("The operation") ? "XML parser error \(code)" : description
@@ -55,20 +82,43 @@ struct XMLNode {
 private final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     var root: XMLNode?
     var failure: (message: String, line: Int)?
+    /// The limit the document went past, where.
+    var limitReached: (message: String, line: Int)?
     private var stack: [XMLNode] = []
-    /// Deeper documents are refused: no model nests more than a few levels.
-    private let maximumDepth = 64
+    private let limits: XMLNode.Limits
+    private var elements = 0
+    private var rootChildren: [String: Int] = [:]
+
+    init(limits: XMLNode.Limits) { self.limits = limits }
 
     func parser(
         _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
         qualifiedName: String?, attributes: [String: String] = [:]
     ) {
-        guard stack.count < maximumDepth else {
-            failure = failure ?? ("elements nest deeper than \(maximumDepth) levels", parser.lineNumber)
-            parser.abortParsing()
+        guard limitReached == nil else { return }
+        elements += 1
+        if stack.count >= limits.maximumDepth {
+            stop(parser, "elements nest deeper than \(limits.maximumDepth) levels, the most a model file may")
             return
         }
+        if elements > limits.maximumElements {
+            stop(parser, "the document holds more than \(limits.maximumElements) elements, the most a model file may")
+            return
+        }
+        if stack.count == 1, let limit = limits.rootChildren[elementName] {
+            let count = rootChildren[elementName, default: 0] + 1
+            rootChildren[elementName] = count
+            if count > limit {
+                stop(parser, "the <\(stack[0].name)> holds more than \(limit) <\(elementName)> elements, the most a model may have")
+                return
+            }
+        }
         stack.append(XMLNode(name: elementName, attributes: attributes, children: [], line: parser.lineNumber))
+    }
+
+    private func stop(_ parser: XMLParser, _ message: String) {
+        limitReached = (message, parser.lineNumber)
+        parser.abortParsing()
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
@@ -81,9 +131,6 @@ private final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        if failure == nil {
-            let description = (parseError as NSError).localizedDescription
-            failure = (description.isEmpty ? "XML parser error \((parseError as NSError).code)" : description, parser.lineNumber)
-        }
+        if failure == nil { failure = (XMLNode.describe(parseError), parser.lineNumber) }
     }
 }

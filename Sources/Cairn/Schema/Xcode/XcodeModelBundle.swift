@@ -44,9 +44,12 @@ public struct XcodeModelBundle: Sendable {
     /// The current version's model.
     public var current: Model { versions.first { $0.name == currentVersionName }?.model ?? versions[versions.count - 1].model }
 
-    /// One line per version that could not be read, saying why.
+    /// One line per thing a readable version says that Cairn loaded otherwise than written (each
+    /// version's ``Model/warnings``, naming its file and line), then one per version that could
+    /// not be read, saying why.
     public var warnings: [String] {
-        unreadableVersions.map { "model version \($0.name) is not loaded: \($0.problem)" }
+        versions.flatMap { $0.model.warnings.map(\.description) }
+            + unreadableVersions.map { "model version \($0.name) is not loaded: \($0.problem)" }
     }
 
     /// The model of the version with this name (with or without `.xcdatamodel`); nil when the

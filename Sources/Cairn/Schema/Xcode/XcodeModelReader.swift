@@ -8,39 +8,105 @@ import Foundation
 /// relationships, configurations. Layout (`elements`), code generation and fetch request
 /// templates are ignored; `syncable`, `usesScalarValueType` and the like describe generated
 /// classes and have no meaning here.
+///
+/// A model loads as Core Data loads it: what Core Data's tools accept is not refused. A default
+/// the model compiler converts is converted, one it leaves out is left out; an inverse that does
+/// not point back is left out; a composite type without elements, an R-tree fetch index and a
+/// fetched property are left out. Each of these, and each validation rule or derivation Cairn
+/// does not apply, is one entry of ``Model/warnings`` naming the file, line and property.
 struct XcodeModelReader {
     let file: String?
+    /// What was loaded otherwise than written, as Core Data loads it.
+    private(set) var warnings: [ModelWarning] = []
 
-    func read(_ data: Data) throws(ModelError) -> Model {
-        let root = try XMLNode.parse(data, file: file)
+    init(file: String?) { self.file = file }
+
+    mutating func read(_ data: Data) throws(ModelError) -> Model {
+        let root = try XMLNode.parse(
+            data, file: file,
+            limits: XMLNode.Limits(rootChildren: ["entity": Model.maximumEntityCount, "composite": Model.maximumCompositeCount]))
         guard root.name == "model" else {
             throw failure("the root element is <\(root.name)>, expected <model> (an Xcode model's contents file)", root)
         }
+        let (composites, empty) = try readComposites(root)
         var entities: [Entity] = []
-        for node in root.children(named: "entity") { entities.append(try entity(node)) }
+        for node in root.children(named: "entity") { entities.append(try entity(node, emptyComposites: empty)) }
         var configurations: [String: [String]] = [:]
         for node in root.children(named: "configuration") {
             let name = try required("name", node)
             guard configurations[name] == nil else { throw failure("a second configuration named \(name)", node) }
             configurations[name] = try values("name", of: node.children(named: "memberEntity"))
         }
-        var composites: [Composite] = []
-        for node in root.children(named: "composite") {
-            let name = try required("name", node)
-            var elements: [Attribute] = []
-            for child in node.children(named: "attribute") { elements.append(try attribute(child, entity: name)) }
-            composites.append(Composite(name, elements: elements))
-        }
         do {
-            return try Model(entities, userInfo: try userInfo(root), configurations: configurations, composites: composites)
+            let (kept, unmatched) = try Model.withoutUnmatchedInverses(entities, composites: composites)
+            for problem in unmatched {
+                let located = locate(problem, in: root)
+                let name = [problem.entity, problem.property].compactMap { $0 }.joined(separator: ".")
+                warn(
+                    "\(problem.message): \(name) is loaded without an inverse, so that setting it never changes the other end (Core Data would change a relationship that another one has as its inverse)",
+                    line: located.line, element: located.element, entity: problem.entity, property: problem.property)
+            }
+            var model = try Model(kept, userInfo: try userInfo(root), configurations: configurations, composites: composites)
+            model.warnings = warnings
+            return model
         } catch {
             throw locate(error, in: root)
         }
     }
 
+    /// The model's composite types. One without elements (or whose elements are all of such
+    /// types) holds nothing, as in Core Data: it is left out, with the attributes and elements
+    /// of its type, each with a warning. Returns the names left out.
+    private mutating func readComposites(_ root: XMLNode) throws(ModelError) -> ([Composite], Set<String>) {
+        var read: [(node: XMLNode, name: String, elements: [(node: XMLNode, attribute: Attribute)])] = []
+        for node in root.children(named: "composite") {
+            let name = try required("name", node)
+            var elements: [(XMLNode, Attribute)] = []
+            for child in node.children(named: "attribute") { elements.append((child, try attribute(child, entity: name))) }
+            read.append((node, name, elements))
+        }
+        // "" stands for a composite attribute that names no composite type.
+        var empty: Set<String> = [""]
+        var changed = true
+        while changed {
+            changed = false
+            for index in read.indices where !empty.contains(read[index].name) {
+                var kept: [(node: XMLNode, attribute: Attribute)] = []
+                for element in read[index].elements {
+                    if case .composite(let inner) = element.attribute.type, empty.contains(inner) {
+                        warnEmptyComposite(inner, element.node, entity: read[index].name, property: element.attribute.name)
+                    } else {
+                        kept.append(element)
+                    }
+                }
+                read[index].elements = kept
+                if kept.isEmpty {
+                    empty.insert(read[index].name)
+                    warn(
+                        "composite \(read[index].name) has no elements: it holds nothing, as in Core Data, and is left out", line: read[index].node.line,
+                        element: read[index].node.name, property: read[index].name)
+                    changed = true
+                }
+            }
+        }
+        let composites = read.filter { !empty.contains($0.name) }.map { Composite($0.name, elements: $0.elements.map(\.attribute)) }
+        return (composites, empty)
+    }
+
+    private mutating func warnEmptyComposite(_ type: String, _ node: XMLNode, entity: String, property: String) {
+        let what = type.isEmpty ? "names no composite type" : "is of composite type \(type), which has no elements"
+        warn(
+            "the attribute \(what): it holds nothing, as in Core Data, and is left out", line: node.line, element: node.name, entity: entity, property: property
+        )
+    }
+
+    private mutating func warn(_ message: String, line: Int?, element: String?, entity: String? = nil, property: String? = nil) {
+        warnings.append(ModelWarning(message, entity: entity, property: property, file: file, line: line, element: element))
+    }
+
     // MARK: Elements
 
-    private func entity(_ node: XMLNode) throws(ModelError) -> Entity {
+    private mutating func entity(_ node: XMLNode, emptyComposites: Set<String>) throws(ModelError) -> Entity {
         let name = try required("name", node)
         var entity = Entity(
             name, parent: node.attributes["parentEntity"], abstract: try flag("isAbstract", node) ?? false,
@@ -48,20 +114,31 @@ struct XcodeModelReader {
             elementID: node.attributes["elementID"])
         for child in node.children {
             switch child.name {
-            case "attribute": entity.attributes.append(try attribute(child, entity: name))
+            case "attribute":
+                let attribute = try attribute(child, entity: name)
+                if case .composite(let type) = attribute.type, emptyComposites.contains(type) {
+                    warnEmptyComposite(type, child, entity: name, property: attribute.name)
+                } else {
+                    entity.attributes.append(attribute)
+                }
             case "relationship": entity.relationships.append(try relationship(child, entity: name))
-            case "fetchIndex": entity.fetchIndexes.append(try fetchIndex(child, entity: name))
+            case "fetchIndex":
+                if let index = try fetchIndex(child, entity: name) { entity.fetchIndexes.append(index) }
             case "uniquenessConstraints":
                 for constraint in child.children(named: "uniquenessConstraint") {
                     entity.uniquenessConstraints.append(try values("value", of: constraint.children(named: "constraint")))
                 }
+            case "fetchedProperty":
+                warn(
+                    "fetched property \(child.attributes["name"] ?? "") is not loaded: Cairn has no fetched properties (fetch with its predicate instead)",
+                    line: child.line, element: child.name, entity: name, property: child.attributes["name"])
             default: continue
             }
         }
         return entity
     }
 
-    private func attribute(_ node: XMLNode, entity: String) throws(ModelError) -> Attribute {
+    private mutating func attribute(_ node: XMLNode, entity: String) throws(ModelError) -> Attribute {
         let name = try required("name", node)
         let transient = try flag("transient", node) ?? false
         // A transient attribute may leave its type undefined (Xcode then writes none).
@@ -70,7 +147,7 @@ struct XcodeModelReader {
         if typeName == "Undefined" && transient {
             type = .undefined
         } else if typeName == "Composite" {
-            type = .composite(try required("composite", node))
+            type = .composite(node.attributes["composite"] ?? "")
         } else if typeName == "Transformable" {
             type = .transformable(transformer: node.attributes["valueTransformerName"] ?? XcodeAttributeType.defaultTransformer)
         } else if let known = XcodeAttributeType.type(named: typeName) {
@@ -81,17 +158,39 @@ struct XcodeModelReader {
             throw failure("unknown attributeType \"\(typeName)\"", node, code: .unsupportedType, entity: entity, property: name)
         }
         var defaultValue: Value?
-        if let text = node.attributes["defaultValueString"] ?? node.attributes["defaultDateTimeInterval"] {
-            guard let value = XcodeAttributeType.value(text, for: type) else {
-                throw failure("default value \"\(text)\" is not a valid \(typeName)", node, code: .invalidDefault, entity: entity, property: name)
-            }
+        switch XcodeDefaultValue.read(
+            text: node.attributes["defaultValueString"], interval: node.attributes["defaultDateTimeInterval"], type: type, typeName: typeName)
+        {
+        case .none: break
+        case .value(let value): defaultValue = value
+        case .converted(let value, let note):
             defaultValue = value
+            warn(note, line: node.line, element: node.name, entity: entity, property: name)
+        case .dropped(let note): warn(note, line: node.line, element: node.name, entity: entity, property: name)
         }
+        warnOfWhatIsNotKept(node, entity: entity, property: name)
         return Attribute(
             name, type, optional: try flag("optional", node) ?? false, default: defaultValue,
             indexed: try flag("indexed", node) ?? false, transient: transient,
             userInfo: try userInfo(node), renamingIdentifier: node.attributes["renamingIdentifier"],
             elementID: node.attributes["elementID"], customClassName: node.attributes["customClassName"])
+    }
+
+    /// Validation rules and derivations describe values Core Data checks or computes; Cairn
+    /// stores what it is given, so an attribute with either is named.
+    private mutating func warnOfWhatIsNotKept(_ node: XMLNode, entity: String, property: String) {
+        let rules = ["minValueString", "maxValueString", "minDateTimeInterval", "maxDateTimeInterval", "regularExpressionString"]
+            .filter { node.attributes[$0] != nil }
+        if !rules.isEmpty {
+            warn(
+                "validation rules (\(rules.joined(separator: ", "))) are not checked: Cairn saves values outside them", line: node.line,
+                element: node.name, entity: entity, property: property)
+        }
+        if node.attributes["derived"] == "YES" {
+            warn(
+                "a derived attribute (\(node.attributes["derivationExpression"] ?? "")) is stored as an ordinary one: Cairn does not compute it",
+                line: node.line, element: node.name, entity: entity, property: property)
+        }
     }
 
     private func relationship(_ node: XMLNode, entity: String) throws(ModelError) -> Relationship {
@@ -112,13 +211,21 @@ struct XcodeModelReader {
             elementID: node.attributes["elementID"])
     }
 
-    private func fetchIndex(_ node: XMLNode, entity: String) throws(ModelError) -> FetchIndex {
+    /// A fetch index; nil for an R-tree index, which Cairn does not keep (fetches find the same
+    /// objects without it), with a warning.
+    private mutating func fetchIndex(_ node: XMLNode, entity: String) throws(ModelError) -> FetchIndex? {
         let name = try required("name", node)
         var elements: [FetchIndex.Element] = []
         for element in node.children(named: "fetchIndexElement") {
+            if element.attributes["type"] == "RTree" {
+                warn(
+                    "fetch index \(name) is an R-tree index, which Cairn does not keep: it is left out (fetches find the same objects without it)",
+                    line: node.line, element: node.name, entity: entity)
+                return nil
+            }
             if let type = element.attributes["type"], type != "Binary" {
                 throw failure(
-                    "fetch index element of type \(type) is not supported (only Binary)", element,
+                    "fetch index element of type \(type) is not supported (only Binary and RTree)", element,
                     code: .invalidFetchIndex, entity: entity)
             }
             let order = element.attributes["order"] ?? "ascending"
@@ -210,11 +317,13 @@ struct XcodeModelReader {
 }
 
 extension Model {
-    /// Loads a model from the `contents` XML of an Xcode model (`.xcdatamodel`).
+    /// Loads a model from the `contents` XML of an Xcode model (`.xcdatamodel`), as Core Data
+    /// loads it; what it loads otherwise than written is in ``warnings``.
     ///
-    /// - Parameter file: the path to name in errors.
+    /// - Parameter file: the path to name in errors and warnings.
     /// - Throws: ``ModelError`` with the line and element at fault.
     public init(xcodeModelXML data: Data, file: String? = nil) throws(ModelError) {
-        self = try XcodeModelReader(file: file).read(data)
+        var reader = XcodeModelReader(file: file)
+        self = try reader.read(data)
     }
 }
