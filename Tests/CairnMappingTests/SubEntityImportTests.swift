@@ -1,12 +1,13 @@
 import Cairn
 import CairnMapping
+import CairnTestSupport
 import Foundation
 import Testing
 
 /// Importing through a parent entity reads and writes each object's own entity; a unique key
 /// declared on a parent applies to its sub-entities; an entity mapper (Groot's
 /// `entityMapperName`) picks each record's entity, whether the parent is abstract or not; a
-/// userInfo key Cairn cannot honour is refused when the mapping is built.
+/// userInfo key Cairn cannot honour refuses the entity's records before any is read.
 @Suite struct SubEntityImportTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Models/Inheritance.xcdatamodel").path
@@ -103,27 +104,54 @@ import Testing
         }
     }
 
-    @Test func userInfoKeysCairnCannotHonourAreRefusedWhenTheMappingIsBuilt() throws {
+    @Test func userInfoKeysCairnCannotHonourAreRefusedWhenTheMappingIsBuilt() async throws {
         let unregistered = try Model {
             Entity("Shape", abstract: true, userInfo: ["entityMapperName": "SubEntityImportTests.neverRegistered"]) { Attribute("code", .string) }
             Entity("Square", parent: "Shape") { Attribute("side", .double) }
-        }
-        do {
-            _ = try Mapping(model: unregistered)
-            Issue.record("an unregistered entity mapper was accepted")
-        } catch {
-            #expect(error.code == .invalidMapping && error.entity == "Shape" && error.property == "entityMapperName", "\(error)")
-        }
-        let dictionaryTransformer = try Model {
+            Entity("Label") { Attribute("text", .string) }
             Entity("Card", userInfo: ["JSONDictionaryTransformerName": "Legacy"]) { Attribute("code", .string) }
         }
-        do {
-            _ = try Mapping(model: dictionaryTransformer)
-            Issue.record("JSONDictionaryTransformerName was ignored")
-        } catch {
-            #expect(error.entity == "Card" && error.property == "JSONDictionaryTransformerName", "\(error)")
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: unregistered)
+        let mapping = try Mapping(model: unregistered)
+        // The entity's mapping is refused before any record is read; another entity of the same model imports.
+        for (entity, key) in [("Shape", "entityMapperName"), ("Card", "JSONDictionaryTransformerName")] {
+            do {
+                _ = try await store.importJSON(Array(#"[{"code":"x"}]"#.utf8), into: entity, mapping: mapping)
+                Issue.record("\(entity)'s userInfo was ignored")
+            } catch let error as MappingError {
+                #expect(error.code == .invalidMapping && error.entity == entity && error.property == key, "\(error)")
+            }
         }
+        _ = try await store.importJSON(Array(#"[{"text":"x"}]"#.utf8), into: "Label", mapping: mapping)
+        #expect(try store.count(of: "Label") == 1 && store.count(of: "Shape") == 0 && store.count(of: "Card") == 0)
         // Not read at all when Groot's conventions are not.
-        _ = try Mapping(model: dictionaryTransformer, conventions: UserInfoConventions(libraries: [.cairn]))
+        let plain = try Mapping(model: unregistered, conventions: UserInfoConventions(libraries: [.cairn]))
+        _ = try await store.importJSON(Array(#"[{"code":"x"}]"#.utf8), into: "Card", mapping: plain)
+        try await store.close()
+    }
+
+    @Test func aNestedRecordOfAnEntityWhoseUserInfoCannotBeHonouredIsRefusedByItsPath() async throws {
+        let model = try Model {
+            Entity("Shape", abstract: true, userInfo: ["entityMapperName": "SubEntityImportTests.neverRegistered"]) {
+                Attribute("code", .string)
+                Relationship("board", to: "Board", inverse: "shapes")
+            }
+            Entity("Square", parent: "Shape") { Attribute("side", .double) }
+            Entity("Board") {
+                Attribute("name", .string)
+                Relationship("shapes", to: "Shape", inverse: "board", .toMany(ordered: false))
+            }
+        }
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: model)
+        do {
+            _ = try await store.importJSON(Array(#"[{"name":"b","shapes":[{"code":"x"}]}]"#.utf8), into: "Board", mapping: try Mapping(model: model))
+            Issue.record("a nested record of Shape was read without its entity mapper")
+        } catch let error as MappingError {
+            #expect(error.property == "entityMapperName" && error.path == "$[0].shapes[0]", "\(error)")
+        }
+        #expect(try store.count(of: "Board") == 0)
+        try await store.close()
     }
 }

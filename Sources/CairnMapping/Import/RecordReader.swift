@@ -37,6 +37,12 @@ struct RecordReader {
                 path: path.text, offset: start)
         }
         let actual = picksEntity ? try picked(entity, scanner, offset: start) : entity
+        for candidate in [entity, actual] {
+            guard var refusal = candidate.unhonoured else { continue }
+            refusal.path = path.text
+            refusal.offset = start
+            throw refusal
+        }
         var record = ImportRecord(actual, path: path.steps, offset: start)
         try members(actual, tree(actual), &record, &scanner)
         return record

@@ -74,12 +74,15 @@ public struct Mapping: Sendable {
 
     /// The entity named `name`'s mapping as it applies.
     ///
-    /// - Throws: ``MappingError/Code/unknownName`` when the model has no such entity.
+    /// - Throws: ``MappingError/Code/unknownName`` when the model has no such entity;
+    ///   ``MappingError/Code/invalidMapping`` when its userInfo asks for what Cairn cannot honour.
     func entity(_ name: String) throws(MappingError) -> ResolvedEntity {
         guard let description = model.entity(named: name) else {
             throw MappingError(.unknownName, "the model has no entity \(name)", entity: name)
         }
-        return resolved[description.index]
+        let entity = resolved[description.index]
+        if let refusal = entity.unhonoured { throw refusal }
+        return entity
     }
 
     /// A readable account of how `entity` maps: its unique key, and each property's JSON keys,

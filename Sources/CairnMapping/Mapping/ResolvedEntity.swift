@@ -81,10 +81,15 @@ final class ResolvedEntity: Sendable {
     let entityMapper: (name: String, mapper: EntityMappers.Mapper)?
     /// Whether an attribute has more than one key path (so that records track which one won).
     let hasFallbacks: Bool
+    /// Why this entity's records cannot be read as its userInfo asks (a key Cairn reads but
+    /// cannot honour, an entity mapper nobody registered): thrown by ``Mapping/entity(_:)`` and
+    /// by every record of the entity, so that an import or export of another entity of the same
+    /// model is not held up by it, and none of this entity's records is read another way.
+    let unhonoured: MappingError?
 
     init(
         description: EntityDescription, attributes: [ResolvedAttribute], relationships: [ResolvedRelationship], identity: [Int], identitySource: String,
-        keyScope: Int, entityMapper: (name: String, mapper: EntityMappers.Mapper)?
+        keyScope: Int, entityMapper: (name: String, mapper: EntityMappers.Mapper)?, unhonoured: MappingError? = nil
     ) {
         self.description = description
         self.attributes = attributes
@@ -93,6 +98,7 @@ final class ResolvedEntity: Sendable {
         self.identitySource = identitySource
         self.keyScope = keyScope
         self.entityMapper = entityMapper
+        self.unhonoured = unhonoured
         hasFallbacks = attributes.contains { $0.keyPaths.count > 1 }
     }
 
@@ -137,11 +143,16 @@ struct MappingResolver {
     mutating func resolve(_ entity: EntityDescription, declared all: [String: EntityMapping]) throws(MappingError) -> ResolvedEntity {
         let name = entity.name
         let declared = inheritedMapping(entity, all)
-        for key in conventions.unsupportedEntityKeys(entity.entity.userInfo) {
-            throw MappingError(
+        var unhonoured: MappingError?
+        if let key = conventions.unsupportedEntityKeys(entity.entity.userInfo).first {
+            unhonoured = MappingError(
                 .invalidMapping, "the userInfo of \(name) gives \(key), which Cairn cannot honour; declare the mapping instead", entity: name, property: key)
         }
-        let entityMapper = try resolveEntityMapper(entity)
+        let entityMapper: (name: String, mapper: EntityMappers.Mapper)?
+        do { entityMapper = try resolveEntityMapper(entity) } catch {
+            entityMapper = nil
+            unhonoured = unhonoured ?? error
+        }
         let style = declared?.keyStyle ?? keyStyle
         var ignored = Set(declared?.ignored ?? [])
         for property in ignored where entity.attributePosition(property) == nil && entity.relationshipPosition(property) == nil {
@@ -252,7 +263,7 @@ struct MappingResolver {
         }
         return ResolvedEntity(
             description: entity, attributes: attributes, relationships: relationships, identity: identity.positions, identitySource: identity.source,
-            keyScope: identity.scope, entityMapper: entityMapper)
+            keyScope: identity.scope, entityMapper: entityMapper, unhonoured: unhonoured)
     }
 
     /// The entity and its ancestors, nearest first.
