@@ -29,12 +29,18 @@ struct BackupCommand: AsyncParsableCommand {
         options.readOnly = true
         var attempt = 1
         while true {
-            // Read-only: no writer lock is taken, so that the process writing the store goes on.
-            // Without a replay the open checks every frame without decompressing it, and the
-            // base's length: a backup copies files, it does not read their records.
-            let log = try Log.open(at: store, options: options)
             do {
-                let report = try log.backup(to: destination)
+                // Read-only: no writer lock is taken, so that the process writing the store goes
+                // on. Without a replay the open checks every frame without decompressing it, and
+                // the base's length: a backup copies files, it does not read their records.
+                let log = try Log.open(at: store, options: options)
+                let report: BackupReport
+                do {
+                    report = try log.backup(to: destination)
+                } catch {
+                    try? await log.close()
+                    throw error
+                }
                 try await log.close()
                 print(
                     "backed up \(store) to \(report.destination) as of LSN \(report.lsn): \(report.linked.count) linked, "
@@ -42,8 +48,7 @@ struct BackupCommand: AsyncParsableCommand {
                         + "\(report.removed.count) removed, in \(Formatting.duration(ContinuousClock.now - started))")
                 return
             } catch let error as LogError where error.code == .busy && attempt < 5 {
-                // Compacted by its writer meanwhile: read it again.
-                try? await log.close()
+                // Compacted by its writer meanwhile: open and read it again.
                 attempt += 1
             }
         }

@@ -61,6 +61,7 @@ struct DemoCommand: AsyncParsableCommand {
         let clock = ContinuousClock()
         print("Cairn demo: a lending library in \(dir)")
         let store = try Store(at: dir, model: model)
+        RecoveryWarning.print(store.recoveryReport, store: dir)
         let before = try store.count(of: "Book")
         print("1. opened the store (model: \(model.entities.map(\.name).joined(separator: ", "))); it holds \(before) books")
 

@@ -45,7 +45,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "json (one array) or jsonl (one object per line).")
     var format: Format = .json
 
-    @Option(parsing: .unconditional, help: "The file to write (default: standard output).")
+    @Option(parsing: .unconditional, help: "The file to write (default: standard output): a regular file, synced at the end, or a pipe, a FIFO, a device.")
     var output: String?
 
     func validate() throws {
@@ -101,7 +101,12 @@ struct ExportCommand: AsyncParsableCommand {
         }
         if options.format == .json && output == nil { print() }
         if let output {
-            guard fsync(descriptor) == 0 else { throw CommandFailure("cannot write \(output): \(String(cString: strerror(errno)))") }
+            // Only a regular file is synced: a pipe, a FIFO, a terminal or /dev/null has nothing
+            // to make durable (and fsync refuses them).
+            var status = stat()
+            if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
+                guard fsync(descriptor) == 0 else { throw CommandFailure("cannot write \(output): \(String(cString: strerror(errno)))") }
+            }
             FileHandle.standardError.write(Data("exported \(result.objects) objects (\(Formatting.bytes(result.bytes))) to \(output)\n".utf8))
         }
     }

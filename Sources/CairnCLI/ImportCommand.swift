@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cairn
+import CairnLog
 import CairnMapping
 import Foundation
 
@@ -58,7 +59,9 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let storedModel = try? Store.storedModel(at: store)
+        // Only a store that is not there is created; a store that does not open (damaged, locked,
+        // written by a newer Cairn) fails with its own error.
+        let storedModel = try existingModel(at: store)
         let chosen: Model
         if let storedModel {
             // An existing store keeps its model: an import never migrates it.
@@ -94,7 +97,8 @@ struct ImportCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let result: ImportResult
         do {
-            // Standard input redirected from a file is mapped like a file; a pipe is read through.
+            // Standard input redirected from a file is mapped like a file; a pipe or a device is
+            // read in pieces into a temporary file, each checked as JSON as it comes (InputSpool).
             let path = input == "-" ? "/dev/stdin" : input
             result = try await opened.importJSON(contentsOf: URL(fileURLWithPath: path), into: entity, mapping: mapping, options: options)
         } catch {

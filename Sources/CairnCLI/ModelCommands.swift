@@ -21,6 +21,12 @@ func loadModel(_ path: String, version: String?) throws -> Model {
     return bundle.current
 }
 
+/// The model of the store at `path`; nil when there is no store there yet (no folder, an empty
+/// one, or one without a manifest). Any other failure (a damaged store…) is thrown as it is.
+func existingModel(at path: String) throws -> Model? {
+    do { return try Store.storedModel(at: path) } catch LogError.Code.notFound { return nil }
+}
+
 /// `cairn create STORE --model MODEL`: a new, empty store with a model. A store already there
 /// is left as it is: with the same model nothing changes, with another the command fails.
 struct CreateCommand: AsyncParsableCommand {
@@ -43,7 +49,7 @@ struct CreateCommand: AsyncParsableCommand {
         let loaded = try loadModel(model, version: modelVersion)
         // An existing store is never migrated by create: the same model changes nothing, another
         // is refused.
-        if FileManager.default.fileExists(atPath: store), let existing = try Store.storedModel(at: store) {
+        if let existing = try existingModel(at: store) {
             guard existing == loaded else {
                 throw CommandFailure(
                     "\(store) already holds a store, written with another model; cairn create makes new stores and never migrates one (open it with the new model in your app)"

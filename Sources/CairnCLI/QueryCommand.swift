@@ -105,7 +105,9 @@ struct QueryCommand: AsyncParsableCommand {
         switch format {
         case .jsonl: return try objects.map { try ObjectJSON.line($0, store: opened) }.joined(separator: "\n")
         case .json: return "[" + (try objects.map { try ObjectJSON.line($0, store: opened) }).joined(separator: ",\n") + "]"
-        case .table: return try Self.table(objects)
+        case .table:
+            guard let fetched = opened.model.entity(named: entity) else { return try Self.table(objects, family: []) }
+            return try Self.table(objects, family: [fetched] + fetched.descendants.map { opened.model.descriptions[$0] })
         }
     }
 
@@ -120,15 +122,23 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    /// The objects' attributes as aligned columns, with the object's key first.
-    static func table(_ objects: [ManagedObject]) throws -> String {
+    /// The objects' attributes as aligned columns, with the object's key first: a column for
+    /// each attribute of the entity fetched and of its sub-entities (`family`: the entity, then
+    /// its descendants), blank for an object whose entity has no such attribute, and the
+    /// object's entity after its key when the family has more than one entity.
+    static func table(_ objects: [ManagedObject], family: [EntityDescription]) throws -> String {
         guard let first = objects.first else { return "(no objects)" }
-        let names = first.entity.attributes.filter { !$0.isTransient }.map(\.name)
-        var rows = [["id"] + names]
+        var names: [String] = []
+        for entity in family.isEmpty ? [first.entity] : family {
+            for attribute in entity.attributes where !attribute.isTransient && !names.contains(attribute.name) { names.append(attribute.name) }
+        }
+        let showsEntity = family.count > 1
+        var rows = [["id"] + (showsEntity ? ["entity"] : []) + names]
         for object in objects {
             rows.append(
-                ["\(object.objectID.key)"]
+                ["\(object.objectID.key)"] + (showsEntity ? [object.entity.name] : [])
                     + (try names.map { name in
+                        guard object.entity.attributePosition(name) != nil else { return "" }
                         let value = try object.value(forKey: name, as: Value.self)
                         switch value {
                         case .string(let text): return text

@@ -22,8 +22,9 @@ package struct FrameScanner {
         package var offset: UInt64
         /// What is wrong with it.
         package var reason: String
-        /// Whether the bytes cannot be a torn write: a frame whose header checksum holds yet
-        /// which no writer could have written (an LSN above ``LSN/maximum``). Always corruption.
+        /// Whether the bytes cannot be a torn write: the next frame, its header checksum
+        /// holding, which no writer could have written (an LSN above ``LSN/maximum``, lengths
+        /// over the manifest's maximum frame size). Always corruption, never cut.
         package var isDefinitelyDamage = false
     }
 
@@ -158,7 +159,17 @@ package struct FrameScanner {
         }
         guard header.lsn == lsn else { return refuse("frame LSN \(header.lsn), expected \(lsn)") }
         guard Int(header.storedLength) <= maximumFrameSize, Int(header.rawLength) <= maximumFrameSize else {
-            return refuse("frame claims \(max(header.storedLength, header.rawLength)) bytes, more than the maximum frame size \(maximumFrameSize)")
+            // The header checksum holds and the frame is the next one: its lengths are what a
+            // writer wrote, and no writer writes a frame over the store's recorded limit. A
+            // torn write cannot make this; the manifest's limit is wrong (forged or damaged), so
+            // it is damage, never a tail to cut.
+            return .failure(
+                Problem(
+                    offset: offset,
+                    reason: "frame claims \(max(header.storedLength, header.rawLength)) bytes, more than the manifest's maximum frame size "
+                        + "\(maximumFrameSize), although its header checksum holds: the manifest's limit is wrong (a writable open "
+                        + "whose maximum frame size is larger records the larger limit)",
+                    isDefinitelyDamage: true))
         }
         let size = FrameHeader.size + Int(header.storedLength)
         guard UInt64(size) <= available else {

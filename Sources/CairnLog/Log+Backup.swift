@@ -33,8 +33,12 @@ extension Log {
     /// Copies the store into `destination` (created if missing) as of the last acknowledged
     /// frame.
     ///
+    /// `destination` must be empty (or missing) or an earlier backup of this store; a backup
+    /// never replaces or removes a file it did not write (``BackupDestination``).
+    ///
     /// - Throws: ``LogError/Code/invalidArgument`` when `destination` holds another store's
-    ///   backup or was opened as a store (a backup is never written into once restored);
+    ///   backup, was opened as a store (a backup is never written into once restored), or holds
+    ///   a file in the way (naming the directory and the file);
     ///   ``LogError/Code/busy`` when, in a read-only log, the store's files changed under it (a
     ///   compaction in another process: try again); I/O errors (the backup then keeps its
     ///   previous manifest and state).
@@ -46,7 +50,8 @@ extension Log {
         let plan = try captureBackup()
         defer { for file in plan.files { io.close(file.source) } }
         let target = StoreLayout(directory: destination)
-        let previous = try checkBackupDestination(target)
+        let found = try BackupDestination.check(target, storeID: storeID, source: layout, io: io)
+        let previous = found.manifest
         // Files the backup's manifest already names as immutable; anything else is copied again
         // (a segment that was active at the last backup, a file an interrupted run left).
         var held: Set<String> = []
@@ -87,9 +92,12 @@ extension Log {
         try ManifestFile(layout: target, io: io).write(plan.manifest)
         // The previous manifest names files removed below: not a fallback for a backup.
         if io.exists(target.previousManifest) { try? io.remove(target.previousManifest) }
+        // Only the backup's own files that it no longer names (an earlier backup's, or an
+        // interrupted run's): nothing else in the directory is touched.
         let listed = Set(plan.files.map(\.name))
         var removed: [String] = []
-        for name in try io.contentsOfDirectory(target.directory) where StoreLayout.parse(name) != nil && !listed.contains(name) {
+        for name in found.owned.sorted() where !listed.contains(name) && !name.hasPrefix("MANIFEST") {
+            guard io.exists(target.path(name)) else { continue }
             if (try? io.remove(target.path(name))) != nil { removed.append(name) }
         }
         if !removed.isEmpty { try? io.syncDirectory(target.directory) }
@@ -129,24 +137,18 @@ extension Log {
             return try plan(manifest, extents: extents)
         } catch {
             // A file removed between reading the manifest and opening it: compacted meanwhile.
-            if case .found(let now, _) = try? manifestFile.read(segmentsWithFrames: [], repair: false), now != manifest { throw changed }
+            if manifestFile.changedUnderReader(since: manifest) { throw changed }
             throw error
         }
     }
 
-    /// For a read-only log: the store's manifest now, when it still names the base and every
-    /// segment this log opened (a writer's roll since adds a segment and changes nothing of
-    /// them); nil when a compaction replaced some.
+    /// For a read-only log: the store's manifest now, when it still names every file this log
+    /// opened (a writer's roll since adds a segment and changes nothing of them); nil when a
+    /// compaction replaced some, or the manifest is gone (``ManifestFile/manifest(keepingFilesOf:)``).
     ///
-    /// - Throws: ``LogError/Code/busy`` when the manifest is gone.
+    /// - Throws: the manifest's own errors.
     func manifestIfFilesUnchanged() throws -> Manifest? {
-        guard case .found(let manifest, _) = try manifestFile.read(segmentsWithFrames: [], repair: false) else {
-            throw LogError(.busy, "the store's manifest is gone; try again", path: directory)
-        }
-        let listed = Set(manifest.segments.map(\.number))
-        let extents = appendState.withLock { $0.extents }
-        guard manifest.base == installedBase.withLock({ $0 }), extents.allSatisfy({ listed.contains($0.segment.number) }) else { return nil }
-        return manifest
+        try manifestFile.manifest(keepingFilesOf: openedManifest)
     }
 
     private func plan(_ source: Manifest, extents: [SegmentExtent]) throws -> BackupPlan {
@@ -193,25 +195,6 @@ extension Log {
         }
         let lsn = lastTaken.map { $0.nextLSN.previous } ?? .zero
         return BackupPlan(manifest: manifest, files: files, lsn: max(lsn, manifest.base?.lastLSN ?? .zero))
-    }
-
-    /// Refuses a destination that is not this store's backup (or an empty directory). Returns
-    /// the backup's manifest, if it holds one.
-    private func checkBackupDestination(_ target: StoreLayout) throws -> Manifest? {
-        try io.createDirectory(target.directory)
-        if io.exists(target.lock) {
-            throw LogError(
-                .invalidArgument, "holds a LOCK file: it was opened as a store, and a backup is never written into a restored store",
-                path: target.directory)
-        }
-        guard case .found(let manifest, _) = try ManifestFile(layout: target, io: io).read(segmentsWithFrames: [], repair: false) else {
-            return nil
-        }
-        if manifest.storeID != storeID {
-            throw LogError(
-                .invalidArgument, "holds a backup of another store (\(manifest.storeID)), not of \(storeID)", path: target.directory)
-        }
-        return manifest
     }
 
     private func sizeOfFile(_ path: String) throws -> UInt64 {

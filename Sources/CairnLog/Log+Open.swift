@@ -78,21 +78,34 @@ extension Log {
     ) throws -> Log {
         let io = options.fileIO
         let writable = options.isWritable
-        let salvage = options.recovery == .salvage
         var report = RecoveryReport()
 
         // A read-only open of a store another process writes can list the directory just before
         // a roll and read the manifest just after, or the reverse: a segment then looks
-        // unaccounted for. Read again, a few times, before calling the manifest stale.
+        // unaccounted for. Read again, a few times, before calling the manifest stale. It opens
+        // every file the manifest names at once (``PinnedFiles``): when one is gone because a
+        // compaction replaced the manifest meanwhile, it reads the manifest again.
         var attempts = 0
         var names: [String]
         var outcome: ManifestFile.Outcome
-        var segmentsWithFrames: Set<UInt64>
+        var pinned: PinnedFiles?
+        defer { pinned?.release() }
+        let manifestFile = ManifestFile(layout: layout, io: io)
         while true {
+            pinned?.release()
+            pinned = nil
             names = try io.contentsOfDirectory(layout.directory)
-            segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
-            outcome = try ManifestFile(layout: layout, io: io).read(segmentsWithFrames: segmentsWithFrames, repair: writable)
-            guard lock == nil, attempts < LogTuning.rereadAttempts, case .found(let found, _) = outcome,
+            let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
+            outcome = try manifestFile.read(segmentsWithFrames: segmentsWithFrames, repair: writable)
+            guard lock == nil, case .found(let found, _) = outcome else { break }
+            let files = try PinnedFiles(found, layout: layout, io: io, limit: options.pinnedFilesLimit)
+            pinned = files
+            if !files.missing.isEmpty && manifestFile.changedUnderReader(since: found) {
+                guard attempts < LogTuning.rereadAttempts else { throw manifestFile.busy() }
+                attempts += 1
+                continue
+            }
+            guard attempts < LogTuning.rereadAttempts,
                 UnlistedFile.classify(names: names, manifest: found, layout: layout, io: io).contains(where: { $0.kind == .unaccountedSegment }),
                 writerHoldsLock(layout, io)
             else { break }
@@ -106,9 +119,10 @@ extension Log {
             report.manifestNote = note
         case .missing:
             // A creation interrupted before its first manifest leaves only a frameless segment.
-            guard segmentsWithFrames.isEmpty else {
-                throw LogError.corruption("segment files are present but no manifest is", path: layout.manifest)
-            }
+            // Any file of the store's that holds bytes (a base, a dictionary, a segment with
+            // frames…) means a store lost its manifest: never a new store over its files.
+            let orphaned = UnlistedFile.storeFilesWithoutManifest(names: names, layout: layout, io: io)
+            guard orphaned.isEmpty else { throw UnlistedFile.refusalWithoutManifest(orphaned, layout: layout) }
             guard writable && options.createIfMissing else {
                 throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
             }
@@ -116,6 +130,34 @@ extension Log {
         }
         // Readers find the reader lock's file from now on (``Log/removeReplacedFiles``).
         if writable { try ReaderLock.create(layout, io) }
+        guard let pinned else {
+            return try recoverFiles(
+                layout: layout, options: options, io: io, lock: lock, manifest: manifest, names: names, report: report,
+                base: readBase, replay: replay)
+        }
+        do {
+            return try recoverFiles(
+                layout: layout, options: options, io: pinned, lock: lock, manifest: manifest, names: names, report: report,
+                base: readBase, replay: replay)
+        } catch let error as LogError where error.code != .busy && manifestFile.changedUnderReader(since: manifest) {
+            // A file opened only when reached (past the limit), cut by a writer that could not
+            // see this reader, or a frame above the limit this reader read while a writer raised
+            // it: the store changed under the read, it is not damaged.
+            throw manifestFile.busy(error)
+        }
+    }
+
+    /// The rest of ``recover``, once the manifest is read: dictionaries, the base, every
+    /// segment, the torn tail; `io` hands out the files a read-only open holds.
+    private static func recoverFiles(
+        layout: StoreLayout, options: LogOptions, io: any FileIO, lock: OpenFile?, manifest found: Manifest, names: [String],
+        report initial: RecoveryReport, base readBase: ((BaseReader) throws -> Void)?,
+        replay: ((LogRecord) throws -> Void)?
+    ) throws -> Log {
+        var manifest = found
+        var report = initial
+        let writable = options.isWritable
+        let salvage = options.recovery == .salvage
 
         // Files the manifest does not list: frames it does not account for mean it is stale.
         let unlisted = UnlistedFile.classify(names: names, manifest: manifest, layout: layout, io: io)
@@ -278,7 +320,7 @@ extension Log {
         }
         let log = Log(
             layout: layout, options: options, report: report, codec: codec, storeID: manifest.storeID,
-            frameLimit: frameLimit, lockFile: lock, writer: writer, extents: extents, nextLSN: nextLSN, base: manifest.base)
+            frameLimit: frameLimit, lockFile: lock, writer: writer, extents: extents, nextLSN: nextLSN, manifest: manifest)
         log.startSyncThread()
         return log
     }
@@ -392,7 +434,7 @@ extension PayloadCodec {
                     "frame uses dictionary \(header.dictionaryID), which the manifest does not list",
                     path: path, offset: frame.offset, lsn: header.lsn)
             }
-            return LogRecord(lsn: header.lsn, payload: [])
+            return LogRecord(lsn: header.lsn, payload: [], file: path, offset: frame.offset)
         }
         do {
             return LogRecord(
@@ -400,7 +442,8 @@ extension PayloadCodec {
                 payload: try self.decode(
                     frame.payload, codec: header.codec,
                     dictionaryID: header.dictionaryID,
-                    rawLength: Int(header.rawLength)))
+                    rawLength: Int(header.rawLength)),
+                file: path, offset: frame.offset)
         } catch .unknownDictionary(let id) {
             throw LogError.corruption(
                 "frame uses dictionary \(id), which the manifest does not list",

@@ -36,6 +36,8 @@ public final class Log: Sendable {
     public let storeID: UUID
     /// The largest frame readers accept: the manifest's maximum frame size.
     let frameLimit: Int
+    /// The manifest as this log opened it: for a read-only log, the files it reads.
+    let openedManifest: Manifest
     let lockFile: Protected<OpenFile?>
     let appendState: Protected<AppendState>
     /// The active segment and manifest; held by the one task that writes, syncs or rolls.
@@ -56,9 +58,10 @@ public final class Log: Sendable {
 
     init(
         layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
-        frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN, base: Manifest.Base?
+        frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN, manifest: Manifest
     ) {
-        self.installedBase = Protected(base)
+        self.installedBase = Protected(manifest.base)
+        self.openedManifest = manifest
         self.layout = layout
         self.directory = layout.directory
         self.options = options

@@ -123,34 +123,65 @@ extension LogInspection {
     }
 
     /// `holdingLock`: the caller holds the writer lock itself (`verify --repair`), so a torn
-    /// tail is not another writer's write in progress.
-    package static func inspect(directory: String, io: any FileIO, holdingLock: Bool = false) throws -> LogInspection {
-        // While another process writes, a roll between listing the directory and reading the
-        // manifest can make a segment look unaccounted for: look again before saying so.
-        var attempts = 0
-        while true {
-            let inspection = try inspectOnce(directory: directory, io: io, holdingLock: holdingLock)
-            guard !holdingLock, attempts < LogTuning.rereadAttempts, inspection.unlistedFiles.contains(where: \.holdsUnaccountedFrames),
-                Log.writerHoldsLock(StoreLayout(directory: directory), io)
-            else { return inspection }
-            attempts += 1
-            usleep(LogTuning.rereadMicroseconds)
+    /// tail is not another writer's write in progress. `pinnedFilesLimit`: how many files are
+    /// held open together (``PinnedFiles``).
+    ///
+    /// A compaction in another process while the files are read (or a writable open raising
+    /// the maximum frame size) makes the inspection start again, a few times, and then throw
+    /// ``LogError/Code/busy``: a store is never called damaged because its files changed under
+    /// the reader. A file the reader cannot open or read for a reason other than its absence
+    /// (``LogError/isReaderIOError``) is thrown as that I/O error, never reported as damage.
+    package static func inspect(
+        directory: String, io: any FileIO, holdingLock: Bool = false, pinnedFilesLimit: Int = LogTuning.pinnedFilesLimit
+    ) throws -> LogInspection {
+        try Log.retryingWhileBusy {
+            // While another process writes, a roll between listing the directory and reading the
+            // manifest can make a segment look unaccounted for: look again before saying so.
+            var attempts = 0
+            while true {
+                let inspection = try inspectOnce(directory: directory, io: io, holdingLock: holdingLock, pinnedFilesLimit: pinnedFilesLimit)
+                guard !holdingLock, attempts < LogTuning.rereadAttempts, inspection.unlistedFiles.contains(where: \.holdsUnaccountedFrames),
+                    Log.writerHoldsLock(StoreLayout(directory: directory), io)
+                else { return inspection }
+                attempts += 1
+                usleep(LogTuning.rereadMicroseconds)
+            }
         }
     }
 
-    private static func inspectOnce(directory: String, io: any FileIO, holdingLock: Bool) throws -> LogInspection {
+    private static func inspectOnce(directory: String, io fileIO: any FileIO, holdingLock: Bool, pinnedFilesLimit: Int) throws -> LogInspection {
         let layout = StoreLayout(directory: directory)
         // A reader of the files: a compaction meanwhile unlinks those it replaces, never cuts them down.
-        let reading = try ReaderLock.holdShared(layout, io)
-        defer { if let reading { io.close(reading) } }
-        let names = try io.contentsOfDirectory(layout.directory)
-        let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: io)
-        guard
-            case .found(let manifest, let note) = try ManifestFile(layout: layout, io: io)
-                .read(segmentsWithFrames: segmentsWithFrames, repair: false)
-        else {
+        let reading = try ReaderLock.holdShared(layout, fileIO)
+        defer { if let reading { fileIO.close(reading) } }
+        let names = try fileIO.contentsOfDirectory(layout.directory)
+        let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: fileIO)
+        let manifestFile = ManifestFile(layout: layout, io: fileIO)
+        guard case .found(let manifest, let note) = try manifestFile.read(segmentsWithFrames: segmentsWithFrames, repair: false) else {
             throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
         }
+        // Every file it names, opened now (a compaction meanwhile only unlinks them); one gone
+        // already because the manifest was replaced meanwhile: read again.
+        let pinned = try PinnedFiles(manifest, layout: layout, io: fileIO, limit: pinnedFilesLimit)
+        defer { pinned.release() }
+        if !pinned.missing.isEmpty && manifestFile.changedUnderReader(since: manifest) { throw manifestFile.busy() }
+        let io: any FileIO = pinned
+        let inspection: LogInspection
+        do {
+            inspection = try inspectFiles(manifest, note: note, names: names, layout: layout, io: io, holdingLock: holdingLock)
+        } catch let error as LogError where manifestFile.changedUnderReader(since: manifest) {
+            throw manifestFile.busy(error)
+        }
+        // Damage seen while a compaction replaced the files (one past the pinned ones, or cut by
+        // a writer that could not see this reader), or a frame above the limit this reader read
+        // while a writer raised it, is not the store's.
+        if !inspection.isHealthy && manifestFile.changedUnderReader(since: manifest) { throw manifestFile.busy() }
+        return inspection
+    }
+
+    private static func inspectFiles(
+        _ manifest: Manifest, note: String?, names: [String], layout: StoreLayout, io: any FileIO, holdingLock: Bool
+    ) throws -> LogInspection {
         let unlisted = CairnLog.UnlistedFile.classify(names: names, manifest: manifest, layout: layout, io: io).map { file in
             UnlistedFile(
                 name: file.name, reason: file.reason, holdsUnaccountedFrames: file.kind == .unaccountedSegment,
@@ -166,7 +197,7 @@ extension LogInspection {
                 let bytes = try io.readWholeFile(path, limit: CompressionDictionary.maximumSize + 64)
                 dictionaryBytes += UInt64(bytes.count)
                 dictionaries.append(try CompressionDictionary(file: bytes, expected: record, path: path))
-            } catch let error as LogError {
+            } catch let error as LogError where !error.isReaderIOError {
                 problems.append(error)
             }
         }
@@ -174,7 +205,7 @@ extension LogInspection {
         if let record = manifest.base {
             let reader = BaseReader(base: record, layout: layout, storeID: manifest.storeID, io: io)
             var damage: LogError?
-            do { try reader.verify() } catch let error as LogError { damage = error }
+            do { try reader.verify() } catch let error as LogError where !error.isReaderIOError { damage = error }
             if let damage { problems.append(damage) }
             base = Base(file: StoreLayout.name(.base, record.number), lastLSN: record.lastLSN, bytesOnDisk: record.length, damage: damage)
         }
@@ -208,7 +239,7 @@ extension LogInspection {
                         lsnRange: scan.frames == 0 ? nil : record.firstLSN...scan.nextLSN.previous,
                         bytesOnDisk: scan.fileLength, storedBytes: scan.storedBytes, rawBytes: scan.rawBytes,
                         status: status))
-            } catch let error as LogError {
+            } catch let error as LogError where !error.isReaderIOError {
                 let size =
                     (try? io.open(path, mode: .readOnly)).map { file -> UInt64 in
                         defer { io.close(file) }
@@ -225,4 +256,11 @@ extension LogInspection {
             dictionaries: manifest.dictionaries.count, dictionaryBytes: dictionaryBytes,
             segments: segments, otherProblems: problems, unlistedFiles: unlisted, base: base)
     }
+}
+
+extension LogError {
+    /// Whether this is an I/O error of the reader: a file it could not open or read for a
+    /// reason other than the file's absence (too many open files, no permission, a failing
+    /// read). The store could not be checked; that is not damage of the store.
+    package var isReaderIOError: Bool { code == .io && errno != ENOENT }
 }

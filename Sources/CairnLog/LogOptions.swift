@@ -51,6 +51,8 @@ public struct LogOptions: Sendable {
     /// Bytes by which a file a compaction replaced is cut down at a time before it is removed
     /// (``Log/removeReplacedFiles(_:stopCutting:afterFirst:)``); 0: removed at once.
     package var releaseStep = LogTuning.releaseStep
+    /// How many files a read-only open holds open together (``PinnedFiles``); tests lower it.
+    package var pinnedFilesLimit = LogTuning.pinnedFilesLimit
 
     /// The default options.
     public init() {}

@@ -6,7 +6,8 @@
 /// last record (or is released) it holds the store's reader lock (``ReaderLock``): a compaction
 /// meanwhile then never cuts down the segment it reads, only unlinks the segments it replaces.
 /// A segment the reader has not reached yet may so be gone when it gets there: the reader then
-/// throws (a compaction replaced the records it would read, as it may replace any log's).
+/// throws ``LogError/Code/busy`` (a compaction replaced the records it would read, as it may
+/// replace any log's: read again from a new reader, or open the log again).
 /// A reader of a read-only log (not a salvage one) whose files a compaction replaced since the
 /// log was opened throws ``LogError/Code/busy`` at once: open the log again.
 ///
@@ -29,11 +30,14 @@ public final class LogReader {
     private var reading: OpenFile?
     /// Thrown by every ``next()``: the files changed since the log was opened.
     private let failure: LogError?
+    /// Whether a compaction replaced the segment with this number since the log was opened.
+    private let replaced: (UInt64) -> Bool
 
     init(
         io: any FileIO, codec: PayloadCodec, extents: [SegmentExtent], maximumFrameSize: Int, salvage: Bool, from start: LSN,
-        reading: OpenFile?, failure: LogError? = nil
+        reading: OpenFile?, failure: LogError? = nil, replaced: @escaping (UInt64) -> Bool = { _ in false }
     ) {
+        self.replaced = replaced
         self.reading = reading
         self.failure = failure
         self.io = io
@@ -64,7 +68,14 @@ public final class LogReader {
                     return nil
                 }
                 let extent = extents[index]
-                let opened = try io.open(extent.path, mode: .readOnly)
+                let opened: OpenFile
+                do {
+                    opened = try io.open(extent.path, mode: .readOnly)
+                } catch let error as LogError where replaced(extent.segment.number) {
+                    throw LogError(
+                        .busy, "the segment was replaced by a compaction before this reader reached it (\(error.message)): read again",
+                        path: extent.path, lsn: extent.segment.firstLSN)
+                }
                 file = opened
                 scanner = FrameScanner(
                     io: io, file: opened, epoch: extent.segment.epoch, firstLSN: extent.segment.firstLSN,
@@ -132,6 +143,15 @@ extension Log {
         }
         return LogReader(
             io: io, codec: codec, extents: extents, maximumFrameSize: frameLimit,
-            salvage: options.recovery == .salvage, from: start, reading: reading, failure: failure)
+            salvage: options.recovery == .salvage, from: start, reading: reading, failure: failure
+        ) { [weak self] number in self?.segmentReplaced(number) ?? false }
+    }
+
+    /// Whether a compaction replaced segment `number` since it was read: this log's own (its
+    /// extents no longer hold it) or, for a read-only log, another process's (the store's
+    /// manifest no longer names every file this log opened: ``ManifestFile/changedUnderReader(since:)``).
+    func segmentReplaced(_ number: UInt64) -> Bool {
+        if !appendState.withLock({ $0.extents.contains { $0.segment.number == number } }) { return true }
+        return !options.isWritable && manifestFile.changedUnderReader(since: openedManifest)
     }
 }

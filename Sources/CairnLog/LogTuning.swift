@@ -1,3 +1,5 @@
+import Glibc
+
 /// The tuning constants of the log, in one place: buffer sizes, retry counts and times. None of
 /// them is part of the file format (the format's sizes and limits are in the types that read
 /// and write it: ``FrameHeader``, ``SegmentHeader``, ``Manifest``, ``CompressionDictionary``);
@@ -25,6 +27,20 @@ enum LogTuning {
     /// when a writer's roll makes a segment look unaccounted for: 5 tries 20 ms apart.
     static let rereadAttempts = 5
     static let rereadMicroseconds: UInt32 = 20_000
+    /// How many files a reader opens together right after it reads the manifest
+    /// (``PinnedFiles``): a quarter of the process's limit on open descriptors
+    /// (`RLIMIT_NOFILE`, its soft limit, as it was when first asked), at most 256 (every file
+    /// of a store of 16 GiB of segments), at least 1; the rest are opened when reached.
+    static let pinnedFilesLimit: Int = {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 64 }
+        // No limit (RLIM_INFINITY, the largest value) clamps to the largest Int.
+        return max(1, min(256, Int(clamping: limit.rlim_cur) / 4))
+    }()
+    /// How many times a read of the store whose files a compaction replaced meanwhile
+    /// (``LogError/Code/busy``) is made again from the start before `busy` is thrown
+    /// (``Log/retryingWhileBusy(_:)``).
+    static let busyAttempts = 5
 
     /// Bytes by which a file a compaction replaced is cut down at a time before it is removed:
     /// on a file system that discards freed blocks at each journal commit, a save's sync waits

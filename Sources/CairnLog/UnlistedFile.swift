@@ -110,3 +110,33 @@ package struct UnlistedFile: Sendable, Equatable {
             path: layout.path(name))
     }
 }
+
+extension UnlistedFile {
+    /// The files among `names` (a directory with no manifest) that show a store was there: a
+    /// base, a dictionary, a segment holding frames (longer than its header), or any other
+    /// file of Cairn's names that holds bytes (a temporary or side file, `MANIFEST.prev`,
+    /// `MANIFEST.tmp`), or that cannot be opened to tell. Not `LOCK` and `READERS` (a pid,
+    /// nothing), nor the frameless segment of a creation interrupted before its first manifest.
+    package static func storeFilesWithoutManifest(names: [String], layout: StoreLayout, io: any FileIO) -> [String] {
+        names.sorted().filter { name in
+            let numbered = StoreLayout.parse(name)
+            guard numbered != nil || StoreLayout.isTemporary(name) || StoreLayout.isSideFile(name) || name.hasPrefix("MANIFEST")
+            else { return false }
+            guard let file = try? io.open(layout.path(name), mode: .readOnly) else { return true }
+            defer { io.close(file) }
+            guard let length = try? io.size(of: file) else { return true }
+            return length > (numbered?.kind == .segment ? UInt64(SegmentHeader.size) : 0)
+        }
+    }
+
+    /// The refusal of a directory whose store lost its manifest: corruption naming the directory
+    /// and the files, none of which is touched.
+    package static func refusalWithoutManifest(_ files: [String], layout: StoreLayout) -> LogError {
+        let shown = files.prefix(8).joined(separator: ", ") + (files.count > 8 ? " and \(files.count - 8) more" : "")
+        return LogError.corruption(
+            "store files present but no manifest (MANIFEST, MANIFEST.prev and MANIFEST.tmp are missing or unreadable): \(shown). "
+                + "Nothing was created or removed: put the store's manifest back, or move these files out of the directory "
+                + "to create a new store there",
+            path: layout.directory)
+    }
+}

@@ -240,3 +240,26 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return mixed ^ (mixed >> 31)
     }
 }
+
+/// Runs `body` on a thread of its own and returns what it returns: blocking work (a hook that
+/// waits for a task, a child process waited for) then holds no thread of the shared pool, which
+/// a parallel test run needs whole.
+public func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+        }
+        thread.start()
+    }
+}
+
+/// Runs the `cairn` built next to the tests (in `directory` when given) on a thread of its own,
+/// and returns its exit status and its standard output and error, interleaved.
+public func runCairn(_ arguments: [String], in directory: String? = nil) async throws -> (status: Int32, output: String) {
+    guard let executable = cairnExecutable() else { throw HelperError(message: "the cairn executable is built next to the tests") }
+    return try await onOwnThread {
+        let process = try ChildProcess(executable, arguments, in: directory, includeStandardError: true)
+        let status = process.waitUntilExit()
+        return (status, String(decoding: process.outputBytes, as: UTF8.self))
+    }
+}

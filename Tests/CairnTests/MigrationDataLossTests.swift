@@ -159,6 +159,46 @@ import Testing
         } throws: { ($0 as? StoreError)?.code == .cannotMigrate }
     }
 
+    @Test func valuesAStepWouldChangeAreListedToo() async throws {
+        // Tags kept in order would lose it (a comment made required takes its default, as Core
+        // Data's lightweight migration fills it: not a loss).
+        let folder = TemporaryDirectory()
+        let ordered = try Model([
+            Entity(
+                "Note", attributes: [Attribute("title", .string, optional: false), Attribute("comment", .string)],
+                relationships: [Relationship("tags", to: "Tag", .toMany(ordered: true))]),
+            Entity("Tag", attributes: [Attribute("label", .string)])
+        ])
+        let store = try Store(at: folder.store(), model: ordered)
+        let note = try store.viewContext.make("Note", ["title": "a"])
+        try note.setObjects([try store.viewContext.make("Tag", ["label": "x"]), try store.viewContext.make("Tag", ["label": "y"])], forKey: "tags")
+        try await store.viewContext.save()
+        try await store.close()
+        let changed = try Model([
+            Entity(
+                "Note", attributes: [Attribute("title", .string, optional: false), Attribute("comment", .string, optional: false, default: "none")],
+                relationships: [Relationship("tags", to: "Tag", .toMany(ordered: false))]),
+            Entity("Tag", attributes: [Attribute("label", .string)])
+        ])
+        #expect {
+            try Store(at: folder.store(), model: changed)
+        } throws: { error in
+            guard let error = error as? StoreError, error.code == .cannotMigrate else { return false }
+            return !error.message.contains("Note.comment") && error.message.contains("Note.tags would no longer be ordered")
+        }
+    }
+
+    @Test func aStepToAnAppModelItDoesNotListIsCheckedToo() async throws {
+        // The store's model is the app's last listed version; the app's own model is not listed.
+        let folder = TemporaryDirectory()
+        try await Self.newerStore(folder)
+        var options = StoreOptions()
+        options.modelVersions = [try Self.newer()]
+        #expect {
+            try Store(at: folder.store(), model: try Self.older(), options: options)
+        } throws: { ($0 as? StoreError)?.message.contains("attribute Note.comment") == true }
+    }
+
     @Test func oneLinePerProblemWithACount() async throws {
         // A hundred distinct values that no longer fit are one line, with one example.
         let folder = TemporaryDirectory()

@@ -51,6 +51,23 @@ import Testing
         }
     }
 
+    @Test func aDocumentTypeHiddenBetweenNulCharactersIsRefused() throws {
+        // Valid UTF-8 whose characters are NUL-padded reads, to a parser guessing from the first
+        // bytes, as UTF-32 or UTF-16 holding a document type that no byte sequence shows.
+        let body = Self.hostile.replacingOccurrences(of: "<?xml version=\"1.0\" encoding=\"ENCODING\"?>\n", with: "")
+        let padded: [(String, [UInt8])] = [
+            ("UTF-32BE", body.utf8.flatMap { [0, 0, 0, $0] }), ("UTF-16LE", body.utf8.flatMap { [$0, 0] })
+        ]
+        for (name, bytes) in padded {
+            for prefix in [[0xEF, 0xBB, 0xBF], Array(#"<?xml version="1.0"?>"#.utf8)] as [[UInt8]] {
+                #expect("\(name) after \(prefix.count) bytes") { try Model(xcodeModelXML: Data(prefix + bytes), file: "nul.xml") } throws: { error in
+                    let error = try #require(error as? ModelError)
+                    return error.code == .invalidFormat && error.file == "nul.xml" && error.message.contains("U+0")
+                }
+            }
+        }
+    }
+
     @Test func everyEncodingReadsTheSameModel() throws {
         let expected = try Model(xcodeModelXML: Data(Self.plain.replacingOccurrences(of: "ENCODING", with: "UTF-8").utf8))
         #expect(expected.entities[0].name == "Café" && expected.entities[0].attributes[0].defaultValue == .string("naïve"))

@@ -9,7 +9,8 @@ extension Store {
     /// Backing up into the same directory again copies only what is new (a segment that grew
     /// is extended, files already there are kept, files no longer needed removed), so the
     /// directory can be shipped to object storage with `rclone sync` or `aws s3 sync` as an
-    /// incremental backup (docs/COMPACTION.md).
+    /// incremental backup (docs/COMPACTION.md). `destination` must be empty (or missing) or an
+    /// earlier backup of this store: a backup never replaces or removes a file it did not write.
     ///
     /// ```swift
     /// let report = try await store.backup(to: "/var/backups/library.store")
@@ -17,8 +18,9 @@ extension Store {
     /// ```
     ///
     /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory store; a ``LogError``
-    ///   (``LogError/Code/invalidArgument`` when `destination` holds another store's backup or
-    ///   was opened as a store; I/O errors, after which the backup keeps its previous state).
+    ///   (``LogError/Code/invalidArgument`` when `destination` holds another store's backup,
+    ///   was opened as a store, or holds a file in the way, naming the directory and the file;
+    ///   I/O errors, after which the backup keeps its previous state).
     @discardableResult
     public func backup(to destination: String) async throws -> BackupReport {
         guard let log else { throw StoreError(.invalidArgument, "an in-memory store has no files to back up") }

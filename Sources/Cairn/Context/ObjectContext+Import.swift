@@ -78,9 +78,23 @@ extension ObjectContext {
 
     /// What a save would refuse in an object's values as this context sees them (a required
     /// value missing, a relationship holding too few or too many objects), as the save words
-    /// it; nil when nothing, or when the object does not exist here.
+    /// it and checks it: a new object whole, a saved one a root context changed at the values
+    /// it changed; nil when nothing, or when the object does not exist here.
     package func saveProblem(of id: ObjectID) -> StoreError? {
-        values(of: id).flatMap { problem(id, ObjectView(base: .values($0))) }
+        guard let view = view(of: id) else { return nil }
+        if parent == nil, !isInserted(id) {
+            guard let changed = state.withLock({ $0.updated[id]?.values }) else { return nil }
+            return changeProblem(id, changed)
+        }
+        return problem(id, view)
+    }
+
+    /// The objects this context inserted or changed and has not deleted, in ID order: what its
+    /// save checks.
+    package var changedObjectIDs: [ObjectID] {
+        state.withLock { state in
+            Set(state.inserted.keys).union(state.updated.keys).subtracting(state.deleted).subtracting(state.discarded).sorted()
+        }
     }
 }
 

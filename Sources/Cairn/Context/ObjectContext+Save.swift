@@ -172,7 +172,7 @@ extension ObjectContext {
     /// What breaks the model in the values an existing object's changes set (the others are
     /// committed ones, already checked): the problem at the first position, as ``problem(_:_:)``
     /// would report it.
-    private func changeProblem(_ id: ObjectID, _ changed: PropertyChanges) -> StoreError? {
+    func changeProblem(_ id: ObjectID, _ changed: PropertyChanges) -> StoreError? {
         let entity = model.descriptions[id.entity]
         var first: (position: Int, problem: StoreError)?
         for (position, value) in changed where position < first?.position ?? Int.max {
@@ -190,8 +190,7 @@ extension ObjectContext {
 
     /// A required attribute without a value.
     private func missingValue(_ entity: EntityDescription, _ id: ObjectID, _ position: Int) -> StoreError {
-        let name = entity.attributes[position].name
-        return StoreError(.missingValue, "\(entity.name).\(name) is required", entity: entity.name, property: name, objects: [id])
+        StoreError.missingValue(entity.name, entity.attributes[position].name, objects: [id])
     }
 
     /// What breaks the model in relationship `index` holding `count` objects: a required one
@@ -199,8 +198,7 @@ extension ObjectContext {
     private func relationshipProblem(_ entity: EntityDescription, _ id: ObjectID, _ index: Int, count: Int) -> StoreError? {
         let relationship = entity.relationships[index]
         if count == 0 && !relationship.isOptional {
-            return StoreError(
-                .missingValue, "\(entity.name).\(relationship.name) is required", entity: entity.name, property: relationship.name, objects: [id])
+            return StoreError.missingValue(entity.name, relationship.name, objects: [id])
         }
         guard relationship.isToMany, count > 0 || !relationship.isOptional else { return nil }
         let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max

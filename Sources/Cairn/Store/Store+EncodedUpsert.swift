@@ -6,10 +6,13 @@ extension Store {
     /// anything but the values that change an existing object. `key` holds attribute positions.
     ///
     /// `invalidRow` is given each row that would leave its object as a save refuses it (a
-    /// required value missing, a required relationship empty) with the problem, in row order:
-    /// it throws to fail the whole upsert, or returns to leave out the row's object (every row
-    /// with its key), which the result then does not list. Without it, such a row fails the
-    /// upsert with a ``StoreError``.
+    /// required value missing, a required relationship empty) with the problem: the row that
+    /// set the offending value, or, for a value a new object never got, the row that made the
+    /// object; rows in order. It throws to fail the whole upsert, or returns to leave the row
+    /// out: the object is then worked out again from its other rows (checked again, which may
+    /// leave out another), and a new object whose first row is left out is not made, nor are
+    /// its other rows applied. An object no row is left for is not in the result. Without it,
+    /// such a row fails the upsert with a ``StoreError``.
     package func batchUpsert(
         _ entityName: String, key: [Int], rows: EncodedRows, updatesExisting: Bool, rowName: @escaping (Int) -> String,
         invalidRow: ((Int, StoreError) throws -> Void)? = nil
@@ -126,7 +129,7 @@ struct EncodedUpsertPlan {
                 apply(row, rows, buffer, to: &slots[slot], in: accepted)
             }
         }
-        if invalidRow != nil { try leaveOutInvalid(&slots, &slotOfRow, rows) }
+        if invalidRow != nil { try leaveOutInvalid(&slots, &slotOfRow, rows, in: accepted) }
         let newCount = slots.reduce(0) { $0 + ($1.existing == nil ? 1 : 0) }
         var keys = try reserve(newCount).makeIterator()
         ids = []
@@ -150,10 +153,12 @@ struct EncodedUpsertPlan {
         self.slots = slots
     }
 
-    /// Hands each object whose rows leave it as a save refuses it to ``invalidRow`` (naming the
-    /// row that does, in row order), and leaves out those it returns for: their rows' slot
-    /// becomes -1.
-    private func leaveOutInvalid(_ slots: inout [Slot], _ slotOfRow: inout [Int], _ rows: EncodedRows) throws {
+    /// Hands each row that leaves its object as a save refuses it to ``invalidRow`` (first the
+    /// first such row of each object, in row order; then, object by object, those found once
+    /// the rows before were left out), and leaves out the rows it returns for: their slot
+    /// becomes -1, and so does every row of an object left out whole (a new object whose first
+    /// row goes, an object no row is left for).
+    private func leaveOutInvalid(_ slots: inout [Slot], _ slotOfRow: inout [Int], _ rows: EncodedRows, in snapshot: StoreSnapshot) throws {
         guard let invalidRow else { return }
         var problems: [(row: Int, slot: Int, problem: StoreError)] = []
         rows.withBytes { buffer in
@@ -162,19 +167,47 @@ struct EncodedUpsertPlan {
             }
         }
         guard !problems.isEmpty else { return }
-        var leftOut = Set<Int>()
-        for found in problems.sorted(by: { $0.row < $1.row }) {
-            try invalidRow(found.row, found.problem)
-            leftOut.insert(found.slot)
+        problems.sort { $0.row < $1.row }
+        for found in problems { try invalidRow(found.row, found.problem) }
+        // The rows of each object with a problem, in order.
+        var rowsOf: [Int: [Int]] = [:]
+        for found in problems { rowsOf[found.slot] = [] }
+        for (row, slot) in slotOfRow.enumerated() where rowsOf[slot] != nil { rowsOf[slot, default: []].append(row) }
+        var leftOutRows = Set<Int>()
+        var leftOutSlots = Set<Int>()
+        for found in problems {
+            var culprit = found.row
+            while true {
+                if slots[found.slot].existing == nil && culprit == slots[found.slot].firstRow {
+                    leftOutSlots.insert(found.slot)
+                    break
+                }
+                leftOutRows.insert(culprit)
+                let remaining = (rowsOf[found.slot] ?? []).filter { !leftOutRows.contains($0) }
+                guard !remaining.isEmpty else {
+                    leftOutSlots.insert(found.slot)
+                    break
+                }
+                let again = rows.withBytes { buffer -> (row: Int, problem: StoreError)? in
+                    var slot = Slot(
+                        existing: slots[found.slot].existing, firstRow: slots[found.slot].existing == nil ? slots[found.slot].firstRow : remaining[0])
+                    for row in remaining { apply(row, rows, buffer, to: &slot, in: snapshot) }
+                    slots[found.slot] = slot
+                    return problem(slot, rows, buffer)
+                }
+                guard let again else { break }
+                try invalidRow(again.row, again.problem)
+                culprit = again.row
+            }
         }
         var renumbered: [Int] = []
         var kept: [Slot] = []
         for (index, slot) in slots.enumerated() {
-            renumbered.append(leftOut.contains(index) ? -1 : kept.count)
-            if !leftOut.contains(index) { kept.append(slot) }
+            renumbered.append(leftOutSlots.contains(index) ? -1 : kept.count)
+            if !leftOutSlots.contains(index) { kept.append(slot) }
         }
         slots = kept
-        slotOfRow = slotOfRow.map { renumbered[$0] }
+        slotOfRow = slotOfRow.enumerated().map { row, slot in leftOutRows.contains(row) ? -1 : renumbered[slot] }
     }
 
     /// What a save would refuse in the object a slot makes or changes, and the row that causes
@@ -196,7 +229,7 @@ struct EncodedUpsertPlan {
     }
 
     private func missing(_ property: String) -> StoreError {
-        StoreError(.missingValue, "\(entity.name).\(property) is required", entity: entity.name, property: property)
+        StoreError.missingValue(entity.name, property)
     }
 
     /// The saved object holding the key (of this entity's family: a sibling's is refused).
@@ -263,10 +296,8 @@ struct EncodedUpsertPlan {
                 for (position, row) in slot.changes.sorted(by: { $0.key < $1.key }) {
                     let value = StoredValue.decode(buffer.piece(rows.range(row, position))) ?? .null
                     if value == .null && !entity.attributes[position].isOptional {
-                        let name = entity.attributes[position].name
-                        throw StoreError(
-                            .missingValue, "batch upsert: \(rowName(row)): \(entity.name).\(name) is required", entity: entity.name, property: name,
-                            objects: [ids[index]])
+                        throw StoreError.missingValue(
+                            entity.name, entity.attributes[position].name, objects: [ids[index]], context: "batch upsert: \(rowName(row))")
                     }
                     changes.append(PropertyChange(position: position, value: .attribute(value)))
                 }
@@ -294,9 +325,7 @@ struct EncodedUpsertPlan {
                 for position in required {
                     let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
                     if StoredValue.isNull(buffer.piece(rows.range(row, position))) {
-                        let name = entity.attributes[position].name
-                        throw StoreError(
-                            .missingValue, "batch upsert: \(rowName(slot.firstRow)): \(entity.name).\(name) is required", entity: entity.name, property: name)
+                        throw StoreError.missingValue(entity.name, entity.attributes[position].name, context: "batch upsert: \(rowName(row))")
                     }
                 }
                 if slot.sources.isEmpty && simple {

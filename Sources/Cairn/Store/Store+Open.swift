@@ -54,13 +54,23 @@ extension Store {
     /// when given) into a snapshot in the model the records were written with: no model check,
     /// no migration. The history is empty when the log holds no model record yet.
     ///
+    /// A read-only open whose files a compaction in another process replaced while it read
+    /// them reads them again from the start, a few times (``Log/retryingWhileBusy(_:)``).
+    ///
     /// - Throws: ``StoreError/Code/historyUnavailable`` when `through` is older than the base
-    ///   or later than the last record; the log's errors.
+    ///   or later than the last record; ``StoreError/Code/notObjectGraph`` when the log's
+    ///   first record is not a model record; a record's error names its segment file and
+    ///   offset; the log's errors (``LogError/Code/busy`` when the files kept changing).
     static func replay(directory: String, model: Model, logOptions: LogOptions, through: LSN?) throws -> OpenedLog {
+        try Log.retryingWhileBusy { try replayOnce(directory: directory, model: model, logOptions: logOptions, through: through) }
+    }
+
+    private static func replayOnce(directory: String, model: Model, logOptions: LogOptions, through: LSN?) throws -> OpenedLog {
         var history: [Model] = []
         var baseBytes: UInt64 = 0
         var logBytes: UInt64 = 0
         var stored: Model? { history.last }
+        var locations = RecordLocations()
         let builder = SnapshotBuilder(StoreSnapshot(model: model))
         let log: Log
         do {
@@ -69,7 +79,15 @@ extension Store {
                 replay: { record in
                     if let through, record.lsn > through { return }
                     logBytes += UInt64(record.payload.count)
-                    switch try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored) {
+                    locations.note(record)
+                    if stored == nil { try StoreRecord.checkFirst(record) }
+                    let decoded: StoreRecord.Decoded
+                    do {
+                        decoded = try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored)
+                    } catch {
+                        throw locations.locate(error)
+                    }
+                    switch decoded {
                     case .model(let recorded):
                         guard stored == nil else {
                             throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a second model record", lsn: record.lsn)
@@ -90,7 +108,8 @@ extension Store {
                 })
         } catch {
             _ = try? builder.finish()
-            throw error
+            // An error of a record the builder applied names only its LSN: where it lies, too.
+            throw locations.locate(error)
         }
         do {
             let snapshot = try builder.finish()
@@ -101,7 +120,7 @@ extension Store {
             return OpenedLog(log: log, snapshot: snapshot, history: history, baseBytes: baseBytes, logBytes: logBytes)
         } catch {
             try? log.closeNow()
-            throw error
+            throw locations.locate(error)
         }
     }
 
@@ -179,6 +198,19 @@ extension Store {
             let lsn = LSN(next)
             let plan = MigrationPlan(from: previous, to: step)
             plans.append(plan)
+            // A step between two of the app's versions is its declared history. Any other step
+            // (from a store model the app does not list, or to an app model it does not list) is
+            // inferred: refused, never wiped, when it would drop data, unless the app said so.
+            let declared = options.modelVersions.contains(previous) && options.modelVersions.contains(step)
+            if !declared && !options.allowsMigrationThatDropsData {
+                let losses = plan.losses(in: migrated)
+                if !losses.isEmpty {
+                    throw StoreError(
+                        .cannotMigrate,
+                        "the store holds data the app's model has no place for, and the step between them is not one of the app's versions (StoreOptions.modelVersions); the store is left as it is. To migrate it and drop that data, set StoreOptions.allowsMigrationThatDropsData:\n"
+                            + losses.joined(separator: "\n"))
+                }
+            }
             let result: Result<StoreSnapshot, StoreError>
             do { result = .success(try plan.migrate(migrated, at: lsn)) } catch { result = .failure(error) }
             switch result {

@@ -13,7 +13,16 @@ extension Store {
 
     /// Every model a store on disk was written with, oldest first: the one it was created with,
     /// then one per recorded migration.
+    ///
+    /// - Throws: as ``storedModel(at:)``; ``StoreError/Code/notObjectGraph`` when the log's
+    ///   first record is not a model (a log written with `CairnLog` alone);
+    ///   ``LogError/Code/busy`` when compactions in another process kept replacing the files
+    ///   while they were read (the read starts again a few times first).
     public static func storedModels(at directory: String) throws -> [Model] {
+        try Log.retryingWhileBusy { try readStoredModels(at: directory) }
+    }
+
+    private static func readStoredModels(at directory: String) throws -> [Model] {
         var options = LogOptions()
         options.readOnly = true
         var models: [Model] = []
@@ -24,15 +33,16 @@ extension Store {
         let log = try Log.open(
             at: directory, options: options,
             replay: { record in
-                if models.isEmpty {
-                    guard case .model(let model) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: nil) else {
-                        throw StoreError(.corruptRecord, "the first record is not a model", lsn: record.lsn)
+                do {
+                    if models.isEmpty {
+                        models.append(try StoreRecord.checkFirst(record))
+                    } else if record.payload.first == StoreRecord.migrationKind,
+                        case .migration(let model, _) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: models.last)
+                    {
+                        models.append(model)
                     }
-                    models.append(model)
-                } else if record.payload.first == StoreRecord.migrationKind,
-                    case .migration(let model, _) = try StoreRecord.decode(record.payload, lsn: record.lsn, model: models.last)
-                {
-                    models.append(model)
+                } catch {
+                    throw RecordLocations.locate(error, in: record)
                 }
             },
             base: { base in

@@ -17,6 +17,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let corruptRecord = Code(rawValue: "corrupt record")
         /// The store was written by a newer format.
         public static let unsupportedFormat = Code(rawValue: "unsupported format")
+        /// The log's frames are sound, and its records are not an object graph's: with no base,
+        /// its first record is not a model record, or does not decode as one (a log written
+        /// with `CairnLog` alone, say).
+        public static let notObjectGraph = Code(rawValue: "not an object graph")
         /// A value of the wrong type for an attribute.
         public static let typeMismatch = Code(rawValue: "type mismatch")
         /// An entity or property name the model does not have.
@@ -70,11 +74,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var objects: [ObjectID]
     /// The log position concerned.
     public var lsn: LSN?
+    /// The file holding the record concerned (a segment), when known.
+    public var file: String?
+    /// The byte offset of the record's frame in ``file``, when known.
+    public var offset: UInt64?
 
     /// Creates an error.
     public init(
         _ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
-        objects: [ObjectID] = [], lsn: LSN? = nil
+        objects: [ObjectID] = [], lsn: LSN? = nil, file: String? = nil, offset: UInt64? = nil
     ) {
         self.code = code
         self.message = message
@@ -82,13 +90,19 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.property = property
         self.objects = objects
         self.lsn = lsn
+        self.file = file
+        self.offset = offset
     }
 
     public var description: String {
         var text = "\(code): \(message)"
         let place = [entity, property].compactMap { $0 }.joined(separator: ".")
         if !place.isEmpty { text += " (\(place))" }
-        if let lsn { text += " (LSN \(lsn))" }
+        var location: [String] = []
+        if let file { location.append("file \(file)") }
+        if let offset { location.append("offset \(offset)") }
+        if let lsn { location.append("LSN \(lsn)") }
+        if !location.isEmpty { text += " (" + location.joined(separator: ", ") + ")" }
         return text
     }
 }

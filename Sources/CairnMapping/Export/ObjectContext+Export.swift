@@ -178,7 +178,7 @@ struct JSONExporter {
                 if value == .null && !options.writesNulls { continue }
                 separate(&writer)
                 writer.bytes(key.json)
-                try self.value(value, attribute)
+                try self.value(value, attribute, entity: id.entity)
             case .relationship(let key, let relationship):
                 if let from, from.inverse == relationship.name { continue }
                 let targets = values[relationship.position].targets
@@ -211,7 +211,7 @@ struct JSONExporter {
                 if !first { writer.byte(UInt8(ascii: ",")) }
                 first = false
                 writer.bytes(key.json)
-                try storedValue(range, attribute)
+                try storedValue(range, attribute, entity: id.entity)
             case .relationship(let key, let relationship):
                 if let from, from.inverse == relationship.name { continue }
                 let range = rowStarts[relationship.position]..<rowStarts[relationship.position + 1]
@@ -234,12 +234,19 @@ struct JSONExporter {
 
     /// Writes one stored value (tag and bytes, docs/FORMAT.md §9) as the attribute's mapping
     /// reads it back.
-    private mutating func storedValue(_ range: Range<Int>, _ attribute: ResolvedAttribute) throws {
+    private mutating func storedValue(_ range: Range<Int>, _ attribute: ResolvedAttribute, entity: Int) throws {
         let bytes = rowBytes
         try bytes.withUnsafeBytes { buffer in
             let value = buffer.piece(range)
+            func decoded() throws -> Value {
+                guard let decoded = StoredValue.decode(value) else {
+                    throw MappingError(
+                        .invalidValue, "the stored value does not decode", entity: mapping.model.descriptions[entity].name, property: attribute.name)
+                }
+                return decoded
+            }
             guard attribute.transformerName == nil, let tag = value.first else {
-                return try self.value(StoredValue.decode(value) ?? .null, attribute)
+                return try self.value(decoded(), attribute, entity: entity)
             }
             switch (tag, attribute.dateFormat) {
             case (StoredValue.Tag.null, _): writer.raw("null")
@@ -248,18 +255,18 @@ struct JSONExporter {
             case (StoredValue.Tag.string, _) where attribute.type == .string:
                 var reader = ByteReader(value.piece(1..<value.count))
                 guard let length = try? reader.readCount(limit: reader.remaining), length == reader.remaining else {
-                    return try self.value(StoredValue.decode(value) ?? .null, attribute)
+                    return try self.value(decoded(), attribute, entity: entity)
                 }
                 writer.string(utf8: value.piece((value.count - length)..<value.count))
             case (StoredValue.Tag.integer, _):
                 var reader = ByteReader(value.piece(1..<value.count))
-                guard let number = try? reader.readSignedVarint() else { return try self.value(StoredValue.decode(value) ?? .null, attribute) }
+                guard let number = try? reader.readSignedVarint() else { return try self.value(decoded(), attribute, entity: entity) }
                 writer.integer(number)
             case (StoredValue.Tag.date, .iso8601) where value.count == 9:
                 let seconds = Double(bitPattern: UInt64(littleEndian: value.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
-                writer.isoDate(Date(timeIntervalSinceReferenceDate: seconds))
+                writer.isoDate(try checked(Date(timeIntervalSinceReferenceDate: seconds), attribute, entity: entity))
             default:
-                try self.value(StoredValue.decode(value) ?? .null, attribute)
+                try self.value(decoded(), attribute, entity: entity)
             }
         }
     }
@@ -273,7 +280,7 @@ struct JSONExporter {
         guard positions.count == 1, let keyAttribute = destination.attributes.first(where: { $0.position == positions[0] }) else { return nil }
         let keys = try targets.map { target -> JSONValue in
             guard let values = context.propertyValues(of: target), case .attribute(let key) = values[keyAttribute.position] else { return .null }
-            return try json(key, keyAttribute)
+            return try json(key, keyAttribute, entity: relationship.destination)
         }
         if relationship.isToMany { return .array(keys) }
         return keys.first ?? .null
@@ -313,21 +320,34 @@ struct JSONExporter {
         }
     }
 
-    private mutating func value(_ value: Value, _ attribute: ResolvedAttribute) throws {
+    private mutating func value(_ value: Value, _ attribute: ResolvedAttribute, entity: Int) throws {
+        // A transformer makes the JSON of every value but null, whatever the attribute's type.
+        if attribute.transformerName != nil && value != .null { return writer.value(try json(value, attribute, entity: entity)) }
         switch value {
         case .string(let text), .uri(let text): writer.string(text)
         case .integer(let number): writer.integer(number)
         case .boolean(let flag): flag ? writer.raw("true") : writer.raw("false")
         case .null: writer.raw("null")
-        default: writer.value(try json(value, attribute))
+        default: writer.value(try json(value, attribute, entity: entity))
         }
     }
 
-    /// A value as JSON, as the attribute's mapping reads it back.
-    func json(_ value: Value, _ attribute: ResolvedAttribute) throws -> JSONValue {
-        if attribute.transformerName != nil, let transformer = attribute.transformer, value != .null {
+    /// A value of an attribute of `entity` as JSON, as the attribute's mapping reads it back:
+    /// through its transformer (but null, which is null both ways), dates in their format.
+    ///
+    /// - Throws: ``MappingError/Code/invalidMapping`` when no transformer is registered under the
+    ///   attribute's transformer name (an import would refuse the value too);
+    ///   ``MappingError/Code/invalidValue`` when the transformer refuses the value, or for a date
+    ///   outside years 1 to 9999 (``DateRange``).
+    func json(_ value: Value, _ attribute: ResolvedAttribute, entity: Int) throws -> JSONValue {
+        if let name = attribute.transformerName, value != .null {
+            let entityName = mapping.model.descriptions[entity].name
+            guard let transformer = attribute.transformer else {
+                throw MappingError(
+                    .invalidMapping, "no MappingTransformer is registered under the name \(name)", entity: entityName, property: attribute.name)
+            }
             do { return try transformer.json(from: value) } catch {
-                throw MappingError(.invalidValue, "transformer \(attribute.transformerName ?? "") refused the value: \(error)", property: attribute.name)
+                throw MappingError(.invalidValue, "transformer \(name) refused the value: \(error)", entity: entityName, property: attribute.name)
             }
         }
         switch value {
@@ -341,6 +361,7 @@ struct JSONExporter {
         case .uuid(let uuid): return .string(uuid.uuidString)
         case .binary(let bytes): return .string(Data(bytes).base64EncodedString())
         case .date(let date):
+            let date = try checked(date, attribute, entity: entity)
             switch attribute.dateFormat {
             case .iso8601: return .string(DateText.iso8601(date))
             case .unixSeconds: return .number(Self.shortest(date.timeIntervalSince1970))
@@ -348,6 +369,27 @@ struct JSONExporter {
             case .pattern(_, let offset): return .string(attribute.datePattern?.string(from: date, offset: offset) ?? DateText.iso8601(date))
             }
         }
+    }
+
+    /// `date`, when it lies in years 1 to 9999 as the attribute's format writes it (ISO 8601 and
+    /// milliseconds rounded to the millisecond, a pattern at its offset too): the dates every
+    /// reader takes back.
+    ///
+    /// - Throws: ``MappingError/Code/invalidValue`` naming the entity, the attribute and the date.
+    private func checked(_ date: Date, _ attribute: ResolvedAttribute, entity: Int) throws -> Date {
+        var seconds = date.timeIntervalSince1970
+        var offset = 0
+        switch attribute.dateFormat {
+        case .pattern(_, let patternOffset): offset = patternOffset
+        case .iso8601, .unixMilliseconds: seconds = (seconds * 1000).rounded() / 1000
+        case .unixSeconds: break
+        }
+        guard DateRange.contains(secondsSince1970: seconds, offset: offset) else {
+            throw MappingError(
+                .invalidValue, "\(DateText.iso8601(date)) is outside \(DateRange.description), the dates JSON import reads back",
+                entity: mapping.model.descriptions[entity].name, property: attribute.name)
+        }
+        return date
     }
 
     /// The shortest text that reads back as `number` (integral values without `.0`).

@@ -177,9 +177,9 @@ struct FlatRecordEncoder {
             do {
                 StoredValue.write(try ValueReader.read(token, attribute, &scanner), &scratch)
             } catch let misfit as ValueReader.Misfit {
-                guard lenient else {
+                guard lenient, !misfit.isMappingError else {
                     throw MappingError(
-                        .invalidValue, misfit.message, entity: entity.name, property: attribute.name, path: reader.path.text, offset: begin)
+                        misfit.code, misfit.message, entity: entity.name, property: attribute.name, path: reader.path.text, offset: begin)
                 }
                 reader.warnings.append(ImportWarning(path: reader.path.text, message: "\(misfit.message); \(entity.name).\(attribute.name) set to nil"))
                 StoredValue.writeNull(&scratch)

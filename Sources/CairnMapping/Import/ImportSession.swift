@@ -28,8 +28,19 @@ final class ImportSession {
     /// Relationships waiting for references to objects later records may create.
     private var deferred: [DeferredLinks] = []
     /// Objects a pruning relationship took out of its owner: deleted at the end unless another
-    /// record gave them an owner meanwhile, or another object holds them (``DeletionGuard``).
-    private var orphans: [(id: ObjectID, ownerPosition: Int)] = []
+    /// record gave them an owner meanwhile, or another object holds them (``DeletionGuard``),
+    /// or the relationship's change (`unit`) was undone.
+    private var orphans: [(id: ObjectID, ownerPosition: Int, unit: Int?)] = []
+    /// Objects a pruning relationship replaced by a new object holding their key: deleted at the
+    /// end unless the nested record that replaced them (`unit`) was skipped. A key lookup no
+    /// longer finds them.
+    private var replaced: [(id: ObjectID, unit: Int?, owner: (id: ObjectID, inverse: Int))] = []
+    private var replacedIDs: Set<ObjectID> = []
+    /// What each record changed: to name it, and to undo it when a lenient import skips it.
+    private let undo: ImportUndoLog
+    /// The records (units) that named each object the import touched, and each top-level object.
+    private var namedBy: [ObjectID: [Int]] = [:]
+    private var topLevelUnits: [ObjectID: [Int]] = [:]
     /// What the import may delete.
     private let deletions: DeletionGuard
     private var topLevel: Set<ObjectID> = []
@@ -42,6 +53,8 @@ final class ImportSession {
         var relationship: ResolvedRelationship
         var entity: ResolvedEntity
         var items: [Either]
+        /// The unit the relationship's change belongs to.
+        var assignment: Int
 
         enum Either {
             case object(ObjectID)
@@ -56,20 +69,30 @@ final class ImportSession {
         self.context = context
         self.mapping = mapping
         self.options = options
-        deletions = DeletionGuard(model: mapping.model, context: context)
+        let deletions = DeletionGuard(model: mapping.model, context: context)
+        self.deletions = deletions
+        undo = ImportUndoLog(context: context, model: mapping.model)
+        undo.relationshipSet = { deletions.relationshipSet($0, $1, to: $2, from: $3) }
     }
 
     // MARK: Records
 
     /// Applies a top-level record (a lenient import may pass over it).
     func apply(topLevel record: ImportRecord) throws {
+        let unit = undo.begin(.record, path: record.path, offset: record.offset, parent: nil)
         let id: ObjectID
         do {
-            id = try upsert(record)
+            id = try undo.within(unit) { try upsert(record) }
         } catch is Skip {
             return
         }
+        topLevelUnits[id, default: []].append(unit)
         if topLevel.insert(id).inserted { result.objectIDs.append(id) }
+    }
+
+    /// Notes that the current record named an object.
+    private func named(_ id: ObjectID) {
+        if let unit = undo.current { namedBy[id, default: []].append(unit) }
     }
 
     /// Finds or inserts the record's object and applies its values.
@@ -90,6 +113,7 @@ final class ImportSession {
     /// read as an object of the object's own entity.
     private func update(_ id: ObjectID, with record: ImportRecord, _ entity: ResolvedEntity) throws {
         if outcomes[id] == nil { outcomes[id] = .unchanged }
+        named(id)
         guard options.updatesExisting || outcomes[id] == .inserted else { return }
         origins[id] = (record.path, record.offset)
         let (actual, actualEntity) = try asObjectOf(id, record, entity)
@@ -145,6 +169,8 @@ final class ImportSession {
                 entity: entity.name, path: JSONPath.text(record.path), offset: record.offset)
         }
         let id = try context.insert(entity.name).objectID
+        undo.inserted(id)
+        named(id)
         outcomes[id] = .inserted
         origins[id] = (record.path, record.offset)
         if let key { known[entity.keyScope, default: [:]][Value.storedKey(key)] = id }
@@ -166,6 +192,7 @@ final class ImportSession {
         } else {
             found = try scannedHolder(entity, scope: scope, key: bytes)
         }
+        if let found, replacedIDs.contains(found) { return nil }
         if let found { known[scope, default: [:]][bytes] = found }
         return found
     }
@@ -202,12 +229,16 @@ final class ImportSession {
         guard let current = context.propertyValues(of: id) else { return }
         for (index, attribute) in entity.attributes.enumerated() {
             guard let value = effectiveValue(record.values[index], isNew: isNew) else { continue }
-            if case .attribute(let old) = current[attribute.position], old.isStoredIdentically(to: value) { continue }
-            try context.setAttribute(id, attribute.position, value)
+            guard case .attribute(let old) = current[attribute.position] else { continue }
+            if old.isStoredIdentically(to: value) {
+                undo.claim(id, attribute.position, old)
+            } else {
+                try undo.setAttribute(id, attribute.position, value, old: old)
+            }
         }
         for (index, relationship) in entity.relationships.enumerated() {
             guard let input = record.relations[index] else { continue }
-            try link(id, entity, relationship, input, current: current[relationship.position].targets, path: record.path)
+            try link(id, entity, relationship, input, current: current[relationship.position].targets, record: record)
         }
     }
 
@@ -225,8 +256,11 @@ final class ImportSession {
     /// input a lenient read set part of aside leaves the relationship as it is.
     private func link(
         _ id: ObjectID, _ entity: ResolvedEntity, _ relationship: ResolvedRelationship, _ input: RelationInput, current: [ObjectID],
-        path: [JSONPath.Step]
+        record: ImportRecord
     ) throws {
+        let path = record.path
+        let assignment = undo.begin(
+            .assignment(entity: id.entity, relationship: relationship.index), path: path, offset: record.offset, parent: undo.current)
         var items: [DeferredLinks.Either] = []
         var waiting = false
         var complete = true
@@ -237,7 +271,9 @@ final class ImportSession {
             for (position, item) in given.enumerated() {
                 switch item {
                 case .record(let nested):
-                    if let target = try related(nested, of: id, relationship, position: position, current: current, reused: &reused) {
+                    let unit = undo.begin(.record, path: nested.path, offset: nested.offset, parent: assignment)
+                    if let target = try undo.within(unit, { try related(nested, of: id, relationship, position: position, current: current, reused: &reused) })
+                    {
                         items.append(.object(target))
                     } else {
                         complete = false
@@ -262,14 +298,14 @@ final class ImportSession {
             return
         }
         if waiting {
-            deferred.append(DeferredLinks(object: id, relationship: relationship, entity: entity, items: items))
+            deferred.append(DeferredLinks(object: id, relationship: relationship, entity: entity, items: items, assignment: assignment))
             return
         }
         let targets = items.compactMap { item -> ObjectID? in
             if case .object(let id) = item { return id }
             return nil
         }
-        try setTargets(id, relationship, targets, current: current, releasesOwned: nestedOnly)
+        try undo.within(assignment) { try setTargets(id, relationship, targets, current: current, releasesOwned: nestedOnly) }
     }
 
     /// Sets the relationship to `targets` (added to what it holds, for a to-many `merge`). The
@@ -286,11 +322,20 @@ final class ImportSession {
         for target in wanted where seen.insert(target).inserted { deduplicated.append(target) }
         let same = relationship.isOrdered ? deduplicated == current : Set(deduplicated) == Set(current)
         guard !same else { return }
-        try context.setRelationship(id, relationship.index, to: deduplicated)
+        try setRelationship(id, relationship.index, to: deduplicated, from: current)
         guard releasesOwned, let inverse = deletions.prunedInverse(of: relationship, in: id.entity) else { return }
         for old in current where !seen.contains(old) {
-            orphans.append((old, mapping.model.descriptions[old.entity].attributes.count + inverse))
+            orphans.append((old, mapping.model.descriptions[old.entity].attributes.count + inverse, undo.current))
         }
+    }
+
+    /// Sets a relationship through the undo log (which notes the links it makes and breaks, and
+    /// reports the relationships its undoing sets to the deletion guard itself): every
+    /// relationship the import sets goes through here, so that the deletion guard sees the
+    /// links it makes.
+    private func setRelationship(_ id: ObjectID, _ index: Int, to targets: [ObjectID], from previous: [ObjectID]) throws {
+        try undo.setRelationship(id, index, to: targets)
+        deletions.relationshipSet(id, index, to: targets, from: previous)
     }
 
     /// Deletes an object the import replaces (counted when it was saved before).
@@ -320,16 +365,21 @@ final class ImportSession {
             var matched: [ObjectID] = []
             if let candidate, context.propertyValues(of: candidate) != nil, try unchangedAsObjectOf(candidate, record, entity, matched: &matched) {
                 reused.insert(candidate)
-                for id in matched where outcomes[id] == nil { outcomes[id] = .unchanged }
+                for id in matched {
+                    if outcomes[id] == nil { outcomes[id] = .unchanged }
+                    named(id)
+                }
                 return candidate
             }
             if let candidate, let key, context.propertyValues(of: candidate) != nil,
                 let inverse = deletions.prunedInverse(of: relationship, in: owner.entity),
                 try !deletions.isHeldElsewhere(candidate, besides: (owner, inverse))
             {
-                // The old object holds the key the new one needs: it goes first. (One the import
-                // may not delete is updated in place below, as the holder of its key.)
-                try delete(candidate)
+                // The old object holds the key the new one needs: it goes at the end, and no
+                // key lookup finds it meanwhile. (One the import may not delete is updated in
+                // place below, as the holder of its key.)
+                replaced.append((candidate, undo.current, (owner, inverse)))
+                replacedIDs.insert(candidate)
                 known[entity.keyScope]?[Value.storedKey(key)] = nil
             }
             if let key, let holder = try holder(of: record, entity, key: key) {
@@ -407,118 +457,207 @@ final class ImportSession {
 
     /// Links the references that waited for later records (what no record made fails when
     /// strict, leaves the relationship as it is with a warning when lenient, or makes an object
-    /// holding only its key with ``ImportOptions/insertsMissingReferences``), deletes the orphans
-    /// no record claimed, runs the after-import hook, and counts what happened.
+    /// holding only its key with ``ImportOptions/insertsMissingReferences``), checks what the
+    /// save checks (a lenient import skips the records that fail it), deletes what pruning
+    /// relationships gave up or replaced and nothing holds, runs the after-import hook, and
+    /// counts what happened.
     func finish() throws {
         let waiting = deferred
         deferred = []
         for links in waiting {
-            var targets: [ObjectID] = []
-            var complete = true
-            for item in links.items {
-                switch item {
-                case .object(let id): targets.append(id)
-                case .key(let key, let path, let offset):
-                    if let id = try reference(links.relationship, key) {
-                        targets.append(id)
-                        continue
-                    }
-                    let destination = mapping.resolved[links.relationship.destination]
-                    let message = "no \(destination.name) has the key \(key)"
-                    if options.insertsMissingReferences {
-                        var record = ImportRecord(destination, path: path, offset: offset)
-                        let positions = links.relationship.relatedBy ?? destination.identity
-                        if let index = destination.attributes.firstIndex(where: { $0.position == positions.first }) { record.values[index] = key }
-                        targets.append(try insert(record, destination, key: positions == destination.identity ? [key] : nil))
-                    } else if options.lenient {
-                        result.warnings.append(ImportWarning(path: JSONPath.text(path), message: message + "; the relationship is left as it is"))
-                        complete = false
-                    } else {
-                        throw MappingError(
-                            .unresolvedReference, message + ", in the store or in the input", entity: links.entity.name,
-                            property: links.relationship.name, path: JSONPath.text(path), offset: offset)
-                    }
-                }
-            }
-            guard complete, let current = context.propertyValues(of: links.object) else { continue }
-            try setTargets(links.object, links.relationship, targets, current: current[links.relationship.position].targets, releasesOwned: false)
-        }
-        // Orphans another record gave an owner meanwhile stay, as do those another object holds;
-        // the others go.
-        for orphan in orphans {
-            guard let values = context.propertyValues(of: orphan.id), orphan.ownerPosition < values.count else { continue }
-            if values[orphan.ownerPosition].targets.isEmpty, try !deletions.isHeldElsewhere(orphan.id, besides: nil) { try delete(orphan.id) }
-        }
-        orphans = []
-        if let hook = options.afterImport {
-            for (id, outcome) in outcomes where context.propertyValues(of: id) != nil {
-                if outcome == .inserted || context.propertyValues(of: id) != context.committedValues(of: id), let object = context.object(with: id) {
-                    try hook(object)
-                }
-            }
+            try undo.within(links.assignment) { try linkWaiting(links) }
         }
         try checkWhatTheSaveChecks()
+        try deleteWhatWasGivenUp()
+        try runHook()
         count()
     }
 
-    /// Checks the objects the records inserted or changed as the save will (required values,
-    /// relationship counts): a problem fails the import naming the record that made the object
-    /// so (strict), or sets that record aside with a warning naming it (lenient): an object it
-    /// inserted is removed, one it changed goes back to its saved values. Setting one aside may
-    /// leave another short of an object: checked again until none is.
-    private func checkWhatTheSaveChecks() throws {
-        var pending = outcomes.keys.sorted()
-        for _ in 0...outcomes.count {
-            var setAside: [ObjectID] = []
-            for id in pending {
-                guard let problem = context.saveProblem(of: id) else { continue }
-                if outcomes[id] != .inserted && context.propertyValues(of: id) == context.committedValues(of: id) { continue }
-                let origin = origins[id]
-                let path = origin.map { JSONPath.text($0.path) } ?? "$"
-                guard options.lenient else {
-                    throw MappingError(
-                        MappingError.Code(rawValue: problem.code.rawValue), problem.message, entity: problem.entity, property: problem.property, path: path,
-                        offset: origin?.offset)
+    private func linkWaiting(_ links: DeferredLinks) throws {
+        var targets: [ObjectID] = []
+        for item in links.items {
+            switch item {
+            case .object(let id): targets.append(id)
+            case .key(let key, let path, let offset):
+                if let id = try reference(links.relationship, key) {
+                    targets.append(id)
+                    continue
                 }
-                result.warnings.append(ImportWarning(path: path, message: "\(problem.message); record skipped"))
-                try restore(id)
-                setAside.append(id)
+                let destination = mapping.resolved[links.relationship.destination]
+                let message = "no \(destination.name) has the key \(key)"
+                if options.insertsMissingReferences {
+                    var record = ImportRecord(destination, path: path, offset: offset)
+                    let positions = links.relationship.relatedBy ?? destination.identity
+                    if let index = destination.attributes.firstIndex(where: { $0.position == positions.first }) { record.values[index] = key }
+                    targets.append(try insert(record, destination, key: positions == destination.identity ? [key] : nil))
+                } else if options.lenient {
+                    result.warnings.append(ImportWarning(path: JSONPath.text(path), message: message + "; the relationship is left as it is"))
+                    return
+                } else {
+                    throw MappingError(
+                        .unresolvedReference, message + ", in the store or in the input", entity: links.entity.name,
+                        property: links.relationship.name, path: JSONPath.text(path), offset: offset)
+                }
             }
-            guard !setAside.isEmpty else { return }
-            let gone = Set(setAside.filter { context.propertyValues(of: $0) == nil })
-            result.objectIDs.removeAll { gone.contains($0) }
-            pending = outcomes.keys.filter { context.propertyValues(of: $0) != nil }.sorted()
+        }
+        guard let current = context.propertyValues(of: links.object) else { return }
+        try setTargets(links.object, links.relationship, targets, current: current[links.relationship.position].targets, releasesOwned: false)
+    }
+
+    // MARK: Checking
+
+    /// Checks every object the import inserted or changed (the context's, not only the records'
+    /// own: an object a relationship gave up too) as the save will (required values,
+    /// relationship counts), but those it deletes at the end. A problem is named by the record
+    /// that set the offending value (for a relationship: that made or broke a link of it; for a
+    /// value a new object never got: the record that inserted it; a record's relationship stands
+    /// for the record). Strict, the first such record in input order fails the import; lenient,
+    /// each is skipped with a warning naming it (``ImportUndoLog/skip(_:)`` undoes exactly its
+    /// changes), and the objects the undoing changed are checked again, until none fails. Each
+    /// pass skips a record more, or fails: the passes are bounded by the records.
+    private func checkWhatTheSaveChecks() throws {
+        var pending = context.changedObjectIDs
+        for _ in 0...undo.units.count {
+            let going = Set(try objectsToDelete())
+            var found: [(record: Int, unit: Int, id: ObjectID, problem: StoreError)] = []
+            for id in pending where !going.contains(id) {
+                guard let problem = context.saveProblem(of: id) else { continue }
+                guard let position = position(of: problem, in: id), let unit = undo.culprit(of: id, position: position) else {
+                    // Nothing the import can undo made it so.
+                    let origin = origins[id]
+                    throw MappingError(saveProblem: problem, path: origin.map { JSONPath.text($0.path) } ?? "$", offset: origin?.offset)
+                }
+                found.append((undo.record(of: unit), unit, id, problem))
+            }
+            guard let first = found.min(by: { ($0.record, $0.id) < ($1.record, $1.id) }) else { return }
+            let unit = undo.units[first.record]
+            guard options.lenient else {
+                throw MappingError(
+                    saveProblem: first.problem, path: JSONPath.text(unit.path), offset: unit.offset, hint: hint(first.unit, first.id, first.problem))
+            }
+            var records: [Int] = []
+            var seen: Set<Int> = []
+            for problem in found.sorted(by: { ($0.record, $0.id) < ($1.record, $1.id) }) where seen.insert(problem.record).inserted {
+                records.append(problem.record)
+                result.warnings.append(
+                    ImportWarning(
+                        skipping: JSONPath.text(undo.units[problem.record].path), saveProblem: problem.problem,
+                        hint: hint(problem.unit, problem.id, problem.problem),
+                        also: leftAsItWas(problem.record)))
+            }
+            pending = try undo.skip(records).sorted()
         }
     }
 
-    /// Undoes what the import did to an object: removes it when the import inserted it, else
-    /// sets its values back to the saved ones (relationships to objects that still exist).
-    private func restore(_ id: ObjectID) throws {
-        guard outcomes[id] != .inserted, let saved = context.committedValues(of: id) else {
-            try delete(id)
-            return
-        }
+    /// The position of the property a save problem names, in the object's entity.
+    private func position(of problem: StoreError, in id: ObjectID) -> Int? {
         let entity = mapping.model.descriptions[id.entity]
-        for (position, value) in saved.enumerated() {
-            guard let now = context.propertyValues(of: id), position < now.count, now[position] != value else { continue }
-            if position < entity.attributes.count {
-                if case .attribute(let old) = value { try context.setAttribute(id, position, old) }
-            } else {
-                let targets = value.targets.filter { context.propertyValues(of: $0) != nil }
-                try context.setRelationship(id, position - entity.attributes.count, to: targets)
+        guard let name = problem.property else { return nil }
+        return entity.attributePosition(name) ?? entity.relationshipPosition(name).map { entity.attributes.count + $0 }
+    }
+
+    /// What to change when the problem is an object a record's relationship gave up and the
+    /// import may not delete (a required inverse left empty); nil otherwise.
+    private func hint(_ unit: Int, _ id: ObjectID, _ problem: StoreError) -> String? {
+        guard case .assignment(let entityIndex, let index) = undo.units[unit].kind, problem.code == .missingValue || problem.code == .countViolation else {
+            return nil
+        }
+        let owner = mapping.model.descriptions[entityIndex]
+        let declared = owner.relationships[index]
+        // The owner's own relationship left short: no object was given up.
+        if owner.family.contains(id.entity) && problem.property == declared.name { return nil }
+        let name = "\(owner.name).\(declared.name)"
+        let policy = mapping.resolved[entityIndex].relationships.first { $0.index == index }?.policy
+        switch policy {
+        case .replace where declared.deleteRule != .cascade:
+            return
+                "\(name) gave it up, and the import deletes what a relationship gives up only when the mapping says so: the relationship's delete rule is \(declared.deleteRule.rawValue): make it cascade, or use mergeAndPrune, to let the import delete such objects"
+        case .merge:
+            return
+                "\(name) gave it up, and merge never deletes: use mergeAndPrune, or replace with the cascade delete rule, to let the import delete such objects"
+        default:
+            return
+                "\(name) gave it up, and the import does not delete it: another object holds it, or the relationship does not own its objects (a to-one inverse)"
+        }
+    }
+
+    /// For a nested record: the relationship that took it, which skipping it leaves as it was.
+    private func leftAsItWas(_ record: Int) -> String? {
+        guard let parent = undo.units[record].parent, case .assignment(let entityIndex, let index) = undo.units[parent].kind else { return nil }
+        let owner = mapping.model.descriptions[entityIndex]
+        return "\(owner.name).\(owner.relationships[index].name) of \(JSONPath.text(undo.units[parent].path)) is left as it was"
+    }
+
+    // MARK: Deleting, the hook, counting
+
+    /// What the import deletes at the end: objects a pruning relationship replaced (by a nested
+    /// record that was not skipped) that nothing but their owner holds, and objects it gave up
+    /// (a change not undone) that no record gave an owner meanwhile and nothing else holds.
+    private func objectsToDelete() throws -> [ObjectID] {
+        var found: [ObjectID] = []
+        var seen: Set<ObjectID> = []
+        for item in replaced where !(item.unit.map(undo.isSkipped) ?? false) && context.propertyValues(of: item.id) != nil {
+            if seen.insert(item.id).inserted, try !deletions.isHeldElsewhere(item.id, besides: item.owner) { found.append(item.id) }
+        }
+        for orphan in orphans where !(orphan.unit.map(undo.isSkipped) ?? false) && !seen.contains(orphan.id) {
+            guard let values = context.propertyValues(of: orphan.id), orphan.ownerPosition < values.count else { continue }
+            if values[orphan.ownerPosition].targets.isEmpty, seen.insert(orphan.id).inserted, try !deletions.isHeldElsewhere(orphan.id, besides: nil) {
+                found.append(orphan.id)
             }
+        }
+        return found
+    }
+
+    /// Deletes what the import gives up (``objectsToDelete()``), each looked at when its turn
+    /// comes (deleting one may free another).
+    private func deleteWhatWasGivenUp() throws {
+        for item in replaced where !(item.unit.map(undo.isSkipped) ?? false) && context.propertyValues(of: item.id) != nil {
+            if try !deletions.isHeldElsewhere(item.id, besides: item.owner) { try delete(item.id) }
+        }
+        for orphan in orphans where !(orphan.unit.map(undo.isSkipped) ?? false) {
+            guard let values = context.propertyValues(of: orphan.id), orphan.ownerPosition < values.count else { continue }
+            if values[orphan.ownerPosition].targets.isEmpty, try !deletions.isHeldElsewhere(orphan.id, besides: nil) { try delete(orphan.id) }
+        }
+        replaced = []
+        orphans = []
+    }
+
+    /// Whether a record not skipped named the object (an object no record named, changed only
+    /// through a relationship, counts as named).
+    private func isNamed(_ id: ObjectID) -> Bool {
+        namedBy[id]?.contains { !undo.isSkipped($0) } ?? true
+    }
+
+    /// Runs the after-import hook on every object a record not skipped inserted or changed, after
+    /// the check: never on an object the check then removes. What the hook leaves as the save
+    /// refuses it fails the import, naming the object's record.
+    private func runHook() throws {
+        guard let hook = options.afterImport else { return }
+        var called: [ObjectID] = []
+        for (id, outcome) in outcomes where isNamed(id) && context.propertyValues(of: id) != nil {
+            if outcome == .inserted || context.propertyValues(of: id) != context.committedValues(of: id), let object = context.object(with: id) {
+                try hook(object)
+                called.append(id)
+            }
+        }
+        for id in called.sorted() {
+            guard let problem = context.saveProblem(of: id) else { continue }
+            let origin = origins[id]
+            throw MappingError(
+                saveProblem: problem, path: origin.map { JSONPath.text($0.path) } ?? "$", offset: origin?.offset, hint: "as the afterImport hook left it")
         }
     }
 
     /// Counts what the import did: an object set back to what it was (duplicate records that
     /// change a value and change it back) is unchanged; objects gone (replaced, or taken by a
     /// cascade) count as deleted when they were saved before, and not at all when this import
-    /// made them.
+    /// made them; an object only skipped records named counts not at all, and is not among
+    /// ``ImportResult/objectIDs``.
     private func count() {
         result.inserted = 0
         result.updated = 0
         result.unchanged = 0
-        for (id, outcome) in outcomes {
+        for (id, outcome) in outcomes where isNamed(id) {
             guard let now = context.propertyValues(of: id) else { continue }
             if outcome == .inserted {
                 result.inserted += 1
@@ -527,6 +666,9 @@ final class ImportSession {
             } else {
                 result.updated += 1
             }
+        }
+        result.objectIDs.removeAll { id in
+            context.propertyValues(of: id) == nil || !(topLevelUnits[id]?.contains { !undo.isSkipped($0) } ?? true)
         }
         // What the context deletes on save: replaced objects and their cascades, never objects
         // this import made.

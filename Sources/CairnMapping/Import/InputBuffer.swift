@@ -43,42 +43,31 @@ final class InputBuffer: @unchecked Sendable {
         self.init(bytes: UnsafeRawBufferPointer(rebasing: memory[..<written]), release: { memory.deallocate() })
     }
 
-    /// The file at `path`, mapped read-only.
+    /// The file at `path`, mapped read-only; a path that is not a regular file (a pipe, a FIFO,
+    /// a device, `/dev/stdin`) is read through an ``InputSpool``: in bounded pieces, checked as
+    /// JSON as they arrive.
     ///
-    /// - Throws: ``MappingError/Code/unreadableInput`` naming the file and the system's reason.
+    /// - Throws: ``MappingError/Code/unreadableInput`` naming the file and the system's reason;
+    ///   for a stream, ``MappingError/Code/invalidJSON`` at its first invalid byte.
     static func mapping(path: String) throws(MappingError) -> InputBuffer {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(path, "cannot open it") }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw failure(path, "cannot read its size") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            // A pipe or a device: read it through.
-            return try readAll(descriptor, path)
-        }
-        let size = Int(status.st_size)
+        guard (status.st_mode & S_IFMT) == S_IFREG else { return try InputSpool.read(descriptor, name: path) }
+        return try mapping(descriptor, size: Int(status.st_size), name: path)
+    }
+
+    /// The first `size` bytes of the open regular file `descriptor`, mapped read-only (the
+    /// mapping keeps the file, which the caller may close).
+    static func mapping(_ descriptor: Int32, size: Int, name: String) throws(MappingError) -> InputBuffer {
         guard size > 0 else { return InputBuffer(copying: []) }
         guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
-            throw failure(path, "cannot map it into memory")
+            throw failure(name, "cannot map it into memory")
         }
         _ = madvise(address, size, MADV_SEQUENTIAL)
         return InputBuffer(bytes: UnsafeRawBufferPointer(start: address, count: size), isMapped: true, release: { munmap(address, size) })
-    }
-
-    /// Everything a descriptor that is not a regular file gives (standard input, a pipe).
-    static func readAll(_ descriptor: Int32, _ name: String) throws(MappingError) -> InputBuffer {
-        var collected: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(name, "cannot read it")
-            }
-            if count == 0 { break }
-            collected.append(contentsOf: chunk[..<count])
-        }
-        return InputBuffer(copying: collected)
     }
 
     private static func failure(_ path: String, _ what: String) -> MappingError {

@@ -348,20 +348,39 @@ struct JSONImport {
         guard rows.count > 0 else { return }
         let name = { (row: Int) in row < indexes.count ? JSONPath.text(root.map { JSONPath.Step.key($0) } + [.index(indexes[row])]) : "row \(row)" }
         // A record that leaves its object as the save refuses it fails the import naming it, or
-        // (lenient) is left out with a warning naming it.
+        // (lenient) is left out with a warning naming it. (The failing record's offset is found
+        // after the upsert, outside the store's commit lock.)
         let lenient = options.lenient
         let skipped = Protected<[ImportWarning]>([])
-        let result = try await store.batchUpsert(
-            target.name, key: target.identity, rows: rows, updatesExisting: options.updatesExisting, rowName: name
-        ) { row, problem in
-            guard lenient else {
-                throw MappingError(
-                    MappingError.Code(rawValue: problem.code.rawValue), problem.message, entity: problem.entity, property: problem.property, path: name(row))
+        let failed = Protected<Int?>(nil)
+        let result: BatchUpsertResult
+        do {
+            result = try await store.batchUpsert(
+                target.name, key: target.identity, rows: rows, updatesExisting: options.updatesExisting, rowName: name
+            ) { row, problem in
+                guard lenient else {
+                    failed.withLock { $0 = row }
+                    throw MappingError(saveProblem: problem, path: name(row), offset: nil)
+                }
+                skipped.withLock { $0.append(ImportWarning(skipping: name(row), saveProblem: problem)) }
             }
-            skipped.withLock { $0.append(ImportWarning(path: name(row), message: "\(problem.message); record skipped")) }
+        } catch var error as MappingError {
+            if let row = failed.withLock({ $0 }), row < indexes.count { error.offset = recordOffset(indexes[row], root: root) }
+            throw error
         }
         record(result, into: &chunk)
         chunk.warnings += skipped.withLock { $0 }
+    }
+
+    /// The byte offset of top-level record `index` (its first byte), found by reading the input
+    /// again from its start: for an error that names the record.
+    private func recordOffset(_ index: Int, root: [String]) -> Int? {
+        var cursor = RecordCursor(input.bytes, root: root)
+        while let token = try? cursor.next() {
+            if cursor.count - 1 == index { return cursor.scanner.offset - 1 }
+            guard (try? cursor.scanner.skip(token)) != nil, (try? cursor.finishRecord()) != nil else { return nil }
+        }
+        return nil
     }
 
     /// A batch upsert's counts and objects, as the import reports them.

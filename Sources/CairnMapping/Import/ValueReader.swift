@@ -8,15 +8,22 @@ struct ValueReader {
     /// Why a value does not fit (the caller adds the path).
     struct Misfit: Error {
         var message: String
+        /// Whether the mapping, not the value, is at fault (a transformer nobody registered): an
+        /// ``MappingError/Code/invalidMapping`` that fails a lenient import too.
+        var isMappingError = false
+
+        /// The code of the error the caller throws.
+        var code: MappingError.Code { isMappingError ? .invalidMapping : .invalidValue }
     }
 
     /// The value of `attribute` that the JSON value beginning with `token` writes. Leaves the
-    /// scanner after the value.
+    /// scanner after the value. A transformer reads every value but null, which is nil (as
+    /// export writes nil as null without it).
     static func read(_ token: JSONScanner.Token, _ attribute: ResolvedAttribute, _ scanner: inout JSONScanner) throws -> Value {
-        if let name = attribute.transformerName {
+        if let name = attribute.transformerName, token != .null {
             guard let transformer = attribute.transformer else {
                 try scanner.skip(token)
-                throw Misfit(message: "no MappingTransformer is registered under the name \(name)")
+                throw Misfit(message: "no MappingTransformer is registered under the name \(name)", isMappingError: true)
             }
             var limit = 1_000_000
             let json = try scanner.tree(token, limit: &limit)
@@ -192,7 +199,8 @@ struct ValueReader {
             return try epochDate(bytes, attribute, text: String(decoding: bytes, as: UTF8.self))
         }
         guard let found else {
-            throw Misfit(message: "\(quoted(String(decoding: bytes, as: UTF8.self))) is not a date in the format \(attribute.dateFormat)")
+            throw Misfit(
+                message: "\(quoted(String(decoding: bytes, as: UTF8.self))) is not a date of \(DateRange.description) in the format \(attribute.dateFormat)")
         }
         return .date(found)
     }
@@ -200,14 +208,15 @@ struct ValueReader {
     /// A date written as a number: seconds since 1970 (milliseconds with `.unixMilliseconds`).
     private static func epochDate(_ bytes: UnsafeRawBufferPointer, _ attribute: ResolvedAttribute, text: String) throws -> Value {
         guard let number = Double(text), number.isFinite else { throw Misfit(message: "\(shown(text)) is out of the range of dates") }
-        let years = -62_135_596_800.0..<253_402_300_800.0  // years 1 to 9999: what dates can be written back
         var seconds = attribute.dateFormat == .unixMilliseconds ? number / 1000 : number
         // Under `unixSeconds`, seconds beyond year 9999 are milliseconds, as MagicalRecord reads
         // its `UnixTime`.
-        if attribute.dateFormat == .unixSeconds && !years.contains(seconds) && years.contains(seconds / 1000) {
+        if attribute.dateFormat == .unixSeconds && !DateRange.contains(secondsSince1970: seconds) && DateRange.contains(secondsSince1970: seconds / 1000) {
             seconds /= 1000
         }
-        guard years.contains(seconds) else { throw Misfit(message: "\(shown(text)) is out of the range of dates (years 1 to 9999)") }
+        guard DateRange.contains(secondsSince1970: seconds) else {
+            throw Misfit(message: "\(shown(text)) is out of the range of dates (\(DateRange.description))")
+        }
         return .date(Date(timeIntervalSince1970: seconds))
     }
 

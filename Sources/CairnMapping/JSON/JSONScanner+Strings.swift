@@ -45,12 +45,12 @@ extension JSONScanner {
                 index = try scanUTF8(at: index)
             }
         }
-        throw failure("the input ends inside a string", at: offset)
+        throw truncation("the input ends inside a string", at: offset)
     }
 
     /// Checks the escape at `index` (a backslash); returns the offset after it.
     private func scanEscape(at index: Int) throws(JSONSyntaxError) -> Int {
-        guard index + 1 < bytes.count else { throw failure("the input ends inside an escape", at: index) }
+        guard index + 1 < bytes.count else { throw truncation("the input ends inside an escape", at: index) }
         switch bytes[index + 1] {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
@@ -62,7 +62,11 @@ extension JSONScanner {
                 // A high surrogate: a low one must follow, as an escape of its own.
                 guard index + 7 < bytes.count, bytes[index + 6] == UInt8(ascii: "\\"), bytes[index + 7] == UInt8(ascii: "u"),
                     (0xDC00...0xDFFF).contains(try hexUnit(at: index + 8))
-                else { throw failure("a \\u escape of a high surrogate is not followed by one of a low surrogate", at: index) }
+                else {
+                    let message = "a \\u escape of a high surrogate is not followed by one of a low surrogate"
+                    // Input that ends before the low surrogate's escape would: more might bring it.
+                    throw index + 12 > bytes.count ? truncation(message, at: index) : failure(message, at: index)
+                }
                 return index + 12
             case 0xDC00...0xDFFF:
                 throw failure("a \\u escape of a low surrogate without a high one before it", at: index)
@@ -76,7 +80,7 @@ extension JSONScanner {
 
     /// The four hex digits at `index`.
     private func hexUnit(at index: Int) throws(JSONSyntaxError) -> UInt16 {
-        guard index + 4 <= bytes.count else { throw failure("the input ends inside a \\u escape", at: index) }
+        guard index + 4 <= bytes.count else { throw truncation("the input ends inside a \\u escape", at: index) }
         var unit: UInt16 = 0
         for position in index..<(index + 4) {
             guard let digit = Self.hexValue(bytes[position]) else {
@@ -113,7 +117,7 @@ extension JSONScanner {
         case 0xF4: (length, upper) = (4, 0x8F)
         default: throw failure("invalid UTF-8 (byte 0x\(String(lead, radix: 16, uppercase: true)) cannot start a character)", at: index)
         }
-        guard index + length <= bytes.count else { throw failure("the input ends inside a UTF-8 character", at: index) }
+        guard index + length <= bytes.count else { throw truncation("the input ends inside a UTF-8 character", at: index) }
         for position in (index + 1)..<(index + length) {
             let byte = bytes[position]
             let (low, high) = position == index + 1 ? (lower, upper) : (UInt8(0x80), UInt8(0xBF))

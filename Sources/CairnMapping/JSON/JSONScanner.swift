@@ -57,7 +57,7 @@ public struct JSONScanner {
     /// Whether a top-level value has been read.
     private var sawValue = false
 
-    private enum Expected {
+    fileprivate enum Expected {
         /// A value (at the top, after `:`, after `,` in an array).
         case value
         /// A value or `]` (just after `[`).
@@ -95,6 +95,26 @@ public struct JSONScanner {
 
     /// The nesting depth after the last token (0 at the top).
     public var depth: Int { containers.count }
+
+    /// Where the grammar stands between two tokens: all a scanner needs to go on over the bytes
+    /// that follow (a stream checked chunk by chunk, ``JSONStreamCheck``).
+    struct State {
+        fileprivate var containers: [Bool] = []
+        fileprivate var expected = Expected.value
+        fileprivate var sawValue = false
+    }
+
+    /// The grammar's state after the last token.
+    var state: State { State(containers: containers, expected: expected, sawValue: sawValue) }
+
+    /// Scans `bytes`, the input that follows a token after which the grammar stood at `state`
+    /// (offsets count from the start of `bytes`).
+    init(_ bytes: UnsafeRawBufferPointer, resuming state: State, allowsValueSequence: Bool) {
+        self.init(bytes, allowsValueSequence: allowsValueSequence)
+        containers = state.containers
+        expected = state.expected
+        sawValue = state.sawValue
+    }
 
     /// The next token, or nil at the end of the input.
     ///
@@ -193,7 +213,7 @@ public struct JSONScanner {
 
     private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
         let count = word.utf8CodeUnitCount
-        guard offset + count <= bytes.count else { throw failure("the input ends inside a literal (expected \(word))") }
+        guard offset + count <= bytes.count else { throw truncation("the input ends inside a literal (expected \(word))") }
         for index in 0..<count where bytes[offset + index] != word.utf8Start[index] {
             throw failure("expected \(word), found \(Self.describe(bytes[offset + index]))", at: offset + index)
         }
@@ -209,9 +229,19 @@ public struct JSONScanner {
         }
     }
 
-    /// An error at `position` (the current offset when nil).
+    /// An error at `position` (the current offset when nil). One at the end of the input is one
+    /// that more input might have avoided (``JSONSyntaxError/endsInput``).
     func failure(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
-        JSONSyntaxError(message, offset: position ?? offset, in: bytes)
+        var error = JSONSyntaxError(message, offset: position ?? offset, in: bytes)
+        error.endsInput = error.offset >= bytes.count
+        return error
+    }
+
+    /// An error at `position` because the input ends inside what starts there.
+    func truncation(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
+        var error = failure(message, at: position)
+        error.endsInput = true
+        return error
     }
 
     /// A byte, for messages: the character when printable ASCII.

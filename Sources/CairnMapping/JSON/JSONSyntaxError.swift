@@ -8,6 +8,10 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public var line: Int
     /// The column (1-based, in bytes) of that byte.
     public var column: Int
+    /// Whether the input ended where the grammar needed more (inside a string, a literal, a
+    /// number, a container): more bytes might have made it valid. A stream checked as it comes
+    /// (``JSONStreamCheck``) waits for them.
+    var endsInput = false
 
     /// An error at `offset` of `bytes`; the line and column are counted from the start.
     init(_ message: String, offset: Int, in bytes: UnsafeRawBufferPointer) {

@@ -93,7 +93,8 @@ public struct DatePattern: Sendable, Hashable {
     private static let dayNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map { Array($0.utf8) }
 
     /// The date the bytes write, or nil. `offset` (seconds east of UTC) applies when the pattern
-    /// has no zone or the text gives none.
+    /// has no zone or the text gives none. The year written, the instant in UTC and the instant
+    /// at `offset` (where an export writes it) must lie in years 1 to 9999 (``DateRange``).
     public func date(_ bytes: UnsafeRawBufferPointer, offset defaultOffset: Int = 0) -> Date? {
         var index = 0
         var year = 1970
@@ -194,20 +195,22 @@ public struct DatePattern: Sendable, Hashable {
                 index += text.count
             }
         }
-        guard index == bytes.count, (1...12).contains(month), day >= 1, day <= ISO8601DateParser.daysIn(month: month, year: year) else {
+        guard index == bytes.count, year >= 1, (1...12).contains(month), day >= 1, day <= ISO8601DateParser.daysIn(month: month, year: year) else {
             return nil
         }
         if let pm { hour = hour % 12 + (pm ? 12 : 0) } else if twelveHour { return nil }
         let days = ISO8601DateParser.daysSince1970(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + Double(nanoseconds) / 1e9
+        guard DateRange.contains(secondsSince1970: seconds, offset: defaultOffset) else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// The text of `date` in this pattern, at `offset` (seconds east of UTC): what export writes.
-    /// A date beyond years 1 to 9999 is written as ISO 8601 instead.
+    /// The text of `date` in this pattern, at `offset` (seconds east of UTC): what export writes
+    /// (which first refuses a date beyond years 1 to 9999 there). Such a date is written as ISO
+    /// 8601 instead.
     public func string(from date: Date, offset: Int = 0) -> String {
         let seconds = date.timeIntervalSince1970 + Double(offset)
-        guard seconds.isFinite, seconds > -62_135_596_800, seconds < 253_402_300_800 else { return DateText.iso8601(date) }
+        guard DateRange.contains(secondsSince1970: seconds) else { return DateText.iso8601(date) }
         let whole = seconds.rounded(.down)
         let nanoseconds = Int(((seconds - whole) * 1e9).rounded())
         let total = Int64(whole)

@@ -6,7 +6,9 @@ import Foundation
 /// Accepted: `YYYY-MM-DD`, then optionally `T` (or `t`, or a space) and `hh:mm`, `:ss`, a
 /// fraction of any length after `.` or `,`, and a zone: `Z`, `z`, `±hh:mm`, `±hhmm` or `±hh`. A
 /// date without a zone is UTC (or the `defaultOffset` given). Every field is range-checked
-/// (February 29 only in leap years; no second 60); anything else gives nil.
+/// (February 29 only in leap years; no second 60), and the year written and the instant in UTC
+/// must both lie in years 1 to 9999, the dates an export writes back (`0000-…` is refused);
+/// anything else gives nil.
 public enum ISO8601DateParser {
     /// The date `text` writes, or nil.
     public static func date(_ text: String, defaultOffset: Int = 0) -> Date? {
@@ -20,10 +22,10 @@ public enum ISO8601DateParser {
         var reader = Reader(bytes: bytes)
         guard let year = reader.digits(4), reader.take(UInt8(ascii: "-")), let month = reader.digits(2),
             reader.take(UInt8(ascii: "-")), let day = reader.digits(2),
-            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
+            year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
         else { return nil }
         var seconds = Double(daysSince1970(year: year, month: month, day: day)) * 86_400
-        if reader.atEnd { return Date(timeIntervalSince1970: seconds - Double(defaultOffset)) }
+        if reader.atEnd { return inRange(seconds - Double(defaultOffset)) }
         guard reader.take(UInt8(ascii: "T")) || reader.take(UInt8(ascii: "t")) || reader.take(UInt8(ascii: " ")),
             let hour = reader.digits(2), reader.take(UInt8(ascii: ":")), let minute = reader.digits(2),
             hour < 24, minute < 60
@@ -62,7 +64,12 @@ public enum ISO8601DateParser {
             offset = sign * (hours * 3600 + minutes * 60)
         }
         guard reader.atEnd else { return nil }
-        return Date(timeIntervalSince1970: seconds - Double(offset))
+        return inRange(seconds - Double(offset))
+    }
+
+    /// The date `seconds` after 1970 when it lies in years 1 to 9999 (``DateRange``), else nil.
+    private static func inRange(_ seconds: Double) -> Date? {
+        DateRange.contains(secondsSince1970: seconds) ? Date(timeIntervalSince1970: seconds) : nil
     }
 
     /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's

@@ -38,14 +38,28 @@ extension Mapping {
         try self.init(model: model, keyStyle: keyStyle, dateFormat: dateFormat, conventions: readsUserInfo ? .standard : .none, entities: entities)
     }
 
-    /// Reads a mapping file from disk (see ``init(model:file:)``).
+    /// Reads a mapping file from disk, a pipe or a device (see ``init(model:file:)``), at most
+    /// ``maximumFileSize`` bytes of it.
+    ///
+    /// - Throws: ``MappingError/Code/unreadableInput`` for a file that does not read or is
+    ///   larger (`/dev/zero` is refused after that many bytes, not read forever).
     public init(model: Model, contentsOf url: URL) throws(MappingError) {
         let bytes: [UInt8]
-        do { bytes = Array(try Data(contentsOf: url)) } catch {
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            bytes = Array(try handle.read(upToCount: Self.maximumFileSize + 1) ?? Data())
+        } catch {
             throw MappingError(.unreadableInput, "cannot read the mapping file \(url.path): \(error.localizedDescription)")
+        }
+        guard bytes.count <= Self.maximumFileSize else {
+            throw MappingError(.unreadableInput, "the mapping file \(url.path) is larger than \(Self.maximumFileSize) bytes; a mapping file is small")
         }
         try self.init(model: model, file: bytes)
     }
+
+    /// The largest mapping file read: real ones are a few KiB.
+    public static let maximumFileSize = 16 << 20
 
     private static func parse(_ bytes: [UInt8]) throws(MappingError) -> JSONValue {
         do {

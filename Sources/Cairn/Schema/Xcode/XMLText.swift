@@ -2,11 +2,11 @@ import Foundation
 
 /// The text of an XML document, decoded as the XML specification says to find its encoding (a
 /// byte order mark, the first characters' byte pattern, the XML declaration's `encoding`), and
-/// given back as UTF-8 without the XML declaration, so that the parser reads exactly the text
-/// that was checked, whatever encoding the file was in.
+/// given back as UTF-8 with a declaration saying so in place of the document's own, so that the
+/// parser reads exactly the text that was checked, whatever encoding the file was in.
 enum XMLText {
     /// The document as UTF-8, its XML declaration replaced by as many line breaks as it held (so
-    /// that lines keep their numbers).
+    /// that lines keep their numbers) after a declaration of UTF-8 on the first line.
     ///
     /// - Throws: ``ModelError`` (``ModelError/Code/invalidFormat``) naming the file: an encoding
     ///   Cairn does not read, or bytes that are not text in the document's encoding.
@@ -42,7 +42,31 @@ enum XMLText {
                     file: file, line: 1)
             }
         }
-        return Data(withoutDeclaration(text).utf8)
+        try refuseForbiddenCharacters(text, file: file)
+        // The parser is told the encoding, rather than left to guess it from the first bytes.
+        return Data((utf8Declaration + withoutDeclaration(text)).utf8)
+    }
+
+    /// What the parser reads first: a declaration on the first line, followed by the document's
+    /// own first line (so lines keep their numbers).
+    private static let utf8Declaration = #"<?xml version="1.0" encoding="UTF-8"?>"#
+
+    /// Refuses the characters XML 1.0 forbids (U+0000, the C0 controls other than tab, line feed
+    /// and carriage return, U+FFFE and U+FFFF): text made of them, such as a UTF-8 file whose
+    /// characters are NUL-padded, could read to a parser as another encoding than the one checked.
+    private static func refuseForbiddenCharacters(_ text: String, file: String?) throws(ModelError) {
+        var line = 1
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: line += 1
+            case 0x09, 0x0D: continue
+            case 0x00..<0x20, 0xFFFE, 0xFFFF:
+                throw ModelError(
+                    .invalidFormat, "the document holds the character U+\(String(scalar.value, radix: 16, uppercase: true)), which XML does not allow",
+                    file: file, line: line)
+            default: continue
+            }
+        }
     }
 
     private static func decodeUTF8(_ data: Data.SubSequence, file: String?) throws(ModelError) -> String {
