@@ -27,30 +27,26 @@ struct BackupCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         var options = LogOptions()
         options.readOnly = true
-        var attempt = 1
-        while true {
+        let (store, destination) = (self.store, self.destination)
+        // Compacted by its writer meanwhile (busy): opened and read again, a few times.
+        let report = try await Log.retryingWhileBusy { () async throws -> BackupReport in
+            // Read-only: no writer lock is taken, so that the process writing the store goes on.
+            // Without a replay the open checks every frame without decompressing it, and the
+            // base's length: a backup copies files, it does not read their records.
+            let log = try Log.open(at: store, options: options)
+            let report: BackupReport
             do {
-                // Read-only: no writer lock is taken, so that the process writing the store goes
-                // on. Without a replay the open checks every frame without decompressing it, and
-                // the base's length: a backup copies files, it does not read their records.
-                let log = try Log.open(at: store, options: options)
-                let report: BackupReport
-                do {
-                    report = try log.backup(to: destination)
-                } catch {
-                    try? await log.close()
-                    throw error
-                }
-                try await log.close()
-                print(
-                    "backed up \(store) to \(report.destination) as of LSN \(report.lsn): \(report.linked.count) linked, "
-                        + "\(report.copied.count) copied (\(Formatting.bytes(report.bytesCopied))), \(report.unchanged.count) unchanged, "
-                        + "\(report.removed.count) removed, in \(Formatting.duration(ContinuousClock.now - started))")
-                return
-            } catch let error as LogError where error.code == .busy && attempt < 5 {
-                // Compacted by its writer meanwhile: open and read it again.
-                attempt += 1
+                report = try log.backup(to: destination)
+            } catch {
+                try? await log.close()
+                throw error
             }
+            try await log.close()
+            return report
         }
+        print(
+            "backed up \(store) to \(report.destination) as of LSN \(report.lsn): \(report.linked.count) linked, "
+                + "\(report.copied.count) copied (\(Formatting.bytes(report.bytesCopied))), \(report.unchanged.count) unchanged, "
+                + "\(report.removed.count) removed, in \(Formatting.duration(ContinuousClock.now - started))")
     }
 }

@@ -21,10 +21,20 @@ func loadModel(_ path: String, version: String?) throws -> Model {
     return bundle.current
 }
 
-/// The model of the store at `path`; nil when there is no store there yet (no folder, an empty
-/// one, or one without a manifest). Any other failure (a damaged store…) is thrown as it is.
+/// The model of the store at `path`; nil when there is no store there yet: no folder, or one
+/// with no manifest and no file of Cairn's holding bytes. A folder whose store lost its
+/// manifest (a base, a dictionary, a segment with frames… are there) is refused, naming them;
+/// any other failure (a damaged store…) is thrown as it is.
 func existingModel(at path: String) throws -> Model? {
-    do { return try Store.storedModel(at: path) } catch LogError.Code.notFound { return nil }
+    do {
+        return try Store.storedModel(at: path)
+    } catch LogError.Code.notFound {
+        let layout = StoreLayout(directory: path)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        let orphaned = UnlistedFile.storeFilesWithoutManifest(names: names, layout: layout, io: PosixFileIO())
+        guard orphaned.isEmpty else { throw UnlistedFile.refusalWithoutManifest(orphaned, layout: layout) }
+        return nil
+    }
 }
 
 /// `cairn create STORE --model MODEL`: a new, empty store with a model. A store already there

@@ -158,6 +158,8 @@ extension LogInspection {
         let segmentsWithFrames = ManifestFile.segmentsHoldingFrames(names, layout: layout, io: fileIO)
         let manifestFile = ManifestFile(layout: layout, io: fileIO)
         guard case .found(let manifest, let note) = try manifestFile.read(segmentsWithFrames: segmentsWithFrames, repair: false) else {
+            let orphaned = CairnLog.UnlistedFile.storeFilesWithoutManifest(names: names, layout: layout, io: fileIO)
+            guard orphaned.isEmpty else { throw CairnLog.UnlistedFile.refusalWithoutManifest(orphaned, layout: layout) }
             throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
         }
         // Every file it names, opened now (a compaction meanwhile only unlinks them); one gone

@@ -1,3 +1,4 @@
+import Glibc
 import struct Foundation.UUID
 
 /// A file of Cairn's own name patterns in a store directory that the manifest does not list,
@@ -78,7 +79,13 @@ package struct UnlistedFile: Sendable, Equatable {
         let length: UInt64
         do {
             file = try io.open(path, mode: .readOnly)
-            length = try io.size(of: file)
+            do { length = try io.size(of: file) } catch {
+                io.close(file)
+                throw error
+            }
+        } catch let error as LogError where error.errno == ENOENT {
+            // Gone since the directory was listed (a writer removed it): nothing is there.
+            return UnlistedFile(name: name, kind: .leftover, reason: "removed since the directory was listed (\(error.message))")
         } catch {
             return UnlistedFile(name: name, kind: .unaccountedSegment, reason: "\(error)")
         }

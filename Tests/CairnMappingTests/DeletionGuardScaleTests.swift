@@ -89,7 +89,7 @@ import Testing
     /// ``JSONScanner/defaultMaximumDepth``) import, re-import unchanged and are pruned: the
     /// recursion over nested records is bounded by the scanner's limit. One level deeper is
     /// refused as invalid JSON naming the record and the byte, never a crash.
-    @Test func nestedRecordsAsDeepAsTheScannerAllows() async throws {
+    @Test func nestedRecordsAsDeepAsTheReaderAllows() async throws {
         let model = try Self.chainModel()
         let mapping = try Mapping(model: model)
         let store = Store(inMemory: model)
@@ -101,7 +101,8 @@ import Testing
             text += #"{"name": "last"}"# + String(repeating: "}", count: depth - 1)
             return Array(text.utf8)
         }
-        let deepest = JSONScanner.defaultMaximumDepth
+        // A record and 100 levels of records nested in it: each level is a level of recursion.
+        let deepest = 101
         let first = try await store.importJSON(nested(deepest), into: "List", mapping: mapping)
         #expect(first.inserted == deepest, "inserted \(first.inserted)")
         let again = try await store.importJSON(nested(deepest), into: "List", mapping: mapping)
@@ -109,12 +110,17 @@ import Testing
         let pruned = try await store.importJSON(MapperFixtures.bytes(#"{"id": 1, "head": null}"#), into: "List", mapping: mapping)
         #expect(pruned.deleted == deepest - 1, "deleted \(pruned.deleted)")
         #expect(try store.viewContext.count(FetchRequest("Node")) == 0)
-        do {
-            _ = try await store.importJSON(nested(deepest + 1), into: "List", mapping: mapping)
-            Issue.record("nesting deeper than the scanner's limit was accepted")
-        } catch let error as MappingError {
-            #expect(error.code == .invalidJSON && error.message.contains("deeper") && error.path == "$[0]" && error.offset != nil, "\(error)")
+        for depth in [deepest + 1, JSONScanner.defaultMaximumDepth] {
+            do {
+                _ = try await store.importJSON(nested(depth), into: "List", mapping: mapping)
+                Issue.record("records nested \(depth) deep were accepted")
+            } catch let error as MappingError {
+                #expect(
+                    error.code == .unexpectedShape && error.message.contains("nest more than 100")
+                        && error.path == "$[0].head" + String(repeating: ".next", count: 100) && error.offset != nil, "\(error)")
+            }
         }
+        #expect(try store.viewContext.count(FetchRequest("Node")) == 0)
     }
 
     /// Characters owning items (replace of a cascade: pruned), and favourites: a relationship

@@ -116,7 +116,7 @@ import Testing
     /// A strict import fails with the same error on both paths: the record's path and offset.
     @Test func bothPathsNameTheSameRecordWhenStrict() async throws {
         let model = try Self.entryModel()
-        let input = MapperFixtures.bytes(#"[{"id": 1, "label": "a"},\n {"id": 1, "label": null}, {"id": 2, "label": "b"}]"#)
+        let input = MapperFixtures.bytes(#"[{"id": 1, "label": "a"},  {"id": 1, "label": null}, {"id": 2, "label": "b"}]"#)
         var errors: [MappingError] = []
         for viaContext in [false, true] {
             var options = ImportOptions()
@@ -128,7 +128,9 @@ import Testing
                 errors.append(error)
             }
         }
-        #expect(errors.count == 2 && errors.allSatisfy { $0.path == "$[1]" && $0.offset == 27 && $0.code == .missingValue }, "\(errors.map { "\($0.offset ?? -1) \($0)" })")
+        #expect(
+            errors.count == 2 && errors.allSatisfy { $0.path == "$[1]" && $0.offset == 27 && $0.code == .missingValue },
+            "\(errors.map { "\($0.offset ?? -1) \($0)" })")
         #expect(Set(errors.map(\.description)).count == 1, "\(errors)")
     }
 }

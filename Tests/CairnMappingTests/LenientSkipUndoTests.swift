@@ -120,4 +120,53 @@ import Testing
         #expect(try five.object(forKey: "folder")?.value(forKey: "name", as: String.self) == "old")
         #expect(try view.one("Folder", "name", "n") == nil)
     }
+    /// A skipped record's new order of an ordered relationship goes back too.
+    @Test func anOrderASkippedRecordChangedGoesBack() async throws {
+        let model = try Model {
+            Entity("Playlist") {
+                Attribute("name", .string)
+                Attribute("title", .string, optional: false)
+                Relationship("tracks", to: "Track", inverse: "playlists", .toMany(ordered: true))
+                Unique("name")
+            }
+            Entity("Track") {
+                Attribute("id", .integer64)
+                Relationship("playlists", to: "Playlist", inverse: "tracks", .toMany(ordered: false))
+                Unique("id")
+            }
+        }
+        let store = Store(inMemory: model)
+        _ = try await store.importJSON(MapperFixtures.bytes(#"{"name": "p", "title": "P", "tracks": [{"id": 1}, {"id": 2}]}"#), into: "Playlist")
+        let input = MapperFixtures.bytes(#"[{"name": "p", "title": null, "tracks": [2, 1]}]"#)
+        let result = try await store.importJSON(input, into: "Playlist", options: Self.lenient)
+        #expect(result.warnings.map(\.path) == ["$[0]"], "\(result.warnings)")
+        let playlist = try #require(try store.viewContext.one("Playlist", "name", "p"))
+        #expect(try playlist.objects(forKey: "tracks").compactMap { try $0.value(forKey: "id", as: Int.self) } == [1, 2])
+        #expect(playlist["title"] == "P")
+    }
+    /// The objects the hook was called on.
+    final class Calls: @unchecked Sendable {
+        private let lock = NSLock()
+        private var ids: [Value?] = []
+        func add(_ id: Value?) { lock.withLock { ids.append(id) } }
+        var all: [Value?] { lock.withLock { ids } }
+    }
+
+    /// The after-import hook runs before the check: it may fill in what a record lacks.
+    @Test func theHookRunsBeforeTheCheckAndMayFillARequiredValue() async throws {
+        let store = Store(inMemory: try Self.model())
+        let calls = Calls()
+        var options = Self.lenient
+        options.afterImport = { object in
+            calls.add(object["id"])
+            if object["id"] == .integer(7), object["url"] == nil { try object.setValue("https://filled", forKey: "url") }
+        }
+        let input = MapperFixtures.bytes(#"[{"id": 1, "url": "https://one"}, {"id": 7, "title": "no url"}, {"id": 8, "title": "no url"}]"#)
+        let result = try await store.importJSON(input, into: "Bookmark", options: options)
+        // The hook filled 7's url; 8 stays without one, and its record is skipped.
+        #expect(result.warnings.map(\.path) == ["$[2]"], "\(result.warnings)")
+        #expect(calls.all.count == 3 && Set(calls.all.compactMap { $0 }) == [1, 7, 8], "\(calls.all)")
+        #expect(result.inserted == 2 && result.objectIDs.count == 2)
+        #expect(try store.viewContext.fetch(FetchRequest("Bookmark")).count == 2)
+    }
 }

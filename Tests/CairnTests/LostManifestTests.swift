@@ -58,7 +58,7 @@ import Testing
         #expect(try Self.files(path) == before, "nothing removed or changed")
     }
 
-    @Test func cairnCreateAndImportRefuseAndRemoveNothing() async throws {
+    @Test func cairnCreateImportAndVerifyRefuseAndRemoveNothing() async throws {
         let directory = TemporaryDirectory()
         let (path, model) = try await Self.compactedStoreWithoutManifest(directory)
         let before = try Self.files(path)
@@ -66,7 +66,10 @@ import Testing
         try model.jsonData().write(to: URL(fileURLWithPath: modelFile))
         let items = directory.path + "/items.json"
         try Data(#"[{"code":"new"}]"#.utf8).write(to: URL(fileURLWithPath: items))
-        for arguments in [["create", path, "--model", modelFile], ["import", path, "--entity", "Item", items, "--model", modelFile]] {
+        let commands = [
+            ["create", path, "--model", modelFile], ["import", path, "--entity", "Item", items, "--model", modelFile], ["verify", path]
+        ]
+        for arguments in commands {
             let result = try await onOwnThread { try Self.cairn(arguments) }
             #expect(result.status == 1, "cairn \(arguments[0]): \(result.output)")
             #expect(result.output.contains("no manifest"), "cairn \(arguments[0]): \(result.output)")
@@ -80,7 +83,7 @@ import Testing
             ("000000000004.base", Array("a base".utf8)),
             ("000000000002.seg.torn-4096", Array("cut bytes".utf8)),
             ("000000000005.base.tmp", Array("a base being written".utf8)),
-            ("MANIFEST.prev", Array("a damaged manifest".utf8)),
+            ("MANIFEST.prev", Array("a damaged manifest".utf8))
         ]
         for kind in kinds {
             let directory = TemporaryDirectory()

@@ -94,7 +94,8 @@ import Testing
     }
 
     static func readManifest(_ path: String) throws -> Manifest? {
-        guard case .found(let manifest, _) = try ManifestFile(layout: StoreLayout(directory: path), io: PosixFileIO()).read(segmentsWithFrames: [], repair: false)
+        guard
+            case .found(let manifest, _) = try ManifestFile(layout: StoreLayout(directory: path), io: PosixFileIO()).read(segmentsWithFrames: [], repair: false)
         else { return nil }
         return manifest
     }

@@ -281,7 +281,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         }
         let destination = model.descriptions[entity.destinations[relationshipIndex]]
         var unique: [ObjectID] = []
-        for target in targets where !unique.contains(target) {
+        var seen = Set<ObjectID>(minimumCapacity: targets.count)
+        for target in targets where seen.insert(target).inserted {
             guard target.entity == destination.index || destination.descendants.contains(target.entity) else {
                 throw StoreError(
                     .typeMismatch, "\(entity.name).\(relationship.name) takes \(destination.name) objects, not \(model.descriptions[target.entity].name)",

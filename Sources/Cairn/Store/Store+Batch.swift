@@ -124,10 +124,8 @@ extension Store {
                 if transient[position] {
                     value = .null  // never saved
                 } else if case .null = value, required[position] {
-                    let name = entity.attributes[position].name
-                    throw StoreError(
-                        .missingValue, "batch insert: object \(index): \(entity.name).\(name) is required",
-                        entity: entity.name, property: name, objects: [ids[index]])
+                    throw StoreError.missingValue(
+                        entity.name, entity.attributes[position].name, objects: [ids[index]], context: "batch insert: object \(index)")
                 }
                 ChangeSetCodec.write(value, &writer)
             }

@@ -20,7 +20,8 @@ public struct ImportOptions: Sendable {
 
     /// Whether a value that does not fit (a date that does not parse, an array where a number
     /// belongs) fails the import (false, the default: nothing is written) or is set to nil with
-    /// a warning (true; a record without its unique key is then skipped).
+    /// a warning (true; a record without its unique key is then skipped, and so is a record that
+    /// would leave an object as the save refuses it: exactly its changes are undone).
     public var lenient = false
     /// What `null` does.
     public var nulls = Nulls.clear
@@ -49,8 +50,11 @@ public struct ImportOptions: Sendable {
     /// How many records between two progress reports.
     public var progressInterval = 10_000
     /// Called for each object the import inserted or updated, in the import's context, before it
-    /// saves: the place to derive values the JSON does not hold. An error it throws fails the
-    /// import.
+    /// saves: the place to derive values the JSON does not hold (a required value included). It
+    /// runs before the import checks what the save refuses, so a lenient import may then skip
+    /// the record of an object the hook saw: an object that record inserted is removed, and what
+    /// the record set is set back (what the hook set on an object that existed before stays).
+    /// An error it throws fails the import.
     public var afterImport: (@Sendable (ManagedObject) throws -> Void)?
 
     /// The default options: strict, null clears, a missing key leaves the value alone, one save.

@@ -13,7 +13,8 @@ public struct ImportWarning: Sendable, Hashable, CustomStringConvertible {
 /// What an import did.
 public struct ImportResult: Sendable {
     /// The objects of the top-level records, in input order; a record whose key an earlier one
-    /// had gives no second entry. Read them in a context with `objects(with:)`.
+    /// had gives no second entry, and a record a lenient import skipped gives none. Read them in
+    /// a context with `objects(with:)`.
     public var objectIDs: [ObjectID] = []
     /// Objects inserted (nested ones included).
     public var inserted = 0

@@ -450,7 +450,11 @@ final class ImportSession {
         // References by another attribute than the unique key: found by a fetch.
         guard positions.count == 1 else { return nil }
         let name = destination.description.attributes[positions[0]].name
-        return try context.fetchFirst(FetchRequest(destination.name, predicate: .equal(name, key)))?.objectID
+        // (An object a new one replaces at the end is not found: the new one is.)
+        let request = FetchRequest(destination.name, predicate: .equal(name, key))
+        guard let first = try context.fetchFirst(request)?.objectID else { return nil }
+        guard replacedIDs.contains(first) else { return first }
+        return try context.fetchIDs(request).first { !replacedIDs.contains($0) }
     }
 
     // MARK: Finishing
@@ -467,9 +471,9 @@ final class ImportSession {
         for links in waiting {
             try undo.within(links.assignment) { try linkWaiting(links) }
         }
+        try runHook()
         try checkWhatTheSaveChecks()
         try deleteWhatWasGivenUp()
-        try runHook()
         count()
     }
 
@@ -628,23 +632,15 @@ final class ImportSession {
         namedBy[id]?.contains { !undo.isSkipped($0) } ?? true
     }
 
-    /// Runs the after-import hook on every object a record not skipped inserted or changed, after
-    /// the check: never on an object the check then removes. What the hook leaves as the save
-    /// refuses it fails the import, naming the object's record.
+    /// Runs the after-import hook on every object a record inserted or changed, before the check
+    /// of what the save refuses (so that the hook may fill in what the input lacks) and before
+    /// the import deletes what it gave up (so that the hook may keep an object by linking it).
     private func runHook() throws {
         guard let hook = options.afterImport else { return }
-        var called: [ObjectID] = []
-        for (id, outcome) in outcomes where isNamed(id) && context.propertyValues(of: id) != nil {
+        for (id, outcome) in outcomes where context.propertyValues(of: id) != nil {
             if outcome == .inserted || context.propertyValues(of: id) != context.committedValues(of: id), let object = context.object(with: id) {
                 try hook(object)
-                called.append(id)
             }
-        }
-        for id in called.sorted() {
-            guard let problem = context.saveProblem(of: id) else { continue }
-            let origin = origins[id]
-            throw MappingError(
-                saveProblem: problem, path: origin.map { JSONPath.text($0.path) } ?? "$", offset: origin?.offset, hint: "as the afterImport hook left it")
         }
     }
 
@@ -667,8 +663,13 @@ final class ImportSession {
                 result.updated += 1
             }
         }
-        result.objectIDs.removeAll { id in
-            context.propertyValues(of: id) == nil || !(topLevelUnits[id]?.contains { !undo.isSkipped($0) } ?? true)
+        // Each top-level object where the first record not skipped named it.
+        if undo.hasSkipped {
+            let firsts = result.objectIDs.compactMap { id -> (unit: Int, id: ObjectID)? in
+                guard context.propertyValues(of: id) != nil, let unit = topLevelUnits[id]?.first(where: { !undo.isSkipped($0) }) else { return nil }
+                return (unit, id)
+            }
+            result.objectIDs = firsts.sorted { $0.unit < $1.unit }.map(\.id)
         }
         // What the context deletes on save: replaced objects and their cascades, never objects
         // this import made.

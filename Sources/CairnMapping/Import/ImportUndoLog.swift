@@ -26,6 +26,8 @@ final class ImportUndoLog {
         var inserted: [ObjectID] = []
         var attributes: [Slot] = []
         var links: [Link] = []
+        /// Ordered relationships it set, whose order undoing it puts back.
+        var orders: [Slot] = []
         var skipped = false
     }
 
@@ -59,6 +61,7 @@ final class ImportUndoLog {
     private(set) var current: Int?
     private var attributeChanges: [Slot: [Change<Value>]] = [:]
     private var linkChanges: [Link: [Change<Bool>]] = [:]
+    private var orderChanges: [Slot: [Change<[ObjectID]>]] = [:]
     /// Per relationship of an object: the units that made or broke a link of it, in order.
     private var relationshipChangers: [Slot: [Int]] = [:]
     private var inserter: [ObjectID: Int] = [:]
@@ -90,6 +93,9 @@ final class ImportUndoLog {
     }
 
     func isSkipped(_ unit: Int) -> Bool { units[unit].skipped }
+
+    /// Whether a record was skipped.
+    private(set) var hasSkipped = false
 
     /// The record a unit belongs to: itself, or the record whose relationship it sets.
     func record(of unit: Int) -> Int {
@@ -145,6 +151,16 @@ final class ImportUndoLog {
             taken.append((target, inverse, holder))
         }
         try context.setRelationship(id, index, to: new)
+        if entity.relationships[index].isOrdered, let unit = current {
+            let slot = Slot(object: id, position: entity.attributes.count + index)
+            let now = self.targets(id, index) ?? new
+            if let last = orderChanges[slot].map({ $0.count - 1 }), last >= 0, orderChanges[slot]?[last].unit == unit {
+                orderChanges[slot]?[last].after = now
+            } else {
+                orderChanges[slot, default: []].append(Change(unit: unit, before: old, after: now))
+                units[unit].orders.append(slot)
+            }
+        }
         for target in old where !new.contains(target) { noteLink(id, index, target, made: false) }
         for target in new where !old.contains(target) { noteLink(id, index, target, made: true) }
         for link in taken { noteLink(link.target, link.inverse, link.holder, made: false) }
@@ -212,6 +228,7 @@ final class ImportUndoLog {
     /// that existed before, and none of those is deleted. Returns the objects whose values changed.
     func skip(_ records: [Int]) throws -> Set<ObjectID> {
         var undone: [Int] = []
+        hasSkipped = hasSkipped || !records.isEmpty
         func mark(_ unit: Int) {
             guard !units[unit].skipped else { return }
             units[unit].skipped = true
@@ -228,7 +245,9 @@ final class ImportUndoLog {
         var doomed: Set<ObjectID> = []
         var slots: Set<Slot> = []
         var links: Set<Link> = []
+        var orders: Set<Slot> = []
         for unit in undone {
+            orders.formUnion(units[unit].orders)
             doomed.formUnion(units[unit].inserted.filter { context.propertyValues(of: $0) != nil })
             slots.formUnion(units[unit].attributes)
             links.formUnion(units[unit].links)
@@ -260,6 +279,14 @@ final class ImportUndoLog {
             let now = targets(link.object, link.relationship) ?? []
             try set(link.object, link.relationship, to: relationship.isToMany ? now + [link.target] : [link.target])
             touched.formUnion([link.object, link.target])
+        }
+        // An ordered relationship holding the objects it held before gets their order back.
+        for slot in orders where !doomed.contains(slot.object) {
+            guard let changes = orderChanges[slot], let first = changes.first else { continue }
+            let index = slot.position - model.descriptions[slot.object.entity].attributes.count
+            let wanted = (changes.last(where: { !units[$0.unit].skipped })?.after ?? first.before).filter { !doomed.contains($0) }
+            guard let now = targets(slot.object, index), now != wanted, Set(now) == Set(wanted) else { continue }
+            try set(slot.object, index, to: wanted)
         }
         for id in doomed.sorted() {
             let entity = model.descriptions[id.entity]

@@ -11,6 +11,12 @@ struct RecordReader {
     var warnings: [ImportWarning] = []
     /// Where the reader is.
     var path = JSONPath()
+    /// How many records the record being read is nested in.
+    private var nesting = 0
+    /// The deepest nesting of records read: each level is a level of recursion of the reader and
+    /// of the import applying its records, far fewer than the JSON scanner's limit allows, so
+    /// that a thread with a small stack reads any input.
+    static let nestingLimit = 100
 
     init(mapping: Mapping, lenient: Bool) {
         self.mapping = mapping
@@ -174,7 +180,16 @@ struct RecordReader {
     ) throws -> RelationItem? {
         let offset = scanner.offset
         switch token {
-        case .beginObject: return .record(try record(destination, token, &scanner))
+        case .beginObject:
+            // Each nested record is a level of recursion here and in the import that applies it.
+            guard nesting < Self.nestingLimit else {
+                throw MappingError(
+                    .unexpectedShape, "records nest more than \(Self.nestingLimit) levels deep (a record inside a record…)", entity: entity.name,
+                    property: relationship.name, path: path.text, offset: offset - 1)
+            }
+            nesting += 1
+            defer { nesting -= 1 }
+            return .record(try record(destination, token, &scanner))
         case .null: return nil
         case .beginArray:
             try scanner.skip(token)
