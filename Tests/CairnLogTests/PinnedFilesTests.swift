@@ -11,43 +11,16 @@ import Testing
 @Suite struct PinnedFilesTests {
     /// A file system whose `open` of a path ending in `suffix` fails with `errno`, the first
     /// `times` times (nil: every time).
-    final class FailingOpen: FileIO, Sendable {
-        let base = PosixFileIO()
-        let failure = Protected<(suffix: String, errno: Int32, times: Int?)?>(nil)
-
-        init(_ suffix: String, errno: Int32, times: Int?) { failure.withLock { $0 = (suffix, errno, times) } }
-
-        func open(_ path: String, mode: FileOpenMode) throws -> OpenFile {
+    static func failingOpen(_ suffix: String, errno: Int32, times: Int?) -> OpenHookFileIO {
+        let failure = Protected<(suffix: String, errno: Int32, times: Int?)?>((suffix, errno, times))
+        return OpenHookFileIO { path, _ in
             let number = failure.withLock { armed -> Int32? in
                 guard let current = armed, path.hasSuffix(current.suffix) else { return nil }
                 if let times = current.times { armed = times > 1 ? (current.suffix, current.errno, times - 1) : nil }
                 return current.errno
             }
             if let number { throw LogError.system("open (injected)", path: path, errno: number) }
-            return try base.open(path, mode: mode)
         }
-        func close(_ file: OpenFile) { base.close(file) }
-        func write(_ file: OpenFile, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws -> Int {
-            try base.write(file, bytes, at: offset)
-        }
-        func read(_ file: OpenFile, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
-            try base.read(file, into: buffer, at: offset)
-        }
-        func sync(_ file: OpenFile) throws { try base.sync(file) }
-        func fullSync(_ file: OpenFile) throws { try base.fullSync(file) }
-        func truncate(_ file: OpenFile, to length: UInt64) throws { try base.truncate(file, to: length) }
-        func size(of file: OpenFile) throws -> UInt64 { try base.size(of: file) }
-        func tryLock(_ file: OpenFile) throws -> Bool { try base.tryLock(file) }
-        func tryLockShared(_ file: OpenFile) throws -> Bool { try base.tryLockShared(file) }
-        func linkCount(of file: OpenFile) throws -> Int { try base.linkCount(of: file) }
-        func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
-        func link(_ source: String, to destination: String) throws { try base.link(source, to: destination) }
-        func remove(_ path: String) throws { try base.remove(path) }
-        func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
-        func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
-        func createDirectory(_ path: String) throws { try base.createDirectory(path) }
-        func exists(_ path: String) -> Bool { base.exists(path) }
-        func availableSpace(at path: String) -> UInt64? { base.availableSpace(at: path) }
     }
 
     /// A store of `frames` frames in many small segments.
@@ -89,7 +62,7 @@ import Testing
             // reader that counted it missing would open it again later and go on.
             var options = LogOptions()
             options.readOnly = true
-            options.fileIO = FailingOpen(second, errno: number, times: 2)
+            options.fileIO = Self.failingOpen(second, errno: number, times: 2)
             #expect("errno \(number) opening a pinned file") {
                 _ = try Log.open(at: path, options: options)
             } throws: { error in
@@ -98,7 +71,7 @@ import Testing
             // Every time: the inspection fails as the reader's I/O error, it does not call the
             // store damaged.
             #expect("errno \(number) in an inspection") {
-                _ = try LogInspection.inspect(directory: path, io: FailingOpen(second, errno: number, times: nil))
+                _ = try LogInspection.inspect(directory: path, io: Self.failingOpen(second, errno: number, times: nil))
             } throws: { error in
                 (error as? LogError)?.code == .io && (error as? LogError)?.errno == number
             }

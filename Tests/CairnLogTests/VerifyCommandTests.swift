@@ -6,20 +6,14 @@ import Testing
 /// `cairn verify` checks the frames of any Cairn log, and says what the records are when they
 /// are not an object graph's rather than calling them damaged.
 @Suite struct VerifyCommandTests {
-    /// Runs `cairn` and returns its exit status and output.
-    static func cairn(_ arguments: String...) throws -> (status: Int32, output: String) {
-        let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
-        let process = try ChildProcess(executable, arguments, includeStandardError: true)
-        let status = process.waitUntilExit()
-        return (status, String(decoding: process.outputBytes, as: UTF8.self))
-    }
+    static func cairn(_ arguments: String...) async throws -> (status: Int32, output: String) { try await runCairn(arguments) }
 
-    @Test func aLogWrittenByCairnLogAloneHasSoundFramesAndIsNotCalledDamaged() throws {
+    @Test func aLogWrittenByCairnLogAloneHasSoundFramesAndIsNotCalledDamaged() async throws {
         try #require(FileManager.default.fileExists(atPath: GoldenStoreTests.version1 + "/MANIFEST"))
         let directory = TemporaryDirectory()
         let copy = directory.store()
         try copyDirectory(GoldenStoreTests.version1, to: copy)
-        let verify = try Self.cairn("verify", copy)
+        let verify = try await Self.cairn("verify", copy)
         #expect(verify.status == 0, "\(verify.output)")
         #expect(!verify.output.contains("DAMAGED") && !verify.output.contains("damaged"), "\(verify.output)")
         #expect(verify.output.contains("not an object graph"), "\(verify.output)")
@@ -32,7 +26,7 @@ import Testing
         _ = try await log.append([2, 1, 0, 0, 0])
         _ = try await log.append(payload(1))
         try await log.close()
-        let verify = try Self.cairn("verify", directory.store())
+        let verify = try await Self.cairn("verify", directory.store())
         #expect(verify.status == 0, "\(verify.output)")
         #expect(verify.output.contains("not an object graph"), "\(verify.output)")
     }
@@ -46,7 +40,7 @@ import Testing
             _ = try await log.append(payload(1))
             try await log.close()
             let path = directory.store()
-            let verify = try await onOwnThread { try Self.cairn("verify", path) }
+            let verify = try await Self.cairn("verify", path)
             #expect(verify.status == 0, "\(first): \(verify.output)")
             #expect(verify.output.contains("not an object graph"), "\(first): \(verify.output)")
             #expect(!verify.output.contains("DAMAGED"), "\(first): \(verify.output)")

@@ -35,9 +35,9 @@ import Testing
         return (events, observation)
     }
 
-    /// Waits (up to 30 s) until `condition` holds.
+    /// Waits (up to 120 s: a parallel test run may keep the pool busy) until `condition` holds.
     static func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while !condition() {
             try #require(ContinuousClock.now < deadline, "timed out waiting")
             try await Task.sleep(for: .milliseconds(5))

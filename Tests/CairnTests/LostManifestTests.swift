@@ -70,14 +70,14 @@ import Testing
             ["create", path, "--model", modelFile], ["import", path, "--entity", "Item", items, "--model", modelFile], ["verify", path]
         ]
         for arguments in commands {
-            let result = try await onOwnThread { try Self.cairn(arguments) }
+            let result = try await runCairn(arguments)
             #expect(result.status == 1, "cairn \(arguments[0]): \(result.output)")
             #expect(result.output.contains("no manifest"), "cairn \(arguments[0]): \(result.output)")
             #expect(try Self.files(path) == before, "cairn \(arguments[0]) removed or changed nothing")
         }
     }
 
-    @Test func anyCairnFileHoldingBytesKeepsAStoreFromBeingCreated() throws {
+    @Test func anyCairnFileHoldingBytesKeepsAStoreFromBeingCreated() async throws {
         let kinds: [(name: String, bytes: [UInt8])] = [
             ("000000000003.dict", Array("a dictionary".utf8)),
             ("000000000004.base", Array("a base".utf8)),
@@ -98,7 +98,7 @@ import Testing
         }
     }
 
-    @Test func aFolderWithNoCairnFileHoldingBytesIsStillANewStore() throws {
+    @Test func aFolderWithNoCairnFileHoldingBytesIsStillANewStore() async throws {
         // An interrupted creation: a frameless first segment, an empty manifest's temporary file.
         let directory = TemporaryDirectory()
         let path = directory.store()
@@ -111,10 +111,4 @@ import Testing
     }
 
     /// Runs `cairn` and returns its exit status and output.
-    static func cairn(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
-        let process = try ChildProcess(executable, arguments, includeStandardError: true)
-        let status = process.waitUntilExit()
-        return (status, String(decoding: process.outputBytes, as: UTF8.self))
-    }
 }

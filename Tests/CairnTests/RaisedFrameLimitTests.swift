@@ -35,8 +35,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         try await Self.smallLimitLog(path)
-        let io = ReadDuringCompactionTests.HookBeforeSegmentOpen()
-        io.arm(Self.raiseTheLimit(path))
+        let io = ReadDuringCompactionTests.HookBeforeSegmentOpen().arm(Self.raiseTheLimit(path))
         var options = LogOptions()
         options.readOnly = true
         options.fileIO = io
@@ -65,8 +64,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         try await Self.smallLimitLog(path)
-        let io = ReadDuringCompactionTests.HookBeforeSegmentOpen()
-        io.arm(Self.raiseTheLimit(path))
+        let io = ReadDuringCompactionTests.HookBeforeSegmentOpen().arm(Self.raiseTheLimit(path))
         let inspection = try await onOwnThread { try LogInspection.inspect(directory: path, io: io) }
         #expect(inspection.isHealthy, "\(inspection.segments.map(\.status))")
         #expect(inspection.frames == 6)
