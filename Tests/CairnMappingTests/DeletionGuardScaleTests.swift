@@ -208,4 +208,25 @@ import Testing
             #expect(try view.one("Item", "code", .string("c\(index)")) != nil, "c\(index) is held by a favourite")
         }
     }
+
+    /// A link the after-import hook makes through a relationship without an inverse keeps the
+    /// object it names, though the guard had made its table of holders before the hook ran.
+    @Test func anObjectTheHookLinksIsKept() async throws {
+        let model = try Self.favouritesModel()
+        let mapping = try Mapping(model: model)
+        let store = Store(inMemory: model)
+        _ = try await store.importJSON(MapperFixtures.bytes(#"[{"id": 1, "items": [{"code": "old"}]}, {"id": 2}]"#), into: "Character", mapping: mapping)
+        var options = ImportOptions()
+        options.afterImport = { object in
+            guard object["id"] == .integer(1), let context = object.context, let old = try context.one("Item", "code", "old"),
+                let other = try context.one("Character", "id", 2)
+            else { return }
+            try other.setObject(old, forKey: "favorite")
+        }
+        let result = try await store.importJSON(
+            MapperFixtures.bytes(#"[{"id": 1, "items": [{"code": "new"}]}]"#), into: "Character", mapping: mapping, options: options)
+        #expect(result.deleted == 0, "\(result)")
+        let kept = try #require(try store.viewContext.one("Item", "code", "old"))
+        #expect(try store.viewContext.one("Character", "id", 2)?.object(forKey: "favorite") == kept)
+    }
 }

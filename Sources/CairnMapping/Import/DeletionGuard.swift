@@ -15,8 +15,9 @@ import Cairn
 /// included). The table may name too many holders, never too few:
 /// - it is made from what the context holds when it is made;
 /// - the import's context is its own (a background context read at one snapshot until it saves)
-///   and, until the last deletion, changes only through its ``ImportSession`` (the after-import
-///   hook runs after it), which reports every relationship it sets
+///   and changes only through its ``ImportSession`` (the after-import hook, which changes it
+///   directly, runs before any deletion, and the table is forgotten after it:
+///   ``forgetHolders()``), which reports every relationship it sets
 ///   (``relationshipSet(_:_:to:from:)``): the objects a relationship without an inverse gains are
 ///   added to the table;
 /// - a link taken away (a relationship set to fewer objects, a holder deleted) leaves its entry,
@@ -34,6 +35,13 @@ final class DeletionGuard {
     private var holders: [ObjectID: [Hold]] = [:]
     /// The relationships without an inverse whose links ``holders`` lists.
     private var tabled: Set<HoldingRelationship> = []
+
+    /// Forgets the table of holders (made again from the context when next needed): after the
+    /// context was changed otherwise than through the session.
+    func forgetHolders() {
+        holders = [:]
+        tabled = []
+    }
 
     /// A relationship without an inverse, by the entity that declares it (a fetch of it includes
     /// its sub-entities, which inherit it at the same index).

@@ -315,7 +315,8 @@ final class ImportSession {
     private func setTargets(_ id: ObjectID, _ relationship: ResolvedRelationship, _ targets: [ObjectID], current: [ObjectID], releasesOwned: Bool) throws {
         var wanted = targets
         if relationship.policy == .merge && relationship.isToMany {
-            wanted = current + targets.filter { !current.contains($0) }
+            let held = Set(current)
+            wanted = current + targets.filter { !held.contains($0) }
         }
         var deduplicated: [ObjectID] = []
         var seen: Set<ObjectID> = []
@@ -461,9 +462,9 @@ final class ImportSession {
 
     /// Links the references that waited for later records (what no record made fails when
     /// strict, leaves the relationship as it is with a warning when lenient, or makes an object
-    /// holding only its key with ``ImportOptions/insertsMissingReferences``), checks what the
-    /// save checks (a lenient import skips the records that fail it), deletes what pruning
-    /// relationships gave up or replaced and nothing holds, runs the after-import hook, and
+    /// holding only its key with ``ImportOptions/insertsMissingReferences``), runs the
+    /// after-import hook, checks what the save checks (a lenient import skips the records that
+    /// fail it), deletes what pruning relationships gave up or replaced and nothing holds, and
     /// counts what happened.
     func finish() throws {
         let waiting = deferred
@@ -472,6 +473,9 @@ final class ImportSession {
             try undo.within(links.assignment) { try linkWaiting(links) }
         }
         try runHook()
+        // The hook changed relationships through the context, not through this session: the
+        // table of holders through relationships without an inverse is made again when needed.
+        if options.afterImport != nil { deletions.forgetHolders() }
         try checkWhatTheSaveChecks()
         try deleteWhatWasGivenUp()
         count()

@@ -140,10 +140,12 @@ final class ImportUndoLog {
         let entity = model.descriptions[id.entity]
         let old = context.propertyValues(of: id)?[entity.attributes.count + index].targets ?? []
         var new: [ObjectID] = []
-        for target in targets where !new.contains(target) { new.append(target) }
+        var newSet = Set<ObjectID>(minimumCapacity: targets.count)
+        for target in targets where newSet.insert(target).inserted { new.append(target) }
+        let oldSet = Set(old)
         // A target whose to-one inverse holds another object is taken from it.
         var taken: [(target: ObjectID, inverse: Int, holder: ObjectID)] = []
-        for target in new where !old.contains(target) {
+        for target in new where !oldSet.contains(target) {
             guard let inverse = inverseIndex(id.entity, index, target.entity), !model.descriptions[target.entity].relationships[inverse].isToMany,
                 let holder = context.propertyValues(of: target)?[model.descriptions[target.entity].attributes.count + inverse].targets.first,
                 holder != id
@@ -161,8 +163,8 @@ final class ImportUndoLog {
                 units[unit].orders.append(slot)
             }
         }
-        for target in old where !new.contains(target) { noteLink(id, index, target, made: false) }
-        for target in new where !old.contains(target) { noteLink(id, index, target, made: true) }
+        for target in old where !newSet.contains(target) { noteLink(id, index, target, made: false) }
+        for target in new where !oldSet.contains(target) { noteLink(id, index, target, made: true) }
         for link in taken { noteLink(link.target, link.inverse, link.holder, made: false) }
     }
 
