@@ -1,12 +1,12 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Cairn: an embedded append-only log store for Swift on Linux.
+/// Cairn: an embedded append-only log store with a Core Data-like object graph, for Swift on Linux.
 ///
 /// Modules, each depending only on those before it:
-/// `CLZ4` → `CairnLog` → `Cairn` → `CairnMapping` (JSON) → `CairnCLI` (the `cairn` executable).
-/// Under both `CairnLog` and `Cairn`: `CairnSupport` (locks, worker threads, byte readers and
-/// writers) and `CCairnSupport`, a tiny C target (hardware CRC32C, a prefetch hint, thread names).
+/// `CLZ4` → `CairnLog` → `Cairn` → `CairnMapping` → `CairnCLI`, with `CCairnSupport` and
+/// `CairnSupport` under both `CairnLog` and `Cairn`. Each is described in a line at its target
+/// below, and in docs/ARCHITECTURE.md ("Modules").
 /// `CAIRN_INTERNAL_CHECKS=1 swift build|test` compiles in the invariant checks that run after
 /// every mutation of Cairn's structures (docs/ARCHITECTURE.md, "Invariants"). Off by default, so
 /// apps and benchmarks pay nothing.
@@ -26,27 +26,31 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0")
     ],
     targets: [
+        // liblz4, as a system library: the log's compression.
         .systemLibrary(
             name: "CLZ4",
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]
         ),
+        // A little C: CRC32C with SSE4.2, a prefetch hint, thread names and priorities, `strtod` in the POSIX locale.
         .target(name: "CCairnSupport"),
-        // What the log and the object graph both use that is not about the log: locks, kept
-        // worker threads, byte readers and writers. Internal: no product exports it.
+        // Internal (no product exports it): locks, kept worker threads, byte readers and writers, a byte-key table, JSON string quoting, invariant checks.
         .target(name: "CairnSupport", dependencies: ["CCairnSupport"], swiftSettings: internalChecks),
+        // The segmented log: frames, segments, manifest, group commit, recovery, compression, base files, inspection, backup. No entities.
         .target(
             name: "CairnLog",
             dependencies: ["CLZ4", "CCairnSupport", "CairnSupport"],
             swiftSettings: internalChecks
         ),
+        // The object graph: schema, store, migration, contexts, queries, indexes, compaction; each save one log record.
         .target(
             name: "Cairn",
             dependencies: ["CairnLog", "CairnSupport", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections")],
             swiftSettings: internalChecks
         ),
-        // JSON import and export (docs/MAPPING.md): the JSON scanner so far.
+        // JSON import and export through mappings (Swift, a mapping file or the model's userInfo): docs/MAPPING.md.
         .target(name: "CairnMapping", dependencies: ["Cairn", "CairnSupport", "CCairnSupport"], swiftSettings: internalChecks),
+        // The `cairn` executable: create, model, dump, query, verify, stats, import, export, compact, backup, demo.
         .executableTarget(
             name: "CairnCLI",
             dependencies: [
@@ -57,6 +61,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
+        // Helpers the test targets share: temporary directories, child processes, seeds, logs and files, file systems that fail on purpose.
         .target(
             name: "CairnTestSupport",
             dependencies: ["CairnLog", "CairnSupport"],
@@ -74,17 +79,25 @@ let package = Package(
             ],
             path: "Tests/CairnCrashHelper"
         ),
+        // The log: round trips, torn tails, damage, faults, power loss, crashes, base files, backups (some run `cairn verify`).
         .testTarget(
             name: "CairnLogTests",
             dependencies: ["CairnLog", "CairnSupport", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
         ),
+        // The object graph: models, saves, queries, indexes, migrations, compaction, golden stores.
         .testTarget(
             name: "CairnTests",
             dependencies: ["Cairn", "CairnSupport", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
         ),
+        // JSON import and export: mappings, both import paths, hostile input, round trips.
         .testTarget(
             name: "CairnMappingTests",
             dependencies: ["CairnMapping", "Cairn", "CairnTestSupport"]
+        ),
+        // The `cairn` command line, run as a child process (CairnCLI builds the executable).
+        .testTarget(
+            name: "CairnCLITests",
+            dependencies: ["CairnLog", "Cairn", "CairnMapping", "CairnCLI", "CairnTestSupport"]
         )
     ],
     swiftLanguageModes: [.v6]

@@ -24,20 +24,10 @@ struct ExportCommand: AsyncParsableCommand {
         case json, jsonl
     }
 
-    @Argument(help: "The store's directory.")
-    var store: String
-
-    @Option(help: "The entity to export (its sub-entities included).")
-    var entity: String
+    @OptionGroup var fetch: FetchOptions
 
     @Option(parsing: .unconditional, help: "A JSON mapping file (docs/MAPPING.md).")
     var mapping: String?
-
-    @Option(name: .customLong("where"), parsing: .unconditional, help: "A predicate in NSPredicate's format syntax.")
-    var predicate: String?
-
-    @Option(parsing: .unconditional, help: "Sort keys separated by commas; a leading - sorts descending: --sort -year,name.")
-    var sort: String?
 
     @Option(parsing: .unconditional, help: "How deep related objects are nested (0: their keys).")
     var depth: Int = 0
@@ -53,23 +43,10 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
-        let mapping = try commandMapping(self.mapping, model: model, entity: entity)
-        var request = FetchRequest(entity, sortKeys: QueryCommand.sortKeys(sort))
-        if let predicate {
-            do { request.predicate = try FetchPredicate(format: predicate) } catch { throw ValidationError("--where: \(error)") }
-        }
-        var storeOptions = StoreOptions()
-        storeOptions.readOnly = true
-        let opened = try Store(at: store, model: model, options: storeOptions)
-        RecoveryWarning.print(opened.recoveryReport, store: store)
-        do {
-            try export(opened, request, mapping)
-        } catch {
-            try? await opened.close()
-            throw error
-        }
-        try await opened.close()
+        guard let model = try Store.storedModel(at: fetch.store) else { throw CommandFailure("\(fetch.store) holds no model yet") }
+        let mapping = try commandMapping(self.mapping, model: model, entity: fetch.entity)
+        let request = try fetch.request()
+        try await withOpenedStore(at: fetch.store, model: model, options: readOnlyOptions()) { try export($0, request, mapping) }
     }
 
     private func export(_ opened: Store, _ request: FetchRequest, _ mapping: Mapping) throws {

@@ -136,11 +136,11 @@ struct DumpCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
-        var options = StoreOptions()
-        options.readOnly = true
-        options.asOf = asOf.map { LSN($0) }
-        let opened = try Store(at: store, model: model, options: options)
-        RecoveryWarning.print(opened.recoveryReport, store: store)
+        try await withOpenedStore(at: store, model: model, options: readOnlyOptions(asOf: asOf)) { try dump($0, model: model) }
+    }
+
+    /// Prints the objects, about 64 KiB at a time.
+    private func dump(_ opened: Store, model: Model) throws {
         let context = opened.newBackgroundContext(name: "dump")
         let names =
             try entity.map { name -> [String] in
@@ -158,6 +158,5 @@ struct DumpCommand: AsyncParsableCommand {
             }
         }
         print(output, terminator: "")
-        try await opened.close()
     }
 }

@@ -21,20 +21,7 @@ struct QueryCommand: AsyncParsableCommand {
         case table, json, jsonl
     }
 
-    @Argument(help: "The store's directory.")
-    var store: String
-
-    @Option(help: "The entity to fetch (its sub-entities included).")
-    var entity: String
-
-    // The options whose value may begin with `-` take the next argument whatever it is, so
-    // that `--where "-5 < year"` and `--sort -year` work as typed (and a negative number
-    // reaches the check below instead of passing for an option).
-    @Option(name: .customLong("where"), parsing: .unconditional, help: "A predicate in NSPredicate's format syntax.")
-    var predicate: String?
-
-    @Option(parsing: .unconditional, help: "Sort keys separated by commas; a leading - sorts descending, a trailing ~ ignores case: --sort -year,name~.")
-    var sort: String?
+    @OptionGroup var fetch: FetchOptions
 
     @Option(parsing: .unconditional, help: "How many objects to skip.")
     var offset: Int = 0
@@ -60,36 +47,16 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
-        guard model.entity(named: entity) != nil else {
-            throw ValidationError("the model has no entity \(entity) (it has \(model.entities.map(\.name).joined(separator: ", ")))")
+        guard let model = try Store.storedModel(at: fetch.store) else { throw CommandFailure("\(fetch.store) holds no model yet") }
+        guard model.entity(named: fetch.entity) != nil else {
+            throw ValidationError("the model has no entity \(fetch.entity) (it has \(model.entities.map(\.name).joined(separator: ", ")))")
         }
-        var options = StoreOptions()
-        options.readOnly = true
-        options.asOf = asOf.map { LSN($0) }
-        let opened = try Store(at: store, model: model, options: options)
-        RecoveryWarning.print(opened.recoveryReport, store: store)
-        let output: String
-        do {
-            output = try answer(opened)
-        } catch {
-            try? await opened.close()
-            throw error
-        }
-        try await opened.close()
-        print(output)
+        print(try await withOpenedStore(at: fetch.store, model: model, options: readOnlyOptions(asOf: asOf), answer))
     }
 
     /// What the command prints.
     private func answer(_ opened: Store) throws -> String {
-        var request = FetchRequest(entity, sortKeys: Self.sortKeys(sort), fetchOffset: offset, fetchLimit: limit)
-        if let predicate {
-            do {
-                request.predicate = try FetchPredicate(format: predicate)
-            } catch {
-                throw ValidationError("--where: \(error)")
-            }
-        }
+        let request = try fetch.request(offset: offset, limit: limit)
         let context = opened.newBackgroundContext(name: "query")
         // Planning checks the request against the model and nothing else: what it refuses (an
         // unknown key, a value of the wrong type) is wrong usage, not a failure of the store.
@@ -106,19 +73,8 @@ struct QueryCommand: AsyncParsableCommand {
         case .jsonl: return try objects.map { try ObjectJSON.line($0, store: opened) }.joined(separator: "\n")
         case .json: return "[" + (try objects.map { try ObjectJSON.line($0, store: opened) }).joined(separator: ",\n") + "]"
         case .table:
-            guard let fetched = opened.model.entity(named: entity) else { return try Self.table(objects, family: []) }
+            guard let fetched = opened.model.entity(named: fetch.entity) else { return try Self.table(objects, family: []) }
             return try Self.table(objects, family: [fetched] + fetched.descendants.map { opened.model.descriptions[$0] })
-        }
-    }
-
-    static func sortKeys(_ text: String?) -> [SortKey] {
-        (text ?? "").split(separator: ",").map { part in
-            var key = part.trimmingCharacters(in: .whitespaces)
-            let descending = key.hasPrefix("-")
-            if descending { key.removeFirst() }
-            let caseInsensitive = key.hasSuffix("~")
-            if caseInsensitive { key.removeLast() }
-            return SortKey(key, ascending: !descending, caseInsensitive: caseInsensitive)
         }
     }
 

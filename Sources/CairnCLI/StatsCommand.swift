@@ -50,33 +50,69 @@ struct StatsCommand: ParsableCommand {
     }
 }
 
-/// The figures `cairn stats` prints.
-struct StoreStatistics: Codable {
-    struct Segment: Codable {
-        var file: String
-        var sealed: Bool
-        var frames: UInt64
-        var firstLSN: UInt64?
-        var lastLSN: UInt64?
-        var bytesOnDisk: UInt64
-        var storedPayloadBytes: UInt64
-        var rawPayloadBytes: UInt64
-        var status: String
-    }
-
-    var store: String
-    var segments: [Segment]
+/// The figures of a run of frames, which `cairn stats` gives for the store and for each
+/// segment: in its JSON, members of the store's or the segment's object.
+struct FrameFigures: Encodable {
     var frames: UInt64
     var firstLSN: UInt64?
     var lastLSN: UInt64?
     var bytesOnDisk: UInt64
     var storedPayloadBytes: UInt64
     var rawPayloadBytes: UInt64
+
+    init(frames: UInt64, lsnRange: ClosedRange<LSN>?, bytesOnDisk: UInt64, storedBytes: UInt64, rawBytes: UInt64) {
+        self.frames = frames
+        firstLSN = lsnRange?.lowerBound.rawValue
+        lastLSN = lsnRange?.upperBound.rawValue
+        self.bytesOnDisk = bytesOnDisk
+        storedPayloadBytes = storedBytes
+        rawPayloadBytes = rawBytes
+    }
+
+    /// The LSNs as `first...last`, or `none` when there are none.
+    func lsnText(none: String) -> String { firstLSN.map { "\($0)...\(lastLSN ?? $0)" } ?? none }
+}
+
+/// The figures `cairn stats` prints.
+struct StoreStatistics: Encodable {
+    struct Segment: Encodable {
+        var file: String
+        var sealed: Bool
+        var figures: FrameFigures
+        var status: String
+
+        private enum CodingKeys: String, CodingKey { case file, sealed, status }
+
+        func encode(to encoder: any Encoder) throws {
+            try figures.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(file, forKey: .file)
+            try container.encode(sealed, forKey: .sealed)
+            try container.encode(status, forKey: .status)
+        }
+    }
+
+    var store: String
+    var segments: [Segment]
+    var figures: FrameFigures
     var compressionRatio: Double
     var dictionaries: Int
     var healthy: Bool
     /// Live objects per entity (objects of exactly that entity), when the store has a model.
     var entities: [String: Int]?
+
+    private enum CodingKeys: String, CodingKey { case store, segments, compressionRatio, dictionaries, healthy, entities }
+
+    func encode(to encoder: any Encoder) throws {
+        try figures.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(store, forKey: .store)
+        try container.encode(segments, forKey: .segments)
+        try container.encode(compressionRatio, forKey: .compressionRatio)
+        try container.encode(dictionaries, forKey: .dictionaries)
+        try container.encode(healthy, forKey: .healthy)
+        try container.encodeIfPresent(entities, forKey: .entities)
+    }
 
     /// Counts the live objects of each entity, opening the store read-only.
     static func entityCounts(_ path: String) throws -> [String: Int]? {
@@ -102,18 +138,14 @@ struct StoreStatistics: Codable {
                 case .writeInProgress(let offset, _): "write in progress at \(offset)"
                 case .damaged(let error): "damaged: \(error)"
                 }
-            return Segment(
-                file: segment.file, sealed: segment.isSealed, frames: segment.frames,
-                firstLSN: segment.lsnRange?.lowerBound.rawValue, lastLSN: segment.lsnRange?.upperBound.rawValue,
-                bytesOnDisk: segment.bytesOnDisk, storedPayloadBytes: segment.storedBytes,
-                rawPayloadBytes: segment.rawBytes, status: status)
+            let figures = FrameFigures(
+                frames: segment.frames, lsnRange: segment.lsnRange, bytesOnDisk: segment.bytesOnDisk, storedBytes: segment.storedBytes,
+                rawBytes: segment.rawBytes)
+            return Segment(file: segment.file, sealed: segment.isSealed, figures: figures, status: status)
         }
-        frames = inspection.frames
-        firstLSN = inspection.lsnRange?.lowerBound.rawValue
-        lastLSN = inspection.lsnRange?.upperBound.rawValue
-        bytesOnDisk = inspection.bytesOnDisk
-        storedPayloadBytes = inspection.storedBytes
-        rawPayloadBytes = inspection.rawBytes
+        figures = FrameFigures(
+            frames: inspection.frames, lsnRange: inspection.lsnRange, bytesOnDisk: inspection.bytesOnDisk, storedBytes: inspection.storedBytes,
+            rawBytes: inspection.rawBytes)
         compressionRatio = (inspection.compressionRatio * 1000).rounded() / 1000
         dictionaries = inspection.dictionaries
         healthy = inspection.isHealthy
@@ -125,18 +157,17 @@ struct StoreStatistics: Codable {
             Formatting.left("segment", 18) + Formatting.left("state", 8) + Formatting.right("frames", 10)
                 + Formatting.right("LSNs", 22) + Formatting.right("on disk", 12) + Formatting.right("raw", 12) + "  status")
         for segment in segments {
-            let range = segment.firstLSN.map { "\($0)...\(segment.lastLSN ?? $0)" } ?? "-"
             lines.append(
                 Formatting.left(segment.file, 18) + Formatting.left(segment.sealed ? "sealed" : "active", 8)
-                    + Formatting.right(String(segment.frames), 10) + Formatting.right(range, 22)
-                    + Formatting.right(Formatting.bytes(segment.bytesOnDisk), 12)
-                    + Formatting.right(Formatting.bytes(segment.rawPayloadBytes), 12) + "  " + segment.status)
+                    + Formatting.right(String(segment.figures.frames), 10) + Formatting.right(segment.figures.lsnText(none: "-"), 22)
+                    + Formatting.right(Formatting.bytes(segment.figures.bytesOnDisk), 12)
+                    + Formatting.right(Formatting.bytes(segment.figures.rawPayloadBytes), 12) + "  " + segment.status)
         }
-        let range = firstLSN.map { "\($0)...\(lastLSN ?? $0)" } ?? "none"
-        lines.append("segments: \(segments.count)   frames: \(frames)   LSNs: \(range)   dictionaries: \(dictionaries)")
         lines.append(
-            "bytes on disk: \(Formatting.bytes(bytesOnDisk))   payload stored: \(Formatting.bytes(storedPayloadBytes))   "
-                + "payload raw: \(Formatting.bytes(rawPayloadBytes))   compression ratio: \(Formatting.fixed(compressionRatio, 2))")
+            "segments: \(segments.count)   frames: \(figures.frames)   LSNs: \(figures.lsnText(none: "none"))   dictionaries: \(dictionaries)")
+        lines.append(
+            "bytes on disk: \(Formatting.bytes(figures.bytesOnDisk))   payload stored: \(Formatting.bytes(figures.storedPayloadBytes))   "
+                + "payload raw: \(Formatting.bytes(figures.rawPayloadBytes))   compression ratio: \(Formatting.fixed(compressionRatio, 2))")
         if let entities {
             lines.append("objects: " + entities.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }

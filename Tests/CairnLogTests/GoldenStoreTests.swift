@@ -7,15 +7,13 @@ import Testing
 /// must read it exactly. Regenerate it (only when the format version changes, next to the old
 /// one) with `CAIRN_WRITE_FIXTURES=1 swift test --filter writeVersion1Fixture`.
 @Suite struct GoldenStoreTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/Stores")
-    static let version1 = fixtures.appendingPathComponent("log-v1").path
+    static let version1 = FixtureStores.logVersion1
     static let frames = 1200
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["CAIRN_WRITE_FIXTURES"] == "1"))
     func writeVersion1Fixture() async throws {
         try? FileManager.default.removeItem(atPath: Self.version1)
-        try FileManager.default.createDirectory(atPath: Self.fixtures.path, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: FixtureStores.folder, withIntermediateDirectories: true)
         let log = try Log.open(at: Self.version1, options: smallSegments(16384))
         for index in 0..<Self.frames { try await log.append(payload(index)) }
         try await log.close()

@@ -9,7 +9,7 @@ import Testing
 @Suite struct ObjectTableTests {
     static func row(_ text: String) -> Row {
         var writer = ByteWriter(capacity: 64)
-        ChangeSetCodec.write(Value.string(text), &writer)
+        ValueEncoding.write(Value.string(text), &writer)
         return writer.bytes.withUnsafeBytes { Row.make(count: 1, bytes: $0) }
     }
 
@@ -171,7 +171,7 @@ import Testing
     struct SecondValues: RowVisitor {
         var texts: [UInt64: String] = [:]
         mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
-            texts[id.key] = RowBytes.text(row.bytes.value(1)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+            texts[id.key] = ValueEncoding.text(row.bytes.value(1)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
         }
         mutating func takeResult() -> [UInt64: String] {
             defer { texts = [:] }
@@ -185,8 +185,8 @@ import Testing
 
     static func pair(_ first: String, _ second: String) -> Row {
         var writer = ByteWriter(capacity: 64)
-        ChangeSetCodec.write(Value.string(first), &writer)
-        ChangeSetCodec.write(Value.string(second), &writer)
+        ValueEncoding.write(Value.string(first), &writer)
+        ValueEncoding.write(Value.string(second), &writer)
         return writer.bytes.withUnsafeBytes { Row.make(count: 2, bytes: $0) }
     }
 

@@ -16,10 +16,10 @@ import Testing
             .uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))), .uri("https://example.com/a")
         ]
         values.append(.string(""))
-        var pieces = values.map(ChangeSetCodec.encoded)
-        pieces.append([ChangeSetCodec.Tag.noObject.rawValue])
-        pieces.append([ChangeSetCodec.Tag.object.rawValue, 1, 0x80, 0x01])
-        pieces.append([ChangeSetCodec.Tag.objects.rawValue, 2, 1, 5, 0, 0x90, 0x01])
+        var pieces = values.map(ValueEncoding.encoded)
+        pieces.append([ValueTag.noObject.rawValue])
+        pieces.append([ValueTag.object.rawValue, 1, 0x80, 0x01])
+        pieces.append([ValueTag.objects.rawValue, 2, 1, 5, 0, 0x90, 0x01])
         return pieces
     }()
 
@@ -34,9 +34,9 @@ import Testing
             #expect(row.value(-1).isEmpty)
         }
         // The stored decoding agrees with the pointer reads.
-        #expect(ChangeSetCodec.encoded(.integer(-3)).withUnsafeBytes { RowBytes.integer($0) } == -3)
-        #expect(ChangeSetCodec.encoded(.double(2.5)).withUnsafeBytes { RowBytes.double($0) } == 2.5)
-        #expect(ChangeSetCodec.encoded(.string("é")).withUnsafeBytes { RowBytes.text($0).map { String(decoding: $0, as: UTF8.self) } } == "é")
+        #expect(ValueEncoding.encoded(.integer(-3)).withUnsafeBytes { ValueEncoding.integer($0) } == -3)
+        #expect(ValueEncoding.encoded(.double(2.5)).withUnsafeBytes { ValueEncoding.number($0) } == 2.5)
+        #expect(ValueEncoding.encoded(.string("é")).withUnsafeBytes { ValueEncoding.text($0).map { String(decoding: $0, as: UTF8.self) } } == "é")
     }
 
     @Test func aMemoGivesTheSameValuesInAnyOrder() {
@@ -77,9 +77,9 @@ import Testing
                     let value = row.value(position)
                     guard let start = value.baseAddress, let base = raw.baseAddress else { continue }
                     #expect(start >= base && start + value.count <= base + raw.count)
-                    _ = RowBytes.integer(value)
-                    _ = RowBytes.double(value)
-                    _ = RowBytes.text(value)
+                    _ = ValueEncoding.integer(value)
+                    _ = ValueEncoding.number(value)
+                    _ = ValueEncoding.text(value)
                 }
             }
         }

@@ -36,7 +36,7 @@ import Testing
         var written = Set<ValueTag>()
         for sample in Self.samples {
             var writer = ByteWriter(capacity: 64)
-            ChangeSetCodec.write(sample, &writer)
+            ValueEncoding.write(sample, &writer)
             let bytes = writer.bytes
             guard let tag = bytes.first.flatMap(ValueTag.init(rawValue:)) else {
                 Issue.record("\(sample) begins with no known tag")
@@ -45,9 +45,9 @@ import Testing
             written.insert(tag)
             bytes.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress else { return }
-                #expect(RowBytes.length(base, available: raw.count) == raw.count, "\(sample): the layout \(tag.layout) measures the whole value")
+                #expect(ValueEncoding.length(base, available: raw.count) == raw.count, "\(sample): the layout \(tag.layout) measures the whole value")
                 if tag.fixedSize != 0 { #expect(tag.fixedSize == raw.count, "\(sample)") }
-                #expect(ChangeSetCodec.decodeStored(raw) == sample, "\(sample) reads back")
+                #expect(ValueEncoding.decodeProperty(raw) == sample, "\(sample) reads back")
             }
         }
         #expect(written == Set(ValueTag.allCases), "every tag is written by some value")

@@ -2,10 +2,13 @@ import CairnLog
 import Foundation
 import Glibc
 
-/// Collects results and renders them as markdown tables.
+/// Collects results and renders them as markdown tables, and the comparisons with peers for
+/// the chart (``comparisonChart(_:title:subtitle:)``).
 struct Report {
     private var rows: [(String, String, String)] = []
     private var targets: [(String, Bool, String)] = []
+    /// Each operation measured for Cairn and a peer, in the order measured.
+    private(set) var comparisons: [Comparison] = []
 
     mutating func row(_ name: String, _ figure: String, note: String = "") {
         rows.append((name, figure, note))
@@ -13,6 +16,11 @@ struct Report {
     }
 
     mutating func target(_ name: String, met: Bool, figure: String) { targets.append((name, met, figure)) }
+
+    /// Records that Cairn ran `operation` `ratio` times as fast as `peer` (for the chart).
+    mutating func compare(_ suite: String, _ operation: String, peer: String = "GRDB", ratio: Double) {
+        comparisons.append(Comparison(suite: suite, operation: operation, peer: peer, ratio: ratio))
+    }
 
     var markdown: String {
         var lines = ["", "| measurement | result | notes |", "|---|---|---|"]
@@ -28,6 +36,17 @@ func seconds(_ duration: Duration) -> Double {
 }
 
 func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+
+/// A count with its thousands separated: `100,000`.
+func grouped(_ count: Int) -> String {
+    let digits = String(count.magnitude)
+    var result = ""
+    for (index, digit) in digits.enumerated() {
+        if index > 0, (digits.count - index) % 3 == 0 { result += "," }
+        result.append(digit)
+    }
+    return (count < 0 ? "-" : "") + result
+}
 
 func name(_ durability: Durability) -> String {
     switch durability {

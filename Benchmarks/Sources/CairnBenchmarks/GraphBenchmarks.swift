@@ -230,6 +230,12 @@ func graphBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     report.row(
         "update 10% and save", "Cairn \(Int(cairnUpdate)) objects/s, GRDB \(Int(grdbUpdate)) rows/s",
         note: "one save / one transaction; \(fixed(cairnUpdate / grdbUpdate, 2))×")
+    let suite = "Object graph, \(grouped(count)) objects"
+    report.compare(suite, "insert, managed objects", ratio: cairnInsert / grdbInsert)
+    report.compare(suite, "batch insert", ratio: cairnBatchInsert / grdbInsert)
+    report.compare(suite, "reopen to a full view", ratio: cairnReopen / grdbReopen)
+    report.compare(suite, "lookup by unique key", ratio: cairnLookup / grdbLookup)
+    report.compare(suite, "update 10% and save", ratio: cairnUpdate / grdbUpdate)
     report.target(
         "reopen to a full view ≥ 3× GRDB and ≥ 2M objects/s", met: cairnReopen >= 3 * grdbReopen && cairnReopen >= 2_000_000,
         figure: "\(fixed(cairnReopen / grdbReopen, 2))×, \(Int(cairnReopen)) objects/s")

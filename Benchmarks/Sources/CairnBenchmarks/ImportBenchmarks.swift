@@ -142,6 +142,9 @@ func importBenchmarks(_ initial: Report, root: String, quick: Bool) async throws
         "re-import, 10% changed", "Cairn \(fixed(median(cairnChanged), 3)) s, GRDB \(fixed(median(grdbChanged), 3)) s",
         note: "\(fixed(changedRatio, 2))× GRDB (\(range(zip(grdbChanged, cairnChanged).map { $0 / $1 }, { $0 }))×)")
     report.row("export to JSON", "\(Int(export)) MB/s", note: "\(fixed(Double(exportBytes) / 1_000_000, 1)) MB")
+    let suite = "JSON import, \(grouped(count)) records"
+    report.compare(suite, "import into a new store, in process", ratio: importRatio)
+    report.compare(suite, "re-import, 10% changed, in process", ratio: changedRatio)
     report.target("parser alone ≥ 300 MB/s", met: parse >= 300, figure: "\(Int(parse)) MB/s")
     report.target("import ≥ 1M flat records/s in process", met: imported >= 1_000_000, figure: "\(Int(imported)) records/s")
     report.target("import ≥ 5× GRDB in process", met: importRatio >= 5, figure: "\(fixed(importRatio, 2))×")

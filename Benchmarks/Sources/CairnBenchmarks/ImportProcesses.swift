@@ -110,6 +110,11 @@ func importProcessBenchmarks(_ initial: Report, root: String, file: String, coun
     report.row(
         "whole process import of \(count) records", line,
         note: "\(fixed(grdbTime / cairnTime, 2))× GRDB; peak resident: cairn \((peaks["cairn"] ?? 0) >> 20) MiB, GRDB \((peaks["GRDB"] ?? 0) >> 20) MiB")
+    let suite = "JSON import, \(grouped(count)) records"
+    report.compare(suite, "cairn import, whole process", ratio: grdbTime / cairnTime)
+    for peer in ["sqlite3", "DuckDB"] {
+        if let time = median(peer) { report.compare(suite, "cairn import, whole process", peer: peer, ratio: time / cairnTime) }
+    }
     report.target("cairn import ≥ 5× the GRDB peer (whole process)", met: grdbTime >= 5 * cairnTime, figure: "\(fixed(grdbTime / cairnTime, 2))×")
     if let sqlite = median("sqlite3") {
         report.target("cairn import faster than the sqlite3 shell", met: cairnTime < sqlite, figure: "\(fixed(sqlite / cairnTime, 2))×")

@@ -4,9 +4,11 @@ import Glibc
 
 // Cairn benchmarks. Usage (from the repository root):
 //
-//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|import|import-memory|compaction|all] [--quick] [--dir PATH]
+//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|import|import-memory|compaction|all]... [--quick] [--dir PATH] [--chart PATH]
 //
-// Prints markdown tables: figures, and each target as met or NOT MET.
+// Runs each suite named (the log's when none is), in the order above. Prints markdown tables:
+// figures, and each target as met or NOT MET. A run that compared Cairn with a peer writes the
+// ratios as a chart, to `Benchmarks/chart.svg` of the current directory or `--chart PATH`.
 
 let arguments = CommandLine.arguments.dropFirst()
 // The GRDB peer of the whole-process import benchmark: `cairn-benchmarks grdb-import FILE DATABASE`.
@@ -16,12 +18,13 @@ if arguments.first == "grdb-import", arguments.count == 3 {
     exit(0)
 }
 let quick = arguments.contains("--quick")
-let root: String = {
-    if let index = arguments.firstIndex(of: "--dir"), arguments.index(after: index) < arguments.endIndex {
-        return arguments[arguments.index(after: index)]
-    }
-    return FileManager.default.currentDirectoryPath + "/.cairn-bench-data"
-}()
+/// The value given after `option`, if any.
+func optionValue(_ option: String) -> String? {
+    guard let index = arguments.firstIndex(of: option), arguments.index(after: index) < arguments.endIndex else { return nil }
+    return arguments[arguments.index(after: index)]
+}
+let root = optionValue("--dir") ?? FileManager.default.currentDirectoryPath + "/.cairn-bench-data"
+let chartPath = optionValue("--chart") ?? FileManager.default.currentDirectoryPath + "/Benchmarks/chart.svg"
 try? FileManager.default.removeItem(atPath: root)
 try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
 // CAIRN_BENCH_KEEP=1 keeps the data (the JSON files, the model file, the stores) for profiling.
@@ -30,13 +33,23 @@ defer { if ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] == nil { try?
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
-let suites = ["log", "graph", "query", "import", "import-memory", "compaction", "all"].filter { arguments.contains($0) }
-let suite = suites.first ?? "log"
-if suite == "log" || suite == "all" { report = try await logBenchmarks(report, root: root, quick: quick) }
-if suite == "graph" || suite == "all" { report = try await graphBenchmarks(report, root: root, quick: quick) }
-if suite == "query" || suite == "all" { report = try await queryBenchmarks(report, root: root, quick: quick) }
-if suite == "import" || suite == "all" { report = try await importBenchmarks(report, root: root, quick: quick) }
-if suite == "import-memory" || suite == "all" { report = try await importMemoryBenchmarks(report, root: root, quick: quick) }
-if suite == "compaction" || suite == "all" { report = try await compactionBenchmarks(report, root: root, quick: quick) }
+let named = Set(["log", "graph", "query", "import", "import-memory", "compaction", "all"].filter { arguments.contains($0) })
+/// Whether the run includes `suite`.
+func runs(_ suite: String) -> Bool { named.contains(suite) || named.contains("all") || (named.isEmpty && suite == "log") }
+if runs("log") { report = try await logBenchmarks(report, root: root, quick: quick) }
+if runs("graph") { report = try await graphBenchmarks(report, root: root, quick: quick) }
+if runs("query") { report = try await queryBenchmarks(report, root: root, quick: quick) }
+if runs("import") { report = try await importBenchmarks(report, root: root, quick: quick) }
+if runs("import-memory") { report = try await importMemoryBenchmarks(report, root: root, quick: quick) }
+if runs("compaction") { report = try await compactionBenchmarks(report, root: root, quick: quick) }
 
 print(report.markdown)
+
+if !report.comparisons.isEmpty {
+    let subtitle =
+        "How many times as fast as its peer Cairn ran each operation, in the same run"
+        + " (\(ProcessInfo.processInfo.activeProcessorCount) cores\(quick ? ", --quick" : "")); logarithmic scale"
+    let chart = comparisonChart(report.comparisons, title: "Cairn against its peers", subtitle: subtitle)
+    try chart.write(toFile: chartPath, atomically: true, encoding: .utf8)
+    print("\nThe comparisons as a chart: \(chartPath)")
+}

@@ -129,7 +129,7 @@ enum BaseContents {
                 }
             } catch let overrun as ByteReader.Overrun {
                 throw damaged("an entry truncated at byte \(overrun.offset)")
-            } catch let problem as ChangeSetCodec.Problem {
+            } catch let problem as EncodingProblem {
                 throw damaged(problem.message)
             }
         }

@@ -81,37 +81,3 @@ public struct CompactionReport: Sendable {
     /// Whether the store started it by itself.
     public let automatic: Bool
 }
-
-/// Compaction's shared state in a store: the one running, the status, the byte counts the
-/// automatic thresholds look at, and the callers waiting for a compaction to end.
-struct CompactionState: Sendable {
-    var status = CompactionStatus()
-    /// Set by `close()`: the running compaction stops at its next chunk.
-    var stopRequested = false
-    var waiters: [CheckedContinuation<Void, Never>] = []
-    /// The base's entries, uncompressed.
-    var baseBytes: UInt64
-    /// The change records after the base, uncompressed.
-    var logBytes: UInt64
-    /// Of those, the bytes already counted when the running compaction took its snapshot.
-    var logBytesAtStart: UInt64 = 0
-    /// With history kept by the last compaction: the change records and segment bytes it left
-    /// in place, which the thresholds leave out.
-    var keptLogBytes: UInt64 = 0
-    var keptSegmentBytes: UInt64 = 0
-    /// The bytes of the models a base holds, once computed.
-    var modelBytes: UInt64?
-    /// Bytes appended since the thresholds were last looked at.
-    var unchecked: UInt64 = 0
-    /// No automatic compaction before this (after a failure).
-    var holdUntil: ContinuousClock.Instant?
-
-    /// Takes the one compaction slot, unless a compaction holds it; counts the change records
-    /// appended so far as the ones the new base will hold.
-    mutating func claim() -> Bool {
-        guard !status.isRunning else { return false }
-        status.isRunning = true
-        logBytesAtStart = logBytes
-        return true
-    }
-}

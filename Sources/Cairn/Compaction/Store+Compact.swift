@@ -1,4 +1,3 @@
-import CCairnSupport
 import CairnLog
 import CairnSupport
 import Foundation
@@ -49,12 +48,7 @@ extension Store {
         guard !options.readOnly else { throw StoreError(.invalidArgument, "a store opened read-only is not compacted") }
         // One compaction at a time: an automatic one gives way, one asked for waits its turn.
         // (An automatic one was given the slot when it was started: see noteSaved.)
-        while try !automatic
-            && !compaction.withLock({ state in
-                if state.stopRequested { throw StoreError(.closed, "the store is closed") }
-                return state.claim()
-            })
-        {
+        while try !automatic && !compaction.withLock({ try $0.claimAskedFor() }) {
             await waitForCompaction(stopping: false)
         }
         notifyCompaction(.started(automatic: automatic))
@@ -74,91 +68,68 @@ extension Store {
             // On a thread of its own: writing the base, and installing it (removing the replaced
             // files cuts them down a step at a time, each step synced:
             // ``Log/installBase(_:stopCutting:)``).
-            let (written, objects, live, removed) = try await Self.onOwnThread(named: "cairn-compact") { [model, modelHistory, options] in
-                // Keeping history: the state as of the first save kept, replayed from the files.
-                let (snapshot, models) =
-                    retained == latest.lsn
-                    ? (latest, modelHistory) : try Self.stateAsOf(retained, directory: directory, model: model, options: options)
-                let count = snapshot.objects.counts.reduce(0, +)
-                let writer = try log.makeBaseWriter(lastLSN: snapshot.lsn, level: level)
-                let written: WrittenBase, objects: Int
-                do {
-                    // After the replay above, whose worker threads are the app's too.
-                    (written, objects) = try Self.givingWayToTheApp {
-                        let objects = try BaseContents.write(snapshot, models: models, to: writer) { done in
-                            try self.throwIfStopRequested()
-                            progress?(
-                                CompactionProgress(
-                                    objectsWritten: done, objectCount: count, bytesWritten: writer.rawBytes, bytesExpected: expected,
-                                    elapsed: ContinuousClock.now - started))
-                        }
-                        return (try writer.finish(), objects)
-                    }
-                } catch {
-                    writer.abandon()
-                    throw error
-                }
-                do {
-                    try self.throwIfStopRequested()
-                } catch {
-                    log.abandonBase(written)
-                    throw error
-                }
-                let removed = try log.installBase(written) { self.compaction.withLock { $0.stopRequested } }
-                return (written, objects, writer.rawBytes, removed)
+            let (written, objects, live, removed) = try await Self.onOwnThread(named: "cairn-compact") {
+                try self.writeAndInstallBase(
+                    log: log, directory: directory, level: level, retained: retained, latest: latest,
+                    expectedBytes: expected, started: started, progress: progress)
             }
             let keptSegments = log.segmentBytes
             let report = CompactionReport(
                 lsn: written.lastLSN, objects: objects, baseBytes: written.length, liveBytes: live, bytesBefore: before,
                 bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: removed,
                 automatic: automatic)
-            endCompaction { state in
-                state.status.lastReport = report
-                state.status.lastFailure = nil
-                state.status.consecutiveFailures = 0
-                state.status.nextAttempt = nil
-                state.holdUntil = nil
-                state.baseBytes = live
-                if written.lastLSN < latest.lsn {
-                    // History kept: the frames before the compaction stay on disk, and do not
-                    // count toward the next one (or every save would start another).
-                    state.keptLogBytes = state.logBytesAtStart
-                    state.keptSegmentBytes = keptSegments
-                } else {
-                    state.logBytes -= min(state.logBytes, state.logBytesAtStart)
-                    state.keptLogBytes = 0
-                    state.keptSegmentBytes = 0
-                }
-            }
+            endCompaction { $0.finished(report, keptHistory: written.lastLSN < latest.lsn, keptSegments: keptSegments) }
             notifyCompaction(.finished(report))
             return report
         } catch {
-            let failure = endCompaction { state -> CompactionFailure in
-                var delay: Duration?
-                if automatic {
-                    state.status.consecutiveFailures += 1
-                    let wait = options.automaticCompaction.retryDelay(after: state.status.consecutiveFailures)
-                    state.holdUntil = .now + wait
-                    state.status.nextAttempt = Date(timeIntervalSinceNow: wait.inSeconds)
-                    delay = wait
-                }
-                let failure = CompactionFailure(error: error, automatic: automatic, date: Date(), retryDelay: delay)
-                state.status.lastFailure = failure
-                return failure
-            }
+            let failure = endCompaction { $0.failed(with: error, automatic: automatic, settings: options.automaticCompaction) }
             notifyCompaction(.failed(failure))
             throw error
         }
     }
 
+    /// Writes the base of the state as of `retained` (`latest`, or with history kept the state
+    /// replayed from the files) at a lower priority than the app's threads, then installs it.
+    /// Returns the base, the objects and live bytes it holds, and the files it replaced.
+    private func writeAndInstallBase(
+        log: Log, directory: String, level: CompactionLevel, retained: LSN, latest: StoreSnapshot, expectedBytes expected: UInt64,
+        started: ContinuousClock.Instant, progress: (@Sendable (CompactionProgress) -> Void)?
+    ) throws -> (written: WrittenBase, objects: Int, live: UInt64, removed: [String]) {
+        // Keeping history: the state as of the first save kept, replayed from the files.
+        let (snapshot, models) =
+            retained == latest.lsn ? (latest, modelHistory) : try Self.stateAsOf(retained, directory: directory, model: model, options: options)
+        let count = snapshot.objects.counts.reduce(0, +)
+        let writer = try log.makeBaseWriter(lastLSN: snapshot.lsn, level: level)
+        let written: WrittenBase, objects: Int
+        do {
+            // After the replay above, whose worker threads are the app's too.
+            (written, objects) = try Self.givingWayToTheApp {
+                let objects = try BaseContents.write(snapshot, models: models, to: writer) { done in
+                    try self.throwIfStopRequested()
+                    progress?(
+                        CompactionProgress(
+                            objectsWritten: done, objectCount: count, bytesWritten: writer.rawBytes, bytesExpected: expected,
+                            elapsed: ContinuousClock.now - started))
+                }
+                return (try writer.finish(), objects)
+            }
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        do {
+            try throwIfStopRequested()
+        } catch {
+            log.abandonBase(written)
+            throw error
+        }
+        let removed = try log.installBase(written) { self.compaction.withLock { $0.stopRequested } }
+        return (written, objects, writer.rawBytes, removed)
+    }
+
     /// Marks the running compaction ended (after `update`) and wakes those waiting for it.
     private func endCompaction<T>(_ update: (inout CompactionState) -> T) -> T {
-        let (result, waiters) = compaction.withLock { state in
-            let result = update(&state)
-            state.status.isRunning = false
-            defer { state.waiters = [] }
-            return (result, state.waiters)
-        }
+        let (result, waiters) = compaction.withLock { state in (update(&state), state.end()) }
         for waiter in waiters { waiter.resume() }
         return result
     }
@@ -172,15 +143,7 @@ extension Store {
     func noteSaved(bytes: Int) {
         let settings = options.automaticCompaction
         guard let log, settings.isEnabled, !options.readOnly else { return }
-        let look = compaction.withLock { state -> (base: UInt64, logged: UInt64, keptSegments: UInt64)? in
-            state.logBytes += UInt64(bytes)
-            state.unchecked += UInt64(bytes)
-            guard state.unchecked >= settings.checkInterval, !state.status.isRunning, !state.stopRequested else { return nil }
-            if let hold = state.holdUntil, hold > .now { return nil }
-            state.unchecked = 0
-            return (state.baseBytes, state.logBytes - min(state.logBytes, state.keptLogBytes), state.keptSegmentBytes)
-        }
-        guard let look else { return }
+        guard let look = compaction.withLock({ $0.countSaved(bytes: bytes, lookingEvery: settings.checkInterval) }) else { return }
         let segments = log.segmentBytes
         let onDisk = (base: log.baseBytes, segments: segments - min(segments, look.keptSegments))
         let outgrown = onDisk.segments >= settings.minimumLogSize && onDisk.segments > onDisk.base
@@ -192,12 +155,7 @@ extension Store {
                     && Double(total - min(total, Self.liveBytes(snapshot) + modelEntryBytes)) >= settings.deadFraction * Double(total))
         else { return }
         // The slot is taken here, so that no second save starts another before this one runs.
-        let claimed = compaction.withLock { state in
-            if state.stopRequested { return false }
-            if let hold = state.holdUntil, hold > .now { return false }
-            return state.claim()
-        }
-        guard claimed else { return }
+        guard compaction.withLock({ $0.claimAutomatic() }) else { return }
         Task.detached { [self] in _ = try? await runCompaction(level: settings.level, automatic: true, retainHistory: nil) }
     }
 
@@ -221,12 +179,7 @@ extension Store {
     /// first, and no compaction starts after it.
     func waitForCompaction(stopping: Bool) async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let running = compaction.withLock { state in
-                if stopping { state.stopRequested = true }
-                if state.status.isRunning { state.waiters.append(waiter) }
-                return state.status.isRunning
-            }
-            if !running { waiter.resume() }
+            if !compaction.withLock({ $0.wait(waiter, stopping: stopping) }) { waiter.resume() }
         }
     }
 
@@ -260,39 +213,6 @@ extension Store {
     static func liveBytes(_ snapshot: StoreSnapshot) -> UInt64 {
         let objects = snapshot.objects.counts.reduce(0, +)
         return UInt64(snapshot.objects.rowBytes + objects * BaseContents.objectHeaderSize)
-    }
-
-    /// Runs `work` on a thread of its own, named `name` (opening, compacting and backing up
-    /// read and write for seconds: not on a thread Swift's tasks share).
-    static func onOwnThread<T: Sendable>(named name: String, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                cairn_name_current_thread(name)
-                continuation.resume(with: Result { try work() })
-            }
-        }
-    }
-
-    /// Runs `work` on a new thread at a lower priority than the app's threads (its saves, its
-    /// reads) and waits for it here: writing a base, busy on a core, must not delay a save that
-    /// waits for one. The lowered thread only runs `work` and ends; everything after it (the
-    /// caller's task resumed, which may start a thread of a shared pool that would inherit the
-    /// priority for good) runs on this thread, at the app's priority.
-    static func givingWayToTheApp<T>(_ work: @escaping () throws -> T) throws -> T {
-        // Safety: `work` and `outcome` are used by the new thread alone until it signals, and
-        // `outcome` read here only after.
-        nonisolated(unsafe) let run = work
-        nonisolated(unsafe) var outcome: Result<T, any Error>?
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            cairn_name_current_thread("cairn-base")
-            _ = cairn_lower_current_thread_priority(Tuning.backgroundNice)
-            outcome = Result { try run() }
-            done.signal()
-        }
-        done.wait()
-        guard let outcome else { throw StoreError(.closed, "the base writer's thread ended without a result") }
-        return try outcome.get()
     }
 
     /// The bytes of the store's own files (segments, bases, dictionaries, manifests).

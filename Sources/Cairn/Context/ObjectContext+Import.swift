@@ -62,7 +62,7 @@ extension ObjectContext {
             var offset = 0
             for _ in 0..<row.count {
                 starts.append(offset)
-                if let base = all.baseAddress, offset < all.count { offset += min(RowBytes.skip(base, offset, all.count), all.count - offset) }
+                if let base = all.baseAddress, offset < all.count { offset += min(ValueEncoding.skip(base, offset, all.count), all.count - offset) }
             }
             starts.append(offset)
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: all[0..<offset]))
@@ -103,13 +103,13 @@ extension Value {
     /// upsert and the JSON mapper compare values (`1.50` and `1.5` differ; so do a string and its
     /// decomposed form).
     package func isStoredIdentically(to other: Value) -> Bool {
-        ChangeSetCodec.encoded(self) == ChangeSetCodec.encoded(other)
+        ValueEncoding.encoded(self) == ValueEncoding.encoded(other)
     }
 
     /// The stored bytes of several values, end to end: a key that compares as the store does.
     package static func storedKey(_ values: [Value]) -> [UInt8] {
         var bytes: [UInt8] = []
-        for value in values { bytes += ChangeSetCodec.encoded(value) }
+        for value in values { bytes += ValueEncoding.encoded(value) }
         return bytes
     }
 }

@@ -27,7 +27,7 @@ struct ObjectView: Sendable {
         }
         if let change = changes?[position] { return null(change) }
         switch base {
-        case .row(let row): return row.withValueBytes(position) { bytes in bytes.first.map { (ValueTag(rawValue: $0) ?? .null) == .null } ?? true }
+        case .row(let row): return row.withValueBytes(position) { bytes in bytes.isEmpty || ValueEncoding.isNull(bytes) }
         case .values(let values): return null(values[position])
         }
     }

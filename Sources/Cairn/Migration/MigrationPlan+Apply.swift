@@ -46,7 +46,7 @@ extension MigrationPlan {
             try migrated.apply(changes, at: lsn)
         } catch  where !problems.isEmpty {
             // A consequence of the problems already listed (a value that does not fit…).
-        } catch let problem as ChangeSetCodec.Problem {
+        } catch let problem as EncodingProblem {
             problems.add("the migrated objects do not fit the new model: \(problem.message)")
         } catch {
             problems.add("the migrated objects do not fit the new model: \(error)")

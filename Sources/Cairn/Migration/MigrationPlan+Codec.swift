@@ -40,7 +40,7 @@ extension MigrationPlan {
     ///
     /// - Throws: ``ChangeSetCodec/Problem`` naming what does not fit.
     static func decode(_ reader: inout ByteReader, from source: Model, to destination: Model) throws -> MigrationPlan {
-        func problem(_ message: String) -> ChangeSetCodec.Problem { ChangeSetCodec.Problem(message: "migration plan: " + message) }
+        func problem(_ message: String) -> EncodingProblem { EncodingProblem(message: "migration plan: " + message) }
         guard try reader.readVarint() == UInt64(destination.descriptions.count) else { throw problem("entity count differs from the model's") }
         var mappings: [EntityMapping] = []
         for entity in destination.descriptions {

@@ -66,12 +66,12 @@ struct AggregateAccumulator: Sendable {
     mutating func add(encoded bytes: UnsafeRawBufferPointer) {
         switch operation {
         case .count, .sum, .average:
-            if let number = RowBytes.integer(bytes) {
+            if let number = ValueEncoding.integer(bytes) {
                 count += 1
                 if operation != .count { addToSum(number) }
                 return
             }
-            if bytes.first == ValueTag.double.rawValue, let number = RowBytes.double(bytes) {
+            if let number = ValueEncoding.double(bytes) {
                 count += 1
                 if operation != .count {
                     doubles += number
@@ -82,7 +82,7 @@ struct AggregateAccumulator: Sendable {
         case .minimum, .maximum:
             break
         }
-        if case .attribute(let value) = ChangeSetCodec.decodeStored(bytes) { add(QueryValue.normalized(value)) }
+        if case .attribute(let value) = ValueEncoding.decodeProperty(bytes) { add(QueryValue.normalized(value)) }
     }
 
     mutating func merge(_ other: AggregateAccumulator) {

@@ -240,24 +240,9 @@ enum PredicateFormatSpecifier: Sendable, Equatable {
         let type = String(describing: Swift.type(of: argument))
         switch argument.predicateArgumentValue {
         case .value(.null): return "nil (\(type))"
-        case .value(let value) where argument is Value || argument is PredicateArgumentValue: return "\(type).\(caseName(value))"
+        // `.null` is handled above: every other case's name is its kind's name.
+        case .value(let value) where argument is Value || argument is PredicateArgumentValue: return "\(type).\(value.typeName)"
         default: return type
-        }
-    }
-
-    private static func caseName(_ value: Value) -> String {
-        switch value {
-        case .null: "null"
-        case .string: "string"
-        case .integer: "integer"
-        case .double: "double"
-        case .float: "float"
-        case .decimal: "decimal"
-        case .boolean: "boolean"
-        case .date: "date"
-        case .binary: "binary"
-        case .uuid: "uuid"
-        case .uri: "uri"
         }
     }
 }

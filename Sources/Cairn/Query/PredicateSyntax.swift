@@ -1,3 +1,4 @@
+import CairnSupport
 import Foundation
 
 /// A predicate in the syntax of `NSPredicate` format strings, as parsed by
@@ -314,29 +315,7 @@ struct PredicateWriter {
         return number.description
     }
 
-    /// A string literal in double quotes that reads back to `text`: backslashes, double quotes
-    /// and control characters are escaped.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += unicodeEscape(scalar)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
-
-    /// `\uXXXX`, or a surrogate pair of them beyond the Basic Multilingual Plane.
-    private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
-        UTF16.encode(scalar)?.map { unit in
-            let hex = String(unit, radix: 16, uppercase: true)
-            return "\\u" + String(repeating: "0", count: max(4 - hex.count, 0)) + hex
-        }.joined() ?? ""
-    }
+    /// A string literal in double quotes that reads back to `text` (``QuotedString``: JSON's
+    /// escapes, which the lexer reads).
+    static func quoted(_ text: String) -> String { QuotedString.quoted(text) }
 }

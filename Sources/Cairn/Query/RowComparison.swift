@@ -12,8 +12,8 @@ enum RowComparison: @unchecked Sendable {
     // Safety: the needle's memory is written once, before the comparison is used, and freed
     // with the comparison that owns it.
     case integer(position: Int, PredicateOperator, Int64)
-    /// A double, or a date (`tag` says which: a date is stored as its seconds since 2001).
-    case double(position: Int, PredicateOperator, Double, tag: UInt8)
+    /// A double, or a date (`isDate` says which: a date is compared by its seconds since 2001).
+    case double(position: Int, PredicateOperator, Double, isDate: Bool)
     case boolean(position: Int, PredicateOperator, Bool)
     /// ASCII `needle`, already lowercased when `caseInsensitive`; with `diacriticInsensitive`,
     /// only ASCII text is decided here (é would fold to e).
@@ -29,9 +29,9 @@ enum RowComparison: @unchecked Sendable {
         case (let type?, .integer(let number)) where type.integerRange != nil && ordering.contains(op):
             self = .integer(position: position, op, number)
         case (.double?, .double(let number)) where ordering.contains(op) && !number.isNaN:
-            self = .double(position: position, op, number, tag: ValueTag.double.rawValue)
+            self = .double(position: position, op, number, isDate: false)
         case (.date?, .date(let date)) where ordering.contains(op) && !date.timeIntervalSinceReferenceDate.isNaN:
-            self = .double(position: position, op, date.timeIntervalSinceReferenceDate, tag: ValueTag.date.rawValue)
+            self = .double(position: position, op, date.timeIntervalSinceReferenceDate, isDate: true)
         case (.boolean?, .boolean(let flag)) where op == .equal || op == .notEqual:
             self = .boolean(position: position, op, flag)
         case (.string?, .string(let text))
@@ -61,32 +61,23 @@ enum RowComparison: @unchecked Sendable {
         switch self {
         case .integer(let position, let op, let constant):
             let bytes = row.value(position)
-            guard let first = bytes.first else { return nil }
-            if first == ValueTag.null.rawValue { return ComparisonRules.holdsForNil(op) }
-            guard let value = RowBytes.integer(bytes) else { return nil }
+            if ValueEncoding.isNull(bytes) { return ComparisonRules.holdsForNil(op) }
+            guard let value = ValueEncoding.integer(bytes) else { return nil }
             return ComparisonRules.holds(op, ComparisonRules.order(value, constant))
-        case .double(let position, let op, let constant, let tag):
+        case .double(let position, let op, let constant, let isDate):
             let bytes = row.value(position)
-            guard let first = bytes.first else { return nil }
-            if first == ValueTag.null.rawValue { return ComparisonRules.holdsForNil(op) }
-            guard first == tag, let value = RowBytes.double(bytes), !value.isNaN else { return nil }
+            if ValueEncoding.isNull(bytes) { return ComparisonRules.holdsForNil(op) }
+            guard let value = isDate ? ValueEncoding.dateSeconds(bytes) : ValueEncoding.double(bytes), !value.isNaN else { return nil }
             return ComparisonRules.holds(op, ComparisonRules.order(value, constant))
         case .boolean(let position, let op, let constant):
             let bytes = row.value(position)
-            guard let first = bytes.first else { return nil }
-            let value: Bool
-            switch first {
-            case ValueTag.trueValue.rawValue: value = true
-            case ValueTag.falseValue.rawValue: value = false
-            case ValueTag.null.rawValue: return ComparisonRules.holdsForNil(op)
-            default: return nil
-            }
+            if ValueEncoding.isNull(bytes) { return ComparisonRules.holdsForNil(op) }
+            guard let value = ValueEncoding.boolean(bytes) else { return nil }
             return ComparisonRules.holds(op, ComparisonRules.order(value ? 1 : 0, constant ? 1 : 0))
         case .text(let position, let op, let needle, let caseInsensitive, let diacriticInsensitive):
             let bytes = row.value(position)
-            guard let first = bytes.first else { return nil }
-            if first == ValueTag.null.rawValue { return ComparisonRules.holdsForNil(op) }
-            guard let text = RowBytes.text(bytes) else { return nil }
+            if ValueEncoding.isNull(bytes) { return ComparisonRules.holdsForNil(op) }
+            guard let text = ValueEncoding.text(bytes) else { return nil }
             // CONTAINS on ASCII text: the check and the search in one pass.
             if op == .contains, let found = Self.asciiContains(text, needle, caseInsensitive) { return found }
             guard Self.comparableAsBytes(text, latin1: !diacriticInsensitive) else { return nil }

@@ -49,8 +49,8 @@ struct SortColumns {
         @inline(__always)
         func append(_ row: RowBytes, to buffer: inout ColumnBuffer) -> Bool {
             switch self {
-            case .numbers(let position): Self.add(row.value(position), RowBytes.double, &buffer.numbers)
-            case .integers(let position): Self.add(row.value(position), RowBytes.integer, &buffer.integers)
+            case .numbers(let position): Self.add(row.value(position), ValueEncoding.number, &buffer.numbers)
+            case .integers(let position): Self.add(row.value(position), ValueEncoding.integer, &buffer.integers)
             case .texts(let position): Self.add(row.value(position), SortColumns.string, &buffer.texts)
             }
         }
@@ -66,7 +66,7 @@ struct SortColumns {
 
         @inline(__always)
         private static func add<T>(_ bytes: UnsafeRawBufferPointer, _ decode: (UnsafeRawBufferPointer) -> T?, _ values: inout [T?]) -> Bool {
-            if bytes.first == ValueTag.null.rawValue {
+            if ValueEncoding.isNull(bytes) {
                 values.append(nil)
                 return true
             }
@@ -92,7 +92,7 @@ struct SortColumns {
 
     /// A string value's text, from its encoded bytes (nil for another kind of value).
     static func string(_ bytes: UnsafeRawBufferPointer) -> String? {
-        RowBytes.text(bytes).map { String(decoding: $0, as: UTF8.self) }
+        ValueEncoding.text(bytes).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// How each sort key of `query` is read from row bytes, or nil when one cannot be.
@@ -121,9 +121,9 @@ struct SortColumns {
     private static func column(_ query: PreparedQuery, _ index: Int, ids: [ObjectID], views: [ObjectView], reader: ObjectReader) -> Column {
         switch directColumn(query, index) {
         case .numbers(let position)?:
-            if let numbers = read(views, position, RowBytes.double) { return .numbers(numbers) }
+            if let numbers = read(views, position, ValueEncoding.number) { return .numbers(numbers) }
         case .integers(let position)?:
-            if let integers = read(views, position, RowBytes.integer) { return .integers(integers) }
+            if let integers = read(views, position, ValueEncoding.integer) { return .integers(integers) }
         case .texts(let position)?:
             if let texts = read(views, position, Self.string) { return .texts(texts) }
         case nil:
@@ -140,7 +140,7 @@ struct SortColumns {
         for view in views {
             guard view.changes == nil, case .row(let row) = view.base else { return nil }
             let value: T?? = row.withValueBytes(position) { bytes in
-                bytes.first == ValueTag.null.rawValue ? .some(nil) : decode(bytes).map { .some($0) }
+                ValueEncoding.isNull(bytes) ? .some(nil) : decode(bytes).map { .some($0) }
             }
             guard let value else { return nil }
             column.append(value)

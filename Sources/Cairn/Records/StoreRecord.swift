@@ -99,7 +99,7 @@ enum StoreRecord: Sendable {
                     return .migration(recorded, plan)
                 } catch let overrun as ByteReader.Overrun {
                     throw damaged("truncated at byte \(overrun.offset)")
-                } catch let problem as ChangeSetCodec.Problem {
+                } catch let problem as EncodingProblem {
                     throw damaged(problem.message)
                 }
             }
@@ -114,7 +114,7 @@ enum StoreRecord: Sendable {
                         return changes
                     } catch let overrun as ByteReader.Overrun {
                         throw damaged("truncated at byte \(overrun.offset)")
-                    } catch let problem as ChangeSetCodec.Problem {
+                    } catch let problem as EncodingProblem {
                         throw damaged(problem.message)
                     }
                 })

@@ -134,27 +134,3 @@ public struct UniquenessConstraint: Sendable, Hashable {
     /// The attributes' names.
     public var names: [String]
 }
-
-/// What a stored value may be, by property: checked for every value at replay.
-enum StoredKind: Sendable {
-    case string, uri, binary, integer(ClosedRange<Int64>), double, float, decimal, boolean, date, uuid
-    /// A relationship to objects of `destination` (or its descendants).
-    case relationship(toMany: Bool, destination: Int)
-
-    init(attribute type: AttributeType) {
-        switch type {
-        case .string: self = .string
-        case .uri: self = .uri
-        // An undefined attribute is transient: every save stores nil for it. A composite one
-        // is never stored as such: its elements are (see `Attribute.expanded`).
-        case .binary, .transformable, .undefined, .composite: self = .binary
-        case .integer16, .integer32, .integer64: self = .integer(type.integerRange ?? Int64.min...Int64.max)
-        case .double: self = .double
-        case .float: self = .float
-        case .decimal: self = .decimal
-        case .boolean: self = .boolean
-        case .date: self = .date
-        case .uuid: self = .uuid
-        }
-    }
-}

@@ -1,5 +1,5 @@
 /// A model that cannot work: names the entity and property at fault.
-public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ModelError: ModelLocated, Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of mistake.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -42,16 +42,10 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code
     /// What is wrong, in words.
     public var message: String
-    /// The entity concerned.
-    public var entity: String?
-    /// The attribute or relationship concerned.
-    public var property: String?
-    /// For a model read from a file: the file.
-    public var file: String?
-    /// For a model read from XML: the line (1-based) of the element at fault.
-    public var line: Int?
-    /// For a model read from XML: the element at fault (`entity`, `attribute`…).
-    public var element: String?
+    /// Where: the entity and property concerned and, for a model read from a file, the file, the
+    /// line (1-based) and the element at fault (`entity`, `attribute`…), read as
+    /// `error.entity`, `error.line`….
+    public var location: ModelLocation
 
     /// Creates an error.
     public init(
@@ -60,14 +54,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     ) {
         self.code = code
         self.message = message
-        self.entity = entity
-        self.property = property
-        self.file = file
-        self.line = line
-        self.element = element
+        location = ModelLocation(entity: entity, property: property, file: file, line: line, element: element)
     }
 
-    public var description: String {
-        ModelLocation.describe("\(code): \(message)", file: file, line: line, element: element, entity: entity, property: property)
-    }
+    public var description: String { location.describe("\(code): \(message)") }
 }

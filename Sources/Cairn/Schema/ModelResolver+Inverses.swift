@@ -84,6 +84,17 @@ extension ModelResolver {
         }
         return (destinations, inverses)
     }
+
+    /// Checks a relationship's minimum and maximum counts: not negative, in order, and a to-one
+    /// relationship allows one object.
+    private func checkCounts(_ relationship: Relationship, entity: String) throws(ModelError) {
+        let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
+        guard minimum >= 0, maximum >= 0, minimum <= maximum, relationship.isToMany || (minimum <= 1 && maximum >= 1) else {
+            throw ModelError(
+                .invalidCount, "minimum \(minimum) and maximum \(maximum) counts are inconsistent",
+                entity: entity, property: relationship.name)
+        }
+    }
 }
 
 extension Model {

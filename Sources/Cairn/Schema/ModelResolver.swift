@@ -1,43 +1,28 @@
 /// Checks a model's entities and resolves inheritance, destinations and inverses.
+///
+/// ``resolve()`` runs the phases in order, each in a function of its own: the parents
+/// (``parentIndexes()``), each entity's properties with the inherited ones
+/// (``flatten(_:)``, `ModelResolver+Properties.swift`), destinations and inverses
+/// (``link(_:owners:_:rejecting:)``, `ModelResolver+Inverses.swift`), uniqueness constraints
+/// and fetch indexes (``declaredConstraints(_:)``, `ModelResolver+Constraints.swift`), then
+/// the descriptions.
 struct ModelResolver {
     let entities: [Entity]
     let positions: [String: Int]
     let composites: [String: Composite]
 
+    /// Each entity's description, checked; the first problem found throws.
     func resolve() throws(ModelError) -> [EntityDescription] {
         let parents = try parentIndexes()
-        func chain(_ index: Int) -> [Int] { Self.chain(index, parents) }
         let (attributes, relationships, _) = try flatten(parents)
         var strict: [ModelError]? = nil
         let (destinations, inverses) = try link(relationships, owners: nil, parents, rejecting: &strict)
-        // Uniqueness constraints, checked where declared, applied to descendants.
-        var declared: [[UniquenessConstraint]] = []
-        for (index, entity) in entities.enumerated() {
-            var constraints: [UniquenessConstraint] = []
-            for (number, names) in entity.uniquenessConstraints.enumerated() {
-                guard !names.isEmpty else {
-                    throw ModelError(.unknownConstraintAttribute, "an empty uniqueness constraint", entity: entity.name)
-                }
-                var positions: [Int] = []
-                for name in names {
-                    guard let position = attributes[index].firstIndex(where: { $0.name == name }), !attributes[index][position].isTransient else {
-                        throw ModelError(
-                            .unknownConstraintAttribute, "uniqueness constraint names \(name), which is not a stored attribute",
-                            entity: entity.name, property: name)
-                    }
-                    positions.append(position)
-                }
-                constraints.append(UniquenessConstraint(owner: index, number: number, positions: positions, names: names))
-            }
-            declared.append(constraints)
-            try checkFetchIndexes(of: entity, attributes: attributes[index])
-        }
+        let declared = try declaredConstraints(attributes)
         return entities.indices.map { index in
-            let descendants = entities.indices.filter { $0 != index && chain($0).contains(index) }
-            return EntityDescription(
+            EntityDescription(
                 index: index, entity: entities[index], attributes: attributes[index],
-                relationships: relationships[index], parentIndex: parents[index], descendants: descendants,
-                uniqueness: chain(index).flatMap { declared[$0] },
+                relationships: relationships[index], parentIndex: parents[index], descendants: descendants(of: index, parents),
+                uniqueness: Self.chain(index, parents).flatMap { declared[$0] },
                 destinations: destinations[index], inverses: inverses[index])
         }
     }
@@ -73,103 +58,8 @@ struct ModelResolver {
         return result
     }
 
-    /// Each entity's attributes (composites expanded) and relationships, inherited ones first,
-    /// checked; and for each relationship, the entity that declares it.
-    func flatten(_ parents: [Int?]) throws(ModelError) -> (attributes: [[Attribute]], relationships: [[Relationship]], owners: [[Int]]) {
-        var attributes: [[Attribute]] = []
-        var relationships: [[Relationship]] = []
-        var owners: [[Int]] = []
-        var storedTotal = 0
-        for index in entities.indices {
-            var names: Set<String> = []
-            var ownAttributes: [Attribute] = []
-            var ownRelationships: [Relationship] = []
-            var ownOwners: [Int] = []
-            for ancestor in Self.chain(index, parents) {
-                let entity = entities[ancestor]
-                for declared in entity.attributes {
-                    try checkName(declared.name, entity: entities[index].name, &names)
-                    let expanded = try declared.expanded(composites, entity: entity.name)
-                    storedTotal += expanded.count
-                    guard storedTotal <= Model.maximumAttributeCount else {
-                        throw ModelError(
-                            .invalidFormat,
-                            "the model's entities hold more than \(Model.maximumAttributeCount) attributes, inherited ones and composite elements counted in each entity",
-                            entity: entities[index].name)
-                    }
-                    for attribute in expanded {
-                        try checkDefault(attribute, entity: entity.name)
-                        if attribute.type == .undefined && !attribute.isTransient {
-                            throw ModelError(
-                                .unsupportedType,
-                                "an undefined attribute holds any value, which Cairn cannot store: only a transient one is allowed",
-                                entity: entity.name, property: attribute.name)
-                        }
-                        ownAttributes.append(attribute)
-                    }
-                }
-                for relationship in entity.relationships {
-                    try checkName(relationship.name, entity: entities[index].name, &names)
-                    ownRelationships.append(relationship)
-                    ownOwners.append(ancestor)
-                }
-            }
-            attributes.append(ownAttributes)
-            relationships.append(ownRelationships)
-            owners.append(ownOwners)
-        }
-        return (attributes, relationships, owners)
-    }
-
-    private func checkName(_ name: String, entity: String, _ names: inout Set<String>) throws(ModelError) {
-        guard Model.isValidName(name) else {
-            throw ModelError(.invalidName, "property name \(Model.shown(name)) is not valid", entity: entity, property: Model.clipped(name))
-        }
-        guard names.insert(name).inserted else {
-            throw ModelError(.duplicateName, "two properties are named \(name) (inherited ones included)", entity: entity, property: name)
-        }
-    }
-
-    private func checkDefault(_ attribute: Attribute, entity: String) throws(ModelError) {
-        if attribute.type == .undefined, attribute.defaultValue != nil {
-            throw ModelError(.invalidDefault, "an undefined attribute takes no default", entity: entity, property: attribute.name)
-        }
-        var finite = true
-        if case .double(let number)? = attribute.defaultValue { finite = number.isFinite }
-        if case .float(let number)? = attribute.defaultValue { finite = number.isFinite }
-        guard finite else {
-            throw ModelError(
-                .invalidDefault, "default \(attribute.defaultValue?.description ?? "") is not a finite number", entity: entity, property: attribute.name)
-        }
-        guard let value = attribute.defaultValue, !value.fits(attribute.type) else { return }
-        throw ModelError(
-            .invalidDefault, "default \(value) (\(value.typeName)) does not fit type \(attribute.type)",
-            entity: entity, property: attribute.name)
-    }
-
-    private func checkFetchIndexes(of entity: Entity, attributes: [Attribute]) throws(ModelError) {
-        var names: Set<String> = []
-        for index in entity.fetchIndexes {
-            guard names.insert(index.name).inserted else {
-                throw ModelError(.invalidFetchIndex, "two fetch indexes are named \(index.name)", entity: entity.name)
-            }
-            guard !index.elements.isEmpty else {
-                throw ModelError(.invalidFetchIndex, "fetch index \(index.name) has no attribute", entity: entity.name)
-            }
-            for element in index.elements where !attributes.contains(where: { $0.name == element.attribute && !$0.isTransient }) {
-                throw ModelError(
-                    .invalidFetchIndex, "fetch index \(index.name) names \(element.attribute), which is not a stored attribute",
-                    entity: entity.name, property: element.attribute)
-            }
-        }
-    }
-
-    func checkCounts(_ relationship: Relationship, entity: String) throws(ModelError) {
-        let minimum = relationship.minimumCount ?? 0, maximum = relationship.maximumCount ?? Int.max
-        guard minimum >= 0, maximum >= 0, minimum <= maximum, relationship.isToMany || (minimum <= 1 && maximum >= 1) else {
-            throw ModelError(
-                .invalidCount, "minimum \(minimum) and maximum \(maximum) counts are inconsistent",
-                entity: entity, property: relationship.name)
-        }
+    /// The entities that inherit from the one at `index`, directly or not, in model order.
+    private func descendants(of index: Int, _ parents: [Int?]) -> [Int] {
+        entities.indices.filter { $0 != index && Self.chain($0, parents).contains(index) }
     }
 }

@@ -58,20 +58,20 @@ extension ObjectChunk {
                 // The table's room for a row is its count of values plus one: the walk writes
                 // one entry per stored value plus one.
                 guard entity < kindRanges.count, row.count == kindRanges[entity].count else {
-                    throw ChangeSetCodec.Problem(message: "object \(slot) has \(row.count) values, not those of its entity")
+                    throw EncodingProblem(message: "object \(slot) has \(row.count) values, not those of its entity")
                 }
                 var reader = ByteReader(row.bytes)
                 do {
                     try ChangeSetCodec.skipRow(
                         &reader, model: model, entity: entity, kinds: UnsafeBufferPointer(rebasing: allKinds[kindRanges[entity]]),
                         recordingStarts: table?.table.writableEntries(slot), wide: table?.wide ?? false)
-                } catch let problem as ChangeSetCodec.Problem {
-                    throw ChangeSetCodec.Problem(message: "object \(slot): \(problem.message)")
+                } catch let problem as EncodingProblem {
+                    throw EncodingProblem(message: "object \(slot): \(problem.message)")
                 } catch let overrun as ByteReader.Overrun {
-                    throw ChangeSetCodec.Problem(message: "object \(slot) is truncated at byte \(overrun.offset)")
+                    throw EncodingProblem(message: "object \(slot) is truncated at byte \(overrun.offset)")
                 }
                 guard reader.isAtEnd else {
-                    throw ChangeSetCodec.Problem(message: "object \(slot) has \(reader.remaining) bytes after its values")
+                    throw EncodingProblem(message: "object \(slot) has \(reader.remaining) bytes after its values")
                 }
             }
         }

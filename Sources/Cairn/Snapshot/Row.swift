@@ -71,7 +71,7 @@ struct Row: @unchecked Sendable {
 
     /// Value `position`, decoded.
     func value(_ position: Int) -> PropertyValue {
-        withValueBytes(position) { ChangeSetCodec.decodeStored($0) }
+        withValueBytes(position) { ValueEncoding.decodeProperty($0) }
     }
 
     /// Every value, decoded (in one pass).
@@ -82,7 +82,7 @@ struct Row: @unchecked Sendable {
             var offset = 0
             for _ in 0..<count {
                 let end = offset + Self.storedLength(bytes, at: offset)
-                values.append(ChangeSetCodec.decodeStored(UnsafeRawBufferPointer(rebasing: bytes[offset..<end])))
+                values.append(ValueEncoding.decodeProperty(UnsafeRawBufferPointer(rebasing: bytes[offset..<end])))
                 offset = end
             }
             return values
@@ -129,7 +129,7 @@ struct Row: @unchecked Sendable {
     /// that damaged bytes never lead a read past the end).
     static func storedLength(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int {
         guard offset >= 0, offset < bytes.count, let base = bytes.baseAddress else { return 0 }
-        return RowBytes.length(base + offset, available: bytes.count - offset)
+        return ValueEncoding.length(base + offset, available: bytes.count - offset)
     }
 }
 

@@ -17,7 +17,7 @@ extension StoreSnapshot {
                 keys += try checkObject(id)
                 guard let record = record(id) else { continue }
                 for (position, slot) in model.indexLayout.byEntity[id.entity] where slot < values.count {
-                    if case .attribute(let value)? = record.row.withBorrowed({ ChangeSetCodec.decodeStored($0.bytes.value(position)) }), value != .null {
+                    if case .attribute(let value)? = record.row.withBorrowed({ ValueEncoding.decodeProperty($0.bytes.value(position)) }), value != .null {
                         values[slot] += 1
                     }
                 }
@@ -63,7 +63,7 @@ extension StoreSnapshot {
             try require(filed == 1, "StoreSnapshot", "object \(id)'s key of constraint \(constraint.number) is filed \(filed) times")
         }
         for (position, slot) in model.indexLayout.byEntity[id.entity] where slot < indexes.count {
-            guard case .attribute(let value)? = record.row.withBorrowed({ ChangeSetCodec.decodeStored($0.bytes.value(position)) }), value != .null
+            guard case .attribute(let value)? = record.row.withBorrowed({ ValueEncoding.decodeProperty($0.bytes.value(position)) }), value != .null
             else { continue }
             try require(indexes[slot].contains(value, id), "StoreSnapshot", "object \(id)'s value at \(position) is missing from index slot \(slot)")
         }

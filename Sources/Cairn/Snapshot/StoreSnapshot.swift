@@ -101,7 +101,7 @@ struct StoreSnapshot: Sendable {
         guard let constraint = storage.model.descriptions[key.owner].uniqueness.first(where: { $0.number == key.number }) else { return nil }
         guard key.values.count == constraint.positions.count else { return nil }
         if key.values.count == 1 { return holder(of: key.values[0], for: constraint) }
-        let encoded = key.values.map(ChangeSetCodec.encoded)
+        let encoded = key.values.map(ValueEncoding.encoded)
         var hasher = KeyHasher(owner: key.owner, number: key.number)
         for bytes in encoded { bytes.withUnsafeBytes { hasher.combine($0) } }
         return firstHolder(hasher.value, for: constraint) { row in
@@ -117,7 +117,7 @@ struct StoreSnapshot: Sendable {
     func holder(of value: Value, for constraint: UniquenessConstraint) -> ObjectID? {
         guard constraint.positions.count == 1 else { return nil }
         let position = constraint.positions[0]
-        return ChangeSetCodec.withEncoded(value) { bytes in
+        return ValueEncoding.withEncoded(value) { bytes in
             var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
             hasher.combine(bytes)
             return firstHolder(hasher.value, for: constraint) { RowBytes.same($0.value(position), bytes) }
@@ -182,7 +182,7 @@ struct StoreSnapshot: Sendable {
         let storage = edit()
         do {
             try loaded.chunk.checkLoadedRows(model: storage.model)
-        } catch let problem as ChangeSetCodec.Problem {
+        } catch let problem as EncodingProblem {
             throw StoreError(
                 .corruptRecord,
                 "base \(loaded.location.path), block at offset \(loaded.location.blockOffset): chunk \(loaded.number), \(problem.message)")
@@ -307,7 +307,7 @@ struct StoreSnapshot: Sendable {
         var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
         for position in constraint.positions {
             let bytes = row.value(position)
-            if bytes.first == ValueTag.null.rawValue { return nil }
+            if ValueEncoding.isNull(bytes) { return nil }
             hasher.combine(bytes)
         }
         return hasher.value
@@ -333,7 +333,7 @@ struct StoreSnapshot: Sendable {
     /// when given).
     private func indexValues(of id: ObjectID, row: RowBytes, positions: ArraySlice<Int>?, adding: Bool) {
         for (position, slot) in storage.model.indexLayout.byEntity[id.entity] where positions?.contains(position) ?? true {
-            guard case .attribute(let value) = ChangeSetCodec.decodeStored(row.value(position)) else { continue }
+            guard case .attribute(let value) = ValueEncoding.decodeProperty(row.value(position)) else { continue }
             if adding { storage.indexes[slot].insert(value, id) } else { storage.indexes[slot].remove(value, id) }
         }
     }

@@ -64,7 +64,7 @@ final class ValueStarts: @unchecked Sendable {
             for index in 0...count {
                 Self.store(offset, at: index, in: entries, wide: wide)
                 // The walk's fast sizes, clamped to the row as ``RowBytes/length(_:available:)`` is.
-                if index < count, offset < end { offset += min(RowBytes.skip(base, offset, end), end - offset) }
+                if index < count, offset < end { offset += min(ValueEncoding.skip(base, offset, end), end - offset) }
             }
         }
     }

@@ -26,7 +26,7 @@ package struct EncodedRows {
     package var count: Int { starts.count / (attributeCount + 1) }
 
     /// Appends a row: `value(position, &writer)` writes each attribute's encoded value in order
-    /// (with ``StoredValue``) and says whether the record gave it.
+    /// (with ``ValueEncoding``'s writers) and says whether the record gave it.
     package mutating func append(_ value: (Int, inout ByteWriter) -> Bool) {
         let wordStart = given.count
         given.append(contentsOf: repeatElement(0, count: wordsPerRow))
@@ -68,64 +68,5 @@ package struct EncodedRows {
     /// Whether the record of `row` gave attribute `position`.
     package func isGiven(_ row: Int, _ position: Int) -> Bool {
         given[row * wordsPerRow + position >> 6] & (1 << UInt64(position & 63)) != 0
-    }
-}
-
-/// Writes values in the store's encoding (docs/FORMAT.md §9) without making a ``Value``: what
-/// the JSON mapper writes flat records with. Each writes exactly what `ChangeSetCodec` writes
-/// for the same value.
-package enum StoredValue {
-    /// The tag bytes a reader of stored values meets most (docs/FORMAT.md §9).
-    package enum Tag {
-        package static let null = ValueTag.null.rawValue
-        package static let string = ValueTag.string.rawValue
-        package static let integer = ValueTag.integer.rawValue
-        package static let `false` = ValueTag.falseValue.rawValue
-        package static let `true` = ValueTag.trueValue.rawValue
-        package static let date = ValueTag.date.rawValue
-    }
-
-    package static func writeNull(_ writer: inout ByteWriter) { writer.writeByte(ValueTag.null.rawValue) }
-
-    package static func writeBoolean(_ flag: Bool, _ writer: inout ByteWriter) {
-        writer.writeByte((flag ? ValueTag.trueValue : ValueTag.falseValue).rawValue)
-    }
-
-    package static func writeInteger(_ number: Int64, _ writer: inout ByteWriter) {
-        writer.writeByte(ValueTag.integer.rawValue)
-        writer.writeSignedVarint(number)
-    }
-
-    package static func writeDouble(_ number: Double, _ writer: inout ByteWriter) {
-        writer.writeByte(ValueTag.double.rawValue)
-        writer.write(number.bitPattern)
-    }
-
-    package static func writeDate(_ date: Date, _ writer: inout ByteWriter) {
-        writer.writeByte(ValueTag.date.rawValue)
-        writer.write(date.timeIntervalSinceReferenceDate.bitPattern)
-    }
-
-    /// A string given as UTF-8 bytes (checked by the caller).
-    package static func writeString(utf8 bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) {
-        writer.writeByte(ValueTag.string.rawValue)
-        writer.writeLengthPrefixed(bytes)
-    }
-
-    /// Any value.
-    package static func write(_ value: Value, _ writer: inout ByteWriter) { ChangeSetCodec.write(value, &writer) }
-
-    /// Whether a value's bytes are the encoding of null.
-    package static func isNull(_ bytes: UnsafeRawBufferPointer) -> Bool { bytes.count == 1 && bytes[0] == ValueTag.null.rawValue }
-
-    /// The property value (an attribute's, or a relationship's targets) the bytes encode.
-    package static func decodeProperty(_ bytes: UnsafeRawBufferPointer) -> PropertyValue {
-        ChangeSetCodec.decodeStored(bytes)
-    }
-
-    /// The value the bytes encode (nil: they do not encode an attribute value).
-    package static func decode(_ bytes: UnsafeRawBufferPointer) -> Value? {
-        guard case .attribute(let value) = ChangeSetCodec.decodeStored(bytes) else { return nil }
-        return value
     }
 }

@@ -127,9 +127,9 @@ extension Store {
                     throw StoreError.missingValue(
                         entity.name, entity.attributes[position].name, objects: [ids[index]], context: "batch insert: object \(index)")
                 }
-                ChangeSetCodec.write(value, &writer)
+                ValueEncoding.write(value, &writer)
             }
-            for value in defaults[entity.attributes.count...] { ChangeSetCodec.write(value, &writer) }
+            for value in defaults[entity.attributes.count...] { ValueEncoding.write(value, &writer) }
         }
         _ = try await commitRecord { _ in EncodedSave(bytes: bytes, inserted: ids, updated: [], deleted: []) }
         return ids

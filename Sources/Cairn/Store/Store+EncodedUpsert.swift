@@ -107,7 +107,7 @@ struct EncodedUpsertPlan {
                     parts.removeAll(keepingCapacity: true)
                     for position in keyPositions {
                         let value = buffer.piece(rows.range(row, position))
-                        guard rows.isGiven(row, position), !StoredValue.isNull(value) else {
+                        guard rows.isGiven(row, position), !ValueEncoding.isNull(value) else {
                             let name = entity.attributes[position].name
                             throw StoreError(
                                 .missingValue, "batch upsert: \(rowName(row)) has no value for \(entity.name).\(name), its key", entity: entity.name,
@@ -217,13 +217,13 @@ struct EncodedUpsertPlan {
         if slot.existing == nil {
             for position in entity.requiredPositions {
                 let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
-                if StoredValue.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
+                if ValueEncoding.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
             }
             if let required = entity.relationships.first(where: { !$0.isOptional }) { return (slot.firstRow, missing(required.name)) }
             return nil
         }
         for (position, row) in slot.changes.sorted(by: { $0.key < $1.key }) where entity.isRequired[position] {
-            if StoredValue.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
+            if ValueEncoding.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
         }
         return nil
     }
@@ -294,7 +294,7 @@ struct EncodedUpsertPlan {
                 guard !slot.changes.isEmpty else { continue }
                 var changes: [PropertyChange] = []
                 for (position, row) in slot.changes.sorted(by: { $0.key < $1.key }) {
-                    let value = StoredValue.decode(buffer.piece(rows.range(row, position))) ?? .null
+                    let value = ValueEncoding.decode(buffer.piece(rows.range(row, position))) ?? .null
                     if value == .null && !entity.attributes[position].isOptional {
                         throw StoreError.missingValue(
                             entity.name, entity.attributes[position].name, objects: [ids[index]], context: "batch upsert: \(rowName(row))")
@@ -312,7 +312,7 @@ struct EncodedUpsertPlan {
         }
         guard !newSlots.isEmpty || !updates.isEmpty else { return nil }
         var relationshipDefaults = ByteWriter(capacity: 16)
-        for value in entity.newObjectValues[entity.attributes.count...] { ChangeSetCodec.write(value, &relationshipDefaults) }
+        for value in entity.newObjectValues[entity.attributes.count...] { ValueEncoding.write(value, &relationshipDefaults) }
         let count = entity.attributes.count
         var transient = [Bool](repeating: false, count: count)
         for position in entity.transientPositions { transient[position] = true }
@@ -324,7 +324,7 @@ struct EncodedUpsertPlan {
                 let slot = slots[newSlots[index]]
                 for position in required {
                     let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
-                    if StoredValue.isNull(buffer.piece(rows.range(row, position))) {
+                    if ValueEncoding.isNull(buffer.piece(rows.range(row, position))) {
                         throw StoreError.missingValue(entity.name, entity.attributes[position].name, context: "batch upsert: \(rowName(row))")
                     }
                 }
@@ -333,7 +333,7 @@ struct EncodedUpsertPlan {
                 } else {
                     for position in 0..<count {
                         if transient[position] {
-                            StoredValue.writeNull(&writer)
+                            ValueEncoding.writeNull(&writer)
                         } else {
                             let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
                             writer.write(bytes: buffer.piece(rows.range(row, position)))

@@ -74,7 +74,7 @@ extension Store {
         var columnOf = [Int?](repeating: nil, count: entity.attributes.count)
         for (column, position) in positions.enumerated() { columnOf[position] = column }
         let defaults = entity.attributes.map { attribute -> [UInt8] in
-            ChangeSetCodec.encoded(attribute.isTransient ? .null : attribute.defaultValue ?? .null)
+            ValueEncoding.encoded(attribute.isTransient ? .null : attribute.defaultValue ?? .null)
         }
         var encoded = EncodedRows(attributeCount: entity.attributes.count)
         for (index, row) in rows.enumerated() {
@@ -96,7 +96,7 @@ extension Store {
                     writer.write(bytes: defaults[position])
                     return false
                 }
-                ChangeSetCodec.write(attribute.isTransient ? .null : value, &writer)
+                ValueEncoding.write(attribute.isTransient ? .null : value, &writer)
                 return true
             }
             if let failure { throw failure }

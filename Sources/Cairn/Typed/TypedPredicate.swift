@@ -212,38 +212,43 @@ extension PredicateExpressions.Negation: TypedPredicateNode {
     }
 }
 
-extension PredicateExpressions.Equal: TypedPredicateNode {
+/// A node that compares two operands with one operator of the predicate language.
+protocol TypedComparisonNode: TypedPredicateNode {
+    /// The left operand, the operator and the right operand (throws for an operator Cairn lacks).
+    func comparison() throws -> (lhs: Any, op: PredicateOperator, rhs: Any)
+}
+
+extension TypedComparisonNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-        try .compare(translate(lhs, scope), .equal, translate(rhs, scope))
+        let (lhs, op, rhs) = try comparison()
+        return try .compare(translate(lhs, scope), op, translate(rhs, scope))
     }
 }
 
-extension PredicateExpressions.NotEqual: TypedPredicateNode {
-    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-        try .compare(translate(lhs, scope), .notEqual, translate(rhs, scope))
-    }
+extension PredicateExpressions.Equal: TypedComparisonNode {
+    func comparison() -> (lhs: Any, op: PredicateOperator, rhs: Any) { (lhs, .equal, rhs) }
 }
 
-extension PredicateExpressions.Comparison: TypedPredicateNode {
-    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+extension PredicateExpressions.NotEqual: TypedComparisonNode {
+    func comparison() -> (lhs: Any, op: PredicateOperator, rhs: Any) { (lhs, .notEqual, rhs) }
+}
+
+extension PredicateExpressions.Comparison: TypedComparisonNode {
+    func comparison() throws -> (lhs: Any, op: PredicateOperator, rhs: Any) {
         let operators: [PredicateExpressions.ComparisonOperator: PredicateOperator] = [
             .lessThan: .less, .lessThanOrEqual: .lessOrEqual, .greaterThan: .greater, .greaterThanOrEqual: .greaterOrEqual
         ]
         guard let operation = operators[op] else { throw unsupported("the comparison \(op)") }
-        return try .compare(translate(lhs, scope), operation, translate(rhs, scope))
+        return (lhs, operation, rhs)
     }
 }
 
-extension PredicateExpressions.CollectionContainsCollection: TypedPredicateNode {
-    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-        try .compare(translate(base, scope), .contains, translate(other, scope))
-    }
+extension PredicateExpressions.CollectionContainsCollection: TypedComparisonNode {
+    func comparison() -> (lhs: Any, op: PredicateOperator, rhs: Any) { (base, .contains, other) }
 }
 
-extension PredicateExpressions.SequenceStartsWith: TypedPredicateNode {
-    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-        try .compare(translate(base, scope), .beginsWith, translate(prefix, scope))
-    }
+extension PredicateExpressions.SequenceStartsWith: TypedComparisonNode {
+    func comparison() -> (lhs: Any, op: PredicateOperator, rhs: Any) { (base, .beginsWith, prefix) }
 }
 
 extension PredicateExpressions.SequenceContains: TypedPredicateNode {

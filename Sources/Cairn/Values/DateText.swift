@@ -36,12 +36,30 @@ package enum DateText {
     /// The text of the instant `milliseconds` after 1970-01-01T00:00:00Z (before it when
     /// negative); `milliseconds` is at most about 9 × 10¹⁵ from 0.
     package static func iso8601(millisecondsSince1970 milliseconds: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendISO8601(millisecondsSince1970: milliseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the text ``iso8601(millisecondsSince1970:)`` makes to `bytes`, without making a
+    /// String (export writes dates this way).
+    package static func appendISO8601(millisecondsSince1970 milliseconds: Int64, to bytes: inout [UInt8]) {
         let time = fields(millisecondsSince1970: milliseconds)
-        var text = yearText(time.year)
-        text += "-" + padded(time.month, 2) + "-" + padded(time.day, 2)
-        text += "T" + padded(time.hour, 2) + ":" + padded(time.minute, 2) + ":" + padded(time.second, 2)
-        text += "." + padded(time.millisecond, 3) + "Z"
-        return text
+        // Four digits for years 0–9999; a sign and at least four digits otherwise.
+        if time.year < 0 { bytes.append(UInt8(ascii: "-")) } else if time.year > 9999 { bytes.append(UInt8(ascii: "+")) }
+        appendDigits(time.year.magnitude, atLeast: 4, to: &bytes)
+        func field(_ separator: Unicode.Scalar, _ value: Int64, _ width: Int) {
+            bytes.append(UInt8(ascii: separator))
+            appendDigits(value.magnitude, atLeast: width, to: &bytes)
+        }
+        field("-", time.month, 2)
+        field("-", time.day, 2)
+        field("T", time.hour, 2)
+        field(":", time.minute, 2)
+        field(":", time.second, 2)
+        field(".", time.millisecond, 3)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// The UTC calendar fields of the instant `milliseconds` after 1970-01-01T00:00:00Z (at most
@@ -71,15 +89,19 @@ package enum DateText {
         return (year, month, day)
     }
 
-    /// Four digits for years 0–9999; a sign and at least four digits otherwise.
-    private static func yearText(_ year: Int64) -> String {
-        if year < 0 { return "-" + padded(-year, 4) }
-        return year > 9999 ? "+" + String(year) : padded(year, 4)
-    }
-
-    /// `number` (not negative) in decimal, with leading zeros up to `width` digits.
-    private static func padded(_ number: Int64, _ width: Int) -> String {
-        let digits = String(number)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    /// `number` in decimal, with leading zeros up to `width` digits.
+    private static func appendDigits(_ number: UInt64, atLeast width: Int, to bytes: inout [UInt8]) {
+        var divisor: UInt64 = 1
+        var count = 1
+        while count < width || number / divisor >= 10 {
+            divisor *= 10
+            count += 1
+        }
+        var rest = number
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

@@ -3,15 +3,18 @@ import CairnSupport
 import Foundation
 
 /// Writes JSON text into a byte buffer, handing full buffers to a sink: export streams, whatever
-/// the size of the result.
-struct JSONWriter {
+/// the size of the result. Strings are escaped by ``QuotedString``, values rendered by
+/// ``ValueJSON``: the one JSON writer of export and the command line.
+package struct JSONWriter {
     private(set) var buffer: [UInt8] = []
     /// Bytes handed to the sink so far.
     private(set) var flushed = 0
     private let sink: (UnsafeRawBufferPointer) throws -> Void
     private static let flushSize = 1 << 16
 
-    init(sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    /// A writer handing its bytes to `sink` in pieces of about 64 KiB (and the rest at
+    /// ``flush(force:)``).
+    package init(sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.sink = sink
         buffer.reserveCapacity(Self.flushSize + 4096)
     }
@@ -44,43 +47,9 @@ struct JSONWriter {
         text.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
     }
 
-    /// A string given as its UTF-8 bytes, quoted and escaped (only what JSON requires).
+    /// A string given as its UTF-8 bytes, quoted and escaped (``QuotedString``).
     mutating func string(utf8 bytes: UnsafeRawBufferPointer) {
-        buffer.append(UInt8(ascii: "\""))
-        var start = 0
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            if index > start { append(bytes.piece(start..<index)) }
-            escape(byte)
-            start = index + 1
-        }
-        if bytes.count > start { append(bytes.piece(start..<bytes.count)) }
-        buffer.append(UInt8(ascii: "\""))
-    }
-
-    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        buffer.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count))
-    }
-
-    private mutating func escape(_ byte: UInt8) {
-        switch byte {
-        case UInt8(ascii: "\""): raw("\\\"")
-        case UInt8(ascii: "\\"): raw("\\\\")
-        case 0x0A: raw("\\n")
-        case 0x0D: raw("\\r")
-        case 0x09: raw("\\t")
-        case 0x08: raw("\\b")
-        case 0x0C: raw("\\f")
-        default:
-            let hex: StaticString = "0123456789abcdef"
-            raw("\\u00")
-            hex.withUTF8Buffer { digits in
-                buffer.append(digits[Int(byte >> 4)])
-                buffer.append(digits[Int(byte & 0xF)])
-            }
-        }
+        QuotedString.append(utf8: bytes, to: &buffer)
     }
 
     /// An integer, in decimal, without making a String.
@@ -99,41 +68,24 @@ struct JSONWriter {
         }
     }
 
-    /// A date as ISO 8601 in UTC with milliseconds (`2024-05-01T10:20:30.123Z`), as `DateText`
-    /// writes it, without making a String; a date outside years 0–9999 through `DateText`.
+    /// A date as ISO 8601 in UTC with milliseconds (`2024-05-01T10:20:30.123Z`), quoted, as
+    /// `DateText` writes it, without making a String.
     mutating func isoDate(_ date: Date) {
-        guard let milliseconds = DateText.millisecondsSince1970(date),
-            case let time = DateText.fields(millisecondsSince1970: milliseconds), (0...9999).contains(time.year)
-        else { return string(DateText.iso8601(date)) }
-        func digits(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = value
-            while divisor > 0 {
-                buffer.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-                rest %= divisor
-                divisor /= 10
-            }
-        }
+        guard let milliseconds = DateText.millisecondsSince1970(date) else { return string(DateText.iso8601(date)) }
         buffer.append(UInt8(ascii: "\""))
-        digits(time.year, 4)
-        buffer.append(UInt8(ascii: "-"))
-        digits(time.month, 2)
-        buffer.append(UInt8(ascii: "-"))
-        digits(time.day, 2)
-        buffer.append(UInt8(ascii: "T"))
-        digits(time.hour, 2)
-        buffer.append(UInt8(ascii: ":"))
-        digits(time.minute, 2)
-        buffer.append(UInt8(ascii: ":"))
-        digits(time.second, 2)
-        buffer.append(UInt8(ascii: "."))
-        digits(time.millisecond, 3)
-        buffer.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+        DateText.appendISO8601(millisecondsSince1970: milliseconds, to: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// The text of a tree of JSON, compact (no spaces).
+    package static func text(_ json: JSONValue) -> String {
+        var writer = JSONWriter(sink: { _ in })
+        writer.value(json)
+        return String(decoding: writer.buffer, as: UTF8.self)
     }
 
     /// A tree of JSON.
-    mutating func value(_ json: JSONValue) {
+    package mutating func value(_ json: JSONValue) {
         switch json {
         case .null: raw("null")
         case .boolean(let flag): flag ? raw("true") : raw("false")

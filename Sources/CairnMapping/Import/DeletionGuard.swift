@@ -112,7 +112,7 @@ final class DeletionGuard {
             if path[top].relationship < entity.relationships.count {
                 let index = path[top].relationship
                 path[top].relationship += 1
-                let position = entity.attributes.count + index
+                let position = entity.propertyPosition(ofRelationship: index)
                 guard position < path[top].values.count else { continue }
                 let owner = path[top].owner
                 let targets = path[top].values[position].targets.filter { target in
@@ -154,7 +154,7 @@ final class DeletionGuard {
         try table(relationships)
         for hold in holders[id] ?? [] where !visited.contains(hold.holder) {
             guard let values = context.propertyValues(of: hold.holder) else { continue }
-            let position = model.descriptions[hold.holder.entity].attributes.count + hold.relationship
+            let position = model.descriptions[hold.holder.entity].propertyPosition(ofRelationship: hold.relationship)
             if position < values.count, values[position].targets.contains(id) { return true }
         }
         return false
@@ -167,7 +167,7 @@ final class DeletionGuard {
             var found: [(target: ObjectID, hold: Hold)] = []
             for holder in try context.fetchIDs(FetchRequest(model.descriptions[relationship.entity].name)) {
                 guard let values = context.propertyValues(of: holder) else { continue }
-                let position = model.descriptions[holder.entity].attributes.count + relationship.relationship
+                let position = model.descriptions[holder.entity].propertyPosition(ofRelationship: relationship.relationship)
                 guard position < values.count else { continue }
                 for target in values[position].targets { found.append((target, Hold(holder: holder, relationship: relationship.relationship))) }
             }

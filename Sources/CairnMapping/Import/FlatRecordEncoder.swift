@@ -47,7 +47,7 @@ struct FlatRecordEncoder {
         let attributes = entity.description.attributes
         defaults = attributes.map { attribute in
             var writer = ByteWriter(capacity: 16)
-            StoredValue.write(attribute.isTransient ? .null : attribute.defaultValue ?? .null, &writer)
+            ValueEncoding.write(attribute.isTransient ? .null : attribute.defaultValue ?? .null, &writer)
             return writer.bytes
         }
         positions = entity.attributes.map(\.position)
@@ -127,7 +127,7 @@ struct FlatRecordEncoder {
     }
 
     private func isNull(_ range: Range<Int>) -> Bool {
-        scratch.bytes.withUnsafeBytes { StoredValue.isNull($0.piece(range)) }
+        scratch.bytes.withUnsafeBytes { ValueEncoding.isNull($0.piece(range)) }
     }
 
     /// Reads the members of an object (its `{` read) up to its `}`.
@@ -175,14 +175,14 @@ struct FlatRecordEncoder {
         if !fastWrite(kinds[index], token, &scanner) {
             let attribute = entity.attributes[index]
             do {
-                StoredValue.write(try ValueReader.read(token, attribute, &scanner), &scratch)
+                ValueEncoding.write(try ValueReader.read(token, attribute, &scanner), &scratch)
             } catch let misfit as ValueReader.Misfit {
                 guard lenient, !misfit.isMappingError else {
                     throw MappingError(
                         misfit.code, misfit.message, entity: entity.name, property: attribute.name, path: reader.path.text, offset: begin)
                 }
                 reader.warnings.append(ImportWarning(path: reader.path.text, message: "\(misfit.message); \(entity.name).\(attribute.name) set to nil"))
-                StoredValue.writeNull(&scratch)
+                ValueEncoding.writeNull(&scratch)
             }
         }
         ranges[index] = valueStart..<scratch.count
@@ -195,20 +195,20 @@ struct FlatRecordEncoder {
         switch (token, kind) {
         case (_, .other): return false
         case (.null, _):
-            StoredValue.writeNull(&scratch)
+            ValueEncoding.writeNull(&scratch)
         case (.string(let text), .string) where !text.hasEscapes:
-            StoredValue.writeString(utf8: scanner.bytes.piece(text.range), &scratch)
+            ValueEncoding.writeString(utf8: scanner.bytes.piece(text.range), &scratch)
         case (.number(let number), .integer(let range)):
             guard let value = scanner.integer(number), range.contains(value) else { return false }
-            StoredValue.writeInteger(value, &scratch)
+            ValueEncoding.writeInteger(value, &scratch)
         case (.boolean(let flag), .boolean):
-            StoredValue.writeBoolean(flag, &scratch)
+            ValueEncoding.writeBoolean(flag, &scratch)
         case (.number(let number), .double):
             guard let value = NumberText.double(scanner.bytes.piece(number.range)) else { return false }
-            StoredValue.writeDouble(value, &scratch)
+            ValueEncoding.writeDouble(value, &scratch)
         case (.string(let text), .isoDate(let offset)) where !text.hasEscapes:
             guard let date = ISO8601DateParser.date(scanner.bytes.piece(text.range), defaultOffset: offset) else { return false }
-            StoredValue.writeDate(date, &scratch)
+            ValueEncoding.writeDate(date, &scratch)
         default:
             return false
         }

@@ -326,7 +326,7 @@ final class ImportSession {
         try setRelationship(id, relationship.index, to: deduplicated, from: current)
         guard releasesOwned, let inverse = deletions.prunedInverse(of: relationship, in: id.entity) else { return }
         for old in current where !seen.contains(old) {
-            orphans.append((old, mapping.model.descriptions[old.entity].attributes.count + inverse, undo.current))
+            orphans.append((old, mapping.model.descriptions[old.entity].propertyPosition(ofRelationship: inverse), undo.current))
         }
     }
 
@@ -561,7 +561,7 @@ final class ImportSession {
     private func position(of problem: StoreError, in id: ObjectID) -> Int? {
         let entity = mapping.model.descriptions[id.entity]
         guard let name = problem.property else { return nil }
-        return entity.attributePosition(name) ?? entity.relationshipPosition(name).map { entity.attributes.count + $0 }
+        return entity.propertyPosition(name)
     }
 
     /// What to change when the problem is an object a record's relationship gave up and the

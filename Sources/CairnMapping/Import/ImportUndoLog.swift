@@ -138,7 +138,7 @@ final class ImportUndoLog {
     /// link made or broken, on both sides.
     func setRelationship(_ id: ObjectID, _ index: Int, to targets: [ObjectID]) throws {
         let entity = model.descriptions[id.entity]
-        let old = context.propertyValues(of: id)?[entity.attributes.count + index].targets ?? []
+        let old = context.propertyValues(of: id)?[entity.propertyPosition(ofRelationship: index)].targets ?? []
         var new: [ObjectID] = []
         var newSet = Set<ObjectID>(minimumCapacity: targets.count)
         for target in targets where newSet.insert(target).inserted { new.append(target) }
@@ -147,14 +147,14 @@ final class ImportUndoLog {
         var taken: [(target: ObjectID, inverse: Int, holder: ObjectID)] = []
         for target in new where !oldSet.contains(target) {
             guard let inverse = inverseIndex(id.entity, index, target.entity), !model.descriptions[target.entity].relationships[inverse].isToMany,
-                let holder = context.propertyValues(of: target)?[model.descriptions[target.entity].attributes.count + inverse].targets.first,
+                let holder = context.propertyValues(of: target)?[model.descriptions[target.entity].propertyPosition(ofRelationship: inverse)].targets.first,
                 holder != id
             else { continue }
             taken.append((target, inverse, holder))
         }
         try context.setRelationship(id, index, to: new)
         if entity.relationships[index].isOrdered, let unit = current {
-            let slot = Slot(object: id, position: entity.attributes.count + index)
+            let slot = Slot(object: id, position: entity.propertyPosition(ofRelationship: index))
             let now = self.targets(id, index) ?? new
             if let last = orderChanges[slot].map({ $0.count - 1 }), last >= 0, orderChanges[slot]?[last].unit == unit {
                 orderChanges[slot]?[last].after = now
@@ -177,9 +177,9 @@ final class ImportUndoLog {
             linkChanges[link, default: []].append(Change(unit: unit, before: !made, after: made))
             units[unit].links.append(link)
         }
-        noteChanger(unit, Slot(object: object, position: model.descriptions[object.entity].attributes.count + relationship))
+        noteChanger(unit, Slot(object: object, position: model.descriptions[object.entity].propertyPosition(ofRelationship: relationship)))
         if let inverse = inverseIndex(object.entity, relationship, target.entity) {
-            noteChanger(unit, Slot(object: target, position: model.descriptions[target.entity].attributes.count + inverse))
+            noteChanger(unit, Slot(object: target, position: model.descriptions[target.entity].propertyPosition(ofRelationship: inverse)))
         }
     }
 
@@ -313,7 +313,7 @@ final class ImportUndoLog {
     /// The objects relationship `index` of an object holds; nil when the object is gone.
     private func targets(_ id: ObjectID, _ index: Int) -> [ObjectID]? {
         guard let values = context.propertyValues(of: id) else { return nil }
-        let position = model.descriptions[id.entity].attributes.count + index
+        let position = model.descriptions[id.entity].propertyPosition(ofRelationship: index)
         return position < values.count ? values[position].targets : nil
     }
 

@@ -62,7 +62,7 @@ struct ValueReader {
         case .binary: "base64 text"
         case .uuid: "a UUID"
         case .uri: "a URI"
-        default: "a value of type \(attribute.type)"
+        case .transformable, .undefined, .composite: "a value of type \(attribute.type)"
         }
     }
 
@@ -70,7 +70,8 @@ struct ValueReader {
         switch attribute.type {
         case .boolean: return .boolean(flag)
         case .string where attribute.coercesText: return .string(flag ? "true" : "false")
-        default: throw Misfit(message: "\(flag) where \(expected(attribute)) belongs")
+        case .string, .integer16, .integer32, .integer64, .double, .float, .decimal, .date, .binary, .uuid, .uri, .transformable, .undefined, .composite:
+            throw Misfit(message: "\(flag) where \(expected(attribute)) belongs")
         }
     }
 
@@ -89,7 +90,7 @@ struct ValueReader {
             // The common case straight from the bytes: an integer that fits.
             if let value = scanner.integer(number), let range = attribute.type.integerRange, range.contains(value) { return .integer(value) }
             return try numeric(bytes, isInteger: !number.hasFractionOrExponent, attribute, quoted: false)
-        default:
+        case .double, .float, .decimal, .binary, .uuid, .uri, .transformable, .undefined, .composite:
             return try numeric(bytes, isInteger: !number.hasFractionOrExponent, attribute, quoted: false)
         }
     }
@@ -104,6 +105,12 @@ struct ValueReader {
         switch attribute.type {
         case .string: return .string(scanner.string(text))
         case .integer16, .integer32, .integer64, .double, .float, .decimal:
+            // ±∞ have no JSON literal: their one spelling is read whatever the coercion; NaN, which
+            // no attribute holds, is refused by name.
+            if text.range.count <= 9, case let word = scanner.string(text) {
+                if word == NonFiniteNumber.notANumber { throw Misfit(message: "NaN is refused: no attribute holds NaN (it equals nothing)") }
+                if let infinity = NonFiniteNumber.infinity(word, attribute.type) { return infinity }
+            }
             guard attribute.coercesText else { throw Misfit(message: "the string \(quoted(scanner.string(text))) where \(expected(attribute)) belongs") }
             return try withBytes { bytes in
                 guard let isInteger = NumberGrammar.check(bytes) else {
@@ -132,7 +139,7 @@ struct ValueReader {
                 throw Misfit(message: "the string is not base64 (binary attributes are written in base64)")
             }
             return .binary(Array(data))
-        default:
+        case .transformable, .undefined, .composite:
             throw Misfit(message: "a string where \(expected(attribute)) belongs")
         }
     }
@@ -172,7 +179,7 @@ struct ValueReader {
         case .decimal:
             guard let value = exactDecimal(text) else { throw Misfit(message: "\(shown) has more digits than a decimal holds (38)") }
             return .decimal(value)
-        default:
+        case .string, .boolean, .date, .binary, .uuid, .uri, .transformable, .undefined, .composite:
             throw Misfit(message: "\(quoted ? "the string \"\(shown)\"" : "the number \(shown)") where \(expected(attribute)) belongs")
         }
     }

@@ -205,14 +205,29 @@ public struct DatePattern: Sendable, Hashable {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// The text of `date` in this pattern, at `offset` (seconds east of UTC): what export writes
-    /// (which first refuses a date beyond years 1 to 9999 there). Such a date is written as ISO
-    /// 8601 instead.
+    /// The text of `date` in this pattern, at `offset` (seconds east of UTC), rounded to the
+    /// pattern's finest fraction of a second: what export writes (which first refuses a date
+    /// beyond years 1 to 9999 there). Such a date is written as ISO 8601 instead.
     public func string(from date: Date, offset: Int = 0) -> String {
         let seconds = date.timeIntervalSince1970 + Double(offset)
         guard DateRange.contains(secondsSince1970: seconds) else { return DateText.iso8601(date) }
-        let whole = seconds.rounded(.down)
-        let nanoseconds = Int(((seconds - whole) * 1e9).rounded())
+        // Rounded to the pattern's finest fraction (whole seconds without one), as ISO 8601
+        // export rounds to the millisecond: the text reads back as the nearest date it can say.
+        var whole = seconds.rounded(.down)
+        let digits = fields.reduce(0) { finest, field in if case .fraction(let count) = field { max(finest, min(count, 9)) } else { finest } }
+        var scale = 1
+        for _ in 0..<digits { scale *= 10 }
+        var fraction = Int(((seconds - whole) * Double(scale)).rounded())
+        if fraction >= scale {
+            // (At the last instant of year 9999 the text stays in the range, a fraction short.)
+            if DateRange.contains(secondsSince1970: whole + 1) {
+                whole += 1
+                fraction -= scale
+            } else {
+                fraction = scale - 1
+            }
+        }
+        let nanoseconds = fraction * (1_000_000_000 / scale)
         let total = Int64(whole)
         let days = total >= 0 ? total / 86_400 : (total + 1) / 86_400 - 1
         let ofDay = Int(total - days * 86_400)

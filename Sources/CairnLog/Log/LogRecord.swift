@@ -23,13 +23,3 @@ public struct LogRecord: Sendable, Equatable {
         lhs.lsn == rhs.lsn && lhs.payload == rhs.payload
     }
 }
-
-/// Where a segment's valid frames are, as published to readers.
-struct SegmentExtent: Sendable {
-    var segment: Manifest.Segment
-    var path: String
-    /// The end of the last acknowledged frame.
-    var end: UInt64
-    /// The LSN after the last acknowledged frame.
-    var nextLSN: LSN
-}

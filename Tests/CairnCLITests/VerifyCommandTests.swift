@@ -9,10 +9,10 @@ import Testing
     static func cairn(_ arguments: String...) async throws -> (status: Int32, output: String) { try await runCairn(arguments) }
 
     @Test func aLogWrittenByCairnLogAloneHasSoundFramesAndIsNotCalledDamaged() async throws {
-        try #require(FileManager.default.fileExists(atPath: GoldenStoreTests.version1 + "/MANIFEST"))
+        try #require(FileManager.default.fileExists(atPath: FixtureStores.logVersion1 + "/MANIFEST"))
         let directory = TemporaryDirectory()
         let copy = directory.store()
-        try copyDirectory(GoldenStoreTests.version1, to: copy)
+        try copyDirectory(FixtureStores.logVersion1, to: copy)
         let verify = try await Self.cairn("verify", copy)
         #expect(verify.status == 0, "\(verify.output)")
         #expect(!verify.output.contains("DAMAGED") && !verify.output.contains("damaged"), "\(verify.output)")
