@@ -69,6 +69,13 @@ struct FrameFigures: Encodable {
         rawPayloadBytes = rawBytes
     }
 
+    /// Writes the figures as members of the object `encoder` writes, and returns its container
+    /// for the other members (a segment's file, the store's ratio…).
+    func members<Key: CodingKey>(of encoder: any Encoder, keyedBy key: Key.Type) throws -> KeyedEncodingContainer<Key> {
+        try encode(to: encoder)
+        return encoder.container(keyedBy: key)
+    }
+
     /// The LSNs as `first...last`, or `none` when there are none.
     func lsnText(none: String) -> String { firstLSN.map { "\($0)...\(lastLSN ?? $0)" } ?? none }
 }
@@ -84,8 +91,7 @@ struct StoreStatistics: Encodable {
         private enum CodingKeys: String, CodingKey { case file, sealed, status }
 
         func encode(to encoder: any Encoder) throws {
-            try figures.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
+            var container = try figures.members(of: encoder, keyedBy: CodingKeys.self)
             try container.encode(file, forKey: .file)
             try container.encode(sealed, forKey: .sealed)
             try container.encode(status, forKey: .status)
@@ -104,8 +110,7 @@ struct StoreStatistics: Encodable {
     private enum CodingKeys: String, CodingKey { case store, segments, compressionRatio, dictionaries, healthy, entities }
 
     func encode(to encoder: any Encoder) throws {
-        try figures.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
+        var container = try figures.members(of: encoder, keyedBy: CodingKeys.self)
         try container.encode(store, forKey: .store)
         try container.encode(segments, forKey: .segments)
         try container.encode(compressionRatio, forKey: .compressionRatio)
@@ -117,9 +122,7 @@ struct StoreStatistics: Encodable {
     /// Counts the live objects of each entity, opening the store read-only.
     static func entityCounts(_ path: String) throws -> [String: Int]? {
         guard let model = try Store.storedModel(at: path) else { return nil }
-        var options = StoreOptions()
-        options.readOnly = true
-        let store = try Store(at: path, model: model, options: options)
+        let store = try Store(at: path, model: model, options: readOnlyOptions())
         let context = store.newBackgroundContext(name: "stats")
         var counts: [String: Int] = [:]
         for entity in model.entities {

@@ -131,8 +131,7 @@ struct VerifyCommand: AsyncParsableCommand {
     static func checkRecords(_ store: String) async throws -> RecordCheck {
         do {
             guard let model = try Store.storedModel(at: store) else { return .readable }
-            var options = StoreOptions()
-            options.readOnly = true
+            var options = readOnlyOptions()
             options.modelMismatch = .fail
             let opened: Store
             do {

@@ -20,28 +20,33 @@ extension MappingResolver {
             throw MappingError(.unknownName, "the mapping of \(name) ignores \(property), which \(name) does not have", entity: name, property: property)
         }
         for map in declared?.attributes ?? [] {
-            guard entity.attributePosition(map.attribute) != nil else {
-                let hint = entity.relationshipPosition(map.attribute) != nil ? " (it is a relationship: map it with RelationshipMap)" : ""
-                throw MappingError(
-                    .unknownName, "the mapping of \(name) maps attribute \(map.attribute), which \(name) does not have\(hint)", entity: name,
-                    property: map.attribute)
-            }
-            guard maps.attributes.updateValue(map, forKey: map.attribute) == nil else {
-                throw MappingError(.invalidMapping, "\(name).\(map.attribute) is mapped twice", entity: name, property: map.attribute)
-            }
+            try Self.checkDeclared(map.attribute, isAttribute: true, of: entity)
+            guard maps.attributes.updateValue(map, forKey: map.attribute) == nil else { throw Self.mappedTwice(map.attribute, of: entity) }
         }
         for map in declared?.relationships ?? [] {
-            guard entity.relationshipPosition(map.relationship) != nil else {
-                let hint = entity.attributePosition(map.relationship) != nil ? " (it is an attribute: map it with AttributeMap)" : ""
-                throw MappingError(
-                    .unknownName, "the mapping of \(name) maps relationship \(map.relationship), which \(name) does not have\(hint)", entity: name,
-                    property: map.relationship)
-            }
-            guard maps.relationships.updateValue(map, forKey: map.relationship) == nil else {
-                throw MappingError(.invalidMapping, "\(name).\(map.relationship) is mapped twice", entity: name, property: map.relationship)
-            }
+            try Self.checkDeclared(map.relationship, isAttribute: false, of: entity)
+            guard maps.relationships.updateValue(map, forKey: map.relationship) == nil else { throw Self.mappedTwice(map.relationship, of: entity) }
         }
         return maps
+    }
+
+    /// Checks that a declared map names a property of `entity` of its kind (an attribute for an
+    /// `AttributeMap`), with a hint when it names one of the other kind.
+    private static func checkDeclared(_ property: String, isAttribute: Bool, of entity: EntityDescription) throws(MappingError) {
+        let found = isAttribute ? entity.attributePosition(property) : entity.relationshipPosition(property)
+        guard found == nil else { return }
+        let other = isAttribute ? entity.relationshipPosition(property) : entity.attributePosition(property)
+        let hint =
+            other == nil
+            ? "" : isAttribute ? " (it is a relationship: map it with RelationshipMap)" : " (it is an attribute: map it with AttributeMap)"
+        let name = entity.name
+        throw MappingError(
+            .unknownName, "the mapping of \(name) maps \(isAttribute ? "attribute" : "relationship") \(property), which \(name) does not have\(hint)",
+            entity: name, property: property)
+    }
+
+    private static func mappedTwice(_ property: String, of entity: EntityDescription) -> MappingError {
+        MappingError(.invalidMapping, "\(entity.name).\(property) is mapped twice", entity: entity.name, property: property)
     }
 
     /// The entity and its ancestors, nearest first.
