@@ -15,7 +15,7 @@ import Foundation
 /// - checking a value against what its property may hold, at replay
 ///   (``skipChecked(_:model:entity:position:)``).
 ///
-/// Nothing outside this folder reads or writes a tag byte (`EncodingRoomTests` checks it).
+/// Nothing outside this folder reads or writes a tag byte (`ValueEncodingTests` checks it).
 /// A new attribute type is a new ``ValueTag`` case with its layout, a ``StoredKind``, and the
 /// cases the compiler then asks for in the switches here.
 package enum ValueEncoding {

@@ -38,7 +38,7 @@ extension MigrationPlan {
     /// Reads a recorded plan from `source` to `destination`, checking every index against the
     /// two models.
     ///
-    /// - Throws: ``ChangeSetCodec/Problem`` naming what does not fit.
+    /// - Throws: ``EncodingProblem`` naming what does not fit.
     static func decode(_ reader: inout ByteReader, from source: Model, to destination: Model) throws -> MigrationPlan {
         func problem(_ message: String) -> EncodingProblem { EncodingProblem(message: "migration plan: " + message) }
         guard try reader.readVarint() == UInt64(destination.descriptions.count) else { throw problem("entity count differs from the model's") }

@@ -38,7 +38,7 @@ extension ObjectChunk {
     /// checks in change records) and, in the same walk, makes the table of value starts of a
     /// full chunk.
     ///
-    /// - Throws: ``ChangeSetCodec/Problem`` naming the first row that does not fit its entity.
+    /// - Throws: ``EncodingProblem`` naming the first row that does not fit its entity.
     func checkLoadedRows(model: Model) throws {
         let entries = entries
         // A full chunk gets its table of value starts now; one with free slots gets it when it

@@ -63,7 +63,7 @@ final class ValueStarts: @unchecked Sendable {
             var offset = 0
             for index in 0...count {
                 Self.store(offset, at: index, in: entries, wide: wide)
-                // The walk's fast sizes, clamped to the row as ``RowBytes/length(_:available:)`` is.
+                // The walk's fast sizes, clamped to the row as ``ValueEncoding/length(_:available:)`` is.
                 if index < count, offset < end { offset += min(ValueEncoding.skip(base, offset, end), end - offset) }
             }
         }

@@ -206,21 +206,22 @@ public struct DatePattern: Sendable, Hashable {
     }
 
     /// The text of `date` in this pattern, at `offset` (seconds east of UTC), rounded to the
-    /// pattern's finest fraction of a second: what export writes (which first refuses a date
+    /// pattern's finest fraction of a second when it has one: what export writes (which first refuses a date
     /// beyond years 1 to 9999 there). Such a date is written as ISO 8601 instead.
     public func string(from date: Date, offset: Int = 0) -> String {
         let seconds = date.timeIntervalSince1970 + Double(offset)
-        guard DateRange.contains(secondsSince1970: seconds) else { return DateText.iso8601(date) }
-        // Rounded to the pattern's finest fraction (whole seconds without one), as ISO 8601
-        // export rounds to the millisecond: the text reads back as the nearest date it can say.
+        guard DateRange.seconds.contains(seconds) else { return DateText.iso8601(date) }
+        // A pattern with a fraction of a second is rounded to its finest one, as ISO 8601 export
+        // rounds to the millisecond (0.123 is stored as 0.12299…); without one, the calendar
+        // fields are the instant's, as `DateFormatter` writes them.
         var whole = seconds.rounded(.down)
         let digits = fields.reduce(0) { finest, field in if case .fraction(let count) = field { max(finest, min(count, 9)) } else { finest } }
         var scale = 1
         for _ in 0..<digits { scale *= 10 }
-        var fraction = Int(((seconds - whole) * Double(scale)).rounded())
+        var fraction = digits == 0 ? 0 : Int(((seconds - whole) * Double(scale)).rounded())
         if fraction >= scale {
             // (At the last instant of year 9999 the text stays in the range, a fraction short.)
-            if DateRange.contains(secondsSince1970: whole + 1) {
+            if DateRange.seconds.contains(whole + 1) {
                 whole += 1
                 fraction -= scale
             } else {

@@ -1,0 +1,51 @@
+import Cairn
+import Foundation
+import Testing
+@testable import CairnMapping
+
+/// A pattern writes a date rounded to its finest fraction of a second when it has one (as ISO
+/// 8601 export rounds to the millisecond), the instant's own fields when it has none, and never
+/// a text its import refuses.
+@Suite struct DatePatternRoundingTests {
+    @Test func aFractionRoundsToItsDigitsAcrossEveryBoundary() throws {
+        let milliseconds = try DatePattern("yyyy-MM-dd HH:mm:ss.SSS")
+        let cases: [(Double, String)] = [
+            (1_700_000_000.123, "2023-11-14 22:13:20.123"),  // stored as .12299…
+            (86_399.9996, "1970-01-02 00:00:00.000"),  // over a second, minute, hour and day
+            (-0.0004, "1970-01-01 00:00:00.000"),
+            (-0.0006, "1969-12-31 23:59:59.999"),
+            (-1.5, "1969-12-31 23:59:58.500"),
+            (253_402_300_799.9996, "9999-12-31 23:59:59.999")  // the last instant stays in year 9999
+        ]
+        for (seconds, text) in cases { #expect(milliseconds.string(from: Date(timeIntervalSince1970: seconds)) == text, "\(seconds)") }
+        #expect(try DatePattern("ss.S").string(from: Date(timeIntervalSince1970: 0.96)) == "01.0")
+        #expect(try DatePattern("HH:mm:ss").string(from: Date(timeIntervalSince1970: 37_259.7)) == "10:20:59")
+    }
+
+    /// A pattern without seconds names the calendar fields of the instant, as at 6a9857d
+    /// (and as DateFormatter and strftime do): rounding to the second first moves the last
+    /// half second of a day into the next day, of a minute into the next minute.
+    @Test func aPatternWithoutSecondsKeepsTheInstantsDayAndMinute() throws {
+        #expect(try DatePattern("yyyy-MM-dd").string(from: Date(timeIntervalSince1970: 86_399.6)) == "1970-01-01")
+        #expect(try DatePattern("HH:mm").string(from: Date(timeIntervalSince1970: 37_259.7)) == "10:20")
+    }
+
+    /// A date the exporter's range check accepts is written in the attribute's pattern, so that
+    /// import reads it back: at +01:00, 9999-12-31T23:59:59.9996 local passes the check (it
+    /// rounds in UTC only) but `DatePattern.string` (which rounds at the offset) falls back to
+    /// ISO 8601 `…Z`, which the pattern import refuses.
+    @Test func aPatternDateNearYear10000AtAnOffsetRoundTrips() async throws {
+        let model = try Model { Entity("T", attributes: [Attribute("id", .integer64), Attribute("when", .date)], uniquenessConstraints: [["id"]]) }
+        let store = Store(inMemory: model)
+        let context = store.newBackgroundContext()
+        let thing = try context.insert("T")
+        try thing.setValue(Int64(1), forKey: "id")
+        try thing.setValue(Date(timeIntervalSince1970: 253_402_300_799.9996 - 3600), forKey: "when")
+        try await context.save()
+        let mapping = try Mapping(model: model, dateFormat: .pattern("yyyy-MM-dd'T'HH:mm:ss.SSS", offset: 3600))
+        let output = try store.viewContext.exportJSON(FetchRequest("T"), mapping: mapping)
+        #expect(!String(decoding: output, as: UTF8.self).contains("Z\""), "\(String(decoding: output, as: UTF8.self))")
+        let copy = Store(inMemory: model)
+        await #expect(throws: Never.self) { _ = try await copy.importJSON(output, into: "T", mapping: mapping) }
+    }
+}
