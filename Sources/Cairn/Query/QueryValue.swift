@@ -7,22 +7,41 @@ enum QueryValue {
     /// compared (a date with a string, a number with a string…).
     static func coerce(_ value: Value, to type: AttributeType) -> Value? {
         guard !value.isNaN else { return Optional.none }
-        switch (value, type) {
-        case (.null, _): return .null
-        case (.string(let text), .string), (.uri(let text), .string): return .string(text)
-        case (.string(let text), .uri), (.uri(let text), .uri): return .uri(text)
-        case (.string(let text), .uuid): return UUID(uuidString: text).map(Value.uuid)
-        case (.uuid, .uuid), (.date, .date), (.binary, .binary), (.binary, .transformable), (.boolean, .boolean): return value
-        case (.integer(let number), .boolean) where number == 0 || number == 1: return .boolean(number == 1)
-        case (.integer(let number), .decimal): return .decimal(Decimal(number))
-        case (.integer(let number), .double), (.integer(let number), .float): return .double(Double(number))
-        case (.double(let number), .decimal): return number.isFinite ? .decimal(Decimal(number)) : .double(number)
-        case (.float(let number), _) where isNumber(type): return coerce(.double(Double(number)), to: type)
-        case (.integer, _), (.double, _), (.decimal, _):
-            // (Not a ternary: `nil` there would be read as Value.null.)
-            guard isNumber(type) else { return Optional.none }
-            return value
-        default: return Optional.none
+        // By value, exhaustively: a new kind of value is a compile error here until it says
+        // which attributes it compares with. (`Optional.none`, not `nil`, which would read as
+        // Value.null.)
+        switch value {
+        case .null: return .null
+        case .string(let text):
+            switch type {
+            case .string: return .string(text)
+            case .uri: return .uri(text)
+            case .uuid: return UUID(uuidString: text).map(Value.uuid)
+            default: return Optional.none
+            }
+        case .uri(let text):
+            if type == .string { return .string(text) }
+            return type == .uri ? .uri(text) : Optional.none
+        case .uuid: return type == .uuid ? value : Optional.none
+        case .date: return type == .date ? value : Optional.none
+        case .boolean: return type == .boolean ? value : Optional.none
+        case .binary:
+            switch type {
+            case .binary, .transformable: return value
+            default: return Optional.none
+            }
+        case .integer(let number):
+            switch type {
+            case .boolean: return number == 0 || number == 1 ? .boolean(number == 1) : Optional.none
+            case .decimal: return .decimal(Decimal(number))
+            case .double, .float: return .double(Double(number))
+            default: return isNumber(type) ? value : Optional.none
+            }
+        case .double(let number):
+            if type == .decimal { return number.isFinite ? .decimal(Decimal(number)) : .double(number) }
+            return isNumber(type) ? value : Optional.none
+        case .float(let number): return isNumber(type) ? coerce(.double(Double(number)), to: type) : Optional.none
+        case .decimal: return isNumber(type) ? value : Optional.none
         }
     }
 

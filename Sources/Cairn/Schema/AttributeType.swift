@@ -54,7 +54,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
         case .integer16: Int64(Int16.min)...Int64(Int16.max)
         case .integer32: Int64(Int32.min)...Int64(Int32.max)
         case .integer64: Int64.min...Int64.max
-        default: nil
+        case .string, .double, .float, .decimal, .boolean, .date, .binary, .uuid, .uri, .transformable, .undefined, .composite: nil
         }
     }
 }

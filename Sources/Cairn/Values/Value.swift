@@ -79,7 +79,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case .date(let date): date.timeIntervalSinceReferenceDate != 0
         // A decimal's encoding is its description, which keeps trailing zeros (1.50 and 1.5).
         case .decimal: false
-        default: true
+        case .null, .integer, .boolean, .binary, .uuid: true
         }
     }
 
@@ -87,15 +87,25 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     package func fits(_ type: AttributeType) -> Bool {
         // NaN equals nothing, not even itself: it could be neither found nor ordered.
         guard !isNaN else { return false }
-        return switch (self, type) {
-        case (.null, _), (_, .undefined): true
-        case (.string, .string), (.double, .double), (.float, .float), (.decimal, .decimal), (.boolean, .boolean),
-            (.date, .date), (.binary, .binary), (.binary, .transformable), (.uuid, .uuid), (.uri, .uri):
-            true
-        case (.integer(let number), _):
-            type.integerRange?.contains(number) ?? false
-        default:
-            false
+        if case .undefined = type { return true }
+        // By value, exhaustively: a new kind of value is a compile error here until it says
+        // which types take it.
+        return switch self {
+        case .null: true
+        case .integer(let number): type.integerRange?.contains(number) ?? false
+        case .string: type == .string
+        case .double: type == .double
+        case .float: type == .float
+        case .decimal: type == .decimal
+        case .boolean: type == .boolean
+        case .date: type == .date
+        case .uuid: type == .uuid
+        case .uri: type == .uri
+        case .binary:
+            switch type {
+            case .binary, .transformable: true
+            default: false
+            }
         }
     }
 
@@ -106,7 +116,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         case .float(let number): number.isNaN
         case .decimal(let number): number.isNaN
         case .date(let date): date.timeIntervalSinceReferenceDate.isNaN
-        default: false
+        case .null, .string, .integer, .boolean, .binary, .uuid, .uri: false
         }
     }
 
@@ -114,29 +124,51 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
     /// `.null` sorts before everything.
     static func order(_ lhs: Value, _ rhs: Value) -> ComparisonResult? {
         func compare<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult { ComparisonRules.order(a, b) }
-        switch (lhs, rhs) {
-        case (.null, .null): return .orderedSame
-        case (.null, _): return .orderedAscending
-        case (_, .null): return .orderedDescending
-        case (.string(let a), .string(let b)): return compare(a, b)
-        case (.integer(let a), .integer(let b)): return compare(a, b)
-        case (.double(let a), .double(let b)): return compare(a, b)
-        case (.float(let a), .float(let b)): return compare(a, b)
-        case (.decimal(let a), .decimal(let b)): return compare(a, b)
-        case (.boolean(let a), .boolean(let b)): return compare(a ? 1 : 0, b ? 1 : 0)
-        case (.date(let a), .date(let b)): return compare(a, b)
-        case (.uuid(let a), .uuid(let b)):
+        if case .null = rhs {
+            if case .null = lhs { return .orderedSame }
+            return .orderedDescending
+        }
+        // By the left value, exhaustively: a new kind of value is a compile error here until it
+        // says how it orders.
+        switch lhs {
+        case .null: return .orderedAscending
+        case .string(let a):
+            guard case .string(let b) = rhs else { return nil }
+            return compare(a, b)
+        case .integer(let a):
+            if case .integer(let b) = rhs { return compare(a, b) }
+            if case .double(let b) = rhs { return compare(Double(a), b) }
+            return nil
+        case .double(let a):
+            if case .double(let b) = rhs { return compare(a, b) }
+            if case .integer(let b) = rhs { return compare(a, Double(b)) }
+            return nil
+        case .float(let a):
+            guard case .float(let b) = rhs else { return nil }
+            return compare(a, b)
+        case .decimal(let a):
+            guard case .decimal(let b) = rhs else { return nil }
+            return compare(a, b)
+        case .boolean(let a):
+            guard case .boolean(let b) = rhs else { return nil }
+            return compare(a ? 1 : 0, b ? 1 : 0)
+        case .date(let a):
+            guard case .date(let b) = rhs else { return nil }
+            return compare(a, b)
+        case .uuid(let a):
+            guard case .uuid(let b) = rhs else { return nil }
             // Byte order, which is the order of the uppercase strings, without making them.
             return withUnsafeBytes(of: a.uuid) { x in
                 withUnsafeBytes(of: b.uuid) { y in
                     x.lexicographicallyPrecedes(y) ? .orderedAscending : x.elementsEqual(y) ? .orderedSame : .orderedDescending
                 }
             }
-        case (.uri(let a), .uri(let b)): return compare(a, b)
-        case (.binary(let a), .binary(let b)): return a.lexicographicallyPrecedes(b) ? .orderedAscending : a == b ? .orderedSame : .orderedDescending
-        case (.integer(let a), .double(let b)): return compare(Double(a), b)
-        case (.double(let a), .integer(let b)): return compare(a, Double(b))
-        default: return nil
+        case .uri(let a):
+            guard case .uri(let b) = rhs else { return nil }
+            return compare(a, b)
+        case .binary(let a):
+            guard case .binary(let b) = rhs else { return nil }
+            return a.lexicographicallyPrecedes(b) ? .orderedAscending : a == b ? .orderedSame : .orderedDescending
         }
     }
 }
