@@ -41,8 +41,13 @@ package enum QuotedString {
         case 0x0D: out.append(UInt8(ascii: "r"))
         case 0x09: out.append(UInt8(ascii: "t"))
         default:
-            let digits: [UInt8] = Array("0123456789abcdef".utf8)
-            out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+            // `\u00` and two lowercase hex digits (the byte is below 0x80).
+            func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10 }
+            out.append(UInt8(ascii: "u"))
+            out.append(UInt8(ascii: "0"))
+            out.append(UInt8(ascii: "0"))
+            out.append(hex(byte >> 4))
+            out.append(hex(byte & 0xF))
         }
     }
 }

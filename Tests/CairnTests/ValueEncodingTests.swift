@@ -42,7 +42,7 @@ import Testing
         for value in values {
             ValueEncoding.encoded(value).withUnsafeBytes { bytes in
                 #expect(ValueEncoding.decode(bytes) == value)
-                #expect(ValueEncoding.length(of: bytes) == bytes.count, "\(value)")
+                #expect(bytes.baseAddress.map { ValueEncoding.length($0, available: bytes.count) } == bytes.count, "\(value)")
                 #expect(ValueEncoding.isNull(bytes) == (value == .null))
                 #expect(ValueEncoding.integer(bytes) == { if case .integer(let n) = value { n } else { nil } }())
                 #expect(ValueEncoding.boolean(bytes) == { if case .boolean(let b) = value { b } else { nil } }())

@@ -53,12 +53,6 @@ extension ValueEncoding {
         return min(fixed, available)
     }
 
-    /// The length of the value that begins `bytes` (all of them at most).
-    package static func length(of bytes: UnsafeRawBufferPointer) -> Int {
-        guard let base = bytes.baseAddress else { return 0 }
-        return length(base, available: bytes.count)
-    }
-
     /// An unsigned LEB128 varint at `start` and how many bytes it takes (at most `available`;
     /// an unterminated varint takes them all).
     @inline(__always)

@@ -18,6 +18,8 @@ public struct DatePattern: Sendable, Hashable {
     }
 
     let fields: [Field]
+    /// The digits of the finest fraction of a second the pattern writes (0 to 9; 0: none).
+    let fractionDigits: Int
     /// The pattern as written.
     public let pattern: String
 
@@ -85,6 +87,7 @@ public struct DatePattern: Sendable, Hashable {
             index += count
         }
         self.fields = fields
+        fractionDigits = fields.reduce(0) { finest, field in if case .fraction(let count) = field { max(finest, min(count, 9)) } else { finest } }
     }
 
     private static let monthNames = [
@@ -215,10 +218,9 @@ public struct DatePattern: Sendable, Hashable {
         // rounds to the millisecond (0.123 is stored as 0.12299…); without one, the calendar
         // fields are the instant's, as `DateFormatter` writes them.
         var whole = seconds.rounded(.down)
-        let digits = fields.reduce(0) { finest, field in if case .fraction(let count) = field { max(finest, min(count, 9)) } else { finest } }
         var scale = 1
-        for _ in 0..<digits { scale *= 10 }
-        var fraction = digits == 0 ? 0 : Int(((seconds - whole) * Double(scale)).rounded())
+        for _ in 0..<fractionDigits { scale *= 10 }
+        var fraction = fractionDigits == 0 ? 0 : Int(((seconds - whole) * Double(scale)).rounded())
         if fraction >= scale {
             // (At the last instant of year 9999 the text stays in the range, a fraction short.)
             if DateRange.seconds.contains(whole + 1) {
