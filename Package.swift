@@ -92,7 +92,7 @@ let package = Package(
         // JSON import and export: mappings, both import paths, hostile input, round trips.
         .testTarget(
             name: "CairnMappingTests",
-            dependencies: ["CairnMapping", "Cairn", "CairnTestSupport"]
+            dependencies: ["CairnMapping", "Cairn", "CairnSupport", "CairnTestSupport"]
         ),
         // The `cairn` command line, run as a child process (CairnCLI builds the executable).
         .testTarget(

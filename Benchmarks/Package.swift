@@ -4,7 +4,7 @@ import PackageDescription
 /// Benchmarks for Cairn, kept out of the main package so that users of Cairn never resolve
 /// benchmark-only dependencies. Run from the repository root:
 ///
-///     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|import|import-memory|compaction|all]... [--quick]
+///     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|import|values|import-memory|compaction|all]... [--quick]
 ///
 /// (Benchmarks/README.md lists each suite.)
 let package = Package(

@@ -46,6 +46,10 @@ enum Tuning {
     /// Bytes of a change record from which a save compresses it on another core while it
     /// applies the changes.
     static let concurrentCompression = 1 << 16
+    /// Inserts per part of a change record in parts (version 2, written from twice this many
+    /// on): replay decodes one part while the builder applies the one before, as it does for
+    /// separate saves of this size.
+    static let recordPartInserts = 4096
 
     // MARK: Indexes (Index/)
 

@@ -4,8 +4,9 @@ import CairnLog
 import CairnMapping
 import Foundation
 
-/// `cairn import STORE --entity NAME [INPUT|-] [--mapping FILE] [--model MODEL] [--root KEYPATH]
-/// [--lenient] [--chunk N] [--skip N] [--json]`.
+/// `cairn import STORE [--entity NAME] [--django] [--discriminator KEY] [INPUT|-] [--mapping FILE] [--model MODEL] [--root KEYPATH]
+/// [--insert-missing-references]
+/// [--lenient] [--allow-trailing-commas] [--chunk N] [--skip N] [--json]`.
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
@@ -16,10 +17,14 @@ struct ImportCommand: AsyncParsableCommand {
             Groot, Sync, Cairn keys) and default keys say how JSON maps; docs/MAPPING.md.
             The import is one save: all or nothing. With --chunk N it saves every N records;
             after a failure it says how many records were saved: run again with --skip N.
+            A file of several entities needs no --entity: --django reads a Django fixture
+            ("model": "app.album", "pk", "fields"), --discriminator KEY names each record's
+            entity by KEY's value; references by key resolve in any order of the records.
 
             Examples:
               cairn import people.store --entity Person people.json --model People.xcdatamodeld
               curl -s https://example.com/api/people | cairn import people.store --entity Person --root data.people -
+              cairn import chinook.store --django chinook.json --model Chinook.json
             """
     )
 
@@ -29,8 +34,17 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The JSON file, or - for standard input (the default).")
     var input: String = "-"
 
-    @Option(help: "The entity of the top-level records.")
-    var entity: String
+    @Option(help: "The entity of the top-level records (optional with --django or --discriminator: each record names its own).")
+    var entity: String?
+
+    @Flag(help: "Read a Django fixture: \"model\": \"app.name\" names each record's entity, \"pk\" its unique key, \"fields\" the rest.")
+    var django = false
+
+    @Option(parsing: .unconditional, help: "The key whose value names each record's entity (the name, any case, an app. prefix dropped).")
+    var discriminator: String?
+
+    @Flag(help: "Make an object holding only its key for a key that names no object (a reference, or a record given as a key).")
+    var insertMissingReferences = false
 
     @Option(parsing: .unconditional, help: "A JSON mapping file (docs/MAPPING.md).")
     var mapping: String?
@@ -44,6 +58,9 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Set values that do not fit to nil (and skip records without their key), with warnings, instead of failing.")
     var lenient = false
 
+    @Flag(help: "Read a comma that ends an array or an object ([1,2,], {\"a\":1,}), as Apple's JSONSerialization does.")
+    var allowTrailingCommas = false
+
     @Option(parsing: .unconditional, help: "Save every N records instead of once.")
     var chunk: Int?
 
@@ -54,6 +71,9 @@ struct ImportCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        if entity == nil && !django && discriminator == nil {
+            throw ValidationError("give --entity, or --django or --discriminator for records that name their entity")
+        }
         if let chunk, chunk < 1 { throw ValidationError("--chunk takes 1 or more, not \(chunk)") }
         guard skip >= 0 else { throw ValidationError("--skip takes 0 or more, not \(skip)") }
     }
@@ -76,12 +96,22 @@ struct ImportCommand: AsyncParsableCommand {
         } else {
             throw ValidationError("\(store) holds no store yet: give --model to create it")
         }
-        let mapping = try commandMapping(self.mapping, model: chosen, entity: entity)
+        var mapping = try commandMapping(self.mapping, model: chosen, entity: entity)
+        if django || discriminator != nil {
+            do {
+                mapping = try mapping.with(
+                    layout: django ? .django : mapping.layout, discriminator: discriminator.map { EntityDiscriminator(key: $0) } ?? mapping.discriminator)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
         let opened = try Store(at: store, model: chosen)
         RecoveryWarning.print(opened.recoveryReport, store: store)
         var options = ImportOptions()
         options.lenient = lenient
+        options.allowsTrailingCommas = allowTrailingCommas
         options.root = root
+        options.insertsMissingReferences = insertMissingReferences
         options.chunkSize = chunk
         options.skipRecords = skip
         let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1)

@@ -5,9 +5,9 @@ import Foundation
 
 /// The mapping of `cairn import` and `cairn export`: the file `--mapping` names, else the
 /// model's userInfo and default keys. An entity the model lacks, or a mapping that does not fit
-/// it, is wrong usage (exit status 2).
-func commandMapping(_ file: String?, model: Model, entity: String) throws -> Mapping {
-    guard model.entity(named: entity) != nil else {
+/// it, is wrong usage (exit status 2). (nil `entity`: records name their own.)
+func commandMapping(_ file: String?, model: Model, entity: String?) throws -> Mapping {
+    if let entity, model.entity(named: entity) == nil {
         throw ValidationError("the model has no entity \(entity) (it has \(model.entities.map(\.name).joined(separator: ", ")))")
     }
     do {

@@ -29,7 +29,7 @@ import Testing
         #expect(entity?.code == .unknownName && entity?.entity == "Robot")
         let identity = failure { try Mapping(model: model) { EntityMapping("Person", identity: "passport") {} } }
         #expect(identity?.code == .unknownName && identity?.property == "passport")
-        let pattern = failure { try Mapping(model: model) { EntityMapping("Person") { AttributeMap("hired", date: .pattern("yyyy-ww")) } } }
+        let pattern = failure { try Mapping(model: model) { EntityMapping("Person") { AttributeMap("hired", date: .pattern("yyyy-jj")) } } }
         #expect(pattern?.code == .invalidMapping && pattern?.property == "hired")
         let transformer = failure { try Mapping(model: model) { EntityMapping("Person") { AttributeMap("name", transformer: "Nope") } } }
         #expect(transformer?.code == .invalidMapping && transformer?.message.contains("Nope") == true)

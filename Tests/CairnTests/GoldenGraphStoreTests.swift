@@ -466,11 +466,11 @@ import Testing
             #expect((error as? LogError)?.code == .unsupportedFormat, "\(what): \(error)")
             #expect("\(error)".contains("\(what) format version \(version): written by a newer version of Cairn"), "\(what): \(error)")
         }
-        // A store record of version 2 in a whole frame.
+        // A store record one above the newest version (2) in a whole frame.
         let record = directory.store("record")
         try FileManager.default.copyItem(atPath: Self.version1, toPath: record)
         let log = try Log.open(at: record)
-        let lsn = try await log.append([StoreRecord.changesKind, 2, 0, 0, 0])
+        let lsn = try await log.append([StoreRecord.changesKind, StoreRecord.version + 1, 0, 0, 0])
         try await log.close()
         let error = try #require(Self.openError(record))
         #expect((error as? StoreError)?.code == .unsupportedFormat && (error as? StoreError)?.lsn == lsn, "\(error)")

@@ -343,8 +343,9 @@ struct Person: FetchableRecord, Decodable {
     /// Bytes of attribute data: strings in UTF-8, numbers and dates 8 bytes, booleans 1.
     var dataSize: Int { key.utf8.count + givenName.utf8.count + familyName.utf8.count + email.utf8.count + city.utf8.count + 8 * 5 + 1 }
 
-    /// The entity; `indexed` adds indexes on born and visits (the query benchmarks).
-    static func model(indexed: Bool = false) throws -> Model {
+    /// The entity; `indexed` adds indexes on born and visits (the query benchmarks); the app
+    /// style makes the score a `Decimal` and reads born as `yyyy-MM-dd` (WTAData's `DateFormat`).
+    static func model(indexed: Bool = false, style: PeopleStyle = .benchmark) throws -> Model {
         try Model {
             Entity("Person") {
                 Attribute("key", .string, optional: false)
@@ -352,8 +353,8 @@ struct Person: FetchableRecord, Decodable {
                 Attribute("familyName", .string)
                 Attribute("email", .string)
                 Attribute("city", .string)
-                Attribute("born", .date, indexed: indexed)
-                Attribute("score", .double)
+                Attribute("born", .date, indexed: indexed, userInfo: style == .app ? ["DateFormat": "yyyy-MM-dd"] : [:])
+                Attribute("score", style == .app ? .decimal : .double)
                 Attribute("active", .boolean)
                 Attribute("visits", .integer64, indexed: indexed)
                 Attribute("created", .date)
@@ -387,11 +388,12 @@ struct Person: FetchableRecord, Decodable {
         try object.setValue(.date(created), forKey: "created")
     }
 
-    static func createTable(_ db: Database) throws {
+    /// The table; `scoreType` is the score's SQL type.
+    static func createTable(_ db: Database, scoreType: String = "DOUBLE") throws {
         try db.execute(
             sql: """
                 CREATE TABLE person (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, givenName TEXT, familyName TEXT, email TEXT,
-                                     city TEXT, born DATETIME, score DOUBLE, active BOOLEAN, visits INTEGER, created DATETIME)
+                                     city TEXT, born DATETIME, score \(scoreType), active BOOLEAN, visits INTEGER, created DATETIME)
                 """)
     }
 

@@ -155,14 +155,14 @@ func importBenchmarks(_ initial: Report, root: String, quick: Bool) async throws
     return report
 }
 
-func grdbQueue(_ path: String) throws -> DatabaseQueue {
+func grdbQueue(_ path: String, style: PeopleStyle = .benchmark) throws -> DatabaseQueue {
     var configuration = Configuration()
     configuration.prepareDatabase { db in
         try db.execute(sql: "PRAGMA journal_mode = WAL")
         try db.execute(sql: "PRAGMA synchronous = FULL")
     }
     let queue = try DatabaseQueue(path: path, configuration: configuration)
-    try queue.write { db in try Person.createTable(db) }
+    try queue.write { db in try Person.createTable(db, scoreType: style.grdbScoreType) }
     return queue
 }
 
@@ -170,16 +170,27 @@ func grdbQueue(_ path: String) throws -> DatabaseQueue {
 /// would send them, and GRDB's way of importing them.
 enum PersonJSON {
     /// Writes `count` records; with `changedEvery`, one record in that many has another score.
+    /// The app style writes the score with two decimals (`12.30`) and born as `yyyy-MM-dd`.
     /// Returns the file's size.
-    static func write(count: Int, to path: String, changedEvery: Int? = nil) throws -> Int {
+    static func write(count: Int, to path: String, changedEvery: Int? = nil, style: PeopleStyle = .benchmark) throws -> Int {
         var text = "[\n"
         text.reserveCapacity(count * 200)
         for number in 0..<count {
             let person = Person(number: number)
-            var score = person.score
-            if let changedEvery, number % changedEvery == 0 { score += 1 }
+            let changed = changedEvery.map { number % $0 == 0 } ?? false
+            let score: String
+            let born: String
+            switch style {
+            case .benchmark:
+                score = "\(person.score + (changed ? 1 : 0))"
+                born = Value.date(person.born).description
+            case .app:
+                let cents = number % 10_000 + (changed ? 100 : 0)
+                score = "\(cents / 100).\(CivilTime.padded(cents % 100, 2))"
+                born = CivilTime(seconds: Int(person.born.timeIntervalSince1970)).dayText
+            }
             text +=
-                #"{"key":"\#(person.key)","givenName":"\#(person.givenName)","familyName":"\#(person.familyName)","email":"\#(person.email)","city":"\#(person.city)","born":"\#(Value.date(person.born).description)","score":\#(score),"active":\#(person.active),"visits":\#(person.visits),"created":"\#(Value.date(person.created).description)"}"#
+                #"{"key":"\#(person.key)","givenName":"\#(person.givenName)","familyName":"\#(person.familyName)","email":"\#(person.email)","city":"\#(person.city)","born":"\#(born)","score":\#(score),"active":\#(person.active),"visits":\#(person.visits),"created":"\#(Value.date(person.created).description)"}"#
             text += number == count - 1 ? "\n]\n" : ",\n"
         }
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -193,24 +204,68 @@ enum PersonJSON {
           created = excluded.created
         """
 
-    /// GRDB's import: Foundation's JSONDecoder (ISO 8601 with fractional seconds), then an
-    /// upsert of every record in one transaction.
-    static func grdbImport(_ path: String, into queue: DatabaseQueue) throws {
+    /// GRDB's import: Foundation's JSONDecoder (ISO 8601 with fractional seconds; in the app
+    /// style born through a `DateFormatter` and the score as a `Decimal`, stored as text), then
+    /// an upsert of every record in one transaction.
+    static func grdbImport(_ path: String, into queue: DatabaseQueue, style: PeopleStyle = .benchmark) throws {
         let decoder = JSONDecoder()
         let formatter = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            return try formatter.parse(text)
-        }
-        let records = try decoder.decode([Person].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        try queue.write { db in
-            let statement = try db.cachedStatement(sql: upsertSQL)
-            for record in records {
-                try statement.execute(arguments: [
-                    record.key, record.givenName, record.familyName, record.email, record.city, record.born, record.score, record.active,
-                    record.visits, record.created
-                ])
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        switch style {
+        case .benchmark:
+            decoder.dateDecodingStrategy = .custom { decoder in
+                let text = try decoder.singleValueContainer().decode(String.self)
+                return try formatter.parse(text)
             }
+            try upsert(decoder.decode([Person].self, from: data), into: queue)
+        case .app:
+            // As apps read a date in a format of their own: a DateFormatter in the POSIX locale
+            // (what `.formatted` does), here for born only; created stays ISO 8601.
+            let day = DateFormatter()
+            day.locale = Locale(identifier: "en_US_POSIX")
+            day.timeZone = TimeZone(secondsFromGMT: 0)
+            day.dateFormat = "yyyy-MM-dd"
+            decoder.dateDecodingStrategy = .custom { decoder in
+                let container = try decoder.singleValueContainer()
+                let text = try container.decode(String.self)
+                guard decoder.codingPath.last?.stringValue == "born" else { return try formatter.parse(text) }
+                guard let date = day.date(from: text) else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "not yyyy-MM-dd: \(text)")
+                }
+                return date
+            }
+            try upsert(decoder.decode([AppPerson].self, from: data), into: queue)
         }
     }
+
+    /// An upsert of every record, in one transaction.
+    private static func upsert<Record: PersonArguments>(_ records: [Record], into queue: DatabaseQueue) throws {
+        try queue.write { db in
+            let statement = try db.cachedStatement(sql: upsertSQL)
+            for record in records { try statement.execute(arguments: record.arguments) }
+        }
+    }
+}
+
+/// A person's values in the order of ``PersonJSON/upsertSQL``.
+protocol PersonArguments {
+    var arguments: StatementArguments { get }
+}
+
+extension Person: PersonArguments {}
+
+/// A person as the GRDB peer of the app-style people decodes it: the score a `Decimal`.
+struct AppPerson: Decodable, PersonArguments {
+    var key: String
+    var givenName: String
+    var familyName: String
+    var email: String
+    var city: String
+    var born: Date
+    var score: Decimal
+    var active: Bool
+    var visits: Int64
+    var created: Date
+
+    var arguments: StatementArguments { [key, givenName, familyName, email, city, born, score, active, visits, created] }
 }

@@ -64,11 +64,14 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 
 /// Whole processes on the same file, alternating: `cairn import` into a new store, GRDB's
 /// import (this binary's `grdb-import`), the sqlite3 shell's JSON path and DuckDB's `read_json`
-/// (both with an upsert), each timed from spawn to exit.
-func importProcessBenchmarks(_ initial: Report, root: String, file: String, count: Int, runs: Int) throws -> Report {
+/// (both with an upsert), each timed from spawn to exit. `style` says how the people are typed,
+/// for Cairn's model file and for each peer.
+func importProcessBenchmarks(_ initial: Report, root: String, file: String, count: Int, runs: Int, style: PeopleStyle = .benchmark) throws -> Report {
     var report = initial
     let repository = FileManager.default.currentDirectoryPath
-    guard let (cairn, modelFile) = try releasedCommandLine(root: root, &report, measuring: "whole process") else { return report }
+    guard let (cairn, modelFile) = try releasedCommandLine(root: root, &report, measuring: "whole process\(style.label)", style: style) else {
+        return report
+    }
     let me = CommandLine.arguments[0]
     let sqliteScript = repository + "/Benchmarks/peers/sqlite3-import.sh"
     let duckScript = repository + "/Benchmarks/peers/duckdb-import.py"
@@ -88,14 +91,14 @@ func importProcessBenchmarks(_ initial: Report, root: String, file: String, coun
         let store = root + "/process-cairn-\(run)"
         try measure("cairn", cairn, ["import", store, "--entity", "Person", file, "--model", modelFile], clean: [store])
         let grdb = root + "/process-grdb-\(run).sqlite"
-        try measure("GRDB", me, ["grdb-import", file, grdb], clean: [grdb, grdb + "-wal", grdb + "-shm"])
+        try measure("GRDB", me, [style.grdbCommand, file, grdb], clean: [grdb, grdb + "-wal", grdb + "-shm"])
         if hasSQLite {
             let database = root + "/process-sqlite-\(run).db"
-            try measure("sqlite3", "/bin/sh", [sqliteScript, file, database], clean: [database, database + "-wal", database + "-shm"])
+            try measure("sqlite3", "/bin/sh", [sqliteScript, file, database] + style.sqliteArguments, clean: [database, database + "-wal", database + "-shm"])
         }
         if let python {
             let database = root + "/process-duck-\(run).duckdb"
-            try measure("DuckDB", python, [duckScript, file, database], clean: [database, database + ".wal"])
+            try measure("DuckDB", python, [duckScript, file, database] + style.duckDBArguments, clean: [database, database + ".wal"])
         }
     }
     func median(_ name: String) -> Double? { times[name].map { $0.sorted()[$0.count / 2] } }
@@ -108,33 +111,35 @@ func importProcessBenchmarks(_ initial: Report, root: String, file: String, coun
     if let sqlite = median("sqlite3") { line += ", sqlite3 \(fixed(sqlite, 3)) s" }
     if let duck = median("DuckDB") { line += ", DuckDB \(fixed(duck, 3)) s" }
     report.row(
-        "whole process import of \(count) records", line,
+        "whole process import of \(count) records\(style.label)", line,
         note: "\(fixed(grdbTime / cairnTime, 2))× GRDB; peak resident: cairn \((peaks["cairn"] ?? 0) >> 20) MiB, GRDB \((peaks["GRDB"] ?? 0) >> 20) MiB")
     let suite = "JSON import, \(grouped(count)) records"
-    report.compare(suite, "cairn import, whole process", ratio: grdbTime / cairnTime)
+    report.compare(suite, "cairn import, whole process\(style.label)", ratio: grdbTime / cairnTime)
     for peer in ["sqlite3", "DuckDB"] {
-        if let time = median(peer) { report.compare(suite, "cairn import, whole process", peer: peer, ratio: time / cairnTime) }
+        if let time = median(peer) { report.compare(suite, "cairn import, whole process\(style.label)", peer: peer, ratio: time / cairnTime) }
     }
-    report.target("cairn import ≥ 5× the GRDB peer (whole process)", met: grdbTime >= 5 * cairnTime, figure: "\(fixed(grdbTime / cairnTime, 2))×")
+    report.target("cairn import ≥ 5× the GRDB peer (whole process)\(style.label)", met: grdbTime >= 5 * cairnTime, figure: "\(fixed(grdbTime / cairnTime, 2))×")
     if let sqlite = median("sqlite3") {
-        report.target("cairn import faster than the sqlite3 shell", met: cairnTime < sqlite, figure: "\(fixed(sqlite / cairnTime, 2))×")
+        report.target("cairn import faster than the sqlite3 shell\(style.label)", met: cairnTime < sqlite, figure: "\(fixed(sqlite / cairnTime, 2))×")
     }
     if let duck = median("DuckDB") {
-        report.target("cairn import faster than DuckDB", met: cairnTime < duck, figure: "\(fixed(duck / cairnTime, 2))×")
+        report.target("cairn import faster than DuckDB\(style.label)", met: cairnTime < duck, figure: "\(fixed(duck / cairnTime, 2))×")
     }
     return report
 }
 
 /// The release `cairn` (`CAIRN_CLI`, else `.build/release/cairn` of the repository this runs
-/// from) and a model file of `Person` for its `--model`; nil, with a row saying so, when it is
-/// not built.
-func releasedCommandLine(root: String, _ report: inout Report, measuring what: String) throws -> (cli: String, modelFile: String)? {
+/// from) and a model file of `Person` (in `style`) for its `--model`; nil, with a row saying so,
+/// when it is not built.
+func releasedCommandLine(
+    root: String, _ report: inout Report, measuring what: String, style: PeopleStyle = .benchmark
+) throws -> (cli: String, modelFile: String)? {
     let cairn = ProcessInfo.processInfo.environment["CAIRN_CLI"] ?? FileManager.default.currentDirectoryPath + "/.build/release/cairn"
     guard FileManager.default.isExecutableFile(atPath: cairn) else {
         report.row(what, "not measured", note: "build the release cairn first: swift build -c release --product cairn")
         return nil
     }
-    let modelFile = root + "/person-model.json"
-    try Person.model().jsonData().write(to: URL(fileURLWithPath: modelFile))
+    let modelFile = root + "/" + style.modelFileName
+    try Person.model(style: style).jsonData().write(to: URL(fileURLWithPath: modelFile))
     return (cairn, modelFile)
 }

@@ -4,17 +4,18 @@ import Glibc
 
 // Cairn benchmarks. Usage (from the repository root):
 //
-//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|import|import-memory|compaction|all]... [--quick] [--dir PATH] [--chart PATH]
+//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|import|values|relations|import-memory|compaction|all]... [--quick] [--dir PATH] [--chart PATH]
 //
 // Runs each suite named (the log's when none is), in the order above. Prints markdown tables:
 // figures, and each target as met or NOT MET. A run that compared Cairn with a peer writes the
 // ratios as a chart, to `Benchmarks/chart.svg` of the current directory or `--chart PATH`.
 
 let arguments = CommandLine.arguments.dropFirst()
-// The GRDB peer of the whole-process import benchmark: `cairn-benchmarks grdb-import FILE DATABASE`.
-if arguments.first == "grdb-import", arguments.count == 3 {
+// The GRDB peer of the whole-process import benchmarks: `cairn-benchmarks grdb-import FILE DATABASE`
+// (`grdb-import-app` for the app-style people of the values suite).
+if let style = PeopleStyle(grdbCommand: arguments.first), arguments.count == 3 {
     let database = arguments[arguments.startIndex + 2]
-    try PersonJSON.grdbImport(arguments[arguments.startIndex + 1], into: try grdbQueue(database))
+    try PersonJSON.grdbImport(arguments[arguments.startIndex + 1], into: try grdbQueue(database, style: style), style: style)
     exit(0)
 }
 let quick = arguments.contains("--quick")
@@ -33,13 +34,15 @@ defer { if ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] == nil { try?
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
-let named = Set(["log", "graph", "query", "import", "import-memory", "compaction", "all"].filter { arguments.contains($0) })
+let named = Set(["log", "graph", "query", "import", "values", "relations", "import-memory", "compaction", "all"].filter { arguments.contains($0) })
 /// Whether the run includes `suite`.
 func runs(_ suite: String) -> Bool { named.contains(suite) || named.contains("all") || (named.isEmpty && suite == "log") }
 if runs("log") { report = try await logBenchmarks(report, root: root, quick: quick) }
 if runs("graph") { report = try await graphBenchmarks(report, root: root, quick: quick) }
 if runs("query") { report = try await queryBenchmarks(report, root: root, quick: quick) }
 if runs("import") { report = try await importBenchmarks(report, root: root, quick: quick) }
+if runs("values") { report = try await importValueBenchmarks(report, root: root, quick: quick) }
+if runs("relations") { report = try await relationshipImportBenchmarks(report, root: root, quick: quick) }
 if runs("import-memory") { report = try await importMemoryBenchmarks(report, root: root, quick: quick) }
 if runs("compaction") { report = try await compactionBenchmarks(report, root: root, quick: quick) }
 

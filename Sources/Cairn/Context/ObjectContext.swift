@@ -313,10 +313,22 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         let position = entity.attributes.count + relationshipIndex
         guard let values = values(of: target) else { return }
         switch values[position] {
-        case .toMany(let ids):
-            if !ids.contains(object) {
-                try setRaw(target, position, .toMany(entity.relationships[relationshipIndex].isOrdered ? ids + [object] : (ids + [object]).sorted()))
+        case .toMany(var ids):
+            if entity.relationships[relationshipIndex].isOrdered {
+                guard !ids.contains(object) else { return }
+                ids.append(object)
+            } else {
+                // Kept sorted: one binary search, no sort (an import links many objects to one).
+                var low = 0
+                var high = ids.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if ids[middle] < object { low = middle + 1 } else { high = middle }
+                }
+                guard low == ids.count || ids[low] != object else { return }
+                ids.insert(object, at: low)
             }
+            try setRaw(target, position, .toMany(ids))
         case .toOne(let previous):
             guard previous != object else { return }
             if let previous, let back = entity.inverses[relationshipIndex] {

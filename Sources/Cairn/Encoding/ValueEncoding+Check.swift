@@ -68,7 +68,12 @@ extension ValueEncoding {
             guard case .float = kind else { throw wrong() }
             try reader.skip(4)
         case .decimal:
-            guard case .decimal = kind, case .decimal = try readAttribute(tag, &reader) else { throw wrong() }
+            guard case .decimal = kind else { throw wrong() }
+            // The text the importer writes is checked in place; any other goes through `Decimal`.
+            let text = try reader.readLengthPrefixed()
+            guard isPlainDecimalText(text) || decimal(String(decoding: text, as: UTF8.self)) != nil else {
+                throw EncodingProblem(message: "invalid decimal \(String(decoding: text, as: UTF8.self))")
+            }
         case .falseValue, .trueValue:
             guard case .boolean = kind else { throw wrong() }
         case .uuid:

@@ -32,7 +32,7 @@ extension ValueEncoding {
         case .binary: return .binary(Array(try reader.readLengthPrefixed()))
         case .uuid:
             let bytes = try reader.readBytes(16)
-            var uuid = UUID().uuid
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
             return .uuid(UUID(uuid: uuid))
         case .uri: return .uri(try text())

@@ -56,9 +56,7 @@ package enum ValueEncoding {
         case .binary(let bytes):
             writer.writeByte(ValueTag.binary.rawValue)
             writer.writeLengthPrefixed(bytes)
-        case .uuid(let id):
-            writer.writeByte(ValueTag.uuid.rawValue)
-            writer.write(bytes: withUnsafeBytes(of: id.uuid) { Array($0) })
+        case .uuid(let id): writeUUID(id.uuid, &writer)
         case .uri(let text):
             writer.writeByte(ValueTag.uri.rawValue)
             writer.writeLengthPrefixed(utf8: text)
@@ -101,6 +99,28 @@ package enum ValueEncoding {
     package static func writeString(utf8 bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) {
         writer.writeByte(ValueTag.string.rawValue)
         writer.writeLengthPrefixed(bytes)
+    }
+
+    /// Writes a UUID (its 16 bytes).
+    package static func writeUUID(_ uuid: uuid_t, _ writer: inout ByteWriter) {
+        writer.writeByte(ValueTag.uuid.rawValue)
+        withUnsafeBytes(of: uuid) { writer.write(bytes: $0) }
+    }
+
+    /// Writes a URI given as UTF-8 bytes (checked by the caller).
+    package static func writeURI(utf8 bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) {
+        writer.writeByte(ValueTag.uri.rawValue)
+        writer.writeLengthPrefixed(bytes)
+    }
+
+    /// Writes binary data of `count` bytes, which `fill` appends to the writer (decoding them
+    /// from text, say, without an array between).
+    package static func writeBinary(count: Int, _ writer: inout ByteWriter, _ fill: (inout ByteWriter) -> Void) {
+        writer.writeByte(ValueTag.binary.rawValue)
+        writer.writeVarint(UInt64(count))
+        let start = writer.count
+        fill(&writer)
+        assert(writer.count - start == count, "binary data of \(count) bytes")
     }
 
     /// The encoded bytes of one value.

@@ -8,24 +8,29 @@ import Foundation
 /// by ``ValueEncoding``. Decoding checks every entity index, property position and value kind
 /// against the model, so a damaged or foreign record is refused with the LSN rather than applied.
 enum ChangeSetCodec {
-    static func encode(_ changes: ChangeSet, into writer: inout ByteWriter) {
+    /// Writes the body of a change record of `version` (1, or 2 for inserts in parts: see
+    /// ``recordVersion(inserts:)``).
+    static func encode(_ changes: ChangeSet, version: UInt8 = 1, into writer: inout ByteWriter) {
         // Room for a typical record at once (a save of 10,000 objects is a megabyte or so),
         // rather than a dozen reallocations that copy everything written so far.
         writer.reserve(16 + changes.inserts.reduce(0) { $0 + 12 + 12 * $1.values.count } + changes.updates.count * 32 + changes.deletes.count * 8)
-        writer.writeVarint(UInt64(changes.inserts.count))
-        if changes.inserts.count >= concurrentInserts {
+        let inserts = changes.inserts
+        if version >= 2 {
+            encodeParts(inserts, into: &writer)
+        } else if inserts.count >= concurrentInserts {
+            writer.writeVarint(UInt64(inserts.count))
             // The second half is encoded on another core meanwhile, then appended.
-            let half = changes.inserts.count / 2
-            let later = changes.inserts[half...]
+            let half = inserts.count / 2
             let second = ConcurrentResult { () throws(Never) -> [UInt8] in
-                var part = ByteWriter(capacity: later.reduce(0) { $0 + 12 + 12 * $1.values.count })
-                encodeInserts(later, into: &part)
+                var part = ByteWriter(capacity: inserts[half...].reduce(0) { $0 + 12 + 12 * $1.values.count })
+                encodeInserts(inserts[half...], into: &part)
                 return part.bytes
             }
-            encodeInserts(changes.inserts[..<half], into: &writer)
+            encodeInserts(inserts[..<half], into: &writer)
             writer.write(bytes: second.value())
         } else {
-            encodeInserts(changes.inserts[...], into: &writer)
+            writer.writeVarint(UInt64(inserts.count))
+            encodeInserts(inserts[...], into: &writer)
         }
         writeUpdates(changes.updates, &writer)
         writer.writeVarint(UInt64(changes.deletes.count))
@@ -35,7 +40,7 @@ enum ChangeSetCodec {
     /// Change sets with at least this many inserts encode them on two cores.
     static let concurrentInserts = 4096
 
-    private static func encodeInserts(_ inserts: ArraySlice<ChangeSet.Insert>, into writer: inout ByteWriter) {
+    static func encodeInserts(_ inserts: ArraySlice<ChangeSet.Insert>, into writer: inout ByteWriter) {
         for insert in inserts {
             ValueEncoding.writeID(insert.id, &writer)
             for value in insert.values { ValueEncoding.write(value, &writer) }
@@ -44,15 +49,28 @@ enum ChangeSetCodec {
 
     /// Encodes a change set of new objects alone, `writeValues` writing the values of the object
     /// at each index (as ``ValueEncoding/write(_:_:)-(PropertyValue,_)`` would, one per property): a batch
-    /// insert's record, made without a ``ChangeSet``.
+    /// insert's record, made without a ``ChangeSet``. `version` 2 writes the inserts in parts.
     static func encodeInserts(
-        _ ids: [ObjectID], into writer: inout ByteWriter, updates: [ChangeSet.Update] = [],
+        _ ids: [ObjectID], version: UInt8 = 1, into writer: inout ByteWriter, updates: [ChangeSet.Update] = [],
         values writeValues: (Int, inout ByteWriter) throws -> Void
     ) rethrows {
-        writer.writeVarint(UInt64(ids.count))
-        for (index, id) in ids.enumerated() {
-            ValueEncoding.writeID(id, &writer)
-            try writeValues(index, &writer)
+        func write(_ range: Range<Int>, _ writer: inout ByteWriter) throws {
+            for index in range {
+                ValueEncoding.writeID(ids[index], &writer)
+                try writeValues(index, &writer)
+            }
+        }
+        if version >= 2 {
+            let ranges = partRanges(inserts: ids.count)
+            let table = writePartTableHead(inserts: ids.count, parts: ranges.count, into: &writer)
+            for (number, range) in ranges.enumerated() {
+                let start = writer.count
+                try write(range, &writer)
+                fillPartEntry(number, table: table, inserts: range.count, length: writer.count - start, in: &writer)
+            }
+        } else {
+            writer.writeVarint(UInt64(ids.count))
+            try write(0..<ids.count, &writer)
         }
         writeUpdates(updates, &writer)
         writer.writeVarint(0)  // no deletes
@@ -72,16 +90,33 @@ enum ChangeSetCodec {
 
     // MARK: Rows, for replay
 
-    /// Reads a change record's body into rows: every value is checked against the model (kind,
-    /// type, integer range, relationship destination) but strings are not decoded, so replay
-    /// allocates one row per object and little else.
-    static func decodeRows(_ reader: inout ByteReader, model: Model) throws -> RowChangeSet {
+    /// Reads a change record's body of `version` into rows: every value is checked against the
+    /// model (kind, type, integer range, relationship destination) but strings are not decoded,
+    /// so replay allocates one row per object and little else. A version-2 record's parts are
+    /// read one after the other into one set (replay reads them apart: ``ChangeRecordParts``).
+    static func decodeRows(_ reader: inout ByteReader, model: Model, version: UInt8 = 1) throws -> RowChangeSet {
         var changes = RowChangeSet()
-        let insertCount = try reader.readCount(limit: reader.remaining / 2)  // an insert takes two bytes at least
-        changes.inserts.reserveCapacity(insertCount)
-        // One buffer for every inserted row of the record (they are copied into the object
-        // table's chunks when applied), rather than an allocation per row.
-        changes.insertedRows = RowStorage.make(capacity: insertCount > 0 ? reader.remaining : 0)
+        if version >= 2 {
+            let table = try readPartTable(&reader)
+            changes.inserts.reserveCapacity(table.insertCount)
+            changes.insertedRows = RowStorage.make(capacity: table.end - table.start)
+            for number in table.parts.indices { try decodePart(number, of: table, in: reader.buffer, model: model, into: &changes) }
+            try reader.skip(table.end - reader.offset)
+        } else {
+            let insertCount = try reader.readCount(limit: reader.remaining / 2)  // an insert takes two bytes at least
+            changes.inserts.reserveCapacity(insertCount)
+            // One buffer for every inserted row of the record (they are copied into the object
+            // table's chunks when applied), rather than an allocation per row.
+            changes.insertedRows = RowStorage.make(capacity: insertCount > 0 ? reader.remaining : 0)
+            try decodeInserts(&reader, count: insertCount, model: model, into: &changes)
+        }
+        try decodeUpdatesAndDeletes(&reader, model: model, into: &changes)
+        return changes
+    }
+
+    /// Reads `count` inserts into `changes`, whose ``RowChangeSet/insertedRows`` has room for
+    /// every byte the reader may still read.
+    static func decodeInserts(_ reader: inout ByteReader, count insertCount: Int, model: Model, into changes: inout RowChangeSet) throws {
         for _ in 0..<insertCount {
             let id = try ValueEncoding.readID(&reader, model: model)
             let entity = model.descriptions[id.entity]
@@ -93,6 +128,10 @@ enum ChangeSetCodec {
             guard let at = changes.insertedRows.append(bytes) else { throw EncodingProblem(message: "insert of \(id) does not fit its record") }
             changes.inserts.append(.init(id: id, start: at, length: bytes.count, count: entity.propertyCount))
         }
+    }
+
+    /// Reads the updates and deletes that end a change record into `changes`.
+    static func decodeUpdatesAndDeletes(_ reader: inout ByteReader, model: Model, into changes: inout RowChangeSet) throws {
         let updateCount = try reader.readCount(limit: reader.remaining)
         // As inserted rows: every new value in one buffer, every changed position in one array.
         changes.updatedValues = RowStorage.make(capacity: updateCount > 0 ? reader.remaining : 0)
@@ -120,7 +159,6 @@ enum ChangeSetCodec {
         }
         let deleteCount = try reader.readCount(limit: reader.remaining)
         for _ in 0..<deleteCount { changes.deletes.append(try ValueEncoding.readID(&reader, model: model)) }
-        return changes
     }
 
     /// Checks one row of the values of entity number `entity` against the model and moves past

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// ```
 /// model record:     0x01, version (u8, 1), the model in Cairn's JSON model format
-/// change record:    0x02, version (u8, 1), inserts, updates, deletes (docs/FORMAT.md)
+/// change record:    0x02, version (u8, 1), inserts, updates, deletes (docs/FORMAT.md);
+///                   0x02, version (u8, 2), the inserts in parts after a table of them, updates, deletes
 /// migration record: 0x03, version (u8, 1), the new model's JSON length (varint) and JSON,
 ///                   then the plan (docs/FORMAT.md)
 /// ```
@@ -23,12 +24,16 @@ enum StoreRecord: Sendable {
         case model(Model)
         case changes(RowChangeSet)
         case migration(Model, MigrationPlan)
+        /// A change record of version 2 read for replay: its parts, decoded one by one.
+        case parts(ChangeRecordParts)
     }
 
     static let modelKind: UInt8 = 1
     static let changesKind: UInt8 = 2
     static let migrationKind: UInt8 = 3
-    static let version: UInt8 = 1
+    /// The newest record version: 2, for change records in parts; every other record is
+    /// version 1.
+    static let version: UInt8 = 2
 
     /// The record's bytes.
     func encoded() -> [UInt8] {
@@ -36,17 +41,18 @@ enum StoreRecord: Sendable {
         switch self {
         case .model(let model):
             writer.write(Self.modelKind)
-            writer.write(Self.version)
+            writer.write(1 as UInt8)
             writer.write(bytes: model.jsonData(pretty: false))
         case .migration(let model, let plan):
             writer.write(Self.migrationKind)
-            writer.write(Self.version)
+            writer.write(1 as UInt8)
             writer.writeLengthPrefixed(Array(model.jsonData(pretty: false)))
             plan.encode(into: &writer)
         case .changes(let changes):
+            let version = ChangeSetCodec.recordVersion(inserts: changes.inserts.count)
             writer.write(Self.changesKind)
-            writer.write(Self.version)
-            ChangeSetCodec.encode(changes, into: &writer)
+            writer.write(version)
+            ChangeSetCodec.encode(changes, version: version, into: &writer)
         }
         return writer.bytes
     }
@@ -57,23 +63,31 @@ enum StoreRecord: Sendable {
         _ ids: [ObjectID], capacity: Int, updates: [ChangeSet.Update] = [], values writeValues: (Int, inout ByteWriter) throws -> Void
     ) rethrows -> [UInt8] {
         var writer = ByteWriter(capacity: capacity)
+        let version = ChangeSetCodec.recordVersion(inserts: ids.count)
         writer.write(changesKind)
         writer.write(version)
-        try ChangeSetCodec.encodeInserts(ids, into: &writer, updates: updates, values: writeValues)
+        try ChangeSetCodec.encodeInserts(ids, version: version, into: &writer, updates: updates, values: writeValues)
         return writer.bytes
     }
 
-    /// Parses a record of the frame at `lsn`, checking a change record against `model`.
-    static func decode(_ bytes: [UInt8], lsn: LSN, model: Model?) throws -> Decoded {
+    /// Parses a record of the frame at `lsn`, checking a change record against `model`. With
+    /// `inParts`, a change record of version 2 comes back as its parts (for replay, which
+    /// applies them as they are decoded); otherwise as one set.
+    static func decode(_ bytes: [UInt8], lsn: LSN, model: Model?, inParts: Bool = false) throws -> Decoded {
         func damaged(_ message: String) -> StoreError {
             StoreError(.corruptRecord, "record at LSN \(lsn): \(message)", lsn: lsn)
         }
         guard bytes.count >= 2 else { throw damaged("too short") }
-        guard bytes[1] == version else {
+        let recordVersion = bytes[1]
+        guard recordVersion >= 1 && recordVersion <= version else {
             let what =
-                bytes[1] > version
-                ? "was written by a newer version of Cairn (record version \(bytes[1]))" : "has record version \(bytes[1]), which Cairn does not write"
-            throw StoreError(.unsupportedFormat, "record at LSN \(lsn) \(what); this build reads version \(version)", lsn: lsn)
+                recordVersion > version
+                ? "was written by a newer version of Cairn (record version \(recordVersion))"
+                : "has record version \(recordVersion), which Cairn does not write"
+            throw StoreError(.unsupportedFormat, "record at LSN \(lsn) \(what); this build reads versions 1 to \(version)", lsn: lsn)
+        }
+        guard recordVersion == 1 || (bytes[0] != modelKind && bytes[0] != migrationKind) else {
+            throw damaged("a \(bytes[0] == modelKind ? "model" : "migration") record of version \(recordVersion): only change records have a version 2")
         }
         switch bytes[0] {
         case modelKind:
@@ -84,42 +98,47 @@ enum StoreRecord: Sendable {
             }
         case migrationKind:
             guard let model else { throw damaged("a migration comes before any model record") }
-            return try bytes.withUnsafeBytes { raw in
-                var reader = ByteReader(raw, offset: 2)
+            return try reading(bytes, lsn: lsn) { reader in
+                let json = try reader.readLengthPrefixed()
+                let recorded: Model
                 do {
-                    let json = try reader.readLengthPrefixed()
-                    let recorded: Model
-                    do {
-                        recorded = try Model(jsonData: Data(json))
-                    } catch {
-                        throw damaged("the migration's model does not load: \(error)")
-                    }
-                    let plan = try MigrationPlan.decode(&reader, from: model, to: recorded)
-                    guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the migration plan") }
-                    return .migration(recorded, plan)
-                } catch let overrun as ByteReader.Overrun {
-                    throw damaged("truncated at byte \(overrun.offset)")
-                } catch let problem as EncodingProblem {
-                    throw damaged(problem.message)
+                    recorded = try Model(jsonData: Data(json))
+                } catch {
+                    throw damaged("the migration's model does not load: \(error)")
                 }
+                let plan = try MigrationPlan.decode(&reader, from: model, to: recorded)
+                guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the migration plan") }
+                return .migration(recorded, plan)
             }
         case changesKind:
             guard let model else { throw damaged("a change record comes before any model record") }
+            if recordVersion >= 2 && inParts { return .parts(try ChangeRecordParts(bytes, lsn: lsn, model: model)) }
             return .changes(
-                try bytes.withUnsafeBytes { raw in
-                    var reader = ByteReader(raw, offset: 2)
-                    do {
-                        let changes = try ChangeSetCodec.decodeRows(&reader, model: model)
-                        guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the last change") }
-                        return changes
-                    } catch let overrun as ByteReader.Overrun {
-                        throw damaged("truncated at byte \(overrun.offset)")
-                    } catch let problem as EncodingProblem {
-                        throw damaged(problem.message)
-                    }
+                try reading(bytes, lsn: lsn) { reader in
+                    let changes = try ChangeSetCodec.decodeRows(&reader, model: model, version: recordVersion)
+                    guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the last change") }
+                    return changes
                 })
         default:
             throw damaged("unknown record kind \(bytes[0])")
+        }
+    }
+
+    /// Reads the body of the record `bytes` (after its kind and version) with `body`, a truncated
+    /// or damaged body thrown as ``StoreError/Code/corruptRecord`` naming the LSN and the problem.
+    static func reading<R>(_ bytes: [UInt8], lsn: LSN, _ body: (inout ByteReader) throws -> R) throws -> R {
+        func damaged(_ message: String) -> StoreError {
+            StoreError(.corruptRecord, "record at LSN \(lsn): \(message)", lsn: lsn)
+        }
+        return try bytes.withUnsafeBytes { raw in
+            var reader = ByteReader(raw, offset: 2)
+            do {
+                return try body(&reader)
+            } catch let overrun as ByteReader.Overrun {
+                throw damaged("truncated at byte \(overrun.offset)")
+            } catch let problem as EncodingProblem {
+                throw damaged(problem.message)
+            }
         }
     }
 }

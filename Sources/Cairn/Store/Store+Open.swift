@@ -83,7 +83,7 @@ extension Store {
                     if stored == nil { try StoreRecord.checkFirst(record) }
                     let decoded: StoreRecord.Decoded
                     do {
-                        decoded = try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored)
+                        decoded = try StoreRecord.decode(record.payload, lsn: record.lsn, model: stored, inParts: true)
                     } catch {
                         throw locations.locate(error)
                     }
@@ -100,6 +100,9 @@ extension Store {
                         try builder.submit(.migrate(plan, record.lsn))
                     case .changes(let changes):
                         try builder.submit(.changes(changes, record.lsn))
+                    case .parts(let parts):
+                        // Each part is applied while the next is decoded (an error is located below).
+                        try parts.forEachSet { changes in try builder.submit(.changes(changes, record.lsn)) }
                     }
                 },
                 base: { base in

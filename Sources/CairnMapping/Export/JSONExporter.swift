@@ -273,7 +273,7 @@ struct JSONExporter {
             let entityName = mapping.model.descriptions[entity].name
             guard let transformer = attribute.transformer else {
                 throw MappingError(
-                    .invalidMapping, "no MappingTransformer is registered under the name \(name)", entity: entityName, property: attribute.name)
+                    .invalidMapping, MappingError.unregisteredTransformer(name), entity: entityName, property: attribute.name)
             }
             do { return try transformer.json(from: value) } catch {
                 throw MappingError(.invalidValue, "transformer \(name) refused the value: \(error)", entity: entityName, property: attribute.name)

@@ -3,9 +3,8 @@ import CairnSupport
 import Foundation
 
 /// Reads flat records straight into the store's encoding (``EncodedRows``), for a batch upsert
-/// that makes no `Value` and no `String` per field: strings are copied from the input, integers
-/// read from their digits, ISO dates parsed by hand, each written as the store writes it. Values
-/// of other kinds go through ``ValueReader``. A record that gives a relationship is not flat:
+/// that makes no `Value` and no `String` per field: each value is written from its token's bytes
+/// as the store writes it (``FastValue``); a value it does not take goes through ``ValueReader``. A record that gives a relationship is not flat:
 /// the encoder stops (``NotFlat``) and the import reads the chunk again through a context.
 struct FlatRecordEncoder {
     /// A record gave a relationship.
@@ -21,19 +20,8 @@ struct FlatRecordEncoder {
     private let positions: [Int]
     /// Per entity attribute, its index among the resolved attributes (nil: not mapped).
     private let resolvedIndex: [Int?]
-    /// Per resolved attribute, the values written straight from their tokens.
-    private let kinds: [FastKind]
-
-    /// What an attribute takes that the encoder writes without a `Value`.
-    private enum FastKind {
-        case string
-        case integer(ClosedRange<Int64>)
-        case double
-        case boolean
-        case isoDate(offset: Int)
-        /// Anything else: through ``ValueReader``.
-        case other
-    }
+    /// Per resolved attribute, how its values are written straight from their tokens.
+    private let kinds: [FastValue]
     /// The record being read: each resolved attribute's value in `scratch`, and its key rank.
     private var scratch = ByteWriter(capacity: 1024)
     private var ranges: [Range<Int>?]
@@ -54,19 +42,7 @@ struct FlatRecordEncoder {
         var resolvedIndex = [Int?](repeating: nil, count: attributes.count)
         for (index, attribute) in entity.attributes.enumerated() { resolvedIndex[attribute.position] = index }
         self.resolvedIndex = resolvedIndex
-        kinds = entity.attributes.map { attribute in
-            guard attribute.transformerName == nil else { return .other }
-            switch attribute.type {
-            case .string: return .string
-            case .integer16, .integer32, .integer64: return attribute.type.integerRange.map(FastKind.integer) ?? .other
-            case .boolean: return .boolean
-            case .double: return .double
-            case .date:
-                if case .iso8601(let offset) = attribute.dateFormat { return .isoDate(offset: offset) }
-                return .other
-            default: return .other
-            }
-        }
+        kinds = entity.attributes.map(FastValue.init)
         ranges = Array(repeating: nil, count: entity.attributes.count)
         ranks = Array(repeating: .max, count: entity.attributes.count)
     }
@@ -172,7 +148,7 @@ struct FlatRecordEncoder {
         }
         let begin = scanner.offset
         let valueStart = scratch.count
-        if !fastWrite(kinds[index], token, &scanner) {
+        if !kinds[index].write(token, &scanner, &scratch) {
             let attribute = entity.attributes[index]
             do {
                 ValueEncoding.write(try ValueReader.read(token, attribute, &scanner), &scratch)
@@ -187,31 +163,5 @@ struct FlatRecordEncoder {
         }
         ranges[index] = valueStart..<scratch.count
         ranks[index] = rank
-    }
-
-    /// Writes the common values straight from the token: a string into a string attribute, an
-    /// integer in range, a boolean, null, an ISO 8601 date. False: not one of these.
-    private mutating func fastWrite(_ kind: FastKind, _ token: JSONScanner.Token, _ scanner: inout JSONScanner) -> Bool {
-        switch (token, kind) {
-        case (_, .other): return false
-        case (.null, _):
-            ValueEncoding.writeNull(&scratch)
-        case (.string(let text), .string) where !text.hasEscapes:
-            ValueEncoding.writeString(utf8: scanner.bytes.piece(text.range), &scratch)
-        case (.number(let number), .integer(let range)):
-            guard let value = scanner.integer(number), range.contains(value) else { return false }
-            ValueEncoding.writeInteger(value, &scratch)
-        case (.boolean(let flag), .boolean):
-            ValueEncoding.writeBoolean(flag, &scratch)
-        case (.number(let number), .double):
-            guard let value = NumberText.double(scanner.bytes.piece(number.range)) else { return false }
-            ValueEncoding.writeDouble(value, &scratch)
-        case (.string(let text), .isoDate(let offset)) where !text.hasEscapes:
-            guard let date = ISO8601DateParser.date(scanner.bytes.piece(text.range), defaultOffset: offset) else { return false }
-            ValueEncoding.writeDate(date, &scratch)
-        default:
-            return false
-        }
-        return true
     }
 }

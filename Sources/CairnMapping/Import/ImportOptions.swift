@@ -34,9 +34,11 @@ public struct ImportOptions: Sendable {
     /// `{"data": {"people": [...]}}`); nil: the input is the records (an array, one object, or
     /// JSON Lines).
     public var root: String?
-    /// A reference by key to an object neither the store nor the input holds: an error (false,
-    /// the default; a warning when lenient) or a new object holding only its key (true, as
-    /// MagicalRecord does).
+    /// A reference by key to an object neither the store nor the input holds, or a record given
+    /// as its key alone (`[1, 2, 3]`) that names no object: an error (false, the default; a
+    /// warning when lenient, and such a record is skipped) or a new object holding only its key
+    /// (true, as MagicalRecord, Groot and Sync do). On for every import through a mapping whose
+    /// ``Mapping/insertsMissingReferences`` is set; `cairn import --insert-missing-references`.
     public var insertsMissingReferences = false
     /// Commits every this many top-level records (and the rest at the end), so that an input
     /// larger than one save should be is imported in several; nil: one save for the whole import.
@@ -56,6 +58,11 @@ public struct ImportOptions: Sendable {
     /// the record set is set back (what the hook set on an object that existed before stays).
     /// An error it throws fails the import.
     public var afterImport: (@Sendable (ManagedObject) throws -> Void)?
+    /// Whether a comma may end an array or an object (`[1,2,]`, `{"a":1,}`), as Foundation's
+    /// `JSONSerialization` reads on Apple platforms (true), or is an error naming this option
+    /// (false, the default: JSON allows none). A comma with no value before it (`[,]`,
+    /// `[1,,2]`) is an error either way.
+    public var allowsTrailingCommas = false
 
     /// The default options: strict, null clears, a missing key leaves the value alone, one save.
     public init() {}

@@ -17,6 +17,9 @@ struct ImportRecord {
     var path: [JSONPath.Step]
     /// Its byte offset in the input.
     var offset: Int
+    /// Whether the record was given as its key alone (`[1, 2, 3]` as records): it names an
+    /// object, which exists, or which ``ImportOptions/insertsMissingReferences`` makes.
+    var isKeyOnly = false
 
     init(_ entity: ResolvedEntity, path: [JSONPath.Step], offset: Int) {
         self.entity = entity.description.index

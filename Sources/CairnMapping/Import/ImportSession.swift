@@ -68,6 +68,8 @@ final class ImportSession {
     init(context: ObjectContext, mapping: Mapping, options: ImportOptions) {
         self.context = context
         self.mapping = mapping
+        var options = options
+        options.insertsMissingReferences = options.insertsMissingReferences || mapping.insertsMissingReferences
         self.options = options
         let deletions = DeletionGuard(model: mapping.model, context: context)
         self.deletions = deletions
@@ -103,10 +105,32 @@ final class ImportSession {
         let entity = mapping.resolved[record.entity]
         guard let key = try requiredKey(of: record, entity) else { return try insert(record, entity) }
         if let id = try holder(of: record, entity, key: key) {
-            try update(id, with: record, entity)
+            if record.isKeyOnly {
+                // A key alone names the object and changes nothing.
+                if outcomes[id] == nil { outcomes[id] = .unchanged }
+                named(id)
+            } else {
+                try update(id, with: record, entity)
+            }
             return id
         }
+        if record.isKeyOnly && !options.insertsMissingReferences { try missingObject(named: record, entity, key: key) }
         return try insert(record, entity, key: key)
+    }
+
+    /// A record given as its key alone whose object neither the store nor the input (so far)
+    /// holds: an error (strict), or a warning and ``Skip`` (lenient).
+    private func missingObject(named record: ImportRecord, _ entity: ResolvedEntity, key: [Value]) throws -> Never {
+        let keyText = key.count == 1 ? "\(key[0])" : "\(key)"
+        let message = "no \(entity.name) has the key \(keyText), which this record names"
+        let place = JSONPath.text(record.path)
+        guard options.lenient else {
+            throw MappingError(
+                .unresolvedReference, message + ", in the store or earlier in the input (insertsMissingReferences makes one)", entity: entity.name,
+                path: place, offset: record.offset)
+        }
+        result.warnings.append(ImportWarning(path: place, message: message + "; record skipped"))
+        throw Skip()
     }
 
     /// Applies a record to an existing object (unless the options leave existing objects alone),

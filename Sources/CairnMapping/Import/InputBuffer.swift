@@ -45,17 +45,19 @@ final class InputBuffer: @unchecked Sendable {
 
     /// The file at `path`, mapped read-only; a path that is not a regular file (a pipe, a FIFO,
     /// a device, `/dev/stdin`) is read through an ``InputSpool``: in bounded pieces, checked as
-    /// JSON as they arrive.
+    /// JSON as they arrive (a comma that ends an array or an object read as `allowsTrailingCommas` says).
     ///
     /// - Throws: ``MappingError/Code/unreadableInput`` naming the file and the system's reason;
     ///   for a stream, ``MappingError/Code/invalidJSON`` at its first invalid byte.
-    static func mapping(path: String) throws(MappingError) -> InputBuffer {
+    static func mapping(path: String, allowsTrailingCommas: Bool = false) throws(MappingError) -> InputBuffer {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(path, "cannot open it") }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw failure(path, "cannot read its size") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { return try InputSpool.read(descriptor, name: path) }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            return try InputSpool.read(descriptor, name: path, allowsTrailingCommas: allowsTrailingCommas)
+        }
         return try mapping(descriptor, size: Int(status.st_size), name: path)
     }
 

@@ -85,12 +85,14 @@ final class SecondReader: Sendable {
 }
 
 extension FlatRecordEncoder {
-    /// Reads every record from `split` to the end of `input` (the second reader). Any failure,
-    /// the records not being flat included, makes the import drop this read.
+    /// Reads every record from `split` to the end of `input` (the second reader), with the
+    /// import's `nulls` and `allowsTrailingCommas`. Any failure, the records not being flat
+    /// included, makes the import drop this read.
     static func readTail(
-        of input: InputBuffer, from split: InputSplit, _ entity: ResolvedEntity, mapping: Mapping, nulls: ImportOptions.Nulls, shared: SecondReader
+        of input: InputBuffer, from split: InputSplit, _ entity: ResolvedEntity, mapping: Mapping, nulls: ImportOptions.Nulls,
+        allowsTrailingCommas: Bool, shared: SecondReader
     ) throws -> TailRead {
-        var cursor = RecordCursor(input.bytes, resumingAt: split.offset, insideArray: split.insideArray)
+        var cursor = RecordCursor(input.bytes, resumingAt: split.offset, insideArray: split.insideArray, allowsTrailingCommas: allowsTrailingCommas)
         var reader = RecordReader(mapping: mapping, lenient: false)
         var encoder = FlatRecordEncoder(entity, tree: KeyTree(entity), lenient: false, nulls: nulls)
         var rows = EncodedRows(attributeCount: entity.description.attributes.count)

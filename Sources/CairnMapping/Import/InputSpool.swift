@@ -22,12 +22,14 @@ final class InputSpool {
     private var piece: [UInt8] = []
     /// Bytes written to the file.
     private var written = 0
-    private var check = JSONStreamCheck()
+    private var check: JSONStreamCheck
 
-    /// Makes the temporary file.
+    /// Makes the temporary file; `allowsTrailingCommas`: whether the check reads a comma that
+    /// ends an array or an object (``ImportOptions/allowsTrailingCommas``).
     ///
     /// - Throws: ``MappingError/Code/unreadableInput`` when it cannot be made.
-    init() throws(MappingError) {
+    init(allowsTrailingCommas: Bool = false) throws(MappingError) {
+        check = JSONStreamCheck(allowsTrailingCommas: allowsTrailingCommas)
         var template = Array((NSTemporaryDirectory() + "/cairn-import-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
         guard made >= 0 else { throw Self.failure("cannot make a temporary file for the input in \(NSTemporaryDirectory())") }
@@ -43,8 +45,8 @@ final class InputSpool {
     ///
     /// - Throws: ``MappingError/Code/unreadableInput`` naming `name` when a read fails;
     ///   ``MappingError/Code/invalidJSON`` at the first invalid byte.
-    static func read(_ source: Int32, name: String) throws(MappingError) -> InputBuffer {
-        let spool = try InputSpool()
+    static func read(_ source: Int32, name: String, allowsTrailingCommas: Bool) throws(MappingError) -> InputBuffer {
+        let spool = try InputSpool(allowsTrailingCommas: allowsTrailingCommas)
         var chunk = [UInt8](repeating: 0, count: pieceSize)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }

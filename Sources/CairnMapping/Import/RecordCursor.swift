@@ -9,16 +9,18 @@ struct RecordCursor {
     /// Top-level records given so far.
     private(set) var count = 0
 
-    init(_ bytes: UnsafeRawBufferPointer, root: [String]) {
-        scanner = JSONScanner(bytes, allowsValueSequence: true)
+    /// A cursor from the start of `bytes`; `allowsTrailingCommas`: the scanner's
+    /// (``ImportOptions/allowsTrailingCommas``).
+    init(_ bytes: UnsafeRawBufferPointer, root: [String], allowsTrailingCommas: Bool) {
+        scanner = JSONScanner(bytes, allowsValueSequence: true, allowsTrailingCommas: allowsTrailingCommas)
         self.root = root
     }
 
     /// A cursor that starts at `offset`, at a record that begins there: an element of the
     /// top-level array (`insideArray`) or a top-level value (JSON Lines). Records are counted
     /// from there (``countRecords(before:)`` adds those before it).
-    init(_ bytes: UnsafeRawBufferPointer, resumingAt offset: Int, insideArray: Bool) {
-        scanner = JSONScanner(bytes, resumingAt: offset, insideArray: insideArray)
+    init(_ bytes: UnsafeRawBufferPointer, resumingAt offset: Int, insideArray: Bool, allowsTrailingCommas: Bool) {
+        scanner = JSONScanner(bytes, resumingAt: offset, insideArray: insideArray, allowsTrailingCommas: allowsTrailingCommas)
         root = []
         inArray = insideArray
     }

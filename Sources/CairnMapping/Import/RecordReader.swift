@@ -36,6 +36,7 @@ struct RecordReader {
         _ entity: ResolvedEntity, _ token: JSONScanner.Token, _ scanner: inout JSONScanner, picksEntity: Bool = true
     ) throws -> ImportRecord {
         let start = scanner.offset - 1
+        if picksEntity, let key = try keyOnly(entity, token, &scanner) { return key }
         guard token == .beginObject else {
             try scanner.skip(token)
             throw MappingError(
@@ -54,9 +55,84 @@ struct RecordReader {
         return record
     }
 
-    /// The entity the entity's mapper (Groot's `entityMapperName`) picks for the record whose `{`
-    /// the scanner just read: the entity itself without a mapper, or when it answers nil.
+    /// Reads a top-level record whose entity `discriminator` names: any entity without a
+    /// `target`, else the target or one of its sub-entities (the target when the record lacks
+    /// the key).
+    mutating func record(
+        _ target: ResolvedEntity?, choosingBy discriminator: ResolvedDiscriminator, _ token: JSONScanner.Token, _ scanner: inout JSONScanner
+    ) throws -> ImportRecord {
+        guard token == .beginObject else {
+            if let target { return try record(target, token, &scanner) }
+            let start = scanner.offset - 1
+            try scanner.skip(token)
+            throw MappingError(
+                .unexpectedShape, "a record must be a JSON object naming its entity by \(discriminator.key), not \(Self.describe(token))",
+                path: path.text, offset: start)
+        }
+        let entity = try discriminated(discriminator, within: target, scanner, offset: scanner.offset - 1)
+        return try record(entity, token, &scanner)
+    }
+
+    /// The entity `discriminator` names for the record whose `{` the scanner just read: within
+    /// `family`'s entities when given (`family` itself when the record lacks the key).
+    ///
+    /// - Throws: ``MappingError/Code/missingKey`` when the record lacks the key and there is no
+    ///   `family`; ``MappingError/Code/unknownName`` for a value that names no entity;
+    ///   ``MappingError/Code/invalidValue`` for one outside `family`. Each names the key's JSON
+    ///   path and the record's offset.
+    private func discriminated(
+        _ discriminator: ResolvedDiscriminator, within family: ResolvedEntity?, _ scanner: JSONScanner, offset: Int
+    ) throws -> ResolvedEntity {
+        let place = path.text + "." + discriminator.key
+        guard let value = try discriminator.value(in: scanner) else {
+            if let family { return family }
+            throw MappingError(.missingKey, "the record has no \(discriminator.key), which names its entity", path: place, offset: offset)
+        }
+        guard let index = discriminator.entity(for: value) else {
+            throw MappingError(
+                .unknownName, "\(discriminator.key) \"\(value)\" names no entity \(family.map { "of \($0.name)'s family " } ?? "")of the model",
+                entity: family?.name, path: place, offset: offset)
+        }
+        if let family, !family.description.family.contains(index) {
+            throw MappingError(
+                .invalidValue,
+                "\(discriminator.key) \"\(value)\" names \(mapping.model.descriptions[index].name), which is neither \(family.name) nor one of its sub-entities",
+                entity: family.name, path: place, offset: offset)
+        }
+        return mapping.resolved[index]
+    }
+
+    /// A record given as its key alone (`[1, 2, 3]` as records: Groot's and Sync's import by
+    /// identifiers): it names the object holding that key. Nil for an object or an array (read
+    /// as a record, or refused), and for an entity whose unique key is not one attribute.
+    private func keyOnly(_ entity: ResolvedEntity, _ token: JSONScanner.Token, _ scanner: inout JSONScanner) throws -> ImportRecord? {
+        let offset: Int  // the value's first byte
+        switch token {
+        case .string(let text): offset = text.range.lowerBound - 1
+        case .number(let number): offset = number.range.lowerBound
+        case .boolean(let flag): offset = scanner.offset - (flag ? 4 : 5)
+        default: return nil
+        }
+        guard entity.identity.count == 1, let index = entity.attributes.firstIndex(where: { $0.position == entity.identity[0] }) else { return nil }
+        var record = ImportRecord(entity, path: path.steps, offset: offset)
+        record.isKeyOnly = true
+        do {
+            record.values[index] = try ValueReader.read(token, entity.attributes[index], &scanner)
+        } catch let misfit as ValueReader.Misfit {
+            throw MappingError(
+                misfit.code, "a key of \(entity.name) given as a record: \(misfit.message)", entity: entity.name, property: entity.attributes[index].name,
+                path: path.text, offset: offset)
+        }
+        return record
+    }
+
+    /// The entity the entity's mapper (Groot's `entityMapperName`) or its discriminator picks for
+    /// the record whose `{` the scanner just read: the entity itself without either, or when the
+    /// mapper answers nil or the record lacks the discriminator's key.
     private func picked(_ entity: ResolvedEntity, _ scanner: JSONScanner, offset: Int) throws -> ResolvedEntity {
+        if entity.entityMapper == nil, let discriminator = entity.discriminator {
+            return try discriminated(discriminator, within: entity, scanner, offset: offset)
+        }
         guard let (name, mapper) = entity.entityMapper else { return entity }
         var probe = scanner
         var limit = 1_000_000

@@ -14,15 +14,23 @@ extension Store {
     /// ```
     ///
     /// The input is a JSON array of records, one record, JSON Lines, or any of these under the
-    /// key path ``ImportOptions/root``.
+    /// key path ``ImportOptions/root``. A record may be an object's key alone (`[1, 2, 3]`): it
+    /// names the object holding it (``ImportOptions/insertsMissingReferences`` makes the missing).
     ///
+    /// Without an `entity`, the mapping's ``Mapping/discriminator`` names each record's entity
+    /// (a Django fixture, a file of several entities): the whole file is one import, and a
+    /// reference by key finds an object of a record later in the file. With both, it names the
+    /// entity or one of its sub-entities.
+    ///
+    /// - Parameter entity: the entity of the top-level records (nil: the mapping's discriminator
+    ///   names each record's).
     /// - Parameter mapping: how the JSON maps (nil: the model's userInfo and default keys).
     /// - Throws: ``MappingError`` naming the JSON path of a value that does not fit, invalid JSON
     ///   (line, column, byte), a record without its unique key; what the save throws
     ///   (``StoreError``); for a chunked import, an ``ImportError`` saying how many records the
     ///   committed chunks held.
     public func importJSON(
-        _ bytes: some Collection<UInt8>, into entity: String, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
+        _ bytes: some Collection<UInt8>, into entity: String? = nil, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> ImportResult {
         try await JSONImport(store: self, input: InputBuffer(copying: bytes), entity: entity, mapping: mapping, options: options).run()
     }
@@ -34,9 +42,9 @@ extension Store {
     /// reading with ``MappingError/Code/invalidJSON``), then imported as a file: memory stays
     /// within about 2 MiB for the reading, whatever the stream's length.
     public func importJSON(
-        contentsOf url: URL, into entity: String, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
+        contentsOf url: URL, into entity: String? = nil, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> ImportResult {
-        let input = try InputBuffer.mapping(path: url.path)
+        let input = try InputBuffer.mapping(path: url.path, allowsTrailingCommas: options.allowsTrailingCommas)
         return try await JSONImport(store: self, input: input, entity: entity, mapping: mapping, options: options).run()
     }
 
@@ -46,9 +54,9 @@ extension Store {
     /// gathering with ``MappingError/Code/invalidJSON``; then the file is imported as
     /// ``importJSON(contentsOf:into:mapping:options:)`` imports one.
     public func importJSON<Chunks: AsyncSequence>(
-        from chunks: Chunks, into entity: String, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
+        from chunks: Chunks, into entity: String? = nil, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> ImportResult where Chunks.Element == [UInt8] {
-        let spool = try InputSpool()
+        let spool = try InputSpool(allowsTrailingCommas: options.allowsTrailingCommas)
         for try await chunk in chunks {
             try chunk.withUnsafeBytes { try spool.append($0) }
             try Task.checkCancellation()
@@ -67,7 +75,7 @@ extension Store {
     /// let result = try await task.value
     /// ```
     public func importJSONWithProgress(
-        contentsOf url: URL, into entity: String, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
+        contentsOf url: URL, into entity: String? = nil, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
     ) -> (progress: AsyncStream<ImportProgress>, result: Task<ImportResult, any Error>) {
         let (stream, continuation) = AsyncStream<ImportProgress>.makeStream(bufferingPolicy: .bufferingNewest(256))
         var options = options
@@ -86,7 +94,7 @@ extension Store {
     /// Imports in a background context, then hands back the view context's objects of the
     /// top-level records, in input order (Vokoder's `addWithArrayInBackground`).
     public func importJSONInBackground(
-        _ bytes: some Collection<UInt8>, into entity: String, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
+        _ bytes: some Collection<UInt8>, into entity: String? = nil, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> (result: ImportResult, objects: [ManagedObject]) {
         let result = try await importJSON(bytes, into: entity, mapping: mapping, options: options)
         return (result, try viewContext.objects(with: result.objectIDs))
@@ -98,7 +106,8 @@ extension Store {
 struct JSONImport {
     let store: Store
     let input: InputBuffer
-    let entity: String
+    /// The entity of the top-level records; nil: the mapping's discriminator names each one's.
+    let entity: String?
     let mapping: Mapping?
     let options: ImportOptions
     /// The most records a progress report has given.
@@ -109,10 +118,13 @@ struct JSONImport {
         guard mapping.model == store.model else {
             throw MappingError(.invalidMapping, "the mapping was built for another model than the store's", entity: entity)
         }
-        let target = try mapping.entity(entity)
-        let root = try options.root.map { try MappingResolver.split([$0], entity, "root")[0] } ?? []
+        let target = try entity.map { name throws(MappingError) in try mapping.entity(name) }
+        guard target != nil || mapping.recordEntity != nil else {
+            throw MappingError(.invalidMapping, "an import names the entity of its records, or its mapping a discriminator that names each record's")
+        }
+        let root = try options.root.map { try MappingResolver.split([$0], entity ?? "the import", "root")[0] } ?? []
         let started = ContinuousClock.now
-        var cursor = RecordCursor(input.bytes, root: root)
+        var cursor = RecordCursor(input.bytes, root: root, allowsTrailingCommas: options.allowsTrailingCommas)
         var reader = RecordReader(mapping: mapping, lenient: options.lenient)
         var total = ImportResult()
         var seen: Set<ObjectID> = []
@@ -120,12 +132,12 @@ struct JSONImport {
         var finished = false
         // Flat records are read straight into encoded rows; from a chunk with a record that gives
         // a relationship on, records are read as records and applied through a context.
-        var encoder = canEncode(target) ? FlatRecordEncoder(target, tree: KeyTree(target), lenient: options.lenient, nulls: options.nulls) : nil
+        var encoder = target.flatMap { canEncode($0) ? FlatRecordEncoder($0, tree: KeyTree($0), lenient: options.lenient, nulls: options.nulls) : nil }
         while !finished {
             var chunk = ImportResult()
             do {
                 var done = false
-                if var flat = encoder {
+                if var flat = encoder, let target {
                     let chunkStart = cursor
                     let warningCount = reader.warnings.count
                     var rows = EncodedRows(attributeCount: target.description.attributes.count)
@@ -152,7 +164,7 @@ struct JSONImport {
                 }
                 if !done {
                     var records: [ImportRecord] = []
-                    finished = try readChunk(&cursor, &reader, into: &records, target, started: started)
+                    finished = try readChunk(&cursor, &reader, into: &records, target, mapping.recordEntity, started: started)
                     try Task.checkCancellation()
                     try await applyInContext(records, mapping, into: &chunk)
                 }
@@ -194,7 +206,7 @@ struct JSONImport {
     private func canEncode(_ target: ResolvedEntity) -> Bool {
         let entity = target.description
         return options.afterImport == nil && options.missingKeys == .leaveAlone && !entity.isAbstract && entity.descendants.isEmpty
-            && target.entityMapper == nil
+            && target.entityMapper == nil && target.discriminator == nil && mapping?.recordEntity == nil
             && (target.keyScope == entity.index || target.identity.isEmpty || entity.uniqueness(coveringExactly: target.identity) != nil)
             && target.identity.allSatisfy { position in target.attributes.contains { $0.position == position } }
     }
@@ -231,13 +243,16 @@ struct JSONImport {
                 {
                     // In the state the second reader started in: back to just before the record.
                     let earlier = cursor.count - 1
-                    cursor = RecordCursor(input.bytes, resumingAt: place.offset, insideArray: place.insideArray)
+                    cursor = RecordCursor(
+                        input.bytes, resumingAt: place.offset, insideArray: place.insideArray, allowsTrailingCommas: options.allowsTrailingCommas)
                     cursor.countRecords(before: earlier)
                     return .split
                 }
                 second.stop()
                 split = nil
             }
+            // A record given as its key alone names an object: read through a context.
+            guard token == .beginObject else { throw FlatRecordEncoder.NotFlat() }
             if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: rootSteps, record: index) { indexes.append(index) }
             try cursor.finishRecord()
             read += 1
@@ -266,12 +281,13 @@ struct JSONImport {
         secondCoreRecords: inout Int
     ) throws -> Bool {
         let second = SecondReader()
-        let input = input, nulls = options.nulls
+        let input = input, nulls = options.nulls, allowsTrailingCommas = options.allowsTrailingCommas
         // On a thread of its own, not a task: the pool that runs tasks has a thread per core,
         // and two of them busy for the whole read would keep the app's other tasks (a fetch in
         // the view context) waiting.
         let tail = ConcurrentResult { () throws(any Error) -> TailRead in
-            try FlatRecordEncoder.readTail(of: input, from: split, target, mapping: mapping, nulls: nulls, shared: second)
+            try FlatRecordEncoder.readTail(
+                of: input, from: split, target, mapping: mapping, nulls: nulls, allowsTrailingCommas: allowsTrailingCommas, shared: second)
         }
         let end: ChunkEnd
         do {
@@ -375,7 +391,7 @@ struct JSONImport {
     /// The byte offset of top-level record `index` (its first byte), found by reading the input
     /// again from its start: for an error that names the record.
     private func recordOffset(_ index: Int, root: [String]) -> Int? {
-        var cursor = RecordCursor(input.bytes, root: root)
+        var cursor = RecordCursor(input.bytes, root: root, allowsTrailingCommas: options.allowsTrailingCommas)
         while let token = try? cursor.next() {
             if cursor.count - 1 == index { return cursor.scanner.offset - 1 }
             guard (try? cursor.scanner.skip(token)) != nil, (try? cursor.finishRecord()) != nil else { return nil }
@@ -397,16 +413,21 @@ struct JSONImport {
         chunk.saves = result.inserted + result.updated > 0 ? 1 : 0
     }
 
-    /// Reads records up to the chunk size; whether the input ended.
+    /// Reads records up to the chunk size, each of `target` or of the entity `chooser` names;
+    /// whether the input ended.
     private func readChunk(
-        _ cursor: inout RecordCursor, _ reader: inout RecordReader, into records: inout [ImportRecord], _ target: ResolvedEntity,
-        started: ContinuousClock.Instant
+        _ cursor: inout RecordCursor, _ reader: inout RecordReader, into records: inout [ImportRecord], _ target: ResolvedEntity?,
+        _ chooser: ResolvedDiscriminator?, started: ContinuousClock.Instant
     ) throws -> Bool {
         let limit = options.chunkSize.map { max(1, $0) } ?? .max
         while records.count < limit {
             guard let (token, index) = try nextRecord(&cursor) else { return true }
             reader.path.steps = cursor.root.map { JSONPath.Step.key($0) } + [.index(index)]
-            records.append(try reader.record(target, token, &cursor.scanner))
+            if let chooser {
+                records.append(try reader.record(target, choosingBy: chooser, token, &cursor.scanner))
+            } else if let target {
+                records.append(try reader.record(target, token, &cursor.scanner))
+            }
             try cursor.finishRecord()
             try afterRecord(records.count, cursor, started: started)
         }
@@ -417,12 +438,12 @@ struct JSONImport {
     private func applyInContext(_ records: [ImportRecord], _ mapping: Mapping, into chunk: inout ImportResult) async throws {
         let context = store.newBackgroundContext(name: "import")
         let session = ImportSession(context: context, mapping: mapping, options: options)
-        let bytes = input.bytes, lenient = options.lenient
+        let bytes = input.bytes, lenient = options.lenient, allowsTrailingCommas = options.allowsTrailingCommas
         session.reread = { record, entity in
             // The record's bytes read again from its `{`.
             var reader = RecordReader(mapping: mapping, lenient: lenient)
             reader.path.steps = record.path
-            var scanner = JSONScanner(bytes, resumingAt: record.offset, insideArray: false)
+            var scanner = JSONScanner(bytes, resumingAt: record.offset, insideArray: false, allowsTrailingCommas: allowsTrailingCommas)
             guard let token = try scanner.next() else {
                 throw MappingError(.unexpectedShape, "the record ended", entity: entity.name, path: JSONPath.text(record.path), offset: record.offset)
             }

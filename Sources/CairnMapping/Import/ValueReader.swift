@@ -23,7 +23,7 @@ struct ValueReader {
         if let name = attribute.transformerName, token != .null {
             guard let transformer = attribute.transformer else {
                 try scanner.skip(token)
-                throw Misfit(message: "no MappingTransformer is registered under the name \(name)", isMappingError: true)
+                throw Misfit(message: MappingError.unregisteredTransformer(name), isMappingError: true)
             }
             var limit = 1_000_000
             let json = try scanner.tree(token, limit: &limit)
@@ -119,12 +119,10 @@ struct ValueReader {
                 return try numeric(bytes, isInteger: isInteger, attribute, quoted: true)
             }
         case .boolean:
-            let word = scanner.string(text).lowercased()
-            switch word {
-            case "true", "yes", "1", "y": return .boolean(true)
-            case "false", "no", "0", "n": return .boolean(false)
-            default: throw Misfit(message: "\(quoted(scanner.string(text))) is not a boolean (true/false, yes/no, 1/0)")
+            guard let flag = withBytes(BooleanWord.value) else {
+                throw Misfit(message: "\(quoted(scanner.string(text))) is not a boolean (true/false, yes/no, 1/0)")
             }
+            return .boolean(flag)
         case .date:
             return try withBytes { bytes in try date(bytes, attribute) }
         case .uuid:
@@ -215,16 +213,21 @@ struct ValueReader {
     /// A date written as a number: seconds since 1970 (milliseconds with `.unixMilliseconds`).
     private static func epochDate(_ bytes: UnsafeRawBufferPointer, _ attribute: ResolvedAttribute, text: String) throws -> Value {
         guard let number = Double(text), number.isFinite else { throw Misfit(message: "\(shown(text)) is out of the range of dates") }
-        var seconds = attribute.dateFormat == .unixMilliseconds ? number / 1000 : number
-        // Under `unixSeconds`, seconds beyond year 9999 are milliseconds, as MagicalRecord reads
-        // its `UnixTime`.
-        if attribute.dateFormat == .unixSeconds && !DateRange.contains(secondsSince1970: seconds) && DateRange.contains(secondsSince1970: seconds / 1000) {
-            seconds /= 1000
-        }
-        guard DateRange.contains(secondsSince1970: seconds) else {
+        guard let seconds = epochSeconds(number, attribute.dateFormat) else {
             throw Misfit(message: "\(shown(text)) is out of the range of dates (\(DateRange.description))")
         }
         return .date(Date(timeIntervalSince1970: seconds))
+    }
+
+    /// The seconds since 1970 of a date written as a number in `format`: milliseconds with
+    /// `.unixMilliseconds`; under `.unixSeconds`, seconds beyond year 9999 are milliseconds, as
+    /// MagicalRecord reads its `UnixTime`. Nil beyond years 1 to 9999.
+    static func epochSeconds(_ number: Double, _ format: DateFormat) -> Double? {
+        var seconds = format == .unixMilliseconds ? number / 1000 : number
+        if format == .unixSeconds && !DateRange.contains(secondsSince1970: seconds) && DateRange.contains(secondsSince1970: seconds / 1000) {
+            seconds /= 1000
+        }
+        return DateRange.contains(secondsSince1970: seconds) ? seconds : nil
     }
 
     static func quoted(_ text: String) -> String { "\"\(shown(text))\"" }

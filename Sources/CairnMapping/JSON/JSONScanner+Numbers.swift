@@ -19,21 +19,7 @@ extension JSONScanner {
     /// that fits; nil otherwise.
     public func integer(_ number: JSONNumberText) -> Int64? {
         guard !number.hasFractionOrExponent else { return nil }
-        var index = number.range.lowerBound
-        let negative = bytes[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
-        // Accumulated as a negative number, whose range is one larger (Int64.min).
-        var value: Int64 = 0
-        while index < number.range.upperBound {
-            let digit = Int64(bytes[index] - UInt8(ascii: "0"))
-            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflowB) = shifted.subtractingReportingOverflow(digit)
-            guard !overflowA, !overflowB else { return nil }
-            value = next
-            index += 1
-        }
-        if negative { return value }
-        return value == Int64.min ? nil : -value
+        return NumberText.integer(bytes.piece(number.range))
     }
 
     /// The number as the nearest `Double`; nil when it is beyond `Double`'s range (`1e400`).
@@ -45,12 +31,7 @@ extension JSONScanner {
     /// The number as an exact `Decimal`; nil when `Decimal` cannot hold it exactly (more than 38
     /// significant digits, or an exponent beyond its range).
     public func decimal(_ number: JSONNumberText) -> Decimal? {
-        let text = text(number)
-        guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !value.isNaN else { return nil }
-        // Decimal(string:) rounds a long mantissa: keep only what reads back the same.
-        let significant = text.prefix { $0 != "e" && $0 != "E" }.filter(\.isNumber).drop { $0 == "0" }
-        let trimmed = significant.reversed().drop { $0 == "0" }
-        return trimmed.count <= 38 ? value : nil
+        ValueReader.exactDecimal(text(number))
     }
 
     /// Scans a number starting at `offset`; leaves `offset` after it.

@@ -15,7 +15,11 @@
 /// ```
 ///
 /// With `allowsValueSequence`, the input may hold several top-level values separated by white
-/// space (JSON Lines, concatenated JSON); otherwise exactly one.
+/// space (JSON Lines, concatenated JSON); otherwise exactly one. With `allowsTrailingCommas`, a
+/// comma may follow the last element of an array or the last member of an object (`[1,2,]`,
+/// `{"a":1,}`, as Foundation's `JSONSerialization` reads on Apple platforms); otherwise such a
+/// comma is an error that names the option. A comma with no value before it (`[,]`, `{,}`,
+/// `[1,,2]`) is an error either way.
 public struct JSONScanner {
     /// One token.
     public enum Token: Equatable, Sendable {
@@ -48,6 +52,9 @@ public struct JSONScanner {
     public let maximumDepth: Int
     /// Whether several top-level values may follow one another.
     public let allowsValueSequence: Bool
+    /// Whether a comma may end an array or an object (`[1,2,]`). Read only where such a comma
+    /// meets its `]` or `}`, which is otherwise an error: it costs nothing per token.
+    public let allowsTrailingCommas: Bool
     /// The offset of the next byte to read.
     public internal(set) var offset = 0
     /// The open containers, innermost last: true for an object.
@@ -58,8 +65,10 @@ public struct JSONScanner {
     private var sawValue = false
 
     fileprivate enum Expected {
-        /// A value (at the top, after `:`, after `,` in an array).
+        /// A value (at the top, after `:`).
         case value
+        /// An array's next element (after `,` in an array).
+        case element
         /// A value or `]` (just after `[`).
         case valueOrEnd
         /// A key or `}` (just after `{`).
@@ -75,21 +84,25 @@ public struct JSONScanner {
     }
 
     /// Scans `bytes`.
-    public init(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = JSONScanner.defaultMaximumDepth, allowsValueSequence: Bool = false) {
+    public init(
+        _ bytes: UnsafeRawBufferPointer, maximumDepth: Int = JSONScanner.defaultMaximumDepth, allowsValueSequence: Bool = false,
+        allowsTrailingCommas: Bool = false
+    ) {
         self.bytes = bytes
         self.maximumDepth = max(1, maximumDepth)
         self.allowsValueSequence = allowsValueSequence
+        self.allowsTrailingCommas = allowsTrailingCommas
     }
 
     /// Scans `bytes` from `offset`, where a value starts as it would after the `,` between two
     /// elements of a top-level array (`insideArray`) or after a top-level value of a value
     /// sequence: how a second reader starts in the middle of an input. The caller checks that
     /// the first reader reaches `offset` in that state.
-    init(_ bytes: UnsafeRawBufferPointer, resumingAt offset: Int, insideArray: Bool) {
-        self.init(bytes, allowsValueSequence: true)
+    init(_ bytes: UnsafeRawBufferPointer, resumingAt offset: Int, insideArray: Bool, allowsTrailingCommas: Bool) {
+        self.init(bytes, allowsValueSequence: true, allowsTrailingCommas: allowsTrailingCommas)
         self.offset = min(max(0, offset), bytes.count)
         containers = insideArray ? [false] : []
-        expected = insideArray ? .value : .end
+        expected = insideArray ? .element : .end
         sawValue = true
     }
 
@@ -109,8 +122,8 @@ public struct JSONScanner {
 
     /// Scans `bytes`, the input that follows a token after which the grammar stood at `state`
     /// (offsets count from the start of `bytes`).
-    init(_ bytes: UnsafeRawBufferPointer, resuming state: State, allowsValueSequence: Bool) {
-        self.init(bytes, allowsValueSequence: allowsValueSequence)
+    init(_ bytes: UnsafeRawBufferPointer, resuming state: State, allowsValueSequence: Bool, allowsTrailingCommas: Bool) {
+        self.init(bytes, allowsValueSequence: allowsValueSequence, allowsTrailingCommas: allowsTrailingCommas)
         containers = state.containers
         expected = state.expected
         sawValue = state.sawValue
@@ -140,14 +153,17 @@ public struct JSONScanner {
             let inObject = containers.last == true
             if byte == UInt8(ascii: ",") {
                 offset += 1
-                expected = inObject ? .key : .value
+                expected = inObject ? .key : .element
                 return try next()
             }
             if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) { return close() }
             throw failure("expected ',' or '\(inObject ? "}" : "]")' after a value \(inObject ? "in an object" : "in an array"), found \(Self.describe(byte))")
         case .keyOrEnd, .key:
-            if byte == UInt8(ascii: "}"), case .keyOrEnd = expected { return close() }
-            guard byte == UInt8(ascii: "\"") else { throw failure("expected a string key, found \(Self.describe(byte))") }
+            guard byte == UInt8(ascii: "\"") else {
+                guard byte == UInt8(ascii: "}") else { throw failure("expected a string key, found \(Self.describe(byte))") }
+                if case .key = expected { try trailingComma() }
+                return close()
+            }
             let text = try scanString()
             expected = .colon
             return .key(text)
@@ -158,7 +174,7 @@ public struct JSONScanner {
         case .valueOrEnd:
             if byte == UInt8(ascii: "]") { return close() }
             return try value(byte)
-        case .value:
+        case .value, .element:
             return try value(byte)
         }
     }
@@ -194,9 +210,26 @@ public struct JSONScanner {
             try literal("null")
             afterValue()
             return .null
+        case UInt8(ascii: "]") where expected == .element:
+            try trailingComma()
+            return close()
         default:
             throw failure("expected a value, found \(Self.describe(byte))")
         }
+    }
+
+    /// At a `]` or `}` just after a comma: returns when trailing commas are allowed, else throws
+    /// an error at the comma that names the option.
+    private func trailingComma() throws(JSONSyntaxError) {
+        guard !allowsTrailingCommas else { return }
+        // The comma: the last byte before this one that is not white space (when this piece of
+        // the input holds it).
+        var comma = offset - 1
+        while comma >= 0, bytes[comma] == 0x20 || bytes[comma] == 0x0A || bytes[comma] == 0x0D || bytes[comma] == 0x09 { comma -= 1 }
+        let at = comma >= 0 && bytes[comma] == UInt8(ascii: ",") ? comma : offset
+        throw failure(
+            "a trailing comma before '\(Character(Unicode.Scalar(bytes[offset])))': JSON allows none; "
+                + "pass allowsTrailingCommas (ImportOptions) or --allow-trailing-commas (cairn import) to read it", at: at)
     }
 
     /// Closes the innermost container (the byte at `offset` is its end).

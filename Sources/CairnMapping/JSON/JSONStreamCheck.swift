@@ -7,6 +7,8 @@
 /// and how far the text is checked: the caller keeps the text and hands back, at each call,
 /// everything from ``checkedUpTo`` on.
 struct JSONStreamCheck {
+    /// Whether a comma may end an array or an object (``JSONScanner/allowsTrailingCommas``).
+    let allowsTrailingCommas: Bool
     /// The stream's offset up to which every token is checked (the bytes before are not needed
     /// again).
     private(set) var checkedUpTo = 0
@@ -20,6 +22,11 @@ struct JSONStreamCheck {
     private var lines = 0
     private var lineStart = 0
 
+    /// A check of a stream that has not begun.
+    init(allowsTrailingCommas: Bool = false) {
+        self.allowsTrailingCommas = allowsTrailingCommas
+    }
+
     /// Whether a check of `available` bytes from ``checkedUpTo`` could get further than the
     /// last (always, at the end of the stream).
     func isWorthChecking(_ available: Int, atEnd: Bool) -> Bool {
@@ -32,7 +39,7 @@ struct JSONStreamCheck {
     /// - Throws: ``JSONSyntaxError`` with its offset, line and column in the whole stream, at the
     ///   first byte that cannot be valid whatever follows (at the end: anything invalid).
     mutating func check(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) throws(JSONSyntaxError) {
-        var scanner = JSONScanner(bytes, resuming: state, allowsValueSequence: true)
+        var scanner = JSONScanner(bytes, resuming: state, allowsValueSequence: true, allowsTrailingCommas: allowsTrailingCommas)
         var checked = 0
         var checkedState = state
         do {

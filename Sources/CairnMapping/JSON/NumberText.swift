@@ -17,4 +17,26 @@ enum NumberText {
             return value
         }
     }
+
+    /// The integer that number text without fraction or exponent writes (`-?[0-9]+`, checked
+    /// by the caller), when it fits an `Int64`.
+    static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        var index = 0
+        let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard index < bytes.count else { return nil }
+        // Accumulated as a negative number, whose range is one larger (Int64.min).
+        var value: Int64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowB) = shifted.subtractingReportingOverflow(Int64(digit))
+            guard !overflowA, !overflowB else { return nil }
+            value = next
+            index += 1
+        }
+        if negative { return value }
+        return value == Int64.min ? nil : -value
+    }
 }

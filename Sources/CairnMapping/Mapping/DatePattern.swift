@@ -20,16 +20,26 @@ public struct DatePattern: Sendable, Hashable {
     let fields: [Field]
     /// The digits of the finest fraction of a second the pattern writes (0 to 9; 0: none).
     let fractionDigits: Int
+    /// For a pattern with a letter this reader does not compile (``FoundationDatePattern/letters``):
+    /// `DateFormatter`, which then reads and writes every date of the pattern.
+    let foundation: FoundationDatePattern?
+    /// Whether the pattern is compiled into a byte-level reader (not read by `DateFormatter`).
+    public var isCompiled: Bool { foundation == nil }
     /// The pattern as written.
     public let pattern: String
 
     /// Compiles `pattern`.
     ///
-    /// - Throws: ``MappingError/Code/invalidMapping`` for a letter the pattern language reserves
-    ///   but this reader does not know (`G`, `w`…), or an unclosed quote.
+    /// A pattern with a letter of the pattern language that only `DateFormatter` reads (`G`,
+    /// `Y`, `w`, `D`, `k`, `K`, zone names: ``FoundationDatePattern/letters``) is read and
+    /// written by `DateFormatter` instead.
+    ///
+    /// - Throws: ``MappingError/Code/invalidMapping`` for a letter that is no pattern letter,
+    ///   a field wider than a date needs, or an unclosed quote.
     public init(_ pattern: String) throws(MappingError) {
         self.pattern = pattern
         var fields: [Field] = []
+        var needsFoundation = false
         let characters = Array(pattern)
         var index = 0
         func literal(_ text: String) {
@@ -62,6 +72,11 @@ public struct DatePattern: Sendable, Hashable {
                 case "Z", "X", "x", "z": 5
                 default: nil
                 }
+            if FoundationDatePattern.letters.contains(character) || (character == "z" && count == 4) {
+                needsFoundation = true
+                index += count
+                continue
+            }
             if let widest, count > widest {
                 throw MappingError(.invalidMapping, "the date pattern \"\(pattern)\" repeats \(character) \(count) times; at most \(widest)")
             }
@@ -87,6 +102,7 @@ public struct DatePattern: Sendable, Hashable {
             index += count
         }
         self.fields = fields
+        foundation = needsFoundation ? FoundationDatePattern(pattern) : nil
         fractionDigits = fields.reduce(0) { finest, field in if case .fraction(let count) = field { max(finest, min(count, 9)) } else { finest } }
     }
 
@@ -95,10 +111,24 @@ public struct DatePattern: Sendable, Hashable {
     ].map { Array($0.utf8) }
     private static let dayNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map { Array($0.utf8) }
 
+    /// The length of `GMT`, `UTC` or `UT` at `index` (any case), or nil.
+    private static func universalName(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        func letter(_ at: Int) -> UInt8? { at < bytes.count ? bytes[at] | 0x20 : nil }
+        if letter(index) == UInt8(ascii: "g") && letter(index + 1) == UInt8(ascii: "m") && letter(index + 2) == UInt8(ascii: "t") { return 3 }
+        guard letter(index) == UInt8(ascii: "u") && letter(index + 1) == UInt8(ascii: "t") else { return nil }
+        return letter(index + 2) == UInt8(ascii: "c") ? 3 : 2
+    }
+
     /// The date the bytes write, or nil. `offset` (seconds east of UTC) applies when the pattern
     /// has no zone or the text gives none. The year written, the instant in UTC and the instant
     /// at `offset` (where an export writes it) must lie in years 1 to 9999 (``DateRange``).
     public func date(_ bytes: UnsafeRawBufferPointer, offset defaultOffset: Int = 0) -> Date? {
+        if let foundation {
+            guard let date = foundation.date(bytes, offset: defaultOffset),
+                DateRange.contains(secondsSince1970: date.timeIntervalSince1970, offset: defaultOffset)
+            else { return nil }
+            return date
+        }
         var index = 0
         var year = 1970
         var month = 1
@@ -181,6 +211,22 @@ public struct DatePattern: Sendable, Hashable {
                 if bytes[index] | 0x20 == UInt8(ascii: "z") {
                     index += 1
                     offset = 0
+                } else if let named = Self.universalName(bytes, at: index) {
+                    // `GMT`, `UTC` or `UT`, maybe followed by an offset (`GMT+02:00`).
+                    index += named
+                    offset = 0
+                    if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
+                        let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+                        index += 1
+                        guard let hours = digits(0, maximum: 2), hours < 24 else { return nil }
+                        var minutes = 0
+                        if index < bytes.count && bytes[index] == UInt8(ascii: ":") {
+                            index += 1
+                            guard let value = digits(2), value < 60 else { return nil }
+                            minutes = value
+                        }
+                        offset = sign * (hours * 3600 + minutes * 60)
+                    }
                 } else {
                     guard bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") else { return nil }
                     let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
@@ -214,6 +260,7 @@ public struct DatePattern: Sendable, Hashable {
     public func string(from date: Date, offset: Int = 0) -> String {
         let seconds = date.timeIntervalSince1970 + Double(offset)
         guard DateRange.seconds.contains(seconds) else { return DateText.iso8601(date) }
+        if let foundation { return foundation.string(from: date, offset: offset) }
         // A pattern with a fraction of a second is rounded to its finest one, as ISO 8601 export
         // rounds to the millisecond (0.123 is stored as 0.12299…); without one, the calendar
         // fields are the instant's, as `DateFormatter` writes them.

@@ -30,13 +30,18 @@ public struct EntityMapping: Sendable, Hashable {
     public var dateFormat: DateFormat?
     /// The key style of this entity's default keys (nil: the mapping's).
     public var keyStyle: KeyStyle?
+    /// Picks each record's entity, this one or one of its sub-entities, by a type field
+    /// (`"type": "car"` → `Car`); nil: every record is an object of this entity (or of the
+    /// sub-entity Groot's `entityMapperName` picks).
+    public var discriminator: EntityDiscriminator?
 
     /// Describes the mapping of `entity`.
     public init(
         _ entity: String, identity: [String]? = nil, dateFormat: DateFormat? = nil, keyStyle: KeyStyle? = nil, mapsUnlisted: Bool = true,
-        @EntityMappingBuilder _ maps: () -> [any PropertyMapComponent] = { [] }
+        discriminator: EntityDiscriminator? = nil, @EntityMappingBuilder _ maps: () -> [any PropertyMapComponent] = { [] }
     ) {
         self.entity = entity
+        self.discriminator = discriminator
         self.identity = identity
         self.dateFormat = dateFormat
         self.keyStyle = keyStyle
@@ -60,9 +65,10 @@ public struct EntityMapping: Sendable, Hashable {
     /// Describes the mapping of `entity`, keyed by one attribute.
     public init(
         _ entity: String, identity: String, dateFormat: DateFormat? = nil, keyStyle: KeyStyle? = nil, mapsUnlisted: Bool = true,
-        @EntityMappingBuilder _ maps: () -> [any PropertyMapComponent] = { [] }
+        discriminator: EntityDiscriminator? = nil, @EntityMappingBuilder _ maps: () -> [any PropertyMapComponent] = { [] }
     ) {
-        self.init(entity, identity: [identity], dateFormat: dateFormat, keyStyle: keyStyle, mapsUnlisted: mapsUnlisted, maps)
+        self.init(
+            entity, identity: [identity], dateFormat: dateFormat, keyStyle: keyStyle, mapsUnlisted: mapsUnlisted, discriminator: discriminator, maps)
     }
 }
 

@@ -7,9 +7,12 @@ extension Mapping {
     /// ```json
     /// {
     ///   "keyStyle": "snakeCase", "dateFormat": "iso8601", "userInfo": true,
+    ///   "layout": "plain", "discriminator": { "key": "model", "entities": { "app.person": "Person" }, "matchesEntityNames": true },
+    ///   "insertsMissingReferences": false,
     ///   "entities": {
     ///     "Person": {
     ///       "identity": ["ticket"], "dateFormat": "M/d/yyyy", "mapsUnlisted": true,
+    ///       "discriminator": { "key": "type", "entities": { "manager": "Manager" } },
     ///       "attributes": { "ticket": "ticket_number", "salary": ["pay.salary", "salary"],
     ///                       "hired": { "key": "hire_date", "date": "M/d/yyyy", "transformer": "Name", "coerce": true } },
     ///       "relationships": { "employer": { "key": "employer_id", "policy": "merge", "relatedBy": ["code"] } },
@@ -34,8 +37,14 @@ extension Mapping {
                 entities.append(try file.entity(name, value, "$.entities.\(name)"))
             }
         }
-        try file.checkKnownKeys(root, ["keyStyle", "dateFormat", "userInfo", "entities"], "$")
-        try self.init(model: model, keyStyle: keyStyle, dateFormat: dateFormat, conventions: readsUserInfo ? .standard : .none, entities: entities)
+        let layout = try file.layout(root["layout"], "$.layout") ?? .plain
+        let discriminator = try root["discriminator"].map { node throws(MappingError) in try file.discriminator(node, "$.discriminator") }
+        let insertsMissing = try file.bool(root["insertsMissingReferences"], "$.insertsMissingReferences") ?? false
+        try file.checkKnownKeys(root, ["keyStyle", "dateFormat", "userInfo", "layout", "discriminator", "insertsMissingReferences", "entities"], "$")
+        try self.init(
+            model: model, keyStyle: keyStyle, dateFormat: dateFormat, conventions: readsUserInfo ? .standard : .none, layout: layout,
+            discriminator: discriminator, entities: entities)
+        insertsMissingReferences = insertsMissing
     }
 
     /// Reads a mapping file from disk, a pipe or a device (see ``init(model:file:)``), at most
@@ -129,9 +138,34 @@ private struct MappingFile {
         }
     }
 
+    func layout(_ value: JSONValue?, _ path: String) throws(MappingError) -> RecordLayout? {
+        guard let text = try string(value, path) else { return nil }
+        guard let layout = RecordLayout(rawValue: text) else { throw fail(path, "layout \(text): plain or django was expected") }
+        return layout
+    }
+
+    /// `{"key": "type", "entities": {"car": "Car"}, "matchesEntityNames": true}`, or only the key
+    /// as a string.
+    func discriminator(_ value: JSONValue, _ path: String) throws(MappingError) -> EntityDiscriminator {
+        if case .string(let key) = value { return EntityDiscriminator(key: key) }
+        try checkKnownKeys(value, ["key", "entities", "matchesEntityNames"], path)
+        guard let key = try string(value["key"], "\(path).key") else { throw fail("\(path).key", "the key whose value names the entity is missing") }
+        var entities: [String: String] = [:]
+        if let node = value["entities"] {
+            for (given, name) in try object(node, "\(path).entities") {
+                guard case .string(let entity) = name else { throw fail("\(path).entities.\(given)", "an entity name was expected") }
+                entities[given] = entity
+            }
+        }
+        let matches = try bool(value["matchesEntityNames"], "\(path).matchesEntityNames") ?? true
+        return EntityDiscriminator(key: key, entities: entities, matchesEntityNames: matches)
+    }
+
     mutating func entity(_ name: String, _ value: JSONValue, _ path: String) throws(MappingError) -> EntityMapping {
-        try checkKnownKeys(value, ["identity", "dateFormat", "keyStyle", "mapsUnlisted", "attributes", "relationships", "ignore"], path)
+        try checkKnownKeys(
+            value, ["identity", "dateFormat", "keyStyle", "mapsUnlisted", "discriminator", "attributes", "relationships", "ignore"], path)
         var mapping = EntityMapping(name)
+        mapping.discriminator = try value["discriminator"].map { node throws(MappingError) in try discriminator(node, "\(path).discriminator") }
         mapping.identity = try strings(value["identity"], "\(path).identity")
         mapping.dateFormat = try string(value["dateFormat"], "\(path).dateFormat").map(DateFormat.init(name:))
         mapping.keyStyle = try keyStyle(value["keyStyle"], "\(path).keyStyle")

@@ -27,8 +27,21 @@ public struct Mapping: Sendable {
     public let conventions: UserInfoConventions
     /// The entity mappings declared (entities without one map by userInfo and default keys).
     public let declared: [String: EntityMapping]
+    /// Where records keep their properties (``RecordLayout/django``: a Django fixture's).
+    public let layout: RecordLayout
+    /// Picks each top-level record's entity in an import that names none (or a sub-entity of
+    /// the one it names): a file of several entities in one run. A Django layout's default is
+    /// ``EntityDiscriminator/django``.
+    public let discriminator: EntityDiscriminator?
+    /// Whether a key that names no object (a reference, or a record given as its key alone)
+    /// makes an object holding only that key in every import through this mapping, as
+    /// ``ImportOptions/insertsMissingReferences`` does for one import (the mapping file's
+    /// `"insertsMissingReferences": true`).
+    public var insertsMissingReferences = false
     /// Every entity's mapping as it applies, by entity index.
     let resolved: [ResolvedEntity]
+    /// ``discriminator`` checked against the model.
+    let recordEntity: ResolvedDiscriminator?
 
     /// Builds a mapping of `model` from the entity mappings given, the model's userInfo (as
     /// `conventions` say) and default keys.
@@ -39,20 +52,26 @@ public struct Mapping: Sendable {
     ///   not read, a transformer not registered, a relationship policy no library knows.
     public init(
         model: Model, keyStyle: KeyStyle = .asIs, dateFormat: DateFormat = .standard, conventions: UserInfoConventions = .standard,
-        @MappingBuilder _ entities: () -> [EntityMapping] = { [] }
+        layout: RecordLayout = .plain, discriminator: EntityDiscriminator? = nil, @MappingBuilder _ entities: () -> [EntityMapping] = { [] }
     ) throws(MappingError) {
-        try self.init(model: model, keyStyle: keyStyle, dateFormat: dateFormat, conventions: conventions, entities: entities())
+        try self.init(
+            model: model, keyStyle: keyStyle, dateFormat: dateFormat, conventions: conventions, layout: layout, discriminator: discriminator,
+            entities: entities())
     }
 
     /// Builds a mapping of `model` from a list of entity mappings (see the builder form).
     public init(
         model: Model, keyStyle: KeyStyle = .asIs, dateFormat: DateFormat = .standard, conventions: UserInfoConventions = .standard,
-        entities: [EntityMapping]
+        layout: RecordLayout = .plain, discriminator: EntityDiscriminator? = nil, entities: [EntityMapping]
     ) throws(MappingError) {
         self.model = model
         self.keyStyle = keyStyle
         self.dateFormat = dateFormat
         self.conventions = conventions
+        self.layout = layout
+        let discriminator = discriminator ?? (layout == .django ? .django : nil)
+        self.discriminator = discriminator
+        recordEntity = try discriminator.map { discriminator throws(MappingError) in try ResolvedDiscriminator(discriminator, model: model, family: nil) }
         var declared: [String: EntityMapping] = [:]
         for mapping in entities {
             guard model.entity(named: mapping.entity) != nil else {
@@ -64,7 +83,7 @@ public struct Mapping: Sendable {
             declared[mapping.entity] = mapping
         }
         self.declared = declared
-        var resolver = MappingResolver(model: model, keyStyle: keyStyle, dateFormat: dateFormat, conventions: conventions)
+        var resolver = MappingResolver(model: model, keyStyle: keyStyle, dateFormat: dateFormat, conventions: conventions, layout: layout)
         var resolved: [ResolvedEntity] = []
         for description in model.descriptions {
             resolved.append(try resolver.resolve(description, declared: declared))
@@ -83,6 +102,16 @@ public struct Mapping: Sendable {
         let entity = resolved[description.index]
         if let refusal = entity.unhonoured { throw refusal }
         return entity
+    }
+
+    /// This mapping with another record layout and discriminator (the command line's `--django`
+    /// and `--discriminator` over a mapping file).
+    public func with(layout: RecordLayout, discriminator: EntityDiscriminator?) throws(MappingError) -> Mapping {
+        var mapping = try Mapping(
+            model: model, keyStyle: keyStyle, dateFormat: dateFormat, conventions: conventions, layout: layout, discriminator: discriminator,
+            entities: declared.keys.sorted().compactMap { declared[$0] })
+        mapping.insertsMissingReferences = insertsMissingReferences
+        return mapping
     }
 
     /// A readable account of how `entity` maps: its unique key, and each property's JSON keys,

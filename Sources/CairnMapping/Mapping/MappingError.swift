@@ -71,4 +71,8 @@ public struct MappingError: Error, Sendable, CustomStringConvertible {
         if !place.isEmpty { text += " (\(place))" }
         return text
     }
+
+    /// What import and export alike say of a transformer a model or mapping names that nobody
+    /// registered.
+    static func unregisteredTransformer(_ name: String) -> String { "no MappingTransformer is registered under the name \(name)" }
 }

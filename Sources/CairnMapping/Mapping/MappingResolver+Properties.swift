@@ -16,6 +16,7 @@ extension MappingResolver {
             guard map != nil || maps.mapsUnlisted || identity.contains(position) else { continue }
             var paths = map?.keyPaths ?? []
             if paths.isEmpty { paths = conventions.keyPaths(attribute.userInfo) ?? [maps.keyStyle.key(for: attribute.name)] }
+            paths = laidOut(paths, isKey: identity == [position])
             let format = map?.dateFormat ?? conventions.dateFormat(attribute.userInfo) ?? entityDateFormat
             guard format.offset.magnitude < 86_400 else {
                 throw MappingError(
@@ -31,10 +32,13 @@ extension MappingResolver {
             var transformable: String?
             if case .transformable(let transformerName) = attribute.type { transformable = transformerName }
             let transformerName = map?.transformer ?? conventions.transformer(attribute.userInfo, transformable: transformable)
-            let transformer = transformerName.flatMap(MappingTransformers.transformer(named:))
+            var transformer: (any MappingTransformer)?
+            if let transformerName {
+                transformer = try MappingTransformers.transformer(named: transformerName, for: attribute.type, entity: name, property: attribute.name)
+            }
             if let transformerName, transformer == nil, map?.transformer != nil {
                 throw MappingError(
-                    .invalidMapping, "no MappingTransformer is registered under the name \(transformerName)", entity: name, property: attribute.name)
+                    .invalidMapping, MappingError.unregisteredTransformer(transformerName), entity: name, property: attribute.name)
             }
             attributes.append(
                 ResolvedAttribute(
@@ -58,6 +62,7 @@ extension MappingResolver {
             guard let destination = model.entity(named: relationship.destination) else { continue }
             var paths = map?.keyPaths ?? []
             if paths.isEmpty { paths = conventions.keyPaths(relationship.userInfo) ?? [maps.keyStyle.key(for: relationship.name)] }
+            paths = laidOut(paths, isKey: false)
             var policy = map?.policy ?? .replace
             if map == nil, let given = conventions.policy(relationship.userInfo) {
                 guard let known = given.policy else {

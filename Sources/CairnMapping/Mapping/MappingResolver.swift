@@ -10,9 +10,11 @@ struct MappingResolver {
     let keyStyle: KeyStyle
     let dateFormat: DateFormat
     let conventions: UserInfoConventions
+    let layout: RecordLayout
 
-    init(model: Model, keyStyle: KeyStyle, dateFormat: DateFormat, conventions: UserInfoConventions) {
+    init(model: Model, keyStyle: KeyStyle, dateFormat: DateFormat, conventions: UserInfoConventions, layout: RecordLayout = .plain) {
         self.model = model
+        self.layout = layout
         self.keyStyle = keyStyle
         self.dateFormat = dateFormat
         self.conventions = conventions
@@ -33,9 +35,12 @@ struct MappingResolver {
         let dateFormat = entityDateFormat(entity, declared: declared)
         let attributes = try resolveAttributes(entity, &maps, identity: identity.positions, dateFormat: dateFormat)
         let relationships = try resolveRelationships(entity, &maps)
+        let discriminator = try all[entity.name]?.discriminator.map { discriminator throws(MappingError) in
+            try ResolvedDiscriminator(discriminator, model: model, family: entity)
+        }
         return ResolvedEntity(
             description: entity, attributes: attributes, relationships: relationships, identity: identity.positions, identitySource: identity.source,
-            keyScope: identity.scope, entityMapper: entityMapper, unhonoured: unhonoured)
+            keyScope: identity.scope, entityMapper: entityMapper, discriminator: discriminator, unhonoured: unhonoured)
     }
 
     /// The first key of the entity's userInfo that Cairn cannot honour, as the error an import
@@ -66,6 +71,15 @@ struct MappingResolver {
             return inherited
         }
         return declared?.dateFormat ?? dateFormat
+    }
+
+    /// A property's key paths in the mapping's record layout: as they are, or (Django) `pk` for
+    /// the single attribute of the unique key and the others inside `fields`.
+    func laidOut(_ paths: [String], isKey: Bool) -> [String] {
+        switch layout {
+        case .plain: paths
+        case .django: isKey ? ["pk"] : paths.map { "fields." + $0 }
+        }
     }
 
     /// `paths` (dotted key paths) as their parts; an empty part throws, naming `entity` and

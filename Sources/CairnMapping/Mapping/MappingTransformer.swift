@@ -17,7 +17,9 @@ public protocol MappingTransformer: Sendable {
     func json(from value: Value) throws -> JSONValue
 }
 
-/// The registry of ``MappingTransformer``s, by name.
+/// The registry of ``MappingTransformer``s, by name. The ``BuiltInTransformer``s (`json`,
+/// `base64`, `numberFromString`) are found without being registered; one registered under the
+/// same name is used instead.
 public enum MappingTransformers {
     private struct Closures: MappingTransformer {
         let read: @Sendable (JSONValue) throws -> Value
@@ -28,7 +30,8 @@ public enum MappingTransformers {
 
     private static let registry = Protected<[String: any MappingTransformer]>([:])
 
-    /// Registers (or replaces) a transformer under `name`.
+    /// Registers (or replaces) a transformer under `name` (in place of the built-in of that
+    /// name, if any).
     public static func register(_ transformer: any MappingTransformer, name: String) {
         registry.withLock { $0[name] = transformer }
     }
@@ -40,8 +43,31 @@ public enum MappingTransformers {
         register(Closures(read: read, write: write), name: name)
     }
 
-    /// The transformer registered under `name`.
+    /// The transformer registered under `name`, else the built-in of that name (for the first
+    /// attribute type it serves: `json` as text, `base64` as bytes, `numberFromString` as a decimal).
     public static func transformer(named name: String) -> (any MappingTransformer)? {
-        registry.withLock { $0[name] }
+        if let registered = registry.withLock({ $0[name] }) { return registered }
+        return BuiltInTransformer(rawValue: name).flatMap { $0.transformer(for: $0.firstType) }
+    }
+
+    /// The transformer that reads and writes attribute `property` of `entity`, of `type`: the
+    /// one registered under `name`, else the built-in of that name bound to `type`; nil when
+    /// neither is there.
+    ///
+    /// - Throws: ``MappingError/Code/invalidMapping`` when a built-in is named for a type it
+    ///   does not serve.
+    static func transformer(
+        named name: String, for type: AttributeType, entity: String, property: String
+    ) throws(MappingError)
+        -> (any MappingTransformer)?
+    {
+        if let registered = registry.withLock({ $0[name] }) { return registered }
+        guard let builtIn = BuiltInTransformer(rawValue: name) else { return nil }
+        guard let bound = builtIn.transformer(for: type) else {
+            throw MappingError(
+                .invalidMapping, "the built-in transformer \(name) takes \(builtIn.types); \(entity).\(property) is \(type)", entity: entity,
+                property: property)
+        }
+        return bound
     }
 }

@@ -79,6 +79,9 @@ final class ResolvedEntity: Sendable {
     let keyScope: Int
     /// The mapper that picks each record's entity (this one or a sub-entity), by its name.
     let entityMapper: (name: String, mapper: EntityMappers.Mapper)?
+    /// The declared discriminator that picks each record's entity (this one or a sub-entity) by
+    /// a type field.
+    let discriminator: ResolvedDiscriminator?
     /// Whether an attribute has more than one key path (so that records track which one won).
     let hasFallbacks: Bool
     /// Why this entity's records cannot be read as its userInfo asks (a key Cairn reads but
@@ -89,8 +92,10 @@ final class ResolvedEntity: Sendable {
 
     init(
         description: EntityDescription, attributes: [ResolvedAttribute], relationships: [ResolvedRelationship], identity: [Int], identitySource: String,
-        keyScope: Int, entityMapper: (name: String, mapper: EntityMappers.Mapper)?, unhonoured: MappingError? = nil
+        keyScope: Int, entityMapper: (name: String, mapper: EntityMappers.Mapper)?, discriminator: ResolvedDiscriminator? = nil,
+        unhonoured: MappingError? = nil
     ) {
+        self.discriminator = discriminator
         self.description = description
         self.attributes = attributes
         self.relationships = relationships

@@ -1,0 +1,161 @@
+import Cairn
+import CairnSupport
+import Foundation
+
+/// How a flat record writes an attribute's JSON value straight into the store's encoding, from
+/// the token's bytes, without a `Value`, a `String` or Foundation's parsers: what
+/// ``FlatRecordEncoder`` does for every value of the common kinds. Each writes exactly what
+/// ``ValueReader`` reads from the same token (`FastValueTests`); a value it does not take (a
+/// misfit, an escaped string, a number beyond the fast readers) goes to ``ValueReader``, which
+/// reads it or says why not.
+enum FastValue {
+    /// A string attribute: a string without escapes, copied.
+    case string
+    /// An integer attribute: an integer in range; given as text too when the mapping coerces it.
+    case integer(ClosedRange<Int64>, fromText: Bool)
+    /// A double attribute: a number (or number text, when coerced), the nearest double.
+    case double(fromText: Bool)
+    /// A decimal attribute: a number (or number text, when coerced), every digit kept
+    /// (``ValueEncoding/writeDecimal(numberText:_:)``).
+    case decimal(fromText: Bool)
+    /// A boolean attribute: `true`/`false`, 0 or 1, or one of the words ``ValueReader`` reads.
+    case boolean
+    /// A date attribute, in its format.
+    case date(DateReading)
+    /// A UUID attribute: the 36 characters of a UUID, either case.
+    case uuid
+    /// A URI attribute: a URI whose every character ``URIText`` vouches for.
+    case uri
+    /// A binary attribute: padded standard base64.
+    case binary
+    /// Anything else (a transformer, a float, a transformable value): through ``ValueReader``.
+    case general
+
+    /// How a date is read.
+    enum DateReading {
+        /// ISO 8601 text; without a zone at `offset`.
+        case iso8601(offset: Int)
+        /// A compiled pattern; without a zone at `offset`.
+        case pattern(DatePattern, offset: Int)
+        /// A number of seconds or milliseconds (``DateFormat/unixSeconds`` or
+        /// ``DateFormat/unixMilliseconds``), or its text.
+        case epoch(DateFormat)
+    }
+
+    /// How `attribute`'s values are written.
+    init(_ attribute: ResolvedAttribute) {
+        guard attribute.transformerName == nil else {
+            self = .general
+            return
+        }
+        switch attribute.type {
+        case .string: self = .string
+        case .integer16, .integer32, .integer64:
+            self = attribute.type.integerRange.map { .integer($0, fromText: attribute.coercesText) } ?? .general
+        case .double: self = .double(fromText: attribute.coercesText)
+        case .decimal: self = .decimal(fromText: attribute.coercesText)
+        case .boolean: self = .boolean
+        case .date:
+            switch attribute.dateFormat {
+            case .iso8601(let offset): self = .date(.iso8601(offset: offset))
+            case .pattern(_, let offset): self = attribute.datePattern.map { .date(.pattern($0, offset: offset)) } ?? .general
+            case .unixSeconds, .unixMilliseconds: self = .date(.epoch(attribute.dateFormat))
+            }
+        case .uuid: self = .uuid
+        case .uri: self = .uri
+        case .binary: self = .binary
+        case .float, .transformable, .undefined, .composite: self = .general
+        }
+    }
+
+    /// Writes the value beginning with `token` (the scanner just after it) into `writer`; false,
+    /// writing nothing, when it is not one this kind takes straight.
+    func write(_ token: JSONScanner.Token, _ scanner: inout JSONScanner, _ writer: inout ByteWriter) -> Bool {
+        if case .general = self { return false }
+        switch token {
+        case .null:
+            ValueEncoding.writeNull(&writer)
+            return true
+        case .string(let text) where !text.hasEscapes:
+            return write(text: scanner.bytes.piece(text.range), &writer)
+        case .number(let number):
+            return write(number: number, scanner, &writer)
+        case .boolean(let flag):
+            guard case .boolean = self else { return false }
+            ValueEncoding.writeBoolean(flag, &writer)
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A JSON number's value.
+    private func write(number: JSONNumberText, _ scanner: JSONScanner, _ writer: inout ByteWriter) -> Bool {
+        let bytes = scanner.bytes.piece(number.range)
+        switch self {
+        case .integer(let range, _):
+            guard let value = scanner.integer(number), range.contains(value) else { return false }
+            ValueEncoding.writeInteger(value, &writer)
+        case .double:
+            guard let value = NumberText.double(bytes) else { return false }
+            ValueEncoding.writeDouble(value, &writer)
+        case .decimal:
+            return ValueEncoding.writeDecimal(numberText: bytes, &writer)
+        case .boolean:
+            guard let value = scanner.integer(number), value == 0 || value == 1 else { return false }
+            ValueEncoding.writeBoolean(value == 1, &writer)
+        case .date(let reading):
+            // A number is seconds since 1970 in any date format, as ``ValueReader`` reads it.
+            let format: DateFormat
+            if case .epoch(let epoch) = reading { format = epoch } else { format = .standard }
+            guard let number = NumberText.double(bytes), let seconds = ValueReader.epochSeconds(number, format) else { return false }
+            ValueEncoding.writeDate(Date(timeIntervalSince1970: seconds), &writer)
+        case .string, .uuid, .uri, .binary, .general:
+            return false
+        }
+        return true
+    }
+
+    /// A JSON string's value (its bytes, without escapes).
+    private func write(text bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) -> Bool {
+        switch self {
+        case .string:
+            ValueEncoding.writeString(utf8: bytes, &writer)
+        case .integer(let range, let fromText):
+            guard fromText, NumberGrammar.check(bytes) == true, let value = NumberText.integer(bytes), range.contains(value) else { return false }
+            ValueEncoding.writeInteger(value, &writer)
+        case .double(let fromText):
+            guard fromText, NumberGrammar.check(bytes) != nil, let value = NumberText.double(bytes) else { return false }
+            ValueEncoding.writeDouble(value, &writer)
+        case .decimal(let fromText):
+            return fromText && ValueEncoding.writeDecimal(numberText: bytes, &writer)
+        case .boolean:
+            guard let flag = BooleanWord.value(bytes) else { return false }
+            ValueEncoding.writeBoolean(flag, &writer)
+        case .date(let reading):
+            let date: Date?
+            switch reading {
+            case .iso8601(let offset): date = ISO8601DateParser.date(bytes, defaultOffset: offset)
+            case .pattern(let pattern, let offset): date = pattern.date(bytes, offset: offset)
+            case .epoch(let format):
+                guard NumberGrammar.check(bytes) != nil, let number = NumberText.double(bytes), let seconds = ValueReader.epochSeconds(number, format)
+                else { return false }
+                date = Date(timeIntervalSince1970: seconds)
+            }
+            guard let date else { return false }
+            ValueEncoding.writeDate(date, &writer)
+        case .uuid:
+            guard let uuid = UUIDText.uuid(bytes) else { return false }
+            ValueEncoding.writeUUID(uuid, &writer)
+        case .uri:
+            guard URIText.isPlain(bytes) else { return false }
+            ValueEncoding.writeURI(utf8: bytes, &writer)
+        case .binary:
+            guard let count = Base64Text.decodedCount(bytes) else { return false }
+            ValueEncoding.writeBinary(count: count, &writer) { Base64Text.decode(bytes, into: &$0) }
+        case .general:
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,170 @@
+import CairnSupport
+import Foundation
+
+/// The words a boolean attribute reads from a string: `true`, `yes`, `y`, `1` and `false`,
+/// `no`, `n`, `0`, in any case.
+enum BooleanWord {
+    private static let words: [(word: [UInt8], value: Bool)] = [
+        ("true", true), ("yes", true), ("y", true), ("1", true), ("false", false), ("no", false), ("n", false), ("0", false)
+    ].map { (Array($0.0.utf8), $0.1) }
+
+    /// The boolean the bytes spell, or nil.
+    static func value(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        guard bytes.count <= 5 else { return nil }
+        for (word, value) in words where word.count == bytes.count {
+            var index = 0
+            while index < word.count {
+                let byte = bytes[index]
+                let lower = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+                guard lower == word[index] else { break }
+                index += 1
+            }
+            if index == word.count { return value }
+        }
+        return nil
+    }
+}
+
+/// A UUID's text, read in place: 36 characters, hexadecimal digits of either case with hyphens
+/// after the 8th, 12th, 16th and 20th digit (what `UUID(uuidString:)` reads).
+enum UUIDText {
+    /// The UUID the bytes write, or nil.
+    static func uuid(_ bytes: UnsafeRawBufferPointer) -> uuid_t? {
+        guard bytes.count == 36 else { return nil }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let read = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
+            var index = 0
+            for position in 0..<16 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard bytes[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
+                }
+                guard let high = hexDigit(bytes[index]), let low = hexDigit(bytes[index + 1]) else { return false }
+                out[position] = high << 4 | low
+                index += 2
+            }
+            return true
+        }
+        return read ? uuid : nil
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// Padded standard base64 (`A–Z a–z 0–9 + /`, `=` only as the last one or two characters),
+/// decoded in place as `Data(base64Encoded:)` decodes it (bits after the last byte ignored).
+enum Base64Text {
+    /// The number of bytes the text decodes to, or nil when it is not padded standard base64.
+    static func decodedCount(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count % 4 == 0 else { return nil }
+        var padding = 0
+        if bytes.count >= 4 {
+            if bytes[bytes.count - 1] == UInt8(ascii: "=") { padding += 1 }
+            if padding == 1 && bytes[bytes.count - 2] == UInt8(ascii: "=") { padding += 1 }
+        }
+        for index in 0..<(bytes.count - padding) where sextet(bytes[index]) == nil { return nil }
+        return bytes.count / 4 * 3 - padding
+    }
+
+    /// Appends the bytes of text that ``decodedCount(_:)`` accepted.
+    static func decode(_ bytes: UnsafeRawBufferPointer, into writer: inout ByteWriter) {
+        var index = 0
+        while index < bytes.count {
+            var group: UInt32 = 0
+            var count = 0
+            for offset in 0..<4 {
+                if let value = sextet(bytes[index + offset]) {
+                    group = group << 6 | UInt32(value)
+                    count += 1
+                } else {
+                    group <<= 6
+                }
+            }
+            writer.writeByte(UInt8(truncatingIfNeeded: group >> 16))
+            if count > 2 { writer.writeByte(UInt8(truncatingIfNeeded: group >> 8)) }
+            if count > 3 { writer.writeByte(UInt8(truncatingIfNeeded: group)) }
+            index += 4
+        }
+    }
+
+    private static func sextet(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        default: nil
+        }
+    }
+}
+
+/// The URIs the importer takes without Foundation's parser: `scheme://host[:port]` and then a
+/// path, query and fragment of RFC 3986's characters (percent signs before two hexadecimal
+/// digits). `URL(string:)` reads every one of them; others go to it.
+enum URIText {
+    /// Whether the bytes are such a URI.
+    static func isPlain(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let end = bytes.count
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) &- UInt8(ascii: "a") < 26 }
+        func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+        // The scheme, then "://".
+        guard end > 0, isLetter(bytes[0]) else { return false }
+        while index < end,
+            isLetter(bytes[index]) || isDigit(bytes[index]) || bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: ".")
+                || bytes[index] == UInt8(ascii: "-")
+        {
+            index += 1
+        }
+        guard index + 3 <= end, bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") else {
+            return false
+        }
+        index += 3
+        // The host: letters, digits, `.` and `-`; a port of one to five digits.
+        let host = index
+        while index < end, isLetter(bytes[index]) || isDigit(bytes[index]) || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "-") {
+            index += 1
+        }
+        guard index > host else { return false }
+        if index < end && bytes[index] == UInt8(ascii: ":") {
+            index += 1
+            let port = index
+            while index < end, isDigit(bytes[index]) { index += 1 }
+            guard (1...5).contains(index - port) else { return false }
+        }
+        guard index == end || bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "#") else {
+            return false
+        }
+        // The rest: RFC 3986's unreserved and reserved characters but brackets; `%` and two hex digits.
+        while index < end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < end, isHex(bytes[index + 1]), isHex(bytes[index + 2]) else { return false }
+                index += 3
+                continue
+            }
+            guard Self.allowed[Int(byte)] else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Per byte, whether a path, query or fragment holds it as itself: letters, digits and
+    /// `-._~:/?#@!$&'()*+,;=`.
+    private static let allowed: [Bool] = (0...255).map { byte in
+        let scalar = Unicode.Scalar(UInt8(byte))
+        return scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-._~:/?#@!$&'()*+,;=".unicodeScalars.contains(scalar))
+    }
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6
+    }
+}

@@ -1,0 +1,43 @@
+import CairnMapping
+import Foundation
+import Testing
+
+/// Patterns with letters the compiled reader does not read go to `DateFormatter`; the common
+/// zone names are compiled.
+@Suite struct DatePatternFallbackTests {
+    private func date(_ pattern: DatePattern, _ text: String, offset: Int = 0) -> Date? {
+        Array(text.utf8).withUnsafeBytes { pattern.date($0, offset: offset) }
+    }
+
+    @Test func universalZoneNamesAreCompiled() throws {
+        let pattern = try DatePattern("EEE, dd MMM yyyy HH:mm:ss zzz")
+        #expect(pattern.isCompiled)
+        let noon = Date(timeIntervalSince1970: 1_714_564_800)  // 2024-05-01T12:00:00Z
+        #expect(date(pattern, "Wed, 01 May 2024 12:00:00 GMT") == noon)
+        #expect(date(pattern, "Wed, 01 May 2024 12:00:00 UTC") == noon)
+        #expect(date(pattern, "Wed, 01 May 2024 14:00:00 GMT+02:00") == noon)
+        #expect(date(pattern, "Wed, 01 May 2024 14:00:00 +02:00") == noon)
+        #expect(date(pattern, "Wed, 01 May 2024 12:00:00 GMX") == nil)
+    }
+
+    @Test func lettersOnlyFoundationReadsFallBackToIt() throws {
+        let era = try DatePattern("yyyy-MM-dd G")
+        #expect(!era.isCompiled)
+        let day = Date(timeIntervalSince1970: 1_714_521_600)  // 2024-05-01T00:00:00Z
+        #expect(date(era, "2024-05-01 AD") == day)
+        #expect(era.string(from: day) == "2024-05-01 AD")
+        let dayOfYear = try DatePattern("yyyy D")
+        #expect(!dayOfYear.isCompiled)
+        #expect(date(dayOfYear, "2024 122") == day)
+        #expect(date(dayOfYear, "2024 122", offset: 3600) == day.addingTimeInterval(-3600))
+        #expect(date(dayOfYear, "not a date") == nil)
+        // Still refused: letters that are not pattern letters, and unclosed quotes.
+        #expect(throws: MappingError.self) { try DatePattern("yyyy-jj") }
+        #expect(throws: MappingError.self) { try DatePattern("yyyy 'G") }
+    }
+
+    @Test func fallbackDatesStayInRange() throws {
+        let era = try DatePattern("yyyy-MM-dd G")
+        #expect(date(era, "0001-01-01 BC") == nil, "year 0 (1 BC) lies outside years 1 to 9999")
+    }
+}

@@ -1,0 +1,71 @@
+import CairnSupport
+import CairnTestSupport
+import Foundation
+import Testing
+
+@testable import Cairn
+
+/// The decimal written straight from number text is byte for byte the `Decimal` that
+/// `Decimal(string:)` reads from it, as the store writes it.
+@Suite struct DecimalTextTests {
+    /// The bytes the general path writes: `Decimal(string:)`, kept when exact (at most 38
+    /// significant digits), then ``ValueEncoding/write(_:_:)-(Value,_)``.
+    private func general(_ text: String) -> [UInt8]? {
+        guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !value.isNaN else { return nil }
+        return ValueEncoding.encoded(.decimal(value))
+    }
+
+    private func fast(_ text: String) -> [UInt8]? {
+        var writer = ByteWriter(capacity: 64)
+        let written = Array(text.utf8).withUnsafeBytes { ValueEncoding.writeDecimal(numberText: $0, &writer) }
+        return written ? writer.bytes : nil
+    }
+
+    @Test(arguments: [
+        "0", "-0", "0.000", "-0.0", "0e10", "0.0e-5", "1", "-1", "10", "100", "1.50", "-100.00", "1e3", "1E+2", "5e-1", "-5e-1",
+        "0.1", "0.00012300", "1.5e-10", "123.456e-2", "120.0e-1", "10.5", "1234.56", "-99999.99", "12345678901234567890123456789012345678",
+        "0.12345678901234567890123456789012345678", "1234567890.0987654321", "1e64", "1e-64", "99e62", "7.25e+3"
+    ])
+    func writesWhatTheGeneralPathWrites(_ text: String) {
+        #expect(fast(text) != nil, "\(text) is on the fast path")
+        #expect(fast(text) == general(text), "\(text)")
+    }
+
+    @Test(arguments: [
+        "", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1.2.3", "12a", "NaN", "Infinity", " 1", "1 ", "0x10", "1e99999",
+        // Beyond the fast path: more than 38 digits, or a power of ten beyond ±64.
+        "123456789012345678901234567890123456789", "1e65", "1e-65"
+    ])
+    func leavesOtherTextToTheGeneralPath(_ text: String) {
+        #expect(fast(text) == nil, "\(text)")
+    }
+
+    /// Random number text of every shape: signs, leading zeros of the fraction, trailing zeros,
+    /// exponents; each within the fast path is written as the general path writes it.
+    @Test func randomTextAgreesWithDecimal() {
+        var generator = SeededRandom(seed: 0xDEC1_3A1)
+        var taken = 0
+        for _ in 0..<20_000 {
+            var text = Bool.random(using: &generator) ? "-" : ""
+            let whole = Int.random(in: 0...20, using: &generator)
+            text += whole == 0 ? "0" : String(Int.random(in: 1...9, using: &generator)) + digits(whole - 1, &generator)
+            if Bool.random(using: &generator) {
+                text +=
+                    "." + String(repeating: "0", count: Int.random(in: 0...6, using: &generator))
+                    + digits(Int.random(in: 1...20, using: &generator), &generator)
+            }
+            if Int.random(in: 0..<3, using: &generator) == 0 {
+                text += ["e", "E"].randomElement(using: &generator)! + ["", "+", "-"].randomElement(using: &generator)!
+                text += String(Int.random(in: 0...70, using: &generator))
+            }
+            guard let written = fast(text) else { continue }
+            taken += 1
+            #expect(written == general(text), "\(text)")
+        }
+        #expect(taken > 15_000)
+    }
+
+    private func digits(_ count: Int, _ generator: inout SeededRandom) -> String {
+        String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+    }
+}
