@@ -71,8 +71,8 @@ struct ImportCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if entity == nil && !django && discriminator == nil {
-            throw ValidationError("give --entity, or --django or --discriminator for records that name their entity")
+        if entity == nil && !django && discriminator == nil && mapping == nil {
+            throw ValidationError("give --entity, or --django, --discriminator or a mapping file's discriminator for records that name their entity")
         }
         if let chunk, chunk < 1 { throw ValidationError("--chunk takes 1 or more, not \(chunk)") }
         guard skip >= 0 else { throw ValidationError("--skip takes 0 or more, not \(skip)") }
@@ -98,12 +98,16 @@ struct ImportCommand: AsyncParsableCommand {
         }
         var mapping = try commandMapping(self.mapping, model: chosen, entity: entity)
         if django || discriminator != nil {
+            // A --discriminator naming the mapping file's key keeps the file's table of values.
+            let given = discriminator.map { key in mapping.discriminator?.key == key ? mapping.discriminator : EntityDiscriminator(key: key) }
             do {
-                mapping = try mapping.with(
-                    layout: django ? .django : mapping.layout, discriminator: discriminator.map { EntityDiscriminator(key: $0) } ?? mapping.discriminator)
+                mapping = try mapping.with(layout: django ? .django : mapping.layout, discriminator: given ?? mapping.discriminator)
             } catch {
                 throw ValidationError("\(error)")
             }
+        }
+        if entity == nil && mapping.discriminator == nil {
+            throw ValidationError("give --entity, or --django, --discriminator or a mapping file's discriminator for records that name their entity")
         }
         let opened = try Store(at: store, model: chosen)
         RecoveryWarning.print(opened.recoveryReport, store: store)

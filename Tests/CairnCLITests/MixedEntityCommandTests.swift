@@ -57,4 +57,18 @@ import Testing
         let inserted = try cairn(["import", "s.store", "--entity", "Tag", "keys.json", "--insert-missing-references"], in: directory.path)
         #expect(inserted.status == 0 && inserted.output.contains("inserted 1, updated 0, unchanged 1"), "\(inserted.output)")
     }
+
+    @Test func aMappingFilesDiscriminatorNeedsNoFlag() throws {
+        let directory = TemporaryDirectory()
+        try Data(Self.tags.utf8).write(to: URL(fileURLWithPath: directory.path + "/model.json"))
+        try Data(#"{"discriminator": {"key": "kind", "entities": {"p": "Post", "t": "Tag"}}}"#.utf8).write(
+            to: URL(fileURLWithPath: directory.path + "/mapping.json"))
+        let records = #"[{"kind": "t", "code": "a", "label": "A"}, {"kind": "p", "postId": 1, "title": "Hello", "tags": ["a"]}]"#
+        try Data(records.utf8).write(to: URL(fileURLWithPath: directory.path + "/mixed.json"))
+        let imported = try cairn(["import", "s.store", "mixed.json", "--model", "model.json", "--mapping", "mapping.json"], in: directory.path)
+        #expect(imported.status == 0 && imported.output.contains("inserted 2,"), "\(imported.output)")
+        // Naming the file's key again keeps the file's table of values.
+        let again = try cairn(["import", "s.store", "mixed.json", "--mapping", "mapping.json", "--discriminator", "kind"], in: directory.path)
+        #expect(again.status == 0 && again.output.contains("unchanged 2"), "\(again.output)")
+    }
 }

@@ -1,3 +1,4 @@
+import Cairn
 import CairnMapping
 import Foundation
 import Testing
@@ -39,5 +40,20 @@ import Testing
     @Test func fallbackDatesStayInRange() throws {
         let era = try DatePattern("yyyy-MM-dd G")
         #expect(date(era, "0001-01-01 BC") == nil, "year 0 (1 BC) lies outside years 1 to 9999")
+    }
+
+    @Test func theFallbackKeepsTheGregorianCalendarAndItsOffsets() throws {
+        let era = try DatePattern("yyyy-MM-dd G")
+        let compiled = try DatePattern("yyyy-MM-dd")
+        for text in ["0001-01-01", "1000-01-01", "1582-10-10", "2024-02-29"] {
+            #expect(date(era, text + " AD") == date(compiled, text), "\(text)")
+            #expect(date(era, text + " AD", offset: -5 * 3600) == date(compiled, text, offset: -5 * 3600), "\(text)")
+        }
+        // An offset DateFormatter's zones cannot hold is refused when the mapping is built.
+        let model = try Model { Entity("Event") { Attribute("when", .date) } }
+        #expect(throws: MappingError.self) {
+            try Mapping(model: model) { EntityMapping("Event") { AttributeMap("when", date: .pattern("yyyy-MM-dd G", offset: 19 * 3600)) } }
+        }
+        _ = try Mapping(model: model) { EntityMapping("Event") { AttributeMap("when", date: .pattern("yyyy-MM-dd", offset: 19 * 3600)) } }
     }
 }

@@ -61,4 +61,19 @@ import Testing
         let clark = try #require(try store.viewContext.one("Station", "stopID", 1))
         #expect(Set(try clark.objects(forKey: "lines").map { try $0.value(forKey: "code", as: String.self) }) == ["R", "G"])
     }
+
+    @Test func aKeyThatDoesNotFitIsSkippedWhenLenient() async throws {
+        let model = try MapperFixtures.model()
+        let store = Store(inMemory: model)
+        let mapping = try Mapping(model: model)
+        let keys = MapperFixtures.bytes(#"[1.5, "x", 3]"#)
+        await #expect {
+            _ = try await store.importJSON(keys, into: "Person", mapping: mapping, options: Self.options(inserting: true))
+        } throws: { error in
+            (error as? MappingError)?.code == .invalidValue && (error as? MappingError)?.path == "$[0]"
+        }
+        let lenient = try await store.importJSON(keys, into: "Person", mapping: mapping, options: Self.options(inserting: true, lenient: true))
+        #expect(lenient.inserted == 1, "only the key that fits: \(lenient.warnings)")
+        #expect(lenient.warnings.count >= 2 && lenient.warnings[0].path == "$[0]", "\(lenient.warnings)")
+    }
 }

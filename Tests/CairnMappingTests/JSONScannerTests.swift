@@ -10,9 +10,11 @@ import Testing
         tokens(Array(text.utf8), sequence: sequence)
     }
 
-    static func tokens(_ bytes: [UInt8], sequence: Bool = false, depth: Int = JSONScanner.defaultMaximumDepth) -> Result<[String], JSONSyntaxError> {
+    static func tokens(
+        _ bytes: [UInt8], sequence: Bool = false, depth: Int = JSONScanner.defaultMaximumDepth, trailingCommas: Bool = false
+    ) -> Result<[String], JSONSyntaxError> {
         bytes.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer, maximumDepth: depth, allowsValueSequence: sequence)
+            var scanner = JSONScanner(buffer, maximumDepth: depth, allowsValueSequence: sequence, allowsTrailingCommas: trailingCommas)
             var out: [String] = []
             do throws(JSONSyntaxError) {
                 while let token = try scanner.next() {

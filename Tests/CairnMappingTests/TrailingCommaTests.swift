@@ -11,28 +11,7 @@ import Testing
 @Suite struct TrailingCommaTests {
     /// The tokens of `text` (as ``JSONScannerTests`` writes them), or the error.
     static func tokens(_ text: String, allowing: Bool) -> Result<[String], JSONSyntaxError> {
-        Array(text.utf8).withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer, allowsValueSequence: true, allowsTrailingCommas: allowing)
-            var out: [String] = []
-            do throws(JSONSyntaxError) {
-                while let token = try scanner.next() {
-                    switch token {
-                    case .beginObject: out.append("{")
-                    case .endObject: out.append("}")
-                    case .beginArray: out.append("[")
-                    case .endArray: out.append("]")
-                    case .key(let text): out.append("k:" + scanner.string(text))
-                    case .string(let text): out.append("s:" + scanner.string(text))
-                    case .number(let number): out.append("n:" + scanner.text(number))
-                    case .boolean(let flag): out.append(flag ? "true" : "false")
-                    case .null: out.append("null")
-                    }
-                }
-                return .success(out)
-            } catch {
-                return .failure(error)
-            }
-        }
+        JSONScannerTests.tokens(Array(text.utf8), sequence: true, trailingCommas: allowing)
     }
 
     /// Each input with trailing commas, and the same without them.
@@ -53,8 +32,8 @@ import Testing
             Issue.record("\(with.debugDescription) was read without the option")
             return
         }
-        #expect(error.message.contains("trailing comma") && error.message.contains("allowsTrailingCommas"), "\(error)")
-        #expect(error.message.contains("--allow-trailing-commas"), "\(error)")
+        #expect(error.message.contains("trailing comma") && error.isTrailingComma, "\(error)")
+        #expect(error.importDescription.contains("allowsTrailingCommas") && error.importDescription.contains("--allow-trailing-commas"), "\(error)")
         #expect(Array(with.utf8)[error.offset] == UInt8(ascii: ","), "\(with.debugDescription): \(error)")
     }
 

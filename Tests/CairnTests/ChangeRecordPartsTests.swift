@@ -280,4 +280,17 @@ import Testing
         try Self.expectSame(opened.snapshot, try Self.oneThreadSnapshot(path))
         #expect(opened.snapshot.count(entity: try #require(model.entity(named: "Book")).index) == Self.threshold + 2_000)
     }
+
+    /// Versions are counted per kind: a model or migration record of version 2 is one a newer
+    /// Cairn may write, refused as newer, not as damage.
+    @Test func aModelRecordOfVersionTwoIsRefusedAsNewer() throws {
+        let model = try libraryModel()
+        var bytes = StoreRecord.model(model).encoded()
+        bytes[1] = 2
+        #expect {
+            _ = try StoreRecord.decode(bytes, lsn: LSN(3), model: nil)
+        } throws: { error in
+            (error as? StoreError)?.code == .unsupportedFormat && "\(error)".contains("newer")
+        }
+    }
 }

@@ -34,7 +34,7 @@ import Testing
     @Test(arguments: [
         "", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1.2.3", "12a", "NaN", "Infinity", " 1", "1 ", "0x10", "1e99999",
         // Beyond the fast path: more than 38 digits, or a power of ten beyond ±64.
-        "123456789012345678901234567890123456789", "1e65", "1e-65"
+        "123456789012345678901234567890123456789", "1e65", "1e-65", "0e200", "0E-130", "-0e129", "0." + String(repeating: "0", count: 200)
     ])
     func leavesOtherTextToTheGeneralPath(_ text: String) {
         #expect(fast(text) == nil, "\(text)")

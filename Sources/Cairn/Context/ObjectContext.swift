@@ -318,7 +318,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
                 guard !ids.contains(object) else { return }
                 ids.append(object)
             } else {
-                // Kept sorted: one binary search, no sort (an import links many objects to one).
+                // Kept sorted by one binary search instead of a scan and a sort (the list is
+                // still copied once a link: many links to one object cost that copy each).
                 var low = 0
                 var high = ids.count
                 while low < high {

@@ -91,6 +91,10 @@ private struct DecimalText {
         var first = wholeStart
         while first < fractionEnd && (bytes[first] == UInt8(ascii: "0") || bytes[first] == UInt8(ascii: ".")) { first += 1 }
         guard first < fractionEnd else {
+            // Zero: its power of ten (the written exponent less the fraction's digits) within
+            // the same range, as `Decimal(string:)` refuses `0e200`.
+            let fractionDigits = fractionEnd > wholeEnd ? fractionEnd - wholeEnd - 1 : 0
+            guard ValueEncoding.fastDecimalExponents.contains(written - fractionDigits) else { return nil }
             self.digits = 0..<0
             point = nil
             count = 0

@@ -87,7 +87,12 @@ enum StoreRecord: Sendable {
             throw StoreError(.unsupportedFormat, "record at LSN \(lsn) \(what); this build reads versions 1 to \(version)", lsn: lsn)
         }
         guard recordVersion == 1 || (bytes[0] != modelKind && bytes[0] != migrationKind) else {
-            throw damaged("a \(bytes[0] == modelKind ? "model" : "migration") record of version \(recordVersion): only change records have a version 2")
+            // Versions are counted per kind: a model or migration record of version 2 is one a
+            // newer Cairn may write, not damage.
+            throw StoreError(
+                .unsupportedFormat,
+                "record at LSN \(lsn): a \(bytes[0] == modelKind ? "model" : "migration") record of version \(recordVersion) was written by a newer version of Cairn; this build reads version 1 of it",
+                lsn: lsn)
         }
         switch bytes[0] {
         case modelKind:

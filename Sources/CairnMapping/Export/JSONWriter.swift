@@ -10,13 +10,13 @@ package struct JSONWriter {
     /// Bytes handed to the sink so far.
     private(set) var flushed = 0
     private let sink: (UnsafeRawBufferPointer) throws -> Void
-    private static let flushSize = 1 << 16
+    static let flushSize = 1 << 16
 
     /// A writer handing its bytes to `sink` in pieces of about 64 KiB (and the rest at
     /// ``flush(force:)``).
-    package init(sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    package init(capacity: Int = flushSize + 4096, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.sink = sink
-        buffer.reserveCapacity(Self.flushSize + 4096)
+        buffer.reserveCapacity(capacity)
     }
 
     /// Hands what is buffered to the sink once the buffer is full (or always, with `force`).
@@ -79,9 +79,14 @@ package struct JSONWriter {
 
     /// The text of a tree of JSON, compact (no spaces).
     package static func text(_ json: JSONValue) -> String {
-        var writer = JSONWriter(sink: { _ in })
+        String(decoding: bytes(json), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of a tree of JSON (as ``text(_:)``), in a buffer of its own size.
+    static func bytes(_ json: JSONValue) -> [UInt8] {
+        var writer = JSONWriter(capacity: 64, sink: { _ in })
         writer.value(json)
-        return String(decoding: writer.buffer, as: UTF8.self)
+        return Array(writer.buffer[...])
     }
 
     /// A tree of JSON.

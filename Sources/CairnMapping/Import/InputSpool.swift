@@ -118,7 +118,7 @@ final class InputSpool {
 
     private func checkBytes(_ bytes: UnsafeRawBufferPointer, atEnd: Bool) throws(MappingError) {
         do { try check.check(bytes, atEnd: atEnd) } catch {
-            throw MappingError(.invalidJSON, error.description, offset: error.offset)
+            throw MappingError(.invalidJSON, error.importDescription, offset: error.offset)
         }
     }
 

@@ -105,7 +105,7 @@ struct RecordReader {
     /// A record given as its key alone (`[1, 2, 3]` as records: Groot's and Sync's import by
     /// identifiers): it names the object holding that key. Nil for an object or an array (read
     /// as a record, or refused), and for an entity whose unique key is not one attribute.
-    private func keyOnly(_ entity: ResolvedEntity, _ token: JSONScanner.Token, _ scanner: inout JSONScanner) throws -> ImportRecord? {
+    private mutating func keyOnly(_ entity: ResolvedEntity, _ token: JSONScanner.Token, _ scanner: inout JSONScanner) throws -> ImportRecord? {
         let offset: Int  // the value's first byte
         switch token {
         case .string(let text): offset = text.range.lowerBound - 1
@@ -119,9 +119,13 @@ struct RecordReader {
         do {
             record.values[index] = try ValueReader.read(token, entity.attributes[index], &scanner)
         } catch let misfit as ValueReader.Misfit {
-            throw MappingError(
-                misfit.code, "a key of \(entity.name) given as a record: \(misfit.message)", entity: entity.name, property: entity.attributes[index].name,
-                path: path.text, offset: offset)
+            let message = "a key of \(entity.name) given as a record: \(misfit.message)"
+            guard lenient, !misfit.isMappingError else {
+                throw MappingError(misfit.code, message, entity: entity.name, property: entity.attributes[index].name, path: path.text, offset: offset)
+            }
+            // Lenient: as a record whose key does not fit, skipped for its missing key.
+            warnings.append(ImportWarning(path: path.text, message: "\(message); \(entity.name).\(entity.attributes[index].name) set to nil"))
+            record.values[index] = .null
         }
         return record
     }

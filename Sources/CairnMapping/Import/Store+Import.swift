@@ -472,7 +472,7 @@ struct JSONImport {
     /// A syntax error as a ``MappingError`` with the JSON path where it was met.
     private static func located(_ error: any Error, _ reader: RecordReader) -> any Error {
         guard let syntax = error as? JSONSyntaxError else { return error }
-        return MappingError(.invalidJSON, syntax.description, path: reader.path.text, offset: syntax.offset)
+        return MappingError(.invalidJSON, syntax.importDescription, path: reader.path.text, offset: syntax.offset)
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {

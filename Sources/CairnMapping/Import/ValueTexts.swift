@@ -39,7 +39,7 @@ enum UUIDText {
                     guard bytes[index] == UInt8(ascii: "-") else { return false }
                     index += 1
                 }
-                guard let high = hexDigit(bytes[index]), let low = hexDigit(bytes[index + 1]) else { return false }
+                guard let high = HexDigit.value(bytes[index]), let low = HexDigit.value(bytes[index + 1]) else { return false }
                 out[position] = high << 4 | low
                 index += 2
             }
@@ -48,7 +48,12 @@ enum UUIDText {
         return read ? uuid : nil
     }
 
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+}
+
+/// A hexadecimal digit of either case.
+enum HexDigit {
+    /// The digit's value, or nil.
+    static func value(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -147,7 +152,7 @@ enum URIText {
         while index < end {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < end, isHex(bytes[index + 1]), isHex(bytes[index + 2]) else { return false }
+                guard index + 2 < end, HexDigit.value(bytes[index + 1]) != nil, HexDigit.value(bytes[index + 2]) != nil else { return false }
                 index += 3
                 continue
             }
@@ -164,7 +169,4 @@ enum URIText {
         return scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-._~:/?#@!$&'()*+,;=".unicodeScalars.contains(scalar))
     }
 
-    private static func isHex(_ byte: UInt8) -> Bool {
-        byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6
-    }
 }

@@ -219,7 +219,7 @@ public struct JSONScanner {
     }
 
     /// At a `]` or `}` just after a comma: returns when trailing commas are allowed, else throws
-    /// an error at the comma that names the option.
+    /// an error at the comma (which an import's message completes with the option's name).
     private func trailingComma() throws(JSONSyntaxError) {
         guard !allowsTrailingCommas else { return }
         // The comma: the last byte before this one that is not white space (when this piece of
@@ -227,9 +227,9 @@ public struct JSONScanner {
         var comma = offset - 1
         while comma >= 0, bytes[comma] == 0x20 || bytes[comma] == 0x0A || bytes[comma] == 0x0D || bytes[comma] == 0x09 { comma -= 1 }
         let at = comma >= 0 && bytes[comma] == UInt8(ascii: ",") ? comma : offset
-        throw failure(
-            "a trailing comma before '\(Character(Unicode.Scalar(bytes[offset])))': JSON allows none; "
-                + "pass allowsTrailingCommas (ImportOptions) or --allow-trailing-commas (cairn import) to read it", at: at)
+        var error = failure("a trailing comma before '\(Character(Unicode.Scalar(bytes[offset])))': JSON allows none", at: at)
+        error.isTrailingComma = true
+        throw error
     }
 
     /// Closes the innermost container (the byte at `offset` is its end).

@@ -12,6 +12,9 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     /// number, a container): more bytes might have made it valid. A stream checked as it comes
     /// (``JSONStreamCheck``) waits for them.
     var endsInput = false
+    /// Whether a comma ends an array or an object (what ``ImportOptions/allowsTrailingCommas``
+    /// reads): an import's message names the option.
+    var isTrailingComma = false
 
     /// An error at `offset` of `bytes`; the line and column are counted from the start.
     init(_ message: String, offset: Int, in bytes: UnsafeRawBufferPointer) {
@@ -28,4 +31,9 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var description: String { "line \(line), column \(column) (byte \(offset)): \(message)" }
+
+    /// The description an import gives: a trailing comma's names the option that reads it.
+    var importDescription: String {
+        isTrailingComma ? description + "; pass allowsTrailingCommas (ImportOptions) or --allow-trailing-commas (cairn import) to read it" : description
+    }
 }

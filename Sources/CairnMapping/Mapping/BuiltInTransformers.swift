@@ -86,9 +86,7 @@ private struct JSONText: MappingTransformer {
         case .array, .object: break
         case .null, .boolean, .number, .string: throw TransformerRefusal(description: "\(name) takes an array or an object, not \(kind(json))")
         }
-        var writer = JSONWriter(sink: { _ in })
-        writer.value(json)
-        let bytes = Array(writer.buffer[...])
+        let bytes = JSONWriter.bytes(json)
         return asText ? .string(String(decoding: bytes, as: UTF8.self)) : .binary(bytes)
     }
 
@@ -152,10 +150,7 @@ private struct NumberFromString: MappingTransformer {
         let bytes: [UInt8]
         switch json {
         case .number(let text): bytes = Array(text.utf8)
-        case .string:
-            var writer = JSONWriter(sink: { _ in })
-            writer.value(json)
-            bytes = Array(writer.buffer[...])
+        case .string: bytes = JSONWriter.bytes(json)
         case .null, .boolean, .array, .object:
             throw TransformerRefusal(description: "\(name) takes a number given as a string, not \(kind(json))")
         }

@@ -7,7 +7,8 @@ import Cairn
 ///
 /// Fields: `y`/`yyyy` (year), `M`/`MM` (month), `MMM`/`MMMM` (English month names), `d`/`dd`,
 /// `H`/`HH` (0–23), `h`/`hh` (1–12) with `a` (AM/PM), `m`/`mm`, `s`/`ss`, `S…` (fraction),
-/// `Z`/`ZZZZZ`/`X`/`XXX`/`x` (a zone: `Z`, `±hh:mm`, `±hhmm`), `EEE`/`EEEE` (a day name, read and
+/// `Z`/`ZZZZZ`/`X`/`XXX`/`x`/`z` (a zone: `Z`, `±hh:mm`, `±hhmm`, `GMT`/`UTC`/`UT` alone or with
+/// an offset), `EEE`/`EEEE` (a day name, read and
 /// ignored), `'quoted text'` and any other character as itself. A single letter reads one or more
 /// digits; a doubled one exactly that many.
 public struct DatePattern: Sendable, Hashable {

@@ -39,8 +39,11 @@ final class ResolvedDiscriminator: Sendable {
     let path: [String]
     let key: String
     private let byValue: [String: Int]
-    /// Entity indexes by lowercased name, when values may name entities.
+    /// Entity indexes by lowercased name, when values may name entities (-1: names that differ
+    /// only in case, which match only as written: ``exactNames``).
     private let byName: [String: Int]?
+    /// Entity indexes by name as written, for names that differ only in case.
+    private let exactNames: [String: Int]
 
     /// Checks `discriminator` against `model`: every entity it lists must exist and, with a
     /// `family` (an entity mapping's discriminator), be that entity or one of its sub-entities.
@@ -63,13 +66,19 @@ final class ResolvedDiscriminator: Sendable {
         }
         self.byValue = byValue
         if discriminator.matchesEntityNames {
+            // Names that differ only in case match only as written (marked -1 here).
             var byName: [String: Int] = [:]
             for entity in model.descriptions where family?.family.contains(entity.index) ?? true {
-                byName[entity.name.lowercased()] = entity.index
+                let lowered = entity.name.lowercased()
+                byName[lowered] = byName[lowered] == nil ? entity.index : -1
             }
             self.byName = byName
+            exactNames = Dictionary(
+                model.descriptions.filter { byName[$0.name.lowercased()] == -1 && (family?.family.contains($0.index) ?? true) }.map { ($0.name, $0.index) },
+                uniquingKeysWith: { first, _ in first })
         } else {
             byName = nil
+            exactNames = [:]
         }
     }
 
@@ -78,7 +87,8 @@ final class ResolvedDiscriminator: Sendable {
         if let index = byValue[value] { return index }
         guard let byName else { return nil }
         let name = value.split(separator: ".", omittingEmptySubsequences: false).last.map(String.init) ?? value
-        return byName[name.lowercased()]
+        if let index = byName[name.lowercased()], index >= 0 { return index }
+        return exactNames[name]
     }
 
     /// The discriminator's value in the object whose `{` the scanner just read (a string, or a

@@ -28,6 +28,12 @@ extension MappingResolver {
                 do { pattern = try DatePattern(text) } catch {
                     throw MappingError(.invalidMapping, error.message, entity: name, property: attribute.name)
                 }
+                if pattern?.isCompiled == false && format.offset.magnitude > FoundationDatePattern.widestOffset {
+                    throw MappingError(
+                        .invalidMapping,
+                        "the date pattern \"\(text)\" is read by DateFormatter, whose zones lie within ±18:00 of UTC; the format's offset is \(format.offset) seconds",
+                        entity: name, property: attribute.name)
+                }
             }
             var transformable: String?
             if case .transformable(let transformerName) = attribute.type { transformable = transformerName }
