@@ -207,6 +207,13 @@ enum PersonJSON {
     /// GRDB's import: Foundation's JSONDecoder (ISO 8601 with fractional seconds; in the app
     /// style born through a `DateFormatter` and the score as a `Decimal`, stored as text), then
     /// an upsert of every record in one transaction.
+    /// GRDB's cold open: every row of the imported people database fetched into structs (the
+    /// peer of a process that opens a Cairn store to its full view). Returns the row count.
+    static func grdbLoad(_ path: String) throws -> Int {
+        let queue = try DatabaseQueue(path: path)
+        return try queue.read { db in try Person.fetchAll(db, sql: "SELECT * FROM person").count }
+    }
+
     static func grdbImport(_ path: String, into queue: DatabaseQueue, style: PeopleStyle = .benchmark) throws {
         let decoder = JSONDecoder()
         let formatter = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

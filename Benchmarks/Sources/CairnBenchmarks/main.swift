@@ -18,6 +18,11 @@ if let style = PeopleStyle(grdbCommand: arguments.first), arguments.count == 3 {
     try PersonJSON.grdbImport(arguments[arguments.startIndex + 1], into: try grdbQueue(database, style: style), style: style)
     exit(0)
 }
+// The GRDB peer of the whole-process cold open: `cairn-benchmarks grdb-load DATABASE` fetches
+// every person into structs.
+if arguments.first == "grdb-load", arguments.count == 2 {
+    exit(try PersonJSON.grdbLoad(arguments[arguments.startIndex + 1]) > 0 ? 0 : 1)
+}
 let quick = arguments.contains("--quick")
 /// The value given after `option`, if any.
 func optionValue(_ option: String) -> String? {

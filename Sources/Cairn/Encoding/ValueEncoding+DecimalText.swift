@@ -48,11 +48,17 @@ private struct DecimalText {
     let count: Int
     /// The power of ten of the last significant digit.
     let exponent: Int
+    /// Whether the text already is the plain text (no exponent, no trailing zero of a fraction,
+    /// not zero): written as it is, in one copy.
+    let isVerbatim: Bool
+    /// The text's length in bytes.
+    let byteCount: Int
 
     /// Reads number text; nil when it is not JSON number text or lies beyond the fast path.
     init?(_ bytes: UnsafeRawBufferPointer) {
         var index = 0
         let end = bytes.count
+        byteCount = end
         func isDigit(_ at: Int) -> Bool { at < end && bytes[at] &- UInt8(ascii: "0") < 10 }
         negative = end > 0 && bytes[0] == UInt8(ascii: "-")
         if negative { index = 1 }
@@ -99,6 +105,7 @@ private struct DecimalText {
             point = nil
             count = 0
             exponent = 0
+            isVerbatim = false
             return
         }
         var last = fractionEnd - 1
@@ -111,6 +118,7 @@ private struct DecimalText {
         // 10^-(its place in the fraction).
         let place = last < wholeEnd ? wholeEnd - 1 - last : -(last - wholeEnd)
         exponent = place + written
+        isVerbatim = fractionEnd == end && (fractionEnd == wholeEnd || bytes[fractionEnd - 1] != UInt8(ascii: "0"))
         guard count <= ValueEncoding.decimalDigits, ValueEncoding.fastDecimalExponents.contains(exponent) else { return nil }
     }
 
@@ -120,6 +128,7 @@ private struct DecimalText {
     /// The length of the plain text.
     var textLength: Int {
         guard count > 0 else { return 1 }
+        if isVerbatim { return byteCount }
         let sign = negative ? 1 : 0
         if exponent >= 0 { return sign + count + exponent }
         return sign + (leading > 0 ? count + 1 : 2 - leading + count)
@@ -129,6 +138,10 @@ private struct DecimalText {
     func write(_ bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) {
         guard count > 0 else {
             writer.writeByte(UInt8(ascii: "0"))
+            return
+        }
+        if isVerbatim {
+            writer.write(bytes: bytes)
             return
         }
         if negative { writer.writeByte(UInt8(ascii: "-")) }
