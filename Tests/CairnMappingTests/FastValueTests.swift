@@ -28,6 +28,9 @@ import Testing
                 Attribute("identifier", .uuid)
                 Attribute("link", .uri)
                 Attribute("blob", .binary)
+                Attribute("json", .string)
+                Attribute("jsonBytes", .binary)
+                Attribute("blob64", .binary)
                 Unique("id")
             }
         }
@@ -45,6 +48,9 @@ import Testing
                 AttributeMap("stamp", date: .pattern("EEE, dd MMM yyyy HH:mm:ss Z"))
                 AttributeMap("seconds", date: .unixSeconds)
                 AttributeMap("millis", date: .unixMilliseconds)
+                AttributeMap("json", transformer: "json")
+                AttributeMap("jsonBytes", transformer: "json")
+                AttributeMap("blob64", transformer: "base64")
             }
         }
     }
@@ -54,7 +60,13 @@ import Testing
         ("text", [#""plain""#, #""with \"escape\"""#, #""ünïcödé""#, "12", "true", "null", "[1]"]),
         ("small", ["12", "-32768", "32768", "1.0", "2e3", #""42""#, #""-7""#, #""4.5""#, #""x""#, #""Infinity""#, "true", "null"]),
         ("count", ["9223372036854775807", "-9223372036854775808", "9223372036854775808", #""123""#, #""0012""#, "1e2", "0.5"]),
-        ("ratio", ["1.5", "-0.0", "1e308", "1e309", "2", #""3.25""#, #""-Infinity""#, #""NaN""#, #""1,5""#, "false"]),
+        (
+            "ratio",
+            [
+                "1.5", "-0.0", "1e308", "1e309", "2", #""3.25""#, #""-Infinity""#, #""NaN""#, #""1,5""#, "false", "-0", #""-0""#, #""9007199254740993""#,
+                "-9007199254740993", "9223372036854775807", #""12""#
+            ]
+        ),
         (
             "money",
             [
@@ -66,7 +78,13 @@ import Testing
         ("iso", [#""2024-05-01""#, #""2024-05-01T09:30:00Z""#, #""2024-05-01T09:30:00.123+02:00""#, #""2024-13-01""#, "1700000000", "1.5"]),
         ("day", [#""2024-05-01""#, #""1969-12-31""#, #""2024-02-30""#, #""2024-5-1""#, #""0000-01-01""#, "86400", #""""#]),
         ("stamp", [#""Wed, 01 May 2024 09:30:00 +0200""#, #""Mon, 31 Dec 1999 23:59:59 Z""#, #""01 May 2024""#]),
-        ("seconds", ["1700000000", "1700000000.25", "1700000000000", #""1700000000""#, #""17e8""#, "-62135596801", "1e20", #""soon""#]),
+        (
+            "seconds",
+            [
+                "1700000000", "1700000000.25", "1700000000000", #""1700000000""#, #""17e8""#, "-62135596801", "1e20", #""soon""#, #""-0""#, "-0",
+                #""0""#, #""9007199254740993""#, "-9007199254740993", #""-1700000000""#, #""007""#
+            ]
+        ),
         ("millis", ["1700000000123", "-1", #""1700000000123""#, "1e30"]),
         (
             "identifier",
@@ -76,7 +94,17 @@ import Testing
             ]
         ),
         ("link", [#""https://example.com/a/b?c=d&e=%20#f""#, #""http://localhost:8080""#, #""mailto:a@b.c""#, #""http://a b""#, #""http://[::1""#, #""""#]),
-        ("blob", [#""QUJD""#, #""QQ==""#, #""QR==""#, #""""#, #""QUJ""#, #""Q===""#, #""QU JD""#, #""QUI-""#])
+        ("blob", [#""QUJD""#, #""QQ==""#, #""QR==""#, #""""#, #""QUJ""#, #""Q===""#, #""QU JD""#, #""QUI-""#, #""+/+/""#, #""AAAA""#]),
+        ("json", jsonValues),
+        ("jsonBytes", jsonValues),
+        ("blob64", [#""QUJD""#, #""QQ==""#, #""QR==""#, #""""#, #""QUJ""#, #""Q===""#, #""QU JD""#, "12", "[1]", "null"])
+    ]
+
+    /// Values for the built-in `json` transformer: compact and spaced arrays and objects, strings
+    /// with escapes and DEL (which it writes otherwise), and values it refuses.
+    static let jsonValues = [
+        "[1,2,3]", "[1, 2 ,\n 3]", #"{"a": [1, {"b": "c d"}], "e": null, "a": true}"#, #"{"a":"x\"y"}"#, #"["\u00e9", "é"]"#,
+        "[\"\u{7F}\"]", "[1.50,-0,2e3,-1E-2]", "[]", "{}", "[[[[]]],{}]", #""text""#, "12", "false", "null"
     ]
 
     /// Records of one value each, in a file.

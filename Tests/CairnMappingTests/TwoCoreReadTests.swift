@@ -127,11 +127,12 @@ import Testing
         #expect(a.path == "$[\(bad)].visits" && a.path == b.path && a.offset == b.offset, "\(a) against \(b)")
     }
 
-    /// A record in the second half gives a relationship: the records are not flat, and the
-    /// whole input is read again through a context, as one reader would.
+    /// A record in the second half gives a relationship as a nested record (a reference by key
+    /// is read flat): the records are not flat, and the whole input is read again through a
+    /// context, as one reader would.
     @Test func aRelationshipInTheSecondHalfReadsTheInputThroughAContext() async throws {
         let records = Self.records(count: 6_000) { index in
-            index == 5_000 ? #"{"ticket": 9999999, "employer_code": "ACME", "note": "\#(Self.padding)"}"# : nil
+            index == 5_000 ? #"{"ticket": 9999999, "employer_code": {"code": "ACME"}, "note": "\#(Self.padding)"}"# : nil
         }
         let (two, one) = try await Self.importBothWays("[" + records.joined(separator: ",\n") + "]") { store in
             try await store.batchInsert("Company", [["code": "ACME"]])

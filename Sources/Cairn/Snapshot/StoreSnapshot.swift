@@ -124,6 +124,16 @@ struct StoreSnapshot: Sendable {
         }
     }
 
+    /// ``holder(encoded:for:)`` of a constraint of one attribute (nil for another), without an
+    /// array a lookup: the batch upsert's references by key.
+    func holder(encodedValue value: UnsafeRawBufferPointer, for constraint: UniquenessConstraint) -> ObjectID? {
+        guard constraint.positions.count == 1 else { return nil }
+        let position = constraint.positions[0]
+        var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
+        hasher.combine(value)
+        return firstHolder(hasher.value, for: constraint, committing: true) { RowBytes.same($0.value(position), value) }
+    }
+
     /// The object holding these values of a constraint, given as their stored bytes in the
     /// constraint's order (a lookup without a ``Value``: the batch upsert of encoded rows).
     /// Called only with the store's commit lock held (the batch upsert's plan): the lookup

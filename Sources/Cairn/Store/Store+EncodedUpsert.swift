@@ -13,11 +13,22 @@ extension Store {
     /// leave out another), and a new object whose first row is left out is not made, nor are
     /// its other rows applied. An object no row is left for is not in the result. Without it,
     /// such a row fails the upsert with a ``StoreError``.
+    ///
+    /// `references` are the to-one relationships the rows set by key, in the order of their
+    /// values after the attributes (``EncodedReference``). A key no object of the destination
+    /// holds is given to `unresolved` (the row, the reference's number) once the rows are read,
+    /// in row order: it throws to fail the upsert, or returns to leave the relationship as the
+    /// object's earlier rows, or the store, had it. Without it, such a key fails the upsert.
     package func batchUpsert(
-        _ entityName: String, key: [Int], rows: EncodedRows, updatesExisting: Bool, rowName: @escaping (Int) -> String,
-        invalidRow: ((Int, StoreError) throws -> Void)? = nil
+        _ entityName: String, key: [Int], rows: EncodedRows, references: [EncodedReference] = [], updatesExisting: Bool,
+        rowName: @escaping (Int) -> String, invalidRow: ((Int, StoreError) throws -> Void)? = nil, unresolved: ((Int, Int) throws -> Void)? = nil
     ) async throws -> BatchUpsertResult {
         let entity = try insertableEntity(entityName)
+        guard rows.referenceCount == references.count else {
+            throw StoreError(
+                .invalidArgument, "batch upsert: rows of \(rows.referenceCount) references for \(references.count) references", entity: entity.name)
+        }
+        let columns = try ReferenceColumn.resolve(references, of: entity, in: model)
         guard rows.attributeCount == entity.attributes.count else {
             throw StoreError(
                 .invalidArgument, "batch upsert: rows of \(rows.attributeCount) values for \(entity.name)'s \(entity.attributes.count) attributes",
@@ -33,7 +44,9 @@ extension Store {
                     .invalidArgument, "batch upsert: key \(attribute.name) is transient: it is never stored", entity: entity.name, property: attribute.name)
             }
         }
-        var plan = EncodedUpsertPlan(entity: entity, keyPositions: key, updatesExisting: updatesExisting, rowName: rowName, invalidRow: invalidRow)
+        var plan = EncodedUpsertPlan(
+            entity: entity, keyPositions: key, updatesExisting: updatesExisting, rowName: rowName, invalidRow: invalidRow, references: columns,
+            unresolved: unresolved)
         _ = try await commitRecord { accepted in
             try plan.resolve(rows, against: accepted, reserve: reserveKeys)
             return try plan.encodedSave(rows)
@@ -47,7 +60,7 @@ struct EncodedUpsertPlan {
     let entity: EntityDescription
     let keyPositions: [Int]
     let updatesExisting: Bool
-    private let rowName: (Int) -> String
+    let rowName: (Int) -> String
     private let invalidRow: ((Int, StoreError) throws -> Void)?
     private let constraint: UniquenessConstraint?
     /// Per constraint position, its place among the key positions.
@@ -55,8 +68,12 @@ struct EncodedUpsertPlan {
     /// Whether the constraint lists its attributes in the key's order (the usual case).
     private let constraintInKeyOrder: Bool
 
+    /// The to-one relationships the rows set by key, in the order of their values.
+    let references: [ReferenceColumn]
+    let unresolved: ((Int, Int) throws -> Void)?
+
     /// One object the rows name.
-    private struct Slot {
+    struct Slot {
         var existing: ObjectID?
         var firstRow: Int
         /// New object named by several rows: per attribute, the row whose value it takes. Empty
@@ -64,17 +81,25 @@ struct EncodedUpsertPlan {
         var sources: [Int] = []
         /// Existing object: per changed attribute, the row whose value it takes.
         var changes: [Int: Int] = [:]
+        /// Existing object: the references that point it elsewhere.
+        var relinks: [PropertyChange] = []
     }
 
     private var slots: [Slot] = []
-    private var ids: [ObjectID] = []
+    private(set) var ids: [ObjectID] = []
     private var insertedIDs: [ObjectID] = []
+    /// What the rows set each reference to: `references.count` links a slot, slot after slot.
+    private(set) var links: [Link] = []
+    /// The inverse to-manys the references change, each target's whole new list.
+    private var inverseUpdates: [ChangeSet.Update] = []
     private(set) var result = BatchUpsertResult(ids: [], outcomes: [])
 
     init(
         entity: EntityDescription, keyPositions: [Int], updatesExisting: Bool, rowName: @escaping (Int) -> String,
-        invalidRow: ((Int, StoreError) throws -> Void)? = nil
+        invalidRow: ((Int, StoreError) throws -> Void)? = nil, references: [ReferenceColumn] = [], unresolved: ((Int, Int) throws -> Void)? = nil
     ) {
+        self.references = references
+        self.unresolved = unresolved
         self.entity = entity
         self.keyPositions = keyPositions
         self.updatesExisting = updatesExisting
@@ -96,6 +121,10 @@ struct EncodedUpsertPlan {
         var keyBytes = ByteWriter(capacity: 64)
         var parts: [UnsafeRawBufferPointer] = []  // the key's values, reused from row to row
         parts.reserveCapacity(keyPositions.count)
+        var links: [Link] = []
+        links.reserveCapacity(references.isEmpty ? 0 : rows.count * references.count)
+        var waiting: [Int: Int]? = references.isEmpty ? nil : [:]
+        var lookups = ReferenceLookups(references)
         try rows.withBytes { buffer in
             for row in 0..<rows.count {
                 var slot: Int
@@ -127,9 +156,14 @@ struct EncodedUpsertPlan {
                 }
                 slotOfRow.append(slot)
                 apply(row, rows, buffer, to: &slots[slot], in: accepted)
+                if !references.isEmpty {
+                    if links.count < slots.count * references.count { links.append(contentsOf: repeatElement(Link.untouched, count: references.count)) }
+                    link(row, rows, buffer, slot: slot, existing: slots[slot].existing, &links, waiting: &waiting, lookups: &lookups, in: accepted)
+                }
             }
         }
-        if invalidRow != nil { try leaveOutInvalid(&slots, &slotOfRow, rows, in: accepted) }
+        if let waiting, !waiting.isEmpty { try reportUnresolved(waiting, rows) }
+        if invalidRow != nil { try leaveOutInvalid(&slots, &slotOfRow, &links, rows, lookups: &lookups, in: accepted) }
         let newCount = slots.reduce(0) { $0 + ($1.existing == nil ? 1 : 0) }
         var keys = try reserve(newCount).makeIterator()
         ids = []
@@ -144,7 +178,9 @@ struct EncodedUpsertPlan {
                 insertedIDs.append(id)
             }
         }
-        let outcomes: [UpsertOutcome] = slots.map { $0.existing == nil ? .inserted : ($0.changes.isEmpty ? .unchanged : .updated) }
+        self.links = links
+        if !references.isEmpty { inverseUpdates = relink(&slots, in: accepted) }
+        let outcomes: [UpsertOutcome] = slots.map { $0.existing == nil ? .inserted : ($0.changes.isEmpty && $0.relinks.isEmpty ? .unchanged : .updated) }
         let listed = slotOfRow.filter { $0 >= 0 }  // rows left out have none
         result = BatchUpsertResult(ids: listed.map { ids[$0] }, outcomes: listed.map { outcomes[$0] })
         result.inserted = outcomes.count { $0 == .inserted }
@@ -158,12 +194,15 @@ struct EncodedUpsertPlan {
     /// the rows before were left out), and leaves out the rows it returns for: their slot
     /// becomes -1, and so does every row of an object left out whole (a new object whose first
     /// row goes, an object no row is left for).
-    private func leaveOutInvalid(_ slots: inout [Slot], _ slotOfRow: inout [Int], _ rows: EncodedRows, in snapshot: StoreSnapshot) throws {
+    private func leaveOutInvalid(
+        _ slots: inout [Slot], _ slotOfRow: inout [Int], _ links: inout [Link], _ rows: EncodedRows, lookups: inout ReferenceLookups,
+        in snapshot: StoreSnapshot
+    ) throws {
         guard let invalidRow else { return }
         var problems: [(row: Int, slot: Int, problem: StoreError)] = []
         rows.withBytes { buffer in
             for (index, slot) in slots.enumerated() {
-                if let found = problem(slot, rows, buffer) { problems.append((found.row, index, found.problem)) }
+                if let found = problem(slot, slotLinks(index, links), rows, buffer) { problems.append((found.row, index, found.problem)) }
             }
         }
         guard !problems.isEmpty else { return }
@@ -191,9 +230,15 @@ struct EncodedUpsertPlan {
                 let again = rows.withBytes { buffer -> (row: Int, problem: StoreError)? in
                     var slot = Slot(
                         existing: slots[found.slot].existing, firstRow: slots[found.slot].existing == nil ? slots[found.slot].firstRow : remaining[0])
-                    for row in remaining { apply(row, rows, buffer, to: &slot, in: snapshot) }
+                    var none: [Int: Int]?
+                    let first = found.slot * references.count
+                    for column in references.indices { links[first + column] = .untouched }
+                    for row in remaining {
+                        apply(row, rows, buffer, to: &slot, in: snapshot)
+                        link(row, rows, buffer, slot: found.slot, existing: slot.existing, &links, waiting: &none, lookups: &lookups, in: snapshot)
+                    }
                     slots[found.slot] = slot
-                    return problem(slot, rows, buffer)
+                    return problem(slot, slotLinks(found.slot, links), rows, buffer)
                 }
                 guard let again else { break }
                 try invalidRow(again.row, again.problem)
@@ -202,33 +247,43 @@ struct EncodedUpsertPlan {
         }
         var renumbered: [Int] = []
         var kept: [Slot] = []
+        var keptLinks: [Link] = []
         for (index, slot) in slots.enumerated() {
             renumbered.append(leftOutSlots.contains(index) ? -1 : kept.count)
-            if !leftOutSlots.contains(index) { kept.append(slot) }
+            if !leftOutSlots.contains(index) {
+                kept.append(slot)
+                keptLinks.append(contentsOf: slotLinks(index, links))
+            }
         }
         slots = kept
+        links = keptLinks
         slotOfRow = slotOfRow.enumerated().map { row, slot in leftOutRows.contains(row) ? -1 : renumbered[slot] }
     }
 
     /// What a save would refuse in the object a slot makes or changes, and the row that causes
     /// it: a required attribute null, or (a new object) a required relationship, which a batch
     /// upsert leaves empty.
-    private func problem(_ slot: Slot, _ rows: EncodedRows, _ buffer: UnsafeRawBufferPointer) -> (row: Int, problem: StoreError)? {
+    private func problem(
+        _ slot: Slot, _ links: ArraySlice<Link>, _ rows: EncodedRows, _ buffer: UnsafeRawBufferPointer
+    ) -> (row: Int, problem: StoreError)? {
         if slot.existing == nil {
             for position in entity.requiredPositions {
                 let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
                 if ValueEncoding.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
             }
-            if let required = entity.relationships.first(where: { !$0.isOptional }) { return (slot.firstRow, missing(required.name)) }
+            if let (row, name) = emptyRequiredRelationship(links, firstRow: slot.firstRow) { return (row, missing(name)) }
             return nil
         }
         for (position, row) in slot.changes.sorted(by: { $0.key < $1.key }) where entity.isRequired[position] {
             if ValueEncoding.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
         }
+        for (column, link) in zip(references, links) where !column.isOptional && link.isSet && link.object == nil {
+            return (link.row, missing(column.name))
+        }
         return nil
     }
 
-    private func missing(_ property: String) -> StoreError {
+    func missing(_ property: String) -> StoreError {
         StoreError.missingValue(entity.name, property)
     }
 
@@ -261,7 +316,7 @@ struct EncodedUpsertPlan {
     }
 
     /// Applies a row's given values to its object.
-    private func apply(_ row: Int, _ rows: EncodedRows, _ buffer: UnsafeRawBufferPointer, to slot: inout Slot, in snapshot: StoreSnapshot) {
+    func apply(_ row: Int, _ rows: EncodedRows, _ buffer: UnsafeRawBufferPointer, to slot: inout Slot, in snapshot: StoreSnapshot) {
         if slot.existing == nil {
             guard row != slot.firstRow else { return }
             if slot.sources.isEmpty { slot.sources = Array(repeating: slot.firstRow, count: entity.attributes.count) }
@@ -291,7 +346,7 @@ struct EncodedUpsertPlan {
                     newSlots.append(index)
                     continue
                 }
-                guard !slot.changes.isEmpty else { continue }
+                guard !slot.changes.isEmpty || !slot.relinks.isEmpty else { continue }
                 var changes: [PropertyChange] = []
                 for (position, row) in slot.changes.sorted(by: { $0.key < $1.key }) {
                     let value = ValueEncoding.decode(buffer.piece(rows.range(row, position))) ?? .null
@@ -301,18 +356,22 @@ struct EncodedUpsertPlan {
                     }
                     changes.append(PropertyChange(position: position, value: .attribute(value)))
                 }
+                changes += slot.relinks  // relationships: after every attribute
                 updates.append(ChangeSet.Update(id: ids[index], changes: changes))
                 updated.append(ids[index])
             }
         }
-        if !newSlots.isEmpty, let required = entity.relationships.first(where: { !$0.isOptional }) {
-            throw StoreError(
-                .missingValue, "batch upsert: \(entity.name).\(required.name) is required, and a batch upsert leaves relationships empty",
-                entity: entity.name, property: required.name)
+        for index in newSlots {
+            if let (row, name) = emptyRequiredRelationship(slotLinks(index, links), firstRow: slots[index].firstRow) {
+                throw StoreError.missingValue(entity.name, name, context: "batch upsert: \(rowName(row))")
+            }
         }
+        updates += inverseUpdates
+        updated += inverseUpdates.map(\.id)
         guard !newSlots.isEmpty || !updates.isEmpty else { return nil }
         var relationshipDefaults = ByteWriter(capacity: 16)
         for value in entity.newObjectValues[entity.attributes.count...] { ValueEncoding.write(value, &relationshipDefaults) }
+        let relationshipSection = RelationshipSection(entity, references)
         let count = entity.attributes.count
         var transient = [Bool](repeating: false, count: count)
         for position in entity.transientPositions { transient[position] = true }
@@ -340,7 +399,11 @@ struct EncodedUpsertPlan {
                         }
                     }
                 }
-                writer.write(bytes: relationshipDefaults.bytes)
+                if references.isEmpty {
+                    writer.write(bytes: relationshipDefaults.bytes)
+                } else {
+                    relationshipSection.write(slotLinks(newSlots[index], links), &writer)
+                }
             }
         }
         return EncodedSave(bytes: bytes, inserted: insertedIDs, updated: updated, deleted: [])

@@ -26,8 +26,12 @@ enum FastValue {
     case uuid
     /// A URI attribute: a URI whose every character ``URIText`` vouches for.
     case uri
-    /// A binary attribute: padded standard base64.
+    /// A binary attribute: padded standard base64 (with no transformer, or the built-in `base64`).
     case binary
+    /// The built-in `json` transformer: an array or an object, kept as its compact JSON text
+    /// (`asText`: a string attribute; else its bytes), copied from the input when the input
+    /// already is compact.
+    case jsonText(asText: Bool)
     /// Anything else (a transformer, a float, a transformable value): through ``ValueReader``.
     case general
 
@@ -45,7 +49,11 @@ enum FastValue {
     /// How `attribute`'s values are written.
     init(_ attribute: ResolvedAttribute) {
         guard attribute.transformerName == nil else {
-            self = .general
+            switch BuiltInTransformer.directReading(attribute.transformer) {
+            case .jsonText(let asText): self = .jsonText(asText: asText)
+            case .base64 where attribute.type == .binary: self = .binary
+            default: self = .general
+            }
             return
         }
         switch attribute.type {
@@ -84,9 +92,67 @@ enum FastValue {
             guard case .boolean = self else { return false }
             ValueEncoding.writeBoolean(flag, &writer)
             return true
+        case .beginArray, .beginObject:
+            guard case .jsonText(let asText) = self else { return false }
+            return writeJSONText(token, asText: asText, &scanner, &writer)
         default:
             return false
         }
+    }
+
+    /// An array or object (its first token read) as the `json` transformer stores it: the
+    /// input's bytes with the white space between tokens left out, when its strings hold no
+    /// escape and no DEL (which the transformer's writer spells otherwise), no comma trails, and
+    /// it is at most 1,000,000 bytes (so within the transformer's limit of values); false, the
+    /// scanner where it was, for anything else.
+    private func writeJSONText(_ token: JSONScanner.Token, asText: Bool, _ scanner: inout JSONScanner, _ writer: inout ByteWriter) -> Bool {
+        let saved = scanner
+        let start = scanner.offset - 1
+        guard (try? scanner.skip(token)) != nil, scanner.offset - start <= 1_000_000 else {
+            scanner = saved
+            return false
+        }
+        let source = scanner.bytes.piece(start..<scanner.offset)
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+        var spaces = 0  // white space between tokens
+        var inString = false
+        var previous: UInt8 = 0  // the last byte outside strings and white space
+        for byte in source {
+            if inString {
+                guard byte != UInt8(ascii: "\\"), byte != 0x7F else {
+                    scanner = saved
+                    return false
+                }
+                if byte == UInt8(ascii: "\"") { inString = false }
+            } else if isSpace(byte) {
+                spaces += 1
+            } else {
+                guard previous != UInt8(ascii: ",") || (byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}")) else {
+                    scanner = saved
+                    return false
+                }
+                if byte == UInt8(ascii: "\"") { inString = true }
+                previous = byte
+            }
+        }
+        func copy(_ writer: inout ByteWriter) {
+            guard spaces > 0 else { return writer.write(bytes: source) }
+            var inString = false
+            for byte in source {
+                if byte == UInt8(ascii: "\"") { inString.toggle() }
+                if inString || !isSpace(byte) { writer.writeByte(byte) }
+            }
+        }
+        if asText && spaces == 0 {
+            ValueEncoding.writeString(utf8: source, &writer)
+        } else if asText {
+            var text = ByteWriter(capacity: source.count - spaces)
+            copy(&text)
+            text.bytes.withUnsafeBytes { ValueEncoding.writeString(utf8: $0, &writer) }
+        } else {
+            ValueEncoding.writeBinary(count: source.count - spaces, &writer, copy)
+        }
+        return true
     }
 
     /// A JSON number's value.
@@ -97,7 +163,7 @@ enum FastValue {
             guard let value = scanner.integer(number), range.contains(value) else { return false }
             ValueEncoding.writeInteger(value, &writer)
         case .double:
-            guard let value = NumberText.double(bytes) else { return false }
+            guard let value = NumberText.double(bytes, isInteger: !number.hasFractionOrExponent) else { return false }
             ValueEncoding.writeDouble(value, &writer)
         case .decimal:
             return ValueEncoding.writeDecimal(numberText: bytes, &writer)
@@ -108,9 +174,11 @@ enum FastValue {
             // A number is seconds since 1970 in any date format, as ``ValueReader`` reads it.
             let format: DateFormat
             if case .epoch(let epoch) = reading { format = epoch } else { format = .standard }
-            guard let number = NumberText.double(bytes), let seconds = ValueReader.epochSeconds(number, format) else { return false }
+            guard let number = NumberText.double(bytes, isInteger: !number.hasFractionOrExponent), let seconds = ValueReader.epochSeconds(number, format) else {
+                return false
+            }
             ValueEncoding.writeDate(Date(timeIntervalSince1970: seconds), &writer)
-        case .string, .uuid, .uri, .binary, .general:
+        case .string, .uuid, .uri, .binary, .jsonText, .general:
             return false
         }
         return true
@@ -125,7 +193,7 @@ enum FastValue {
             guard fromText, NumberGrammar.check(bytes) == true, let value = NumberText.integer(bytes), range.contains(value) else { return false }
             ValueEncoding.writeInteger(value, &writer)
         case .double(let fromText):
-            guard fromText, NumberGrammar.check(bytes) != nil, let value = NumberText.double(bytes) else { return false }
+            guard fromText, let isInteger = NumberGrammar.check(bytes), let value = NumberText.double(bytes, isInteger: isInteger) else { return false }
             ValueEncoding.writeDouble(value, &writer)
         case .decimal(let fromText):
             return fromText && ValueEncoding.writeDecimal(numberText: bytes, &writer)
@@ -138,7 +206,8 @@ enum FastValue {
             case .iso8601(let offset): date = ISO8601DateParser.date(bytes, defaultOffset: offset)
             case .pattern(let pattern, let offset): date = pattern.date(bytes, offset: offset)
             case .epoch(let format):
-                guard NumberGrammar.check(bytes) != nil, let number = NumberText.double(bytes), let seconds = ValueReader.epochSeconds(number, format)
+                guard let isInteger = NumberGrammar.check(bytes), let number = NumberText.double(bytes, isInteger: isInteger),
+                    let seconds = ValueReader.epochSeconds(number, format)
                 else { return false }
                 date = Date(timeIntervalSince1970: seconds)
             }
@@ -153,7 +222,7 @@ enum FastValue {
         case .binary:
             guard let count = Base64Text.decodedCount(bytes) else { return false }
             ValueEncoding.writeBinary(count: count, &writer) { Base64Text.decode(bytes, into: &$0) }
-        case .general:
+        case .jsonText, .general:
             return false
         }
         return true

@@ -4,8 +4,12 @@ import Foundation
 
 /// Reads flat records straight into the store's encoding (``EncodedRows``), for a batch upsert
 /// that makes no `Value` and no `String` per field: each value is written from its token's bytes
-/// as the store writes it (``FastValue``); a value it does not take goes through ``ValueReader``. A record that gives a relationship is not flat:
-/// the encoder stops (``NotFlat``) and the import reads the chunk again through a context.
+/// as the store writes it (``FastValue``); a value it does not take goes through ``ValueReader``.
+/// A to-one reference by key (`"album": 12`) is written after the attributes as the key's
+/// encoding (``EncodedReference``: the batch upsert finds the object and keeps the inverse in
+/// step) when the store can set it so; a record that gives any other relationship, or a
+/// reference as an array or a nested object, is not flat: the encoder stops (``NotFlat``) and
+/// the import reads the chunk again through a context.
 struct FlatRecordEncoder {
     /// A record gave a relationship.
     struct NotFlat: Error {}
@@ -22,12 +26,21 @@ struct FlatRecordEncoder {
     private let resolvedIndex: [Int?]
     /// Per resolved attribute, how its values are written straight from their tokens.
     private let kinds: [FastValue]
+    /// The references the rows carry after the attributes, in order.
+    let references: [EncodedReference]
+    /// Per resolved relationship, its reference's number (nil: a record giving it is not flat).
+    private let referenceOf: [Int?]
+    /// Per reference: its relationship, the destination attribute its key is a value of (how
+    /// the key is read), and how that value is written from its token.
+    private let referenceSources: [(relationship: ResolvedRelationship, destination: ResolvedEntity, key: ResolvedAttribute, kind: FastValue)]
     /// The record being read: each resolved attribute's value in `scratch`, and its key rank.
     private var scratch = ByteWriter(capacity: 1024)
     private var ranges: [Range<Int>?]
     private var ranks: [Int]
 
-    init(_ entity: ResolvedEntity, tree: KeyTree, lenient: Bool, nulls: ImportOptions.Nulls) {
+    /// An encoder of `entity`'s flat records. References by key are read flat unless
+    /// `insertsMissingReferences` (a missing object is then made, which a context does).
+    init(_ entity: ResolvedEntity, tree: KeyTree, mapping: Mapping, lenient: Bool, nulls: ImportOptions.Nulls, insertsMissingReferences: Bool) {
         self.entity = entity
         self.tree = tree
         self.lenient = lenient
@@ -43,8 +56,35 @@ struct FlatRecordEncoder {
         for (index, attribute) in entity.attributes.enumerated() { resolvedIndex[attribute.position] = index }
         self.resolvedIndex = resolvedIndex
         kinds = entity.attributes.map(FastValue.init)
-        ranges = Array(repeating: nil, count: entity.attributes.count)
-        ranks = Array(repeating: .max, count: entity.attributes.count)
+        var references: [EncodedReference] = []
+        var referenceOf: [Int?] = []
+        var referenceSources: [(ResolvedRelationship, ResolvedEntity, ResolvedAttribute, FastValue)] = []
+        for relationship in entity.relationships {
+            let destination = mapping.resolved[relationship.destination]
+            guard !insertsMissingReferences, let key = RecordReader.referenceAttribute(relationship, destination, mapping: mapping),
+                EncodedReference.refusal(relationship.index, keyPosition: key.position, of: entity.description, in: mapping.model) == nil
+            else {
+                referenceOf.append(nil)
+                continue
+            }
+            referenceOf.append(references.count)
+            references.append(EncodedReference(relationship: relationship.index, keyPosition: key.position))
+            referenceSources.append((relationship, destination, key, FastValue(key)))
+        }
+        self.references = references
+        self.referenceOf = referenceOf
+        self.referenceSources = referenceSources
+        ranges = Array(repeating: nil, count: entity.attributes.count + references.count)
+        ranks = Array(repeating: .max, count: entity.attributes.count + references.count)
+    }
+
+    /// The relationship of reference number `reference`.
+    func relationship(ofReference reference: Int) -> ResolvedRelationship { referenceSources[reference].relationship }
+
+    /// Whether reading a record may call a value transformer (user code): an attribute's, or
+    /// that of the destination attribute a reference's key is read as.
+    var callsTransformers: Bool {
+        entity.attributes.contains { $0.transformerName != nil } || referenceSources.contains { $0.key.transformerName != nil }
     }
 
     /// Reads the record whose `{` was just read (record number `record`, under `root`) and
@@ -75,7 +115,7 @@ struct FlatRecordEncoder {
         reader.path.steps.append(.index(record))
         try members(tree, &scanner, &reader)
         if nulls == .neverOverwrite {
-            for index in ranges.indices {
+            for index in entity.attributes.indices {  // a null reference empties its relationship all the same
                 if let range = ranges[index], isNull(range) { ranges[index] = nil }
             }
         }
@@ -89,8 +129,18 @@ struct FlatRecordEncoder {
             reader.warnings.append(problem.warning)
             return false
         }
+        let attributeCount = defaults.count, resolvedCount = entity.attributes.count
         scratch.bytes.withUnsafeBytes { given in
             rows.append { position, writer in
+                guard position < attributeCount else {
+                    // A reference's key, after the attributes.
+                    guard let range = ranges[resolvedCount + position - attributeCount] else {
+                        ValueEncoding.writeNull(&writer)
+                        return false
+                    }
+                    writer.write(bytes: given.piece(range))
+                    return true
+                }
                 if let index = resolvedIndex[position], let range = ranges[index] {
                     writer.write(bytes: given.piece(range))
                     return true
@@ -114,8 +164,7 @@ struct FlatRecordEncoder {
             let entry: KeyTree.Entry
             switch member {
             case .only(let only):
-                guard case .attribute(let index, let rank) = only else { throw NotFlat() }
-                try attribute(index, rank, valueToken, &scanner, &reader)
+                try target(only, valueToken, &scanner, &reader)
                 continue
             case .entry(let found): entry = found
             }
@@ -124,8 +173,7 @@ struct FlatRecordEncoder {
             for target in entry.targets {
                 if !first, let start { scanner = start }
                 first = false
-                guard case .attribute(let index, let rank) = target else { throw NotFlat() }
-                try attribute(index, rank, valueToken, &scanner, &reader)
+                try self.target(target, valueToken, &scanner, &reader)
             }
             if let child = entry.child, valueToken == .beginObject {
                 if !first, let start { scanner = start }
@@ -134,6 +182,56 @@ struct FlatRecordEncoder {
             }
             if first { try scanner.skip(valueToken) }
         }
+    }
+
+    /// Writes the value of an attribute, or of a relationship given as a reference by key.
+    ///
+    /// - Throws: ``NotFlat`` for any other relationship.
+    private mutating func target(
+        _ target: KeyTree.Target, _ token: JSONScanner.Token, _ scanner: inout JSONScanner, _ reader: inout RecordReader
+    )
+        throws
+    {
+        switch target {
+        case .attribute(let index, let rank): try attribute(index, rank, token, &scanner, &reader)
+        case .relationship(let index, let rank):
+            guard let reference = referenceOf[index] else { throw NotFlat() }
+            try self.reference(reference, rank, token, &scanner, &reader)
+        }
+    }
+
+    /// Writes a reference's key (or null) into the scratch buffer, read as the destination
+    /// attribute it is a value of.
+    ///
+    /// - Throws: ``NotFlat`` for an array or a nested record, or a key that does not fit in a
+    ///   lenient import (the context sets the relationship aside as it says); strict, the
+    ///   ``MappingError`` a context throws for that key.
+    private mutating func reference(
+        _ reference: Int, _ rank: Int, _ token: JSONScanner.Token, _ scanner: inout JSONScanner, _ reader: inout RecordReader
+    ) throws {
+        let slot = entity.attributes.count + reference
+        guard token != .beginArray, token != .beginObject else { throw NotFlat() }
+        guard rank <= ranks[slot] else {
+            try scanner.skip(token)
+            return
+        }
+        let begin = scanner.offset
+        let valueStart = scratch.count
+        let source = referenceSources[reference]
+        if token == .null {
+            ValueEncoding.writeNull(&scratch)
+        } else if !source.kind.write(token, &scanner, &scratch) {
+            do {
+                ValueEncoding.write(try ValueReader.read(token, source.key, &scanner), &scratch)
+            } catch let misfit as ValueReader.Misfit {
+                guard !lenient || misfit.isMappingError else { throw NotFlat() }
+                throw MappingError(
+                    misfit.code, "a reference to \(source.destination.name) by \(source.key.name): \(misfit.message)", entity: entity.name,
+                    property: source.relationship.name, path: reader.path.text, offset: begin)
+            }
+        }
+        ranges[slot] = valueStart..<scratch.count
+        ranks[slot] = rank
     }
 
     /// Writes one attribute's value into the scratch buffer.

@@ -88,3 +88,21 @@ extension ImportRecord {
         )
     }
 }
+
+extension RelationItem {
+    /// The error (strict) or warning (lenient) for a reference by key of `entity`'s
+    /// `relationship` that no object of `destination` holds, in the store or in the input.
+    static func unresolved(
+        _ key: Value, _ entity: ResolvedEntity, _ relationship: ResolvedRelationship, _ destination: ResolvedEntity, path: [JSONPath.Step],
+        offset: Int
+    ) -> (error: MappingError, warning: ImportWarning) {
+        let message = "no \(destination.name) has the key \(key)"
+        let place = JSONPath.text(path)
+        return (
+            MappingError(
+                .unresolvedReference, message + ", in the store or in the input", entity: entity.name, property: relationship.name, path: place,
+                offset: offset),
+            ImportWarning(path: place, message: message + "; the relationship is left as it is")
+        )
+    }
+}

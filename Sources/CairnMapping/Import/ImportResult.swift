@@ -35,6 +35,9 @@ public struct ImportResult: Sendable {
     /// Records read by a second reader on another core (``InputSplit``; 0 when its work was
     /// dropped or there was none): what tests check the two-core read with.
     var recordsReadOnSecondCore = 0
+    /// Records read straight into encoded rows for a batch upsert (``FlatRecordEncoder``), not
+    /// applied through a context: what tests check the flat path with.
+    var recordsReadFlat = 0
 
     /// An empty result: nothing read, nothing done.
     public init() {}

@@ -516,19 +516,17 @@ final class ImportSession {
                     continue
                 }
                 let destination = mapping.resolved[links.relationship.destination]
-                let message = "no \(destination.name) has the key \(key)"
+                let problem = RelationItem.unresolved(key, links.entity, links.relationship, destination, path: path, offset: offset)
                 if options.insertsMissingReferences {
                     var record = ImportRecord(destination, path: path, offset: offset)
                     let positions = links.relationship.relatedBy ?? destination.identity
                     if let index = destination.attributes.firstIndex(where: { $0.position == positions.first }) { record.values[index] = key }
                     targets.append(try insert(record, destination, key: positions == destination.identity ? [key] : nil))
                 } else if options.lenient {
-                    result.warnings.append(ImportWarning(path: JSONPath.text(path), message: message + "; the relationship is left as it is"))
+                    result.warnings.append(problem.warning)
                     return
                 } else {
-                    throw MappingError(
-                        .unresolvedReference, message + ", in the store or in the input", entity: links.entity.name,
-                        property: links.relationship.name, path: JSONPath.text(path), offset: offset)
+                    throw problem.error
                 }
             }
         }

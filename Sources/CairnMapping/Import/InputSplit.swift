@@ -90,12 +90,13 @@ extension FlatRecordEncoder {
     /// included, makes the import drop this read.
     static func readTail(
         of input: InputBuffer, from split: InputSplit, _ entity: ResolvedEntity, mapping: Mapping, nulls: ImportOptions.Nulls,
-        allowsTrailingCommas: Bool, shared: SecondReader
+        insertsMissingReferences: Bool, allowsTrailingCommas: Bool, shared: SecondReader
     ) throws -> TailRead {
         var cursor = RecordCursor(input.bytes, resumingAt: split.offset, insideArray: split.insideArray, allowsTrailingCommas: allowsTrailingCommas)
         var reader = RecordReader(mapping: mapping, lenient: false)
-        var encoder = FlatRecordEncoder(entity, tree: KeyTree(entity), lenient: false, nulls: nulls)
-        var rows = EncodedRows(attributeCount: entity.description.attributes.count)
+        var encoder = FlatRecordEncoder(
+            entity, tree: KeyTree(entity), mapping: mapping, lenient: false, nulls: nulls, insertsMissingReferences: insertsMissingReferences)
+        var rows = EncodedRows(attributeCount: entity.description.attributes.count, referenceCount: encoder.references.count)
         var indexes: [Int] = []
         while let token = try cursor.next() {
             let index = cursor.count - 1

@@ -302,7 +302,7 @@ struct RecordReader {
         -> ResolvedAttribute
     {
         let positions = relationship.relatedBy ?? destination.identity
-        guard positions.count == 1, let position = positions.first else {
+        guard let attribute = Self.referenceAttribute(relationship, destination, mapping: mapping) else {
             throw MappingError(
                 .invalidValue,
                 positions.isEmpty
@@ -310,6 +310,15 @@ struct RecordReader {
                     : "a single key where a \(destination.name) object belongs, and its unique key has \(positions.count) attributes",
                 entity: entity.name, property: relationship.name, path: path.text)
         }
+        return attribute
+    }
+
+    /// The destination attribute a reference by key of `relationship` names (`relatedBy`, else
+    /// the destination's unique key), read as the destination maps it; nil unless that is one
+    /// attribute.
+    static func referenceAttribute(_ relationship: ResolvedRelationship, _ destination: ResolvedEntity, mapping: Mapping) -> ResolvedAttribute? {
+        let positions = relationship.relatedBy ?? destination.identity
+        guard positions.count == 1, let position = positions.first else { return nil }
         if let mapped = destination.attributes.first(where: { $0.position == position }) { return mapped }
         let attribute = destination.description.attributes[position]
         return ResolvedAttribute(

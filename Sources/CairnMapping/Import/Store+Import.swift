@@ -132,7 +132,13 @@ struct JSONImport {
         var finished = false
         // Flat records are read straight into encoded rows; from a chunk with a record that gives
         // a relationship on, records are read as records and applied through a context.
-        var encoder = target.flatMap { canEncode($0) ? FlatRecordEncoder($0, tree: KeyTree($0), lenient: options.lenient, nulls: options.nulls) : nil }
+        let insertsMissing = options.insertsMissingReferences || mapping.insertsMissingReferences
+        var encoder = target.flatMap { target in
+            canEncode(target)
+                ? FlatRecordEncoder(
+                    target, tree: KeyTree(target), mapping: mapping, lenient: options.lenient, nulls: options.nulls, insertsMissingReferences: insertsMissing)
+                : nil
+        }
         while !finished {
             var chunk = ImportResult()
             do {
@@ -140,10 +146,10 @@ struct JSONImport {
                 if var flat = encoder, let target {
                     let chunkStart = cursor
                     let warningCount = reader.warnings.count
-                    var rows = EncodedRows(attributeCount: target.description.attributes.count)
+                    var rows = EncodedRows(attributeCount: target.description.attributes.count, referenceCount: flat.references.count)
                     var indexes: [Int] = []
                     do {
-                        if let split = splitForTwoCores(target, root: root, cursor) {
+                        if let split = splitForTwoCores(flat, root: root, cursor) {
                             finished = try readInTwo(
                                 split, &cursor, &reader, &flat, into: &rows, indexes: &indexes, target, mapping, started: started,
                                 secondCoreRecords: &chunk.recordsReadOnSecondCore)
@@ -152,7 +158,8 @@ struct JSONImport {
                         }
                         encoder = flat
                         try Task.checkCancellation()
-                        try await upsert(rows, indexes: indexes, target, root: root, into: &chunk)
+                        try await upsert(rows, indexes: indexes, flat, mapping, root: root, into: &chunk)
+                        chunk.recordsReadFlat = rows.count
                         done = true
                     } catch is FlatRecordEncoder.NotFlat {
                         // Read again as records; the rest of the input too (an input that has
@@ -186,6 +193,7 @@ struct JSONImport {
             total.deleted += chunk.deleted
             total.saves += chunk.saves
             total.recordsReadOnSecondCore += chunk.recordsReadOnSecondCore
+            total.recordsReadFlat += chunk.recordsReadFlat
             // (A record read again for a sub-entity repeats the warnings of its first read.)
             let first = Set(reader.warnings)
             total.warnings += reader.warnings + chunk.warnings.filter { !first.contains($0) }
@@ -265,9 +273,9 @@ struct JSONImport {
     /// the top level, strict (errors and warnings name records by number), read from its start,
     /// with no value transformer (user code, which the second reader would call on another
     /// thread, for work that may be dropped).
-    private func splitForTwoCores(_ target: ResolvedEntity, root: [String], _ cursor: RecordCursor) -> InputSplit? {
-        guard options.chunkSize == nil, options.skipRecords == 0, !options.lenient, root.isEmpty, cursor.count == 0,
-            !target.attributes.contains(where: { $0.transformerName != nil }), ProcessInfo.processInfo.activeProcessorCount >= 2
+    private func splitForTwoCores(_ encoder: FlatRecordEncoder, root: [String], _ cursor: RecordCursor) -> InputSplit? {
+        guard options.chunkSize == nil, options.skipRecords == 0, !options.lenient, root.isEmpty, cursor.count == 0, !encoder.callsTransformers,
+            ProcessInfo.processInfo.activeProcessorCount >= 2
         else { return nil }
         return InputSplit.guess(input.bytes)
     }
@@ -282,12 +290,14 @@ struct JSONImport {
     ) throws -> Bool {
         let second = SecondReader()
         let input = input, nulls = options.nulls, allowsTrailingCommas = options.allowsTrailingCommas
+        let insertsMissing = options.insertsMissingReferences || mapping.insertsMissingReferences
         // On a thread of its own, not a task: the pool that runs tasks has a thread per core,
         // and two of them busy for the whole read would keep the app's other tasks (a fetch in
         // the view context) waiting.
         let tail = ConcurrentResult { () throws(any Error) -> TailRead in
             try FlatRecordEncoder.readTail(
-                of: input, from: split, target, mapping: mapping, nulls: nulls, allowsTrailingCommas: allowsTrailingCommas, shared: second)
+                of: input, from: split, target, mapping: mapping, nulls: nulls, insertsMissingReferences: insertsMissing,
+                allowsTrailingCommas: allowsTrailingCommas, shared: second)
         }
         let end: ChunkEnd
         do {
@@ -360,43 +370,90 @@ struct JSONImport {
     }
 
     /// Applies encoded rows with one batch upsert (one save, none when nothing changes).
-    private func upsert(_ rows: EncodedRows, indexes: [Int], _ target: ResolvedEntity, root: [String], into chunk: inout ImportResult) async throws {
+    private func upsert(
+        _ rows: EncodedRows, indexes: [Int], _ encoder: FlatRecordEncoder, _ mapping: Mapping, root: [String], into chunk: inout ImportResult
+    ) async throws {
         guard rows.count > 0 else { return }
+        let target = encoder.entity
         let name = { (row: Int) in row < indexes.count ? JSONPath.text(root.map { JSONPath.Step.key($0) } + [.index(indexes[row])]) : "row \(row)" }
         // A record that leaves its object as the save refuses it fails the import naming it, or
-        // (lenient) is left out with a warning naming it. (The failing record's offset is found
+        // (lenient) is left out with a warning naming it; so does a reference by key nothing
+        // holds (lenient: the relationship is left as it is). (The records' offsets are found
         // after the upsert, outside the store's commit lock.)
         let lenient = options.lenient
         let skipped = Protected<[ImportWarning]>([])
         let failed = Protected<Int?>(nil)
+        let unresolved = Protected<[(row: Int, reference: Int)]>([])
         let result: BatchUpsertResult
         do {
             result = try await store.batchUpsert(
-                target.name, key: target.identity, rows: rows, updatesExisting: options.updatesExisting, rowName: name
-            ) { row, problem in
-                guard lenient else {
-                    failed.withLock { $0 = row }
-                    throw MappingError(saveProblem: problem, path: name(row), offset: nil)
-                }
-                skipped.withLock { $0.append(ImportWarning(skipping: name(row), saveProblem: problem)) }
-            }
+                target.name, key: target.identity, rows: rows, references: encoder.references, updatesExisting: options.updatesExisting,
+                rowName: name,
+                invalidRow: { row, problem in
+                    guard lenient else {
+                        failed.withLock { $0 = row }
+                        throw MappingError(saveProblem: problem, path: name(row), offset: nil)
+                    }
+                    skipped.withLock { $0.append(ImportWarning(skipping: name(row), saveProblem: problem)) }
+                },
+                unresolved: { row, reference in
+                    unresolved.withLock { $0.append((row, reference)) }
+                    if !lenient { throw UnresolvedReferenceFound() }
+                })
+        } catch is UnresolvedReferenceFound {
+            let found = unresolved.withLock { $0 }
+            throw try unresolvedReferences(found, indexes: indexes, encoder, mapping, root: root).first?.error
+                ?? MappingError(
+                    .unresolvedReference, "a reference by key that nothing holds, in \(found.first.map { name($0.row) } ?? "the input")", entity: target.name)
         } catch var error as MappingError {
-            if let row = failed.withLock({ $0 }), row < indexes.count { error.offset = recordOffset(indexes[row], root: root) }
+            if let row = failed.withLock({ $0 }), row < indexes.count { error.offset = recordOffsets([indexes[row]], root: root)[indexes[row]] }
             throw error
         }
         record(result, into: &chunk)
+        chunk.warnings += try unresolvedReferences(unresolved.withLock { $0 }, indexes: indexes, encoder, mapping, root: root).map(\.warning)
         chunk.warnings += skipped.withLock { $0 }
     }
 
-    /// The byte offset of top-level record `index` (its first byte), found by reading the input
-    /// again from its start: for an error that names the record.
-    private func recordOffset(_ index: Int, root: [String]) -> Int? {
+    /// A batch upsert met a reference by key that nothing holds, in a strict import.
+    private struct UnresolvedReferenceFound: Error {}
+
+    /// The error and warning of each reference by key nothing holds (rows and reference
+    /// numbers, in row order), read again from their records: the same a context's import
+    /// gives, naming the reference's path and offset.
+    private func unresolvedReferences(
+        _ found: [(row: Int, reference: Int)], indexes: [Int], _ encoder: FlatRecordEncoder, _ mapping: Mapping, root: [String]
+    ) throws -> [(error: MappingError, warning: ImportWarning)] {
+        guard !found.isEmpty else { return [] }
+        let target = encoder.entity
+        let rootSteps = root.map { JSONPath.Step.key($0) }
+        let offsets = recordOffsets(Set(found.compactMap { $0.row < indexes.count ? indexes[$0.row] : nil }), root: root)
+        return try found.compactMap { row, reference in
+            let relationship = encoder.relationship(ofReference: reference)
+            guard row < indexes.count, let offset = offsets[indexes[row]],
+                let index = target.relationships.firstIndex(where: { $0 === relationship })
+            else { return nil }
+            var reader = RecordReader(mapping: mapping, lenient: options.lenient)
+            reader.path.steps = rootSteps + [.index(indexes[row])]
+            var scanner = JSONScanner(input.bytes, resumingAt: offset, insideArray: false, allowsTrailingCommas: options.allowsTrailingCommas)
+            guard let token = try scanner.next() else { return nil }
+            let record = try reader.record(target, token, &scanner, picksEntity: false)
+            guard case .items(let items, _) = record.relations[index], case .reference(let key, let path, let at) = items.first else { return nil }
+            return RelationItem.unresolved(key, target, relationship, mapping.resolved[relationship.destination], path: path, offset: at)
+        }
+    }
+
+    /// The byte offset of each top-level record of `indexes` (its first byte), found by reading
+    /// the input again from its start: for the errors and warnings that name records.
+    private func recordOffsets(_ indexes: Set<Int>, root: [String]) -> [Int: Int] {
+        var offsets: [Int: Int] = [:]
+        guard let last = indexes.max() else { return offsets }
         var cursor = RecordCursor(input.bytes, root: root, allowsTrailingCommas: options.allowsTrailingCommas)
         while let token = try? cursor.next() {
-            if cursor.count - 1 == index { return cursor.scanner.offset - 1 }
-            guard (try? cursor.scanner.skip(token)) != nil, (try? cursor.finishRecord()) != nil else { return nil }
+            let index = cursor.count - 1
+            if indexes.contains(index) { offsets[index] = cursor.scanner.offset - 1 }
+            guard index < last, (try? cursor.scanner.skip(token)) != nil, (try? cursor.finishRecord()) != nil else { break }
         }
-        return nil
+        return offsets
     }
 
     /// A batch upsert's counts and objects, as the import reports them.

@@ -66,6 +66,18 @@ enum HexDigit {
 /// Padded standard base64 (`A–Z a–z 0–9 + /`, `=` only as the last one or two characters),
 /// decoded in place as `Data(base64Encoded:)` decodes it (bits after the last byte ignored).
 enum Base64Text {
+    /// Per byte, its six bits in the standard alphabet, or 0xFF.
+    private static let sextets: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt8(byte) - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt8(byte) - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        default: 0xFF
+        }
+    }
+
     /// The number of bytes the text decodes to, or nil when it is not padded standard base64.
     static func decodedCount(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard bytes.count % 4 == 0 else { return nil }
@@ -74,39 +86,28 @@ enum Base64Text {
             if bytes[bytes.count - 1] == UInt8(ascii: "=") { padding += 1 }
             if padding == 1 && bytes[bytes.count - 2] == UInt8(ascii: "=") { padding += 1 }
         }
-        for index in 0..<(bytes.count - padding) where sextet(bytes[index]) == nil { return nil }
-        return bytes.count / 4 * 3 - padding
+        let valid = sextets.withUnsafeBufferPointer { table in
+            var seen: UInt8 = 0
+            for index in 0..<(bytes.count - padding) { seen |= table[Int(bytes[index])] }
+            return seen & 0xC0 == 0  // 0xFF, the mark of a byte outside the alphabet, has them
+        }
+        return valid ? bytes.count / 4 * 3 - padding : nil
     }
 
     /// Appends the bytes of text that ``decodedCount(_:)`` accepted.
     static func decode(_ bytes: UnsafeRawBufferPointer, into writer: inout ByteWriter) {
-        var index = 0
-        while index < bytes.count {
-            var group: UInt32 = 0
-            var count = 0
-            for offset in 0..<4 {
-                if let value = sextet(bytes[index + offset]) {
-                    group = group << 6 | UInt32(value)
-                    count += 1
-                } else {
-                    group <<= 6
-                }
+        sextets.withUnsafeBufferPointer { table in
+            var index = 0
+            while index < bytes.count {
+                // A padding `=` reads as 0xFF: its bits are shifted out of the bytes written.
+                let a = UInt32(table[Int(bytes[index])] & 0x3F), b = UInt32(table[Int(bytes[index + 1])] & 0x3F)
+                let c = UInt32(table[Int(bytes[index + 2])] & 0x3F), d = UInt32(table[Int(bytes[index + 3])] & 0x3F)
+                let group = a << 18 | b << 12 | c << 6 | d
+                writer.writeByte(UInt8(truncatingIfNeeded: group >> 16))
+                if bytes[index + 2] != UInt8(ascii: "=") { writer.writeByte(UInt8(truncatingIfNeeded: group >> 8)) }
+                if bytes[index + 3] != UInt8(ascii: "=") { writer.writeByte(UInt8(truncatingIfNeeded: group)) }
+                index += 4
             }
-            writer.writeByte(UInt8(truncatingIfNeeded: group >> 16))
-            if count > 2 { writer.writeByte(UInt8(truncatingIfNeeded: group >> 8)) }
-            if count > 3 { writer.writeByte(UInt8(truncatingIfNeeded: group)) }
-            index += 4
-        }
-    }
-
-    private static func sextet(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "+"): 62
-        case UInt8(ascii: "/"): 63
-        default: nil
         }
     }
 }

@@ -57,6 +57,26 @@ public enum BuiltInTransformer: String, Sendable, CaseIterable {
     }
 }
 
+extension BuiltInTransformer {
+    /// How the importer may read a value `transformer` takes without calling it: a built-in's
+    /// own reading done on the value's bytes (``FastValue``), or nil (a registered transformer).
+    static func directReading(_ transformer: (any MappingTransformer)?) -> DirectReading? {
+        switch transformer {
+        case let json as JSONText: .jsonText(asText: json.asText)
+        case is Base64: .base64
+        default: nil
+        }
+    }
+
+    /// A built-in transformer's reading, done on a value's bytes.
+    enum DirectReading {
+        /// `json`: the array's or object's JSON text, compact (as text, or as its bytes).
+        case jsonText(asText: Bool)
+        /// `base64`: the bytes base64 text gives.
+        case base64
+    }
+}
+
 /// Why a built-in transformer refused a value (the importer and exporter add the transformer's
 /// name, the attribute and the JSON path).
 struct TransformerRefusal: Error, CustomStringConvertible {
