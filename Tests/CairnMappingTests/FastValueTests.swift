@@ -134,6 +134,37 @@ import Testing
         }
     }
 
+    /// The `json` transformer's value read in place gives up, the scanner back at the value's
+    /// start, on what it does not copy: a syntax error inside (the same error both ways), a value
+    /// over 1,000,000 bytes, a trailing comma (read when allowed).
+    @Test func jsonTextGivesUpWhereTheTransformerDecides() async throws {
+        let model = try Self.model()
+        let mapping = try Self.mapping(model)
+        let big = "[" + Array(repeating: "1", count: 600_000).joined(separator: ",") + "]"
+        let inputs = [
+            #"[{"id": 1, "json": [1, 2,, 3]}]"#, #"[{"id": 1, "json": {"a": [1}, "text": "x"}]"#, #"[{"id": 1, "json": \#(big), "text": "after"}]"#,
+            #"[{"id": 1, "json": [1, [2, 3,], {"a": 4,}], "text": "after"}]"#,
+        ]
+        for (index, text) in inputs.enumerated() {
+            var outcomes: [String] = []
+            for viaContext in [false, true] {
+                var options = ImportOptions()
+                options.allowsTrailingCommas = index == 3
+                if viaContext { options.afterImport = { _ in } }
+                let store = Store(inMemory: model)
+                do {
+                    _ = try await store.importJSON(Array(text.utf8), into: "Thing", mapping: mapping, options: options)
+                    let thing = try store.viewContext.fetchFirst(FetchRequest("Thing"))
+                    outcomes.append("\(thing?["json"] ?? .null) \(thing?["text"] ?? .null)")
+                } catch {
+                    outcomes.append("\(error)")
+                }
+            }
+            #expect(outcomes[0] == outcomes[1], "input \(index)")
+            if index >= 2 { #expect(outcomes[0].hasSuffix("\"after\""), "input \(index): \(outcomes[0].suffix(80))") }
+        }
+    }
+
     @Test func decimalsKeepEveryDigit() async throws {
         let model = try Self.model()
         let store = Store(inMemory: model)

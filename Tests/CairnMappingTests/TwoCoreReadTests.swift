@@ -145,6 +145,27 @@ import Testing
 
     /// Guesses are looked for only near the middle of a large input, in one pass: a `{` after
     /// a line break, with a `,` or a `}` before it.
+    /// Cairn's own transformers run on the second reader too; one registered by the app (user
+    /// code, whose work a second reader may drop) keeps the read on one core.
+    @Test func onlyBuiltInTransformersReadOnTwoCores() async throws {
+        let model = try Model {
+            Entity("Doc") {
+                Attribute("docId", .integer64)
+                Attribute("payload", .string)
+                Unique("docId")
+            }
+        }
+        MappingTransformers.register(name: "two-core-test-upper", import: { json in .string("\(json)".uppercased()) }, export: { _ in .null })
+        let records = (0..<6_000).map { #"{"docId": \#($0), "payload": [\#($0), "\#(Self.padding)"]}"# }
+        let input = Array(("[" + records.joined(separator: ",\n") + "]").utf8)
+        for (name, twoCores) in [("json", true), ("two-core-test-upper", false)] {
+            let mapping = try Mapping(model: model) { EntityMapping("Doc") { AttributeMap("payload", transformer: name) } }
+            let result = try await Store(inMemory: model).importJSON(input, into: "Doc", mapping: mapping)
+            #expect(result.inserted == 6_000 && result.recordsReadFlat == 6_000, "\(name)")
+            if ProcessInfo.processInfo.activeProcessorCount >= 2 { #expect((result.recordsReadOnSecondCore > 0) == twoCores, "\(name)") }
+        }
+    }
+
     @Test func guessesNeedALargeInputAndARecordStart() {
         func guess(_ text: String) -> InputSplit? { Array(text.utf8).withUnsafeBytes { InputSplit.guess($0) } }
         #expect(guess("[{\"a\": 1},\n{\"a\": 2}]") == nil, "a small input is read by one reader")

@@ -106,12 +106,14 @@ enum FastValue {
     /// it is at most 1,000,000 bytes (so within the transformer's limit of values); false, the
     /// scanner where it was, for anything else.
     private func writeJSONText(_ token: JSONScanner.Token, asText: Bool, _ scanner: inout JSONScanner, _ writer: inout ByteWriter) -> Bool {
-        let saved = scanner
         let start = scanner.offset - 1
-        guard (try? scanner.skip(token)) != nil, scanner.offset - start <= 1_000_000 else {
-            scanner = saved
+        let depth = scanner.depth
+        // Back to just after the first token, for the caller to read the value again.
+        func rewind() -> Bool {
+            scanner.reopen(containerAt: start, depth: depth)
             return false
         }
+        guard (try? scanner.skip(token)) != nil, scanner.offset - start <= 1_000_000 else { return rewind() }
         let source = scanner.bytes.piece(start..<scanner.offset)
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
         var spaces = 0  // white space between tokens
@@ -119,18 +121,12 @@ enum FastValue {
         var previous: UInt8 = 0  // the last byte outside strings and white space
         for byte in source {
             if inString {
-                guard byte != UInt8(ascii: "\\"), byte != 0x7F else {
-                    scanner = saved
-                    return false
-                }
+                guard byte != UInt8(ascii: "\\"), byte != 0x7F else { return rewind() }
                 if byte == UInt8(ascii: "\"") { inString = false }
             } else if isSpace(byte) {
                 spaces += 1
             } else {
-                guard previous != UInt8(ascii: ",") || (byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}")) else {
-                    scanner = saved
-                    return false
-                }
+                guard previous != UInt8(ascii: ",") || (byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}")) else { return rewind() }
                 if byte == UInt8(ascii: "\"") { inString = true }
                 previous = byte
             }

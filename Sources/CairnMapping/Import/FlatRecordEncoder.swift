@@ -81,10 +81,12 @@ struct FlatRecordEncoder {
     /// The relationship of reference number `reference`.
     func relationship(ofReference reference: Int) -> ResolvedRelationship { referenceSources[reference].relationship }
 
-    /// Whether reading a record may call a value transformer (user code): an attribute's, or
-    /// that of the destination attribute a reference's key is read as.
+    /// Whether reading a record may call a value transformer that is user code (not a
+    /// built-in): an attribute's, or that of the destination attribute a reference's key is
+    /// read as.
     var callsTransformers: Bool {
-        entity.attributes.contains { $0.transformerName != nil } || referenceSources.contains { $0.key.transformerName != nil }
+        func calls(_ attribute: ResolvedAttribute) -> Bool { attribute.transformerName != nil && !BuiltInTransformer.isBuiltIn(attribute.transformer) }
+        return entity.attributes.contains(where: calls) || referenceSources.contains { calls($0.key) }
     }
 
     /// Reads the record whose `{` was just read (record number `record`, under `root`) and

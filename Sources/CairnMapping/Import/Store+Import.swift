@@ -271,7 +271,7 @@ struct JSONImport {
 
     /// The input split for a second reader: a single chunk of flat records of a large input at
     /// the top level, strict (errors and warnings name records by number), read from its start,
-    /// with no value transformer (user code, which the second reader would call on another
+    /// with no value transformer of user code (which the second reader would call on another
     /// thread, for work that may be dropped).
     private func splitForTwoCores(_ encoder: FlatRecordEncoder, root: [String], _ cursor: RecordCursor) -> InputSplit? {
         guard options.chunkSize == nil, options.skipRecords == 0, !options.lenient, root.isEmpty, cursor.count == 0, !encoder.callsTransformers,

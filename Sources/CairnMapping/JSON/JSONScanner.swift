@@ -129,6 +129,22 @@ public struct JSONScanner {
         sawValue = state.sawValue
     }
 
+    /// Goes back to just after the `[` or `{` at `offset` that began an array or object, read
+    /// when the nesting ``depth`` became `depth`, after reading on inside it or past it (a
+    /// ``skip(_:)``, even one that failed): the state that token left, so that the value reads
+    /// again. (What the reading on did to shallower levels is undone by reading the value.)
+    mutating func reopen(containerAt offset: Int, depth: Int) {
+        guard offset >= 0, offset < bytes.count, depth >= 1 else { return }
+        let isObject = bytes[offset] == UInt8(ascii: "{")
+        if containers.count >= depth {
+            containers.removeLast(containers.count - depth + 1)
+        }
+        guard containers.count == depth - 1 else { return }
+        containers.append(isObject)
+        self.offset = offset + 1
+        expected = isObject ? .keyOrEnd : .valueOrEnd
+    }
+
     /// The next token, or nil at the end of the input.
     ///
     /// - Throws: ``JSONSyntaxError`` naming the byte offset and what was expected.

@@ -68,6 +68,12 @@ extension BuiltInTransformer {
         }
     }
 
+    /// Whether `transformer` is one of Cairn's own (no user code: a second reader may call it
+    /// on another thread, for work that may be dropped).
+    static func isBuiltIn(_ transformer: (any MappingTransformer)?) -> Bool {
+        transformer is JSONText || transformer is Base64 || transformer is NumberFromString
+    }
+
     /// A built-in transformer's reading, done on a value's bytes.
     enum DirectReading {
         /// `json`: the array's or object's JSON text, compact (as text, or as its bytes).
