@@ -136,12 +136,21 @@ extension EncodedUpsertPlan {
     /// The first required relationship a new object's links leave empty, and the row to blame:
     /// the one that emptied it, or the one that made the object.
     func emptyRequiredRelationship(_ links: ArraySlice<Link>, firstRow: Int) -> (row: Int, name: String)? {
-        for (index, relationship) in entity.relationships.enumerated() where !relationship.isOptional {
-            guard let column = references.firstIndex(where: { $0.relationship == index }) else { return (firstRow, relationship.name) }
+        for required in requiredRelationships {
+            guard let column = required.reference else { return (firstRow, required.name) }
             let link = links[links.startIndex + column]
-            if link.object == nil { return (link.isSet ? link.row : firstRow, relationship.name) }
+            if link.object == nil { return (link.isSet ? link.row : firstRow, required.name) }
         }
         return nil
+    }
+
+    /// The entity's required relationships, each with the number of the reference that sets it
+    /// (nil: none does, and a batch upsert leaves it empty).
+    static func requiredRelationships(_ entity: EntityDescription, _ references: [ReferenceColumn]) -> [(name: String, reference: Int?)] {
+        entity.relationships.indices.compactMap { index in
+            guard !entity.relationships[index].isOptional else { return nil }
+            return (entity.relationships[index].name, references.firstIndex { $0.relationship == index })
+        }
     }
 
     /// The references that change an existing object (its slot's ``Slot/relinks``), and the
@@ -156,6 +165,7 @@ extension EncodedUpsertPlan {
             var groupOf: [ObjectID: Int] = [:]
             var targets: [ObjectID] = []
             var moves: [(group: Int, object: ObjectID, gained: Bool)] = []
+            moves.reserveCapacity(slots.count)
             func note(_ target: ObjectID, _ object: ObjectID, gained: Bool) {
                 let group: Int
                 if let known = groupOf[target] {
@@ -204,10 +214,13 @@ extension EncodedUpsertPlan {
                 }
                 if !gone.isEmpty { list.removeAll { gone.contains($0) } }
                 list.sort()
-                var unique: [ObjectID] = []
-                unique.reserveCapacity(list.count)
-                for id in list where unique.last != id { unique.append(id) }
-                updates.append(ChangeSet.Update(id: target, changes: [PropertyChange(position: position, value: .toMany(unique))]))
+                if zip(list, list.dropFirst()).contains(where: { $0 == $1 }) {
+                    var unique: [ObjectID] = []
+                    unique.reserveCapacity(list.count)
+                    for id in list where unique.last != id { unique.append(id) }
+                    list = unique
+                }
+                updates.append(ChangeSet.Update(id: target, changes: [PropertyChange(position: position, value: .toMany(list))]))
             }
         }
         for index in slots.indices where slots[index].relinks.count > 1 { slots[index].relinks.sort { $0.position < $1.position } }

@@ -71,6 +71,8 @@ struct EncodedUpsertPlan {
     /// The to-one relationships the rows set by key, in the order of their values.
     let references: [ReferenceColumn]
     let unresolved: ((Int, Int) throws -> Void)?
+    /// The entity's required relationships (``requiredRelationships(_:_:)``).
+    let requiredRelationships: [(name: String, reference: Int?)]
 
     /// One object the rows name.
     struct Slot {
@@ -100,6 +102,7 @@ struct EncodedUpsertPlan {
     ) {
         self.references = references
         self.unresolved = unresolved
+        requiredRelationships = Self.requiredRelationships(entity, references)
         self.entity = entity
         self.keyPositions = keyPositions
         self.updatesExisting = updatesExisting
