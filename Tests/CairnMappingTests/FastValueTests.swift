@@ -143,7 +143,7 @@ import Testing
         let big = "[" + Array(repeating: "1", count: 600_000).joined(separator: ",") + "]"
         let inputs = [
             #"[{"id": 1, "json": [1, 2,, 3]}]"#, #"[{"id": 1, "json": {"a": [1}, "text": "x"}]"#, #"[{"id": 1, "json": \#(big), "text": "after"}]"#,
-            #"[{"id": 1, "json": [1, [2, 3,], {"a": 4,}], "text": "after"}]"#,
+            #"[{"id": 1, "json": [1, [2, 3,], {"a": 4,}], "text": "after"}]"#
         ]
         for (index, text) in inputs.enumerated() {
             var outcomes: [String] = []

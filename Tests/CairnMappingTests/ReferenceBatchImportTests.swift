@@ -257,6 +257,128 @@ import Testing
         #expect(dumps[0].contains { $0.hasPrefix("Album albumId=1 ") && $0.contains("tracks=[") })
     }
 
+    /// Imports `input` into two stores set up alike, one through the flat path and one through a
+    /// context (a hook), with `options`; each one's outcome and every object's links.
+    static func bothWays(
+        _ model: Model, mapping: Mapping? = nil, setup: [(String, String)], _ entity: String, _ input: String, options: ImportOptions = ImportOptions()
+    ) async throws -> (flat: (String, ImportResult?, [String]), context: (String, ImportResult?, [String])) {
+        var outcomes: [(String, ImportResult?, [String])] = []
+        for viaContext in [false, true] {
+            let store = Store(inMemory: model)
+            for (entity, json) in setup { _ = try await store.importJSON(Array(json.utf8), into: entity, mapping: mapping) }
+            var options = options
+            if viaContext { options.afterImport = { _ in } }
+            let (text, result) = await Self.outcome { try await store.importJSON(Array(input.utf8), into: entity, mapping: mapping, options: options) }
+            outcomes.append((text, result, try Self.dump(store, model)))
+        }
+        return (outcomes[0], outcomes[1])
+    }
+
+    /// A reference given under two key paths: the losing one is read and checked all the same,
+    /// as a context's reader reads it (strict: its error; lenient: its warning).
+    @Test func aReferenceUnderTwoKeysIsCheckedUnderBoth() async throws {
+        let model = try Self.model()
+        let mapping = try Mapping(model: model) { EntityMapping("Track") { RelationshipMap("album", from: "album_id", "albumId") } }
+        for (input, lenient) in [
+            (#"[{"trackId": 1, "album_id": 2, "albumId": "x"}, {"trackId": 2, "albumId": 3}]"#, false),
+            (#"[{"trackId": 1, "album_id": 2, "albumId": "x"}, {"trackId": 2, "albumId": 3}]"#, true),
+            (#"[{"trackId": 1, "albumId": 5, "album_id": 2}, {"trackId": 2, "album_id": null, "albumId": 3}]"#, false)
+        ] {
+            var options = ImportOptions()
+            options.lenient = lenient
+            let (flat, context) = try await Self.bothWays(model, mapping: mapping, setup: Self.setup, "Track", input, options: options)
+            #expect(flat.0 == context.0, "\(input) lenient \(lenient)")
+            #expect(flat.2 == context.2, "\(input) lenient \(lenient)")
+        }
+    }
+
+    /// Unresolved keys in chunks, under a root key, with records skipped: each warning names its
+    /// record's path and the key's offset as a context's does.
+    @Test func unresolvedKeysNameTheirPlaceInChunks() async throws {
+        let model = try Self.model()
+        let records = (0..<40).map { #"{"trackId": \#($0), "album": \#($0 % 5 == 0 ? 90 + $0 : $0 % 6 + 1)}"# }
+        let input = #"{"data": {"tracks": ["# + records.joined(separator: ",\n") + "]}}"
+        var options = ImportOptions()
+        options.lenient = true
+        options.root = "data.tracks"
+        options.chunkSize = 7
+        options.skipRecords = 3
+        let (flat, context) = try await Self.bothWays(model, setup: Self.setup, "Track", input, options: options)
+        #expect(flat.0 == context.0)
+        #expect(flat.2 == context.2)
+        #expect(flat.1?.recordsReadFlat == 37)
+        #expect(flat.0.contains("$.data.tracks[35].album: no Album has the key 125"), "\(flat.0)")
+    }
+
+    /// Targets of a sub-entity (whose inverse lies at another position: it adds an attribute),
+    /// and a relationship whose inverse is required or that names its destination by another
+    /// attribute than its key, the latter two through a context.
+    @Test func subEntityTargetsAndReferencesLeftToAContext() async throws {
+        let model = try Model {
+            Entity("Album") {
+                Attribute("albumId", .integer64)
+                Attribute("code", .string)
+                Relationship("tracks", to: "Track", inverse: "album", .toMany(ordered: false))
+                Relationship("notes", to: "Note", inverse: "album", .toMany(ordered: false), optional: false)
+                Unique("albumId")
+                Unique("code")
+            }
+            Entity("LiveAlbum", parent: "Album") { Attribute("venue", .string) }
+            Entity("Track") {
+                Attribute("trackId", .integer64)
+                Relationship("album", to: "Album", inverse: "tracks")
+                Unique("trackId")
+            }
+            Entity("Note") {
+                Attribute("noteId", .integer64)
+                Relationship("album", to: "Album", inverse: "notes")
+                Unique("noteId")
+            }
+        }
+        let setup = [
+            ("Note", #"[{"noteId": 1}, {"noteId": 2}]"#), ("Album", #"[{"albumId": 1, "code": "a", "notes": [1]}]"#),
+            ("LiveAlbum", #"[{"albumId": 2, "code": "b", "venue": "v", "notes": [2]}]"#)
+        ]
+        func dump(_ store: Store) throws -> [String] {
+            try store.viewContext.fetch(FetchRequest("Album", sortKeys: [SortKey("albumId")])).map { album in
+                let tracks = try album.objects(forKey: "tracks").map { "\($0["trackId"] ?? .null)" }.sorted()
+                let notes = try album.objects(forKey: "notes").map { "\($0["noteId"] ?? .null)" }.sorted()
+                return "\(album.entity.name) \(album["albumId"] ?? .null) tracks \(tracks) notes \(notes)"
+            }
+        }
+        let cases: [(entity: String, input: String, mapping: Mapping?, flat: Bool)] = [
+            ("Track", #"[{"trackId": 1, "album": 2}, {"trackId": 2, "album": 1}, {"trackId": 3, "album": 2}]"#, nil, true),
+            ("Track", #"[{"trackId": 1, "album": 1}, {"trackId": 3, "album": 1}]"#, nil, true),
+            ("Note", #"[{"noteId": 3, "album": 1}]"#, nil, false),
+            ("Note", #"[{"noteId": 2, "album": 1}]"#, nil, false),  // LiveAlbum 2 would hold no note: refused
+            (
+                "Track", #"[{"trackId": 4, "album": "b"}]"#,
+                try Mapping(model: model) { EntityMapping("Track") { RelationshipMap("album", relatedBy: ["code"]) } }, false
+            )
+        ]
+        var stores: [Store] = []
+        var texts: [[String]] = []
+        for viaContext in [false, true] {
+            texts.append([])
+            let store = Store(inMemory: model)
+            for (entity, json) in setup { _ = try await store.importJSON(Array(json.utf8), into: entity) }
+            for item in cases {
+                var options = ImportOptions()
+                if viaContext { options.afterImport = { _ in } }
+                let (text, result) = await Self.outcome {
+                    try await store.importJSON(Array(item.input.utf8), into: item.entity, mapping: item.mapping, options: options)
+                }
+                texts[texts.count - 1].append(text)
+                if !viaContext, let result { #expect(result.recordsReadFlat == (item.flat ? result.records : 0), "\(item.input): \(text)") }
+            }
+            stores.append(store)
+        }
+        #expect(texts[0] == texts[1])
+        #expect(texts[0][3].contains("LiveAlbum.notes is required"), "\(texts[0][3])")
+        #expect(try dump(stores[0]) == dump(stores[1]))
+        #expect(try dump(stores[0]) == [#"Album 1 tracks ["1", "2", "3"] notes ["1", "3"]"#, #"LiveAlbum 2 tracks ["4"] notes ["2"]"#])
+    }
+
     /// Relationships the batch upsert does not set (an ordered inverse, a one-to-one, a
     /// reference into the entity's own family) go through a context, linked all the same.
     @Test func otherRelationshipsGoThroughAContext() async throws {

@@ -143,8 +143,6 @@ import Testing
         #expect(a.0.inserted == 4_501)
     }
 
-    /// Guesses are looked for only near the middle of a large input, in one pass: a `{` after
-    /// a line break, with a `,` or a `}` before it.
     /// Cairn's own transformers run on the second reader too; one registered by the app (user
     /// code, whose work a second reader may drop) keeps the read on one core.
     @Test func onlyBuiltInTransformersReadOnTwoCores() async throws {
@@ -166,6 +164,8 @@ import Testing
         }
     }
 
+    /// Guesses are looked for only near the middle of a large input, in one pass: a `{` after
+    /// a line break, with a `,` or a `}` before it.
     @Test func guessesNeedALargeInputAndARecordStart() {
         func guess(_ text: String) -> InputSplit? { Array(text.utf8).withUnsafeBytes { InputSplit.guess($0) } }
         #expect(guess("[{\"a\": 1},\n{\"a\": 2}]") == nil, "a small input is read by one reader")

@@ -124,8 +124,9 @@ struct StoreSnapshot: Sendable {
         }
     }
 
-    /// ``holder(encoded:for:)`` of a constraint of one attribute (nil for another), without an
-    /// array a lookup: the batch upsert's references by key.
+    /// ``holder(encoded:for:)`` for a constraint of one attribute (nil for another), with no
+    /// array made for the lookup: the batch upsert's references by key. Called only with the
+    /// store's commit lock held, as that one is.
     func holder(encodedValue value: UnsafeRawBufferPointer, for constraint: UniquenessConstraint) -> ObjectID? {
         guard constraint.positions.count == 1 else { return nil }
         let position = constraint.positions[0]

@@ -20,10 +20,11 @@ package struct EncodedReference: Sendable, Hashable {
 
     /// Why a batch upsert cannot set `relationship` of `entity` by key (nil: it can): it sets a
     /// to-one relationship to an entity outside the upserted entity's family, found by a
-    /// uniqueness constraint of one attribute, whose inverse (if any) is an unordered to-many
-    /// without count bounds, kept in step by adding and removing. Anything else (a one-to-one,
-    /// an ordered or bounded inverse, a self-reference whose target may be among the rows) goes
-    /// through a context, which knows those rules.
+    /// uniqueness constraint of one attribute, whose inverse (if any) is an optional unordered
+    /// to-many without count bounds, kept in step by adding and removing (a save checks nothing
+    /// of it). Anything else (a one-to-one, an ordered, bounded or required inverse, a
+    /// self-reference whose target may be among the rows) goes through a context, which knows
+    /// those rules.
     package static func refusal(_ relationship: Int, keyPosition: Int, of entity: EntityDescription, in model: Model) -> String? {
         guard relationship >= 0, relationship < entity.relationships.count else { return "\(entity.name) has no relationship \(relationship)" }
         let declared = entity.relationships[relationship]
@@ -37,8 +38,8 @@ package struct EncodedReference: Sendable, Hashable {
         }
         if let inverse = entity.inverses[relationship] {
             let back = destination.relationships[inverse]
-            guard back.cardinality == .toMany(ordered: false), back.minimumCount == nil, back.maximumCount == nil else {
-                return "the inverse \(destination.name).\(back.name) is not an unbounded unordered to-many"
+            guard back.cardinality == .toMany(ordered: false), back.isOptional, back.minimumCount == nil, back.maximumCount == nil else {
+                return "the inverse \(destination.name).\(back.name) is not an optional, unbounded, unordered to-many"
             }
         }
         return nil

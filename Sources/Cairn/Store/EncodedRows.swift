@@ -18,7 +18,7 @@ package struct EncodedRows {
     private var writer = ByteWriter(capacity: 1 << 16)
     /// Per row, the start of each value and the row's end (`valueCount + 1` entries a row).
     private var starts: [Int] = []
-    /// Per row, a bit per attribute: whether the record gave it.
+    /// Per row, a bit per value: whether the record gave it.
     private var given: [UInt64] = []
     private let wordsPerRow: Int
 
@@ -49,7 +49,7 @@ package struct EncodedRows {
 
     /// Appends the rows of `other`, made for the same entity, after these.
     package mutating func append(contentsOf other: EncodedRows) {
-        precondition(other.valueCount == valueCount, "rows of entities of different attribute counts")  // a caller's mistake, never input
+        precondition(other.valueCount == valueCount, "rows of entities of different value counts")  // a caller's mistake, never input
         let base = writer.count
         writer.reserve(other.writer.count)
         other.writer.bytes.withUnsafeBytes { writer.write(bytes: $0) }
@@ -74,6 +74,12 @@ package struct EncodedRows {
     /// Every row's bytes, end to end.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try writer.bytes.withUnsafeBytes(body)
+    }
+
+    /// The key reference `reference` of row `row` holds, decoded (nil: null, or not a value).
+    package func key(_ row: Int, reference: Int) -> Value? {
+        guard row >= 0, row < count, reference >= 0, reference < referenceCount else { return nil }
+        return withBytes { ValueEncoding.decode($0.piece(range(row, attributeCount + reference))) }.flatMap { $0 == .null ? nil : $0 }
     }
 
     /// Whether the record of `row` gave value `position` (an attribute, or a reference after them).

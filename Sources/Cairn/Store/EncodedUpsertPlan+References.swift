@@ -135,11 +135,11 @@ extension EncodedUpsertPlan {
 
     /// The first required relationship a new object's links leave empty, and the row to blame:
     /// the one that emptied it, or the one that made the object.
-    func emptyRequiredRelationship(_ links: ArraySlice<Link>, firstRow: Int) -> (row: Int, name: String)? {
+    func emptyRequiredRelationship(_ links: ArraySlice<Link>, firstRow: Int) -> (row: Int, name: String, isReference: Bool)? {
         for required in requiredRelationships {
-            guard let column = required.reference else { return (firstRow, required.name) }
+            guard let column = required.reference else { return (firstRow, required.name, false) }
             let link = links[links.startIndex + column]
-            if link.object == nil { return (link.isSet ? link.row : firstRow, required.name) }
+            if link.object == nil { return (link.isSet ? link.row : firstRow, required.name, true) }
         }
         return nil
     }
@@ -203,7 +203,7 @@ extension EncodedUpsertPlan {
                 next[move.group] += 1
             }
             for (group, target) in targets.enumerated() {
-                guard let record = snapshot.record(target) else { continue }  // found in this snapshot: never missing
+                guard let record = snapshot.record(target) else { continue }  // (a lost target the store no longer holds has no list)
                 let position = snapshot.model.descriptions[target.entity].attributes.count + inverse
                 var list = record.row.withValueBytes(position) { ValueEncoding.decodeProperty($0) }.targets
                 let changes = grouped[starts[group]..<starts[group + 1]]

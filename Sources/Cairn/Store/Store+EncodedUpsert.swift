@@ -205,7 +205,7 @@ struct EncodedUpsertPlan {
         var problems: [(row: Int, slot: Int, problem: StoreError)] = []
         rows.withBytes { buffer in
             for (index, slot) in slots.enumerated() {
-                if let found = problem(slot, slotLinks(index, links), rows, buffer) { problems.append((found.row, index, found.problem)) }
+                if let found = problem(slot, slotLinks(index, links), rows, buffer, in: snapshot) { problems.append((found.row, index, found.problem)) }
             }
         }
         guard !problems.isEmpty else { return }
@@ -241,7 +241,7 @@ struct EncodedUpsertPlan {
                         link(row, rows, buffer, slot: found.slot, existing: slot.existing, &links, waiting: &none, lookups: &lookups, in: snapshot)
                     }
                     slots[found.slot] = slot
-                    return problem(slot, slotLinks(found.slot, links), rows, buffer)
+                    return problem(slot, slotLinks(found.slot, links), rows, buffer, in: snapshot)
                 }
                 guard let again else { break }
                 try invalidRow(again.row, again.problem)
@@ -264,23 +264,29 @@ struct EncodedUpsertPlan {
     }
 
     /// What a save would refuse in the object a slot makes or changes, and the row that causes
-    /// it: a required attribute null, or (a new object) a required relationship, which a batch
-    /// upsert leaves empty.
+    /// it: a required attribute null, a required relationship a new object gets no object for
+    /// (a batch upsert leaves those that are not references empty), or one a reference empties.
     private func problem(
-        _ slot: Slot, _ links: ArraySlice<Link>, _ rows: EncodedRows, _ buffer: UnsafeRawBufferPointer
+        _ slot: Slot, _ links: ArraySlice<Link>, _ rows: EncodedRows, _ buffer: UnsafeRawBufferPointer, in snapshot: StoreSnapshot
     ) -> (row: Int, problem: StoreError)? {
         if slot.existing == nil {
             for position in entity.requiredPositions {
                 let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
                 if ValueEncoding.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
             }
-            if let (row, name) = emptyRequiredRelationship(links, firstRow: slot.firstRow) { return (row, missing(name)) }
+            if let empty = emptyRequiredRelationship(links, firstRow: slot.firstRow) { return (empty.row, missing(empty.name)) }
             return nil
         }
         for (position, row) in slot.changes.sorted(by: { $0.key < $1.key }) where entity.isRequired[position] {
             if ValueEncoding.isNull(buffer.piece(rows.range(row, position))) { return (row, missing(entity.attributes[position].name)) }
         }
+        // A required relationship emptied (one already empty changes nothing).
         for (column, link) in zip(references, links) where !column.isOptional && link.isSet && link.object == nil {
+            if let id = slot.existing, let record = snapshot.record(id),
+                case .toOne(nil) = record.row.withValueBytes(column.position, { ValueEncoding.decodeProperty($0) })
+            {
+                continue
+            }
             return (link.row, missing(column.name))
         }
         return nil
@@ -359,14 +365,25 @@ struct EncodedUpsertPlan {
                     }
                     changes.append(PropertyChange(position: position, value: .attribute(value)))
                 }
+                for change in slot.relinks where change.value == .toOne(nil) {
+                    let relationship = entity.relationships[change.position - entity.attributes.count]
+                    guard relationship.isOptional else {
+                        throw StoreError.missingValue(entity.name, relationship.name, objects: [ids[index]], context: "batch upsert: \(rowName(slot.firstRow))")
+                    }
+                }
                 changes += slot.relinks  // relationships: after every attribute
                 updates.append(ChangeSet.Update(id: ids[index], changes: changes))
                 updated.append(ids[index])
             }
         }
         for index in newSlots {
-            if let (row, name) = emptyRequiredRelationship(slotLinks(index, links), firstRow: slots[index].firstRow) {
-                throw StoreError.missingValue(entity.name, name, context: "batch upsert: \(rowName(row))")
+            if let empty = emptyRequiredRelationship(slotLinks(index, links), firstRow: slots[index].firstRow) {
+                guard empty.isReference else {
+                    throw StoreError(
+                        .missingValue, "batch upsert: \(entity.name).\(empty.name) is required, and a batch upsert leaves relationships empty",
+                        entity: entity.name, property: empty.name)
+                }
+                throw StoreError.missingValue(entity.name, empty.name, context: "batch upsert: \(rowName(empty.row))")
             }
         }
         updates += inverseUpdates

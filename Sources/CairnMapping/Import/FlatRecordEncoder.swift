@@ -11,7 +11,8 @@ import Foundation
 /// reference as an array or a nested object, is not flat: the encoder stops (``NotFlat``) and
 /// the import reads the chunk again through a context.
 struct FlatRecordEncoder {
-    /// A record gave a relationship.
+    /// A record gave a relationship the encoder does not write (anything but a reference by
+    /// key the batch upsert sets), or a record given as its key alone.
     struct NotFlat: Error {}
 
     let entity: ResolvedEntity
@@ -61,7 +62,10 @@ struct FlatRecordEncoder {
         var referenceSources: [(ResolvedRelationship, ResolvedEntity, ResolvedAttribute, FastValue)] = []
         for relationship in entity.relationships {
             let destination = mapping.resolved[relationship.destination]
-            guard !insertsMissingReferences, let key = RecordReader.referenceAttribute(relationship, destination, mapping: mapping),
+            // (A reference by another attribute than the destination's key is found by a fetch,
+            // which compares values as predicates do, not by their stored bytes.)
+            guard !insertsMissingReferences, relationship.relatedBy == nil || relationship.relatedBy == destination.identity,
+                let key = RecordReader.referenceAttribute(relationship, destination, mapping: mapping),
                 EncodedReference.refusal(relationship.index, keyPosition: key.position, of: entity.description, in: mapping.model) == nil
             else {
                 referenceOf.append(nil)
@@ -92,7 +96,7 @@ struct FlatRecordEncoder {
     /// Reads the record whose `{` was just read (record number `record`, under `root`) and
     /// appends it to `rows`; false when a lenient import skipped it (no unique key).
     ///
-    /// - Throws: ``NotFlat`` when the record gives a relationship; ``MappingError`` for a value
+    /// - Throws: ``NotFlat`` when the record gives a relationship it does not write; ``MappingError`` for a value
     ///   that does not fit (strict) or a missing key (strict).
     mutating func append(
         _ token: JSONScanner.Token, _ scanner: inout JSONScanner, to rows: inout EncodedRows, reader: inout RecordReader, root: [JSONPath.Step],
@@ -213,10 +217,7 @@ struct FlatRecordEncoder {
     ) throws {
         let slot = entity.attributes.count + reference
         guard token != .beginArray, token != .beginObject else { throw NotFlat() }
-        guard rank <= ranks[slot] else {
-            try scanner.skip(token)
-            return
-        }
+        // Read (and checked) whatever its rank, as a context's reader reads it; kept if it wins.
         let begin = scanner.offset
         let valueStart = scratch.count
         let source = referenceSources[reference]
@@ -232,6 +233,7 @@ struct FlatRecordEncoder {
                     property: source.relationship.name, path: reader.path.text, offset: begin)
             }
         }
+        guard rank <= ranks[slot] else { return }
         ranges[slot] = valueStart..<scratch.count
         ranks[slot] = rank
     }

@@ -57,8 +57,8 @@ struct TailRead: @unchecked Sendable {
     var cursor: RecordCursor
     /// The rows of those records.
     var rows: EncodedRows
-    /// Per row, its record's number counted from the split.
-    var indexes: [Int]
+    /// Per row, its record (its number counted from the split).
+    var records: RowRecords
 }
 
 /// What the import and its second reader share while it reads: a request to stop, and how far
@@ -97,10 +97,13 @@ extension FlatRecordEncoder {
         var encoder = FlatRecordEncoder(
             entity, tree: KeyTree(entity), mapping: mapping, lenient: false, nulls: nulls, insertsMissingReferences: insertsMissingReferences)
         var rows = EncodedRows(attributeCount: entity.description.attributes.count, referenceCount: encoder.references.count)
-        var indexes: [Int] = []
+        var records = RowRecords()
         while let token = try cursor.next() {
             let index = cursor.count - 1
-            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: [], record: index) { indexes.append(index) }
+            let offset = cursor.scanner.offset - 1
+            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: [], record: index) {
+                records.append(number: index, offset: offset)
+            }
             try cursor.finishRecord()
             if cursor.count % 256 == 0 {
                 if shared.isStopped { throw CancellationError() }
@@ -108,6 +111,6 @@ extension FlatRecordEncoder {
             }
         }
         shared.advance(records: cursor.count, bytes: cursor.scanner.offset - split.offset)
-        return TailRead(cursor: cursor, rows: rows, indexes: indexes)
+        return TailRead(cursor: cursor, rows: rows, records: records)
     }
 }

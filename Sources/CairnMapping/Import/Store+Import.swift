@@ -130,8 +130,9 @@ struct JSONImport {
         var seen: Set<ObjectID> = []
         var committed = 0
         var finished = false
-        // Flat records are read straight into encoded rows; from a chunk with a record that gives
-        // a relationship on, records are read as records and applied through a context.
+        // Flat records (references by key included) are read straight into encoded rows; from a
+        // chunk with a record that gives another relationship on, records are read as records
+        // and applied through a context.
         let insertsMissing = options.insertsMissingReferences || mapping.insertsMissingReferences
         var encoder = target.flatMap { target in
             canEncode(target)
@@ -147,18 +148,18 @@ struct JSONImport {
                     let chunkStart = cursor
                     let warningCount = reader.warnings.count
                     var rows = EncodedRows(attributeCount: target.description.attributes.count, referenceCount: flat.references.count)
-                    var indexes: [Int] = []
+                    var records = RowRecords()
                     do {
                         if let split = splitForTwoCores(flat, root: root, cursor) {
                             finished = try readInTwo(
-                                split, &cursor, &reader, &flat, into: &rows, indexes: &indexes, target, mapping, started: started,
+                                split, &cursor, &reader, &flat, into: &rows, records: &records, target, mapping, started: started,
                                 secondCoreRecords: &chunk.recordsReadOnSecondCore)
                         } else {
-                            finished = try readChunk(&cursor, &reader, &flat, into: &rows, indexes: &indexes, started: started) == .input
+                            finished = try readChunk(&cursor, &reader, &flat, into: &rows, records: &records, started: started) == .input
                         }
                         encoder = flat
                         try Task.checkCancellation()
-                        try await upsert(rows, indexes: indexes, flat, mapping, root: root, into: &chunk)
+                        try await upsert(rows, records: records, flat, mapping, root: root, into: &chunk)
                         chunk.recordsReadFlat = rows.count
                         done = true
                     } catch is FlatRecordEncoder.NotFlat {
@@ -229,15 +230,15 @@ struct JSONImport {
         case split
     }
 
-    /// Reads flat records up to the chunk size into encoded rows (`indexes`: each row's record
-    /// number). With a `split`, it stops just before the record that starts there, when it
+    /// Reads flat records up to the chunk size into encoded rows (`records`: each row's record). With a `split`, it stops just before the record that starts there, when it
     /// reaches that record as the second reader assumed; it reads on, and stops the second
     /// reader, when it does not.
     ///
-    /// - Throws: ``FlatRecordEncoder/NotFlat`` when a record gives a relationship.
+    /// - Throws: ``FlatRecordEncoder/NotFlat`` when a record gives a relationship the encoder
+    ///   does not write.
     private func readChunk(
         _ cursor: inout RecordCursor, _ reader: inout RecordReader, _ encoder: inout FlatRecordEncoder, into rows: inout EncodedRows,
-        indexes: inout [Int], started: ContinuousClock.Instant, split: (InputSplit, SecondReader)? = nil
+        records: inout RowRecords, started: ContinuousClock.Instant, split: (InputSplit, SecondReader)? = nil
     ) throws -> ChunkEnd {
         let limit = options.chunkSize.map { max(1, $0) } ?? .max
         let rootSteps = cursor.root.map { JSONPath.Step.key($0) }
@@ -261,7 +262,10 @@ struct JSONImport {
             }
             // A record given as its key alone names an object: read through a context.
             guard token == .beginObject else { throw FlatRecordEncoder.NotFlat() }
-            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: rootSteps, record: index) { indexes.append(index) }
+            let offset = cursor.scanner.offset - 1
+            if try encoder.append(token, &cursor.scanner, to: &rows, reader: &reader, root: rootSteps, record: index) {
+                records.append(number: index, offset: offset)
+            }
             try cursor.finishRecord()
             read += 1
             try afterRecord(read, cursor, started: started, second: split.map { ($0.0.offset, $0.1) })
@@ -285,7 +289,7 @@ struct JSONImport {
     /// unless the records are not flat).
     private func readInTwo(
         _ split: InputSplit, _ cursor: inout RecordCursor, _ reader: inout RecordReader, _ encoder: inout FlatRecordEncoder,
-        into rows: inout EncodedRows, indexes: inout [Int], _ target: ResolvedEntity, _ mapping: Mapping, started: ContinuousClock.Instant,
+        into rows: inout EncodedRows, records: inout RowRecords, _ target: ResolvedEntity, _ mapping: Mapping, started: ContinuousClock.Instant,
         secondCoreRecords: inout Int
     ) throws -> Bool {
         let second = SecondReader()
@@ -301,7 +305,7 @@ struct JSONImport {
         }
         let end: ChunkEnd
         do {
-            end = try readChunk(&cursor, &reader, &encoder, into: &rows, indexes: &indexes, started: started, split: (split, second))
+            end = try readChunk(&cursor, &reader, &encoder, into: &rows, records: &records, started: started, split: (split, second))
         } catch {
             second.stop()
             _ = try? tail.value()
@@ -321,12 +325,12 @@ struct JSONImport {
         guard var read = try? tail.value() else {
             // The second reader failed: this one reads on from the split, alone, and meets the
             // same failure (if it is one) with its true record number.
-            return try readChunk(&cursor, &reader, &encoder, into: &rows, indexes: &indexes, started: started) == .input
+            return try readChunk(&cursor, &reader, &encoder, into: &rows, records: &records, started: started) == .input
         }
         let before = cursor.count
         secondCoreRecords = read.cursor.count
         rows.append(contentsOf: read.rows)
-        indexes.append(contentsOf: read.indexes.map { $0 + before })
+        records.append(contentsOf: read.records, numbersFrom: before)
         read.cursor.countRecords(before: before)
         cursor = read.cursor
         input.releasePages(below: cursor.scanner.offset)
@@ -371,14 +375,16 @@ struct JSONImport {
 
     /// Applies encoded rows with one batch upsert (one save, none when nothing changes).
     private func upsert(
-        _ rows: EncodedRows, indexes: [Int], _ encoder: FlatRecordEncoder, _ mapping: Mapping, root: [String], into chunk: inout ImportResult
+        _ rows: EncodedRows, records: RowRecords, _ encoder: FlatRecordEncoder, _ mapping: Mapping, root: [String], into chunk: inout ImportResult
     ) async throws {
         guard rows.count > 0 else { return }
         let target = encoder.entity
-        let name = { (row: Int) in row < indexes.count ? JSONPath.text(root.map { JSONPath.Step.key($0) } + [.index(indexes[row])]) : "row \(row)" }
+        let rootSteps = root.map { JSONPath.Step.key($0) }
+        let numbers = records.numbers
+        let name = { (row: Int) in row < numbers.count ? JSONPath.text(rootSteps + [.index(numbers[row])]) : "row \(row)" }
         // A record that leaves its object as the save refuses it fails the import naming it, or
         // (lenient) is left out with a warning naming it; so does a reference by key nothing
-        // holds (lenient: the relationship is left as it is). (The records' offsets are found
+        // holds (lenient: the relationship is left as it is). (Offsets and messages are made
         // after the upsert, outside the store's commit lock.)
         let lenient = options.lenient
         let skipped = Protected<[ImportWarning]>([])
@@ -401,59 +407,45 @@ struct JSONImport {
                     if !lenient { throw UnresolvedReferenceFound() }
                 })
         } catch is UnresolvedReferenceFound {
-            let found = unresolved.withLock { $0 }
-            throw try unresolvedReferences(found, indexes: indexes, encoder, mapping, root: root).first?.error
-                ?? MappingError(
-                    .unresolvedReference, "a reference by key that nothing holds, in \(found.first.map { name($0.row) } ?? "the input")", entity: target.name)
+            guard let first = unresolved.withLock({ $0.first }) else { throw MappingError(.unresolvedReference, "a reference by key nothing holds") }
+            throw unresolvedReference(first, rows, records, encoder, mapping, root: rootSteps).error
         } catch var error as MappingError {
-            if let row = failed.withLock({ $0 }), row < indexes.count { error.offset = recordOffsets([indexes[row]], root: root)[indexes[row]] }
+            if let row = failed.withLock({ $0 }), row < records.count { error.offset = records.offsets[row] }
             throw error
         }
         record(result, into: &chunk)
-        chunk.warnings += try unresolvedReferences(unresolved.withLock { $0 }, indexes: indexes, encoder, mapping, root: root).map(\.warning)
+        chunk.warnings += unresolved.withLock { $0 }.map { unresolvedReference($0, rows, records, encoder, mapping, root: rootSteps).warning }
         chunk.warnings += skipped.withLock { $0 }
     }
 
     /// A batch upsert met a reference by key that nothing holds, in a strict import.
     private struct UnresolvedReferenceFound: Error {}
 
-    /// The error and warning of each reference by key nothing holds (rows and reference
-    /// numbers, in row order), read again from their records: the same a context's import
-    /// gives, naming the reference's path and offset.
-    private func unresolvedReferences(
-        _ found: [(row: Int, reference: Int)], indexes: [Int], _ encoder: FlatRecordEncoder, _ mapping: Mapping, root: [String]
-    ) throws -> [(error: MappingError, warning: ImportWarning)] {
-        guard !found.isEmpty else { return [] }
+    /// The error and warning for a reference by key nothing holds (a row, and the reference's
+    /// number): its record read again, for the message, path and offset a context's import
+    /// gives; else (a record that does not read again so) the key the row holds, at the
+    /// record's path. Never throws: a lenient import's chunk is saved by then.
+    private func unresolvedReference(
+        _ found: (row: Int, reference: Int), _ rows: EncodedRows, _ records: RowRecords, _ encoder: FlatRecordEncoder, _ mapping: Mapping,
+        root: [JSONPath.Step]
+    ) -> (error: MappingError, warning: ImportWarning) {
         let target = encoder.entity
-        let rootSteps = root.map { JSONPath.Step.key($0) }
-        let offsets = recordOffsets(Set(found.compactMap { $0.row < indexes.count ? indexes[$0.row] : nil }), root: root)
-        return try found.compactMap { row, reference in
-            let relationship = encoder.relationship(ofReference: reference)
-            guard row < indexes.count, let offset = offsets[indexes[row]],
-                let index = target.relationships.firstIndex(where: { $0 === relationship })
-            else { return nil }
+        let relationship = encoder.relationship(ofReference: found.reference)
+        let destination = mapping.resolved[relationship.destination]
+        let recordPath = root + [.index(found.row < records.count ? records.numbers[found.row] : found.row)]
+        let offset = found.row < records.count ? records.offsets[found.row] : 0
+        if let index = target.relationships.firstIndex(where: { $0 === relationship }) {
             var reader = RecordReader(mapping: mapping, lenient: options.lenient)
-            reader.path.steps = rootSteps + [.index(indexes[row])]
+            reader.path.steps = recordPath
             var scanner = JSONScanner(input.bytes, resumingAt: offset, insideArray: false, allowsTrailingCommas: options.allowsTrailingCommas)
-            guard let token = try scanner.next() else { return nil }
-            let record = try reader.record(target, token, &scanner, picksEntity: false)
-            guard case .items(let items, _) = record.relations[index], case .reference(let key, let path, let at) = items.first else { return nil }
-            return RelationItem.unresolved(key, target, relationship, mapping.resolved[relationship.destination], path: path, offset: at)
+            if let token = try? scanner.next(), let record = try? reader.record(target, token, &scanner, picksEntity: false),
+                case .items(let items, _) = record.relations[index], case .reference(let key, let path, let at) = items.first
+            {
+                return RelationItem.unresolved(key, target, relationship, destination, path: path, offset: at)
+            }
         }
-    }
-
-    /// The byte offset of each top-level record of `indexes` (its first byte), found by reading
-    /// the input again from its start: for the errors and warnings that name records.
-    private func recordOffsets(_ indexes: Set<Int>, root: [String]) -> [Int: Int] {
-        var offsets: [Int: Int] = [:]
-        guard let last = indexes.max() else { return offsets }
-        var cursor = RecordCursor(input.bytes, root: root, allowsTrailingCommas: options.allowsTrailingCommas)
-        while let token = try? cursor.next() {
-            let index = cursor.count - 1
-            if indexes.contains(index) { offsets[index] = cursor.scanner.offset - 1 }
-            guard index < last, (try? cursor.scanner.skip(token)) != nil, (try? cursor.finishRecord()) != nil else { break }
-        }
-        return offsets
+        let key = rows.key(found.row, reference: found.reference) ?? .null
+        return RelationItem.unresolved(key, target, relationship, destination, path: recordPath, offset: offset)
     }
 
     /// A batch upsert's counts and objects, as the import reports them.
