@@ -165,6 +165,30 @@ import Testing
         }
     }
 
+    /// Number text read without `strtod` where it can be (Clinger's fast path) reads as
+    /// `strtod` does, to the bit: random digits, points, exponents and signs.
+    @Test func numberTextReadsAsStrtodDoes() {
+        var generator = SeededRandom(seed: 34)
+        var texts = ["0", "-0", "0.0", "-0.0", "1e22", "1e23", "123456789012345", "1234567890123456", "9007199254740993", "0.1", "1.7976931348623157e308"]
+        texts += ["4.9e-324", "1e-22", "1e-23", "00.5", "1.", ".5", "1e", "1e+", "--1", "1.2.3", "0e400", "1e-400", "12345e-27", "1E5"]
+        for _ in 0..<20_000 {
+            var text = Bool.random(using: &generator) ? "-" : ""
+            let digits = Int.random(in: 1...18, using: &generator)
+            let point = Int.random(in: 0...digits, using: &generator)
+            for index in 0..<digits {
+                if index == point && index > 0 { text += "." }
+                text += String(Int.random(in: (index == 0 ? 1 : 0)...9, using: &generator))
+            }
+            if Int.random(in: 0..<3, using: &generator) == 0 { text += "e\(Int.random(in: -30...30, using: &generator))" }
+            texts.append(text)
+        }
+        for text in texts {
+            let fast = Array(text.utf8).withUnsafeBytes { NumberText.double($0) }
+            let expected = Double(text).flatMap { $0.isFinite ? $0 : nil }
+            #expect(fast?.bitPattern == expected?.bitPattern, "\(text): \(String(describing: fast)) against \(String(describing: expected))")
+        }
+    }
+
     @Test func decimalsKeepEveryDigit() async throws {
         let model = try Self.model()
         let store = Store(inMemory: model)
