@@ -155,28 +155,19 @@ import Testing
     /// message), and a lenient one leaves the relationship as it was, with its warning.
     @Test func aKeyNothingHoldsIsReportedAsTheContextReportsIt() async throws {
         let model = try Self.model()
-        let input = Array(#"[{"trackId": 1, "album": 2}, {"trackId": 2, "album": 77, "genre": "g1"}, {"trackId": 1, "genre": "nope"}]"#.utf8)
+        let input = #"[{"trackId": 1, "album": 2}, {"trackId": 2, "album": 77, "genre": "g1"}, {"trackId": 1, "genre": "nope"}]"#
         for lenient in [false, true] {
-            var texts: [String] = []
-            var dumps: [[String]] = []
-            for viaContext in [false, true] {
-                let store = Store(inMemory: model)
-                for (entity, json) in Self.setup { _ = try await store.importJSON(Array(json.utf8), into: entity) }
-                var options = ImportOptions()
-                options.lenient = lenient
-                if viaContext { options.afterImport = { _ in } }
-                let (text, result) = await Self.outcome { try await store.importJSON(input, into: "Track", options: options) }
-                if !viaContext, let result { #expect(result.recordsReadFlat == 3) }
-                texts.append(text)
-                dumps.append(try Self.dump(store, model))
-            }
-            #expect(texts[0] == texts[1], "lenient \(lenient)")
-            #expect(dumps[0] == dumps[1], "lenient \(lenient)")
+            var options = ImportOptions()
+            options.lenient = lenient
+            let (flat, context) = try await Self.bothWays(model, setup: Self.setup, "Track", input, options: options)
+            #expect(flat.0 == context.0, "lenient \(lenient)")
+            #expect(flat.2 == context.2, "lenient \(lenient)")
             if lenient {
-                #expect(texts[0].contains("$[1].album: no Album has the key 77; the relationship is left as it is"), "\(texts[0])")
-                #expect(texts[0].contains("$[2].genre: no Genre has the key \"nope\""), "\(texts[0])")
+                #expect(flat.1?.recordsReadFlat == 3)
+                #expect(flat.0.contains("$[1].album: no Album has the key 77; the relationship is left as it is"), "\(flat.0)")
+                #expect(flat.0.contains("$[2].genre: no Genre has the key \"nope\""), "\(flat.0)")
             } else {
-                #expect(texts[0].contains(" $[1].album ") && texts[0].contains("no Album has the key 77, in the store or in the input"), "\(texts[0])")
+                #expect(flat.0.contains(" $[1].album ") && flat.0.contains("no Album has the key 77, in the store or in the input"), "\(flat.0)")
             }
         }
     }
@@ -185,26 +176,17 @@ import Testing
     /// the record is skipped (its object not made) with both warnings, on either path.
     @Test func aRequiredReferenceNothingHoldsSkipsTheRecord() async throws {
         let model = try Self.model()
-        let input = Array(#"[{"reviewId": 1, "track": 5, "stars": 4}, {"reviewId": 2, "track": 6}, {"reviewId": 3, "stars": 1}]"#.utf8)
+        let input = #"[{"reviewId": 1, "track": 5, "stars": 4}, {"reviewId": 2, "track": 6}, {"reviewId": 3, "stars": 1}]"#
+        let setup = Self.setup + [("Track", #"[{"trackId": 5, "album": 1}]"#)]
         for lenient in [false, true] {
-            var texts: [String] = []
-            var dumps: [[String]] = []
-            for viaContext in [false, true] {
-                let store = Store(inMemory: model)
-                for (entity, json) in Self.setup { _ = try await store.importJSON(Array(json.utf8), into: entity) }
-                _ = try await store.importJSON(Array(#"[{"trackId": 5, "album": 1}]"#.utf8), into: "Track")
-                var options = ImportOptions()
-                options.lenient = lenient
-                if viaContext { options.afterImport = { _ in } }
-                let (text, _) = await Self.outcome { try await store.importJSON(input, into: "Review", options: options) }
-                texts.append(text)
-                dumps.append(try Self.dump(store, model))
-            }
-            #expect(texts[0] == texts[1], "lenient \(lenient)")
-            #expect(dumps[0] == dumps[1], "lenient \(lenient)")
+            var options = ImportOptions()
+            options.lenient = lenient
+            let (flat, context) = try await Self.bothWays(model, setup: setup, "Review", input, options: options)
+            #expect(flat.0 == context.0, "lenient \(lenient)")
+            #expect(flat.2 == context.2, "lenient \(lenient)")
             if lenient {
-                #expect(dumps[0].contains { $0.hasPrefix("Track trackId=5") && $0.hasSuffix("reviews=[1]") }, "\(dumps[0])")
-                #expect(dumps[0].filter { $0.hasPrefix("Review") }.count == 1, "\(dumps[0])")
+                #expect(flat.2.contains { $0.hasPrefix("Track trackId=5") && $0.hasSuffix("reviews=[1]") }, "\(flat.2)")
+                #expect(flat.2.filter { $0.hasPrefix("Review") }.count == 1, "\(flat.2)")
             }
         }
     }
