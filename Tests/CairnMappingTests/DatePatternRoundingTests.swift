@@ -7,6 +7,20 @@ import Testing
 /// 8601 export rounds to the millisecond), the instant's own fields when it has none, and never
 /// a text its import refuses.
 @Suite struct DatePatternRoundingTests {
+    /// Month and day names: whole or their first three letters, in either case; anything else
+    /// is not a date of the pattern.
+    @Test func namesReadWholeOrByTheirFirstThreeLetters() throws {
+        let pattern = try DatePattern("EEE, MMMM d, yyyy")
+        let fifth = Date(timeIntervalSince1970: 1_725_494_400)  // 2024-09-05
+        for text in ["Thu, September 5, 2024", "THURSDAY, sep 5, 2024", "thu, SEPTEMBER 5, 2024", "Thursday, Sep 5, 2024"] {
+            #expect(Array(text.utf8).withUnsafeBytes { pattern.date($0) } == fifth, "\(text)")
+        }
+        for text in ["Thu, Sept 5, 2024", "Th, Sep 5, 2024", "Thu, Septembe 5, 2024", "Thu, 5, 2024", "Thu, Se"] {
+            #expect(Array(text.utf8).withUnsafeBytes { pattern.date($0) } == nil, "\(text)")
+        }
+        #expect(Array("May 1".utf8).withUnsafeBytes { try? DatePattern("MMM d").date($0) } == Date(timeIntervalSince1970: 10_368_000))
+    }
+
     @Test func aFractionRoundsToItsDigitsAcrossEveryBoundary() throws {
         let milliseconds = try DatePattern("yyyy-MM-dd HH:mm:ss.SSS")
         let cases: [(Double, String)] = [

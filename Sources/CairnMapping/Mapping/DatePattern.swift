@@ -151,13 +151,22 @@ public struct DatePattern: Sendable, Hashable {
             }
             return count == 0 || (width != 0 && count != width) ? nil : value
         }
+        // The first of `names` whose whole name, else whose first three letters, the text has
+        // here (letters in either case).
         func name(_ names: [[UInt8]]) -> Int? {
+            func has(_ full: [UInt8], _ length: Int) -> Bool {
+                guard index + length <= bytes.count else { return false }
+                for position in 0..<length where bytes[index + position] | 0x20 != full[position] { return false }
+                return true
+            }
             for (number, full) in names.enumerated() {
-                for length in [full.count, 3] where index + length <= bytes.count {
-                    if (0..<length).allSatisfy({ bytes[index + $0] | 0x20 == full[$0] }) {
-                        index += length
-                        return number
-                    }
+                if has(full, full.count) {
+                    index += full.count
+                    return number
+                }
+                if has(full, 3) {
+                    index += 3
+                    return number
                 }
             }
             return nil
