@@ -110,35 +110,39 @@ private func referenceImport(
 
 /// Imports the flat track file into a new store; returns its time, after checking it.
 private func flatImport(_ file: String, shape: ChinookShape, model: Model, mapping: Mapping, root: String) async throws -> Double {
-    let directory = freshStore(root, "relations-flat")
-    let store = try Store(at: directory, model: model)
-    let start = ContinuousClock.now
-    let result = try await store.importJSON(contentsOf: URL(fileURLWithPath: file), into: "Track", mapping: mapping)
-    let time = seconds(ContinuousClock.now - start)
-    let context = store.viewContext
-    guard result.inserted == shape.total, try context.count(FetchRequest("Track")) == shape.total else {
-        throw BenchmarkFailure("relations: flat import inserted \(result.inserted) of \(shape.total) tracks")
-    }
-    for track in [1, shape.total / 2, shape.total] {
-        let object = try ChinookShape.object(context, "Track", "trackId", track)
-        guard object["name"] == .string(shape.trackName(track)), try object.object(forKey: "album") == nil else {
-            throw BenchmarkFailure("relations: flat track \(track) holds \(object["name"] ?? .null)")
+    try await timedImport(file, into: "Track", store: "relations-flat", model: model, mapping: mapping, root: root) { result, context in
+        guard result.inserted == shape.total, try context.count(FetchRequest("Track")) == shape.total else {
+            throw BenchmarkFailure("relations: flat import inserted \(result.inserted) of \(shape.total) tracks")
+        }
+        for track in [1, shape.total / 2, shape.total] {
+            let object = try ChinookShape.object(context, "Track", "trackId", track)
+            guard object["name"] == .string(shape.trackName(track)), try object.object(forKey: "album") == nil else {
+                throw BenchmarkFailure("relations: flat track \(track) holds \(object["name"] ?? .null)")
+            }
         }
     }
-    try await store.close()
-    try? FileManager.default.removeItem(atPath: directory)
-    return time
 }
 
 /// Imports the nested file into a new store; returns its time, after checking it.
 private func nestedImport(_ file: String, shape: ChinookShape, model: Model, mapping: Mapping, root: String) async throws -> Double {
-    let directory = freshStore(root, "relations-nested")
+    try await timedImport(file, into: "Album", store: "relations-nested", model: model, mapping: mapping, root: root) { result, context in
+        guard result.records == shape.albums else { throw BenchmarkFailure("relations: \(result.records) of \(shape.albums) nested albums read") }
+        try shape.checkNested(context)
+    }
+}
+
+/// Imports `file` into a new store named `name` under `root`; returns the import's time, after
+/// `check` (outside the time) passed; the store is removed.
+private func timedImport(
+    _ file: String, into entity: String, store name: String, model: Model, mapping: Mapping, root: String,
+    check: (ImportResult, ObjectContext) throws -> Void
+) async throws -> Double {
+    let directory = freshStore(root, name)
     let store = try Store(at: directory, model: model)
     let start = ContinuousClock.now
-    let result = try await store.importJSON(contentsOf: URL(fileURLWithPath: file), into: "Album", mapping: mapping)
+    let result = try await store.importJSON(contentsOf: URL(fileURLWithPath: file), into: entity, mapping: mapping)
     let time = seconds(ContinuousClock.now - start)
-    guard result.records == shape.albums else { throw BenchmarkFailure("relations: \(result.records) of \(shape.albums) nested albums read") }
-    try shape.checkNested(store.viewContext)
+    try check(result, store.viewContext)
     try await store.close()
     try? FileManager.default.removeItem(atPath: directory)
     return time

@@ -228,9 +228,8 @@ struct FlatRecordEncoder {
                 ValueEncoding.write(try ValueReader.read(token, source.key, &scanner), &scratch)
             } catch let misfit as ValueReader.Misfit {
                 guard !lenient || misfit.isMappingError else { throw NotFlat() }
-                throw MappingError(
-                    misfit.code, "a reference to \(source.destination.name) by \(source.key.name): \(misfit.message)", entity: entity.name,
-                    property: source.relationship.name, path: reader.path.text, offset: begin)
+                throw RelationItem.misfitKey(
+                    misfit, entity, source.relationship, source.destination, key: source.key, path: reader.path.text, offset: begin)
             }
         }
         guard rank <= ranks[slot] else { return }

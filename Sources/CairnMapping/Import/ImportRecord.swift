@@ -90,6 +90,17 @@ extension ImportRecord {
 }
 
 extension RelationItem {
+    /// The error (strict) for a reference by key of `entity`'s `relationship` whose key does
+    /// not fit `key`, the destination attribute it is a value of.
+    static func misfitKey(
+        _ misfit: ValueReader.Misfit, _ entity: ResolvedEntity, _ relationship: ResolvedRelationship, _ destination: ResolvedEntity,
+        key: ResolvedAttribute, path: String, offset: Int
+    ) -> MappingError {
+        MappingError(
+            misfit.code, "a reference to \(destination.name) by \(key.name): \(misfit.message)", entity: entity.name, property: relationship.name,
+            path: path, offset: offset)
+    }
+
     /// The error (strict) or warning (lenient) for a reference by key of `entity`'s
     /// `relationship` that no object of `destination` holds, in the store or in the input.
     static func unresolved(

@@ -282,9 +282,7 @@ struct RecordReader {
                 return .reference(try ValueReader.read(token, keyAttribute, &scanner), path: path.steps, offset: offset)
             } catch let misfit as ValueReader.Misfit {
                 guard lenient, !misfit.isMappingError else {
-                    throw MappingError(
-                        misfit.code, "a reference to \(destination.name) by \(keyAttribute.name): \(misfit.message)", entity: entity.name,
-                        property: relationship.name, path: path.text, offset: offset)
+                    throw RelationItem.misfitKey(misfit, entity, relationship, destination, key: keyAttribute, path: path.text, offset: offset)
                 }
                 warnings.append(
                     ImportWarning(path: path.text, message: "a reference to \(destination.name): \(misfit.message); the relationship is left as it is"))
