@@ -159,7 +159,7 @@ enum FastValue {
             guard let value = scanner.integer(number), range.contains(value) else { return false }
             ValueEncoding.writeInteger(value, &writer)
         case .double:
-            guard let value = NumberText.double(bytes, isInteger: !number.hasFractionOrExponent) else { return false }
+            guard let value = NumberText.double(bytes) else { return false }
             ValueEncoding.writeDouble(value, &writer)
         case .decimal:
             return ValueEncoding.writeDecimal(numberText: bytes, &writer)
@@ -170,7 +170,7 @@ enum FastValue {
             // A number is seconds since 1970 in any date format, as ``ValueReader`` reads it.
             let format: DateFormat
             if case .epoch(let epoch) = reading { format = epoch } else { format = .standard }
-            guard let number = NumberText.double(bytes, isInteger: !number.hasFractionOrExponent), let seconds = ValueReader.epochSeconds(number, format) else {
+            guard let number = NumberText.double(bytes), let seconds = ValueReader.epochSeconds(number, format) else {
                 return false
             }
             ValueEncoding.writeDate(Date(timeIntervalSince1970: seconds), &writer)
@@ -189,7 +189,7 @@ enum FastValue {
             guard fromText, NumberGrammar.check(bytes) == true, let value = NumberText.integer(bytes), range.contains(value) else { return false }
             ValueEncoding.writeInteger(value, &writer)
         case .double(let fromText):
-            guard fromText, let isInteger = NumberGrammar.check(bytes), let value = NumberText.double(bytes, isInteger: isInteger) else { return false }
+            guard fromText, NumberGrammar.check(bytes) != nil, let value = NumberText.double(bytes) else { return false }
             ValueEncoding.writeDouble(value, &writer)
         case .decimal(let fromText):
             return fromText && ValueEncoding.writeDecimal(numberText: bytes, &writer)
@@ -202,7 +202,7 @@ enum FastValue {
             case .iso8601(let offset): date = ISO8601DateParser.date(bytes, defaultOffset: offset)
             case .pattern(let pattern, let offset): date = pattern.date(bytes, offset: offset)
             case .epoch(let format):
-                guard let isInteger = NumberGrammar.check(bytes), let number = NumberText.double(bytes, isInteger: isInteger),
+                guard NumberGrammar.check(bytes) != nil, let number = NumberText.double(bytes),
                     let seconds = ValueReader.epochSeconds(number, format)
                 else { return false }
                 date = Date(timeIntervalSince1970: seconds)

@@ -80,15 +80,6 @@ enum NumberText {
         return negative ? -value : value
     }
 
-    /// The double that JSON number text (checked by the caller; `isInteger`: without fraction
-    /// or exponent) writes, as ``double(_:)`` reads it: an integer of at most 2^53 in
-    /// magnitude (every one a double holds exactly) without `strtod`.
-    static func double(_ bytes: UnsafeRawBufferPointer, isInteger: Bool) -> Double? {
-        // (Zero goes to strtod, which keeps the sign of `-0`.)
-        if isInteger, let value = integer(bytes), value != 0, value.magnitude <= 1 << 53 { return Double(value) }
-        return double(bytes)
-    }
-
     /// The integer that number text without fraction or exponent writes (`-?[0-9]+`, checked
     /// by the caller), when it fits an `Int64`.
     static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64? {
