@@ -68,6 +68,15 @@ public struct ByteWriter {
         bytes.append(contentsOf: other)
     }
 
+    /// Appends `count` bytes that `fill` writes into the room made for them (zeros where it
+    /// writes none): one growth of the buffer for a piece decoded byte by byte.
+    @inlinable
+    package mutating func write(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBytes { fill(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+    }
+
     /// Appends `count` zero bytes (reserved fields).
     @inlinable
     package mutating func writeZeros(_ count: Int) {

@@ -21,6 +21,32 @@ import Testing
         #expect(Array("May 1".utf8).withUnsafeBytes { try? DatePattern("MMM d").date($0) } == Date(timeIntervalSince1970: 10_368_000))
     }
 
+    @Test func everyMonthAndDayNameReadsInEveryForm() throws {
+        let pattern = try DatePattern("EEE d MMM yyyy")
+        let months = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+        let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+        #expect(months.count == 12)
+        for (number, month) in months.enumerated() {
+            let expected = Date(timeIntervalSince1970: Double(Self.daysSince1970(year: 2001, month: number + 1, day: 1) * 86_400))
+            for (day, form) in zip(days, [month, String(month.prefix(3)), month.uppercased(), month.capitalized, String(month.prefix(3)).uppercased()]) {
+                let text = "\(day.prefix(number % 2 == 0 ? 3 : day.count).capitalized) 1 \(form) 2001"
+                #expect(Array(text.utf8).withUnsafeBytes { pattern.date($0) } == expected, "\(text)")
+            }
+        }
+        for text in ["Thx 1 jan 2001", "Mon 1 jam 2001", "Mon 1 ja 2001", "Mon 1 j@n 2001", "M0n 1 jan 2001", "Mon 1 Jan.2001"] {
+            #expect(Array(text.utf8).withUnsafeBytes { pattern.date($0) } == nil, "\(text)")
+        }
+    }
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
+    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        var components = DateComponents()
+        (components.year, components.month, components.day) = (year, month, day)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        return Int((calendar.date(from: components)?.timeIntervalSince1970 ?? 0) / 86_400)
+    }
+
     @Test func aFractionRoundsToItsDigitsAcrossEveryBoundary() throws {
         let milliseconds = try DatePattern("yyyy-MM-dd HH:mm:ss.SSS")
         let cases: [(Double, String)] = [

@@ -221,9 +221,9 @@ import Testing
         func fast(_ sample: String) -> [UInt8]? {
             Array(sample.utf8).withUnsafeBytes { text -> [UInt8]? in
                 guard let count = Base64Text.decodedCount(text) else { return nil }
-                var writer = ByteWriter(capacity: 64)
-                Base64Text.decode(text, into: &writer)
-                return writer.count == count ? writer.bytes : nil
+                var decoded = [UInt8](repeating: 0, count: count)
+                decoded.withUnsafeMutableBytes { Base64Text.decode(text, into: $0) }
+                return decoded
             }
         }
         // What the fast reader takes, it reads as Foundation does; what it leaves (Foundation on
@@ -252,6 +252,17 @@ import Testing
             "http://a/b c", "http://a/ä", "http:///x", "http://a/[b]", "urn:isbn:0451450523"
         ]
         for sample in others { #expect(!Array(sample.utf8).withUnsafeBytes(URIText.isPlain), "\(sample)") }
+    }
+
+    @Test func uriMasksHoldExactlyLettersDigitsAndTheListedCharacters() {
+        for byte in UInt8.min...UInt8.max {
+            let scalar = Unicode.Scalar(byte)
+            let expected =
+                scalar.isASCII
+                && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                    || URIText.allowedCharacters.unicodeScalars.contains(scalar))
+            #expect(URIText.isAllowed(byte) == expected, "byte \(byte)")
+        }
     }
 
     @Test func booleanWords() {

@@ -132,6 +132,32 @@ import Testing
         }
     }
 
+    @Test func nestingPastSixtyFourLevelsKeepsEachContainersKind() throws {
+        // Objects and arrays by turns 200 deep (the stack keeps the first 64 in a word): each
+        // closes with its own bracket, and a wrong one is an error at every depth.
+        let depth = 200
+        var text = ""
+        for level in 0..<depth { text += level % 3 == 0 ? #"{"k":"# : "[" }
+        text += "1"
+        for level in (0..<depth).reversed() { text += level % 3 == 0 ? "}" : "]" }
+        guard case .success(let tokens) = Self.tokens(Array(text.utf8)) else {
+            Issue.record("a valid document refused")
+            return
+        }
+        #expect(tokens.filter { $0 == "}" }.count == (depth + 2) / 3)
+        #expect(tokens.filter { $0 == "]" }.count == depth - (depth + 2) / 3)
+        for wrong in [1, 64, 65, 130, depth] {
+            var bytes = Array(text.utf8)
+            let closer = bytes.count - wrong
+            bytes[closer] = bytes[closer] == UInt8(ascii: "}") ? UInt8(ascii: "]") : UInt8(ascii: "}")
+            guard case .failure(let error) = Self.tokens(bytes) else {
+                Issue.record("a wrong closer \(wrong) from the end accepted")
+                continue
+            }
+            #expect(error.offset == closer, "closer \(wrong) from the end")
+        }
+    }
+
     @Test func hostileInputEndsInAnErrorNotATrapOrAHang() {
         // Nesting 100,000 deep.
         let deep = [UInt8](repeating: UInt8(ascii: "["), count: 100_000)

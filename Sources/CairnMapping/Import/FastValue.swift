@@ -8,78 +8,93 @@ import Foundation
 /// ``ValueReader`` reads from the same token (`FastValueTests`); a value it does not take (a
 /// misfit, an escaped string, a number beyond the fast readers) goes to ``ValueReader``, which
 /// reads it or says why not.
-enum FastValue {
-    /// A string attribute: a string without escapes, copied.
-    case string
-    /// An integer attribute: an integer in range; given as text too when the mapping coerces it.
-    case integer(ClosedRange<Int64>, fromText: Bool)
-    /// A double attribute: a number (or number text, when coerced), the nearest double.
-    case double(fromText: Bool)
-    /// A decimal attribute: a number (or number text, when coerced), every digit kept
-    /// (``ValueEncoding/writeDecimal(numberText:_:)``).
-    case decimal(fromText: Bool)
-    /// A boolean attribute: `true`/`false`, 0 or 1, or one of the words ``ValueReader`` reads.
-    case boolean
-    /// A date attribute, in its format.
-    case date(DateReading)
-    /// A UUID attribute: the 36 characters of a UUID, either case.
-    case uuid
-    /// A URI attribute: a URI whose every character ``URIText`` vouches for.
-    case uri
-    /// A binary attribute: padded standard base64 (with no transformer, or the built-in `base64`).
-    case binary
-    /// The built-in `json` transformer: an array or an object, kept as its compact JSON text
-    /// (`asText`: a string attribute; else its bytes), copied from the input when the input
-    /// already is compact.
-    case jsonText(asText: Bool)
-    /// Anything else (a transformer, a float, a transformable value): through ``ValueReader``.
-    case general
+///
+/// A plain value but for a compiled date pattern, which sits beside the kind: reading a value
+/// copies no reference (two cores read with the same ones, and a count bumped on both would
+/// bounce between them).
+struct FastValue {
+    /// How values are read.
+    let kind: Kind
+    /// The compiled pattern of a date read by a pattern (``DateReading/pattern(offset:)``).
+    let pattern: DatePattern?
+
+    /// How values are read: a plain value (it holds no reference).
+    enum Kind {
+        /// A string attribute: a string without escapes, copied.
+        case string
+        /// An integer attribute: an integer in range; given as text too when the mapping coerces it.
+        case integer(ClosedRange<Int64>, fromText: Bool)
+        /// A double attribute: a number (or number text, when coerced), the nearest double.
+        case double(fromText: Bool)
+        /// A decimal attribute: a number (or number text, when coerced), every digit kept
+        /// (``ValueEncoding/writeDecimal(numberText:_:)``).
+        case decimal(fromText: Bool)
+        /// A boolean attribute: `true`/`false`, 0 or 1, or one of the words ``ValueReader`` reads.
+        case boolean
+        /// A date attribute, in its format.
+        case date(DateReading)
+        /// A UUID attribute: the 36 characters of a UUID, either case.
+        case uuid
+        /// A URI attribute: a URI whose every character ``URIText`` vouches for.
+        case uri
+        /// A binary attribute: padded standard base64 (with no transformer, or the built-in `base64`).
+        case binary
+        /// The built-in `json` transformer: an array or an object, kept as its compact JSON text
+        /// (`asText`: a string attribute; else its bytes), copied from the input when the input
+        /// already is compact.
+        case jsonText(asText: Bool)
+        /// Anything else (a transformer, a float, a transformable value): through ``ValueReader``.
+        case general
+    }
 
     /// How a date is read.
     enum DateReading {
         /// ISO 8601 text; without a zone at `offset`.
         case iso8601(offset: Int)
-        /// A compiled pattern; without a zone at `offset`.
-        case pattern(DatePattern, offset: Int)
-        /// A number of seconds or milliseconds (``DateFormat/unixSeconds`` or
-        /// ``DateFormat/unixMilliseconds``), or its text.
-        case epoch(DateFormat)
+        /// The compiled ``FastValue/pattern``; without a zone at `offset`.
+        case pattern(offset: Int)
+        /// A number of seconds (``DateFormat/unixSeconds``) or milliseconds
+        /// (``DateFormat/unixMilliseconds``), or its text.
+        case epoch(milliseconds: Bool)
     }
 
     /// How `attribute`'s values are written.
     init(_ attribute: ResolvedAttribute) {
+        pattern = attribute.type == .date ? attribute.datePattern : nil
         guard attribute.transformerName == nil else {
             switch BuiltInTransformer.directReading(attribute.transformer) {
-            case .jsonText(let asText): self = .jsonText(asText: asText)
-            case .base64 where attribute.type == .binary: self = .binary
-            default: self = .general
+            case .jsonText(let asText): kind = .jsonText(asText: asText)
+            case .base64 where attribute.type == .binary: kind = .binary
+            default: kind = .general
             }
             return
         }
         switch attribute.type {
-        case .string: self = .string
+        case .string: kind = .string
         case .integer16, .integer32, .integer64:
-            self = attribute.type.integerRange.map { .integer($0, fromText: attribute.coercesText) } ?? .general
-        case .double: self = .double(fromText: attribute.coercesText)
-        case .decimal: self = .decimal(fromText: attribute.coercesText)
-        case .boolean: self = .boolean
+            kind = attribute.type.integerRange.map { .integer($0, fromText: attribute.coercesText) } ?? .general
+        case .double: kind = .double(fromText: attribute.coercesText)
+        case .decimal: kind = .decimal(fromText: attribute.coercesText)
+        case .boolean: kind = .boolean
         case .date:
             switch attribute.dateFormat {
-            case .iso8601(let offset): self = .date(.iso8601(offset: offset))
-            case .pattern(_, let offset): self = attribute.datePattern.map { .date(.pattern($0, offset: offset)) } ?? .general
-            case .unixSeconds, .unixMilliseconds: self = .date(.epoch(attribute.dateFormat))
+            case .iso8601(let offset): kind = .date(.iso8601(offset: offset))
+            case .pattern(_, let offset): kind = pattern == nil ? .general : .date(.pattern(offset: offset))
+            case .unixSeconds: kind = .date(.epoch(milliseconds: false))
+            case .unixMilliseconds: kind = .date(.epoch(milliseconds: true))
             }
-        case .uuid: self = .uuid
-        case .uri: self = .uri
-        case .binary: self = .binary
-        case .float, .transformable, .undefined, .composite: self = .general
+        case .uuid: kind = .uuid
+        case .uri: kind = .uri
+        case .binary: kind = .binary
+        case .float, .transformable, .undefined, .composite: kind = .general
         }
     }
 
     /// Writes the value beginning with `token` (the scanner just after it) into `writer`; false,
     /// writing nothing, when it is not one this kind takes straight.
-    func write(_ token: JSONScanner.Token, _ scanner: inout JSONScanner, _ writer: inout ByteWriter) -> Bool {
-        if case .general = self { return false }
+    borrowing func write(_ token: JSONScanner.Token, _ scanner: inout JSONScanner, _ writer: inout ByteWriter) -> Bool {
+        let kind = self.kind
+        if case .general = kind { return false }
         switch token {
         case .null:
             ValueEncoding.writeNull(&writer)
@@ -87,14 +102,14 @@ enum FastValue {
         case .string(let text) where !text.hasEscapes:
             return write(text: scanner.bytes.piece(text.range), &writer)
         case .number(let number):
-            return write(number: number, scanner, &writer)
+            return Self.write(number: number, kind, scanner, &writer)
         case .boolean(let flag):
-            guard case .boolean = self else { return false }
+            guard case .boolean = kind else { return false }
             ValueEncoding.writeBoolean(flag, &writer)
             return true
         case .beginArray, .beginObject:
-            guard case .jsonText(let asText) = self else { return false }
-            return writeJSONText(token, asText: asText, &scanner, &writer)
+            guard case .jsonText(let asText) = kind else { return false }
+            return Self.writeJSONText(token, asText: asText, &scanner, &writer)
         default:
             return false
         }
@@ -105,7 +120,7 @@ enum FastValue {
     /// escape and no DEL (which the transformer's writer spells otherwise), no comma trails, and
     /// it is at most 1,000,000 bytes (so within the transformer's limit of values); false, the
     /// scanner where it was, for anything else.
-    private func writeJSONText(_ token: JSONScanner.Token, asText: Bool, _ scanner: inout JSONScanner, _ writer: inout ByteWriter) -> Bool {
+    private static func writeJSONText(_ token: JSONScanner.Token, asText: Bool, _ scanner: inout JSONScanner, _ writer: inout ByteWriter) -> Bool {
         let start = scanner.offset - 1
         let depth = scanner.depth
         // Back to just after the first token, for the caller to read the value again.
@@ -152,9 +167,9 @@ enum FastValue {
     }
 
     /// A JSON number's value.
-    private func write(number: JSONNumberText, _ scanner: JSONScanner, _ writer: inout ByteWriter) -> Bool {
+    private static func write(number: JSONNumberText, _ kind: Kind, _ scanner: JSONScanner, _ writer: inout ByteWriter) -> Bool {
         let bytes = scanner.bytes.piece(number.range)
-        switch self {
+        switch kind {
         case .integer(let range, _):
             guard let value = scanner.integer(number), range.contains(value) else { return false }
             ValueEncoding.writeInteger(value, &writer)
@@ -169,7 +184,7 @@ enum FastValue {
         case .date(let reading):
             // A number is seconds since 1970 in any date format, as ``ValueReader`` reads it.
             let format: DateFormat
-            if case .epoch(let epoch) = reading { format = epoch } else { format = .standard }
+            if case .epoch(let milliseconds) = reading { format = milliseconds ? .unixMilliseconds : .unixSeconds } else { format = .standard }
             guard let number = NumberText.double(bytes), let seconds = ValueReader.epochSeconds(number, format) else {
                 return false
             }
@@ -181,8 +196,8 @@ enum FastValue {
     }
 
     /// A JSON string's value (its bytes, without escapes).
-    private func write(text bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) -> Bool {
-        switch self {
+    private borrowing func write(text bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) -> Bool {
+        switch kind {
         case .string:
             ValueEncoding.writeString(utf8: bytes, &writer)
         case .integer(let range, let fromText):
@@ -200,8 +215,9 @@ enum FastValue {
             let date: Date?
             switch reading {
             case .iso8601(let offset): date = ISO8601DateParser.date(bytes, defaultOffset: offset)
-            case .pattern(let pattern, let offset): date = pattern.date(bytes, offset: offset)
-            case .epoch(let format):
+            case .pattern(let offset): date = pattern?.date(bytes, offset: offset)
+            case .epoch(let milliseconds):
+                let format: DateFormat = milliseconds ? .unixMilliseconds : .unixSeconds
                 guard NumberGrammar.check(bytes) != nil, let number = NumberText.double(bytes),
                     let seconds = ValueReader.epochSeconds(number, format)
                 else { return false }
@@ -217,7 +233,7 @@ enum FastValue {
             ValueEncoding.writeURI(utf8: bytes, &writer)
         case .binary:
             guard let count = Base64Text.decodedCount(bytes) else { return false }
-            ValueEncoding.writeBinary(count: count, &writer) { Base64Text.decode(bytes, into: &$0) }
+            ValueEncoding.writeBinary(count: count, &writer) { $0.write(count: count) { Base64Text.decode(bytes, into: $0) } }
         case .jsonText, .general:
             return false
         }

@@ -94,18 +94,23 @@ enum Base64Text {
         return valid ? bytes.count / 4 * 3 - padding : nil
     }
 
-    /// Appends the bytes of text that ``decodedCount(_:)`` accepted.
-    static func decode(_ bytes: UnsafeRawBufferPointer, into writer: inout ByteWriter) {
+    /// Writes the bytes of text that ``decodedCount(_:)`` accepted into `out`, which holds as
+    /// many bytes as it counted (it writes no further than `out` holds).
+    static func decode(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
         sextets.withUnsafeBufferPointer { table in
             var index = 0
-            while index < bytes.count {
+            var position = 0
+            while index + 3 < bytes.count && position < out.count {
                 // A padding `=` reads as 0xFF: its bits are shifted out of the bytes written.
                 let a = UInt32(table[Int(bytes[index])] & 0x3F), b = UInt32(table[Int(bytes[index + 1])] & 0x3F)
                 let c = UInt32(table[Int(bytes[index + 2])] & 0x3F), d = UInt32(table[Int(bytes[index + 3])] & 0x3F)
                 let group = a << 18 | b << 12 | c << 6 | d
-                writer.writeByte(UInt8(truncatingIfNeeded: group >> 16))
-                if bytes[index + 2] != UInt8(ascii: "=") { writer.writeByte(UInt8(truncatingIfNeeded: group >> 8)) }
-                if bytes[index + 3] != UInt8(ascii: "=") { writer.writeByte(UInt8(truncatingIfNeeded: group)) }
+                // Three bytes a group, fewer in a padded last one.
+                let count = min(3, out.count - position)
+                out[position] = UInt8(truncatingIfNeeded: group >> 16)
+                if count > 1 { out[position + 1] = UInt8(truncatingIfNeeded: group >> 8) }
+                if count > 2 { out[position + 2] = UInt8(truncatingIfNeeded: group) }
+                position += 3
                 index += 4
             }
         }
@@ -157,17 +162,26 @@ enum URIText {
                 index += 3
                 continue
             }
-            guard Self.allowed[Int(byte)] else { return false }
+            guard isAllowed(byte) else { return false }
             index += 1
         }
         return true
     }
 
-    /// Per byte, whether a path, query or fragment holds it as itself: letters, digits and
-    /// `-._~:/?#@!$&'()*+,;=`.
-    private static let allowed: [Bool] = (0...255).map { byte in
-        let scalar = Unicode.Scalar(UInt8(byte))
-        return scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-._~:/?#@!$&'()*+,;=".unicodeScalars.contains(scalar))
+    /// Whether a path, query or fragment holds the byte as itself: letters, digits and
+    /// `-._~:/?#@!$&'()*+,;=` (``allowedCharacters``), one bit a byte of ASCII in two masks, so
+    /// that the loop over every byte reads no table.
+    @inline(__always)
+    static func isAllowed(_ byte: UInt8) -> Bool {
+        if byte < 64 { return (allowedBelow64 >> UInt64(byte)) & 1 == 1 }
+        return byte < 128 && (allowedFrom64 >> UInt64(byte &- 64)) & 1 == 1
     }
+
+    /// The characters besides letters and digits that ``isAllowed(_:)`` takes.
+    static let allowedCharacters = "-._~:/?#@!$&'()*+,;="
+    /// ``isAllowed(_:)``'s bits for bytes 0–63: `!#$&'()*+,-./`, the digits, `:;=?`.
+    private static let allowedBelow64: UInt64 = 0xAFFF_FFDA_0000_0000
+    /// ``isAllowed(_:)``'s bits for bytes 64–127: `@`, the letters, `_`, `~`.
+    private static let allowedFrom64: UInt64 = 0x47FF_FFFE_87FF_FFFF
 
 }

@@ -58,7 +58,7 @@ public struct JSONScanner {
     /// The offset of the next byte to read.
     public internal(set) var offset = 0
     /// The open containers, innermost last: true for an object.
-    private var containers: [Bool] = []
+    private var containers = JSONContainerStack()
     /// What the grammar accepts next.
     private var expected = Expected.value
     /// Whether a top-level value has been read.
@@ -101,7 +101,8 @@ public struct JSONScanner {
     init(_ bytes: UnsafeRawBufferPointer, resumingAt offset: Int, insideArray: Bool, allowsTrailingCommas: Bool) {
         self.init(bytes, allowsValueSequence: true, allowsTrailingCommas: allowsTrailingCommas)
         self.offset = min(max(0, offset), bytes.count)
-        containers = insideArray ? [false] : []
+        containers = JSONContainerStack()
+        if insideArray { containers.push(isObject: false) }
         expected = insideArray ? .element : .end
         sawValue = true
     }
@@ -112,7 +113,7 @@ public struct JSONScanner {
     /// Where the grammar stands between two tokens: all a scanner needs to go on over the bytes
     /// that follow (a stream checked chunk by chunk, ``JSONStreamCheck``).
     struct State {
-        fileprivate var containers: [Bool] = []
+        fileprivate var containers = JSONContainerStack()
         fileprivate var expected = Expected.value
         fileprivate var sawValue = false
     }
@@ -136,11 +137,9 @@ public struct JSONScanner {
     mutating func reopen(containerAt offset: Int, depth: Int) {
         guard offset >= 0, offset < bytes.count, depth >= 1 else { return }
         let isObject = bytes[offset] == UInt8(ascii: "{")
-        if containers.count >= depth {
-            containers.removeLast(containers.count - depth + 1)
-        }
+        while containers.count >= depth { containers.pop() }
         guard containers.count == depth - 1 else { return }
-        containers.append(isObject)
+        containers.push(isObject: isObject)
         self.offset = offset + 1
         expected = isObject ? .keyOrEnd : .valueOrEnd
     }
@@ -155,7 +154,7 @@ public struct JSONScanner {
             case .end: return nil
             case .value where containers.isEmpty && allowsValueSequence: return nil
             case .value where containers.isEmpty && !sawValue: throw failure("no JSON value in the input")
-            default: throw failure("the input ends inside \(containers.last == true ? "an object" : "an array")")
+            default: throw failure("the input ends inside \(containers.innermostIsObject ? "an object" : "an array")")
             }
         }
         let byte = bytes[offset]
@@ -166,7 +165,7 @@ public struct JSONScanner {
             expected = .value
             return try next()
         case .commaOrEnd:
-            let inObject = containers.last == true
+            let inObject = containers.innermostIsObject
             if byte == UInt8(ascii: ",") {
                 offset += 1
                 expected = inObject ? .key : .element
@@ -202,7 +201,7 @@ public struct JSONScanner {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             guard containers.count < maximumDepth else { throw failure("arrays and objects nest deeper than \(maximumDepth)") }
             let isObject = byte == UInt8(ascii: "{")
-            containers.append(isObject)
+            containers.push(isObject: isObject)
             offset += 1
             expected = isObject ? .keyOrEnd : .valueOrEnd
             return isObject ? .beginObject : .beginArray
@@ -250,7 +249,7 @@ public struct JSONScanner {
 
     /// Closes the innermost container (the byte at `offset` is its end).
     private mutating func close() -> Token {
-        let isObject = containers.removeLast()
+        let isObject = containers.pop()
         offset += 1
         afterValue()
         return isObject ? .endObject : .endArray

@@ -15,10 +15,14 @@ public struct DatePattern: Sendable, Hashable {
     enum Field: Sendable, Hashable {
         case year(Int), month(Int), day(Int), hour24(Int), hour12(Int), minute(Int), second(Int)
         case fraction(Int), amPm, zone(Int), dayName(Int), monthName(Int)
-        case literal([UInt8])
+        /// Text read as itself: ``literals``' bytes in the range (a field is a plain value, so
+        /// that reading a date copies no reference).
+        case literal(Range<Int>)
     }
 
     let fields: [Field]
+    /// The bytes of every literal field, one after another.
+    let literals: [UInt8]
     /// The digits of the finest fraction of a second the pattern writes (0 to 9; 0: none).
     let fractionDigits: Int
     /// For a pattern with a letter this reader does not compile (``FoundationDatePattern/letters``):
@@ -40,14 +44,16 @@ public struct DatePattern: Sendable, Hashable {
     public init(_ pattern: String) throws(MappingError) {
         self.pattern = pattern
         var fields: [Field] = []
+        var literals: [UInt8] = []
         var needsFoundation = false
         let characters = Array(pattern)
         var index = 0
         func literal(_ text: String) {
-            if case .literal(let bytes)? = fields.last {
-                fields[fields.count - 1] = .literal(bytes + Array(text.utf8))
+            literals += Array(text.utf8)
+            if case .literal(let range)? = fields.last {
+                fields[fields.count - 1] = .literal(range.lowerBound..<literals.count)
             } else {
-                fields.append(.literal(Array(text.utf8)))
+                fields.append(.literal(literals.count - text.utf8.count..<literals.count))
             }
         }
         while index < characters.count {
@@ -103,14 +109,76 @@ public struct DatePattern: Sendable, Hashable {
             index += count
         }
         self.fields = fields
+        self.literals = literals
         foundation = needsFoundation ? FoundationDatePattern(pattern) : nil
         fractionDigits = fields.reduce(0) { finest, field in if case .fraction(let count) = field { max(finest, min(count, 9)) } else { finest } }
     }
 
-    private static let monthNames = [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"
-    ].map { Array($0.utf8) }
-    private static let dayNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map { Array($0.utf8) }
+    /// The English name of month `number` (0: January), in lower case.
+    private static func monthName(_ number: Int) -> StaticString {
+        switch number {
+        case 0: "january"
+        case 1: "february"
+        case 2: "march"
+        case 3: "april"
+        case 4: "may"
+        case 5: "june"
+        case 6: "july"
+        case 7: "august"
+        case 8: "september"
+        case 9: "october"
+        case 10: "november"
+        default: "december"
+        }
+    }
+
+    /// The month (0: January) whose English name begins with the three lower-case letters of
+    /// `key` (the first in the lowest byte), or nil.
+    private static func monthNumber(_ key: UInt32) -> Int? {
+        switch key {
+        case 0x6E_616A: 0  // jan
+        case 0x62_6566: 1  // feb
+        case 0x72_616D: 2  // mar
+        case 0x72_7061: 3  // apr
+        case 0x79_616D: 4  // may
+        case 0x6E_756A: 5  // jun
+        case 0x6C_756A: 6  // jul
+        case 0x67_7561: 7  // aug
+        case 0x70_6573: 8  // sep
+        case 0x74_636F: 9  // oct
+        case 0x76_6F6E: 10  // nov
+        case 0x63_6564: 11  // dec
+        default: nil
+        }
+    }
+
+    /// The weekday (0: Monday) whose English name begins with the three lower-case letters of
+    /// `key`, or nil.
+    private static func dayNumber(_ key: UInt32) -> Int? {
+        switch key {
+        case 0x6E_6F6D: 0  // mon
+        case 0x65_7574: 1  // tue
+        case 0x64_6577: 2  // wed
+        case 0x75_6874: 3  // thu
+        case 0x69_7266: 4  // fri
+        case 0x74_6173: 5  // sat
+        case 0x6E_7573: 6  // sun
+        default: nil
+        }
+    }
+
+    /// The English name of weekday `number` (0: Monday), in lower case.
+    private static func dayName(_ number: Int) -> StaticString {
+        switch number {
+        case 0: "monday"
+        case 1: "tuesday"
+        case 2: "wednesday"
+        case 3: "thursday"
+        case 4: "friday"
+        case 5: "saturday"
+        default: "sunday"
+        }
+    }
 
     /// The length of `GMT`, `UTC` or `UT` at `index` (any case), or nil.
     private static func universalName(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
@@ -151,28 +219,26 @@ public struct DatePattern: Sendable, Hashable {
             }
             return count == 0 || (width != 0 && count != width) ? nil : value
         }
-        // The first of `names` whose whole name, else whose first three letters, the text has
-        // here (letters in either case).
-        func name(_ names: [[UInt8]]) -> Int? {
-            func has(_ full: [UInt8], _ length: Int) -> Bool {
-                guard index + length <= bytes.count else { return false }
-                for position in 0..<length where bytes[index + position] | 0x20 != full[position] { return false }
-                return true
+        // The number of the name whose first three letters the text has here, in either case
+        // (`number` of their lower-case bytes, the first in the lowest bits); its whole name
+        // (`full`) is read when the text goes on with the rest of it.
+        func name(_ number: (UInt32) -> Int?, _ full: (Int) -> StaticString) -> Int? {
+            guard index + 3 <= bytes.count else { return nil }
+            // `| 0x20` makes an ASCII capital lower case and no other byte a letter.
+            let key = UInt32(bytes[index] | 0x20) | UInt32(bytes[index + 1] | 0x20) << 8 | UInt32(bytes[index + 2] | 0x20) << 16
+            guard let found = number(key) else { return nil }
+            let whole = full(found)
+            var length = 3
+            while length < whole.utf8CodeUnitCount, index + length < bytes.count, bytes[index + length] | 0x20 == whole.utf8Start[length] {
+                length += 1
             }
-            for (number, full) in names.enumerated() {
-                if has(full, full.count) {
-                    index += full.count
-                    return number
-                }
-                if has(full, 3) {
-                    index += 3
-                    return number
-                }
-            }
-            return nil
+            index += length == whole.utf8CodeUnitCount ? length : 3
+            return found
         }
-        for field in fields {
-            switch field {
+        // By index, not by an iterator: an iterator holds the array, which two cores reading
+        // with the same pattern would count up and down by turns.
+        for fieldIndex in fields.indices {
+            switch fields[fieldIndex] {
             case .year(let width):
                 guard let value = digits(width, maximum: 4) else { return nil }
                 year = width == 2 ? (value < 70 ? 2000 + value : 1900 + value) : value
@@ -180,7 +246,7 @@ public struct DatePattern: Sendable, Hashable {
                 guard let value = digits(width, maximum: 2) else { return nil }
                 month = value
             case .monthName:
-                guard let value = name(Self.monthNames) else { return nil }
+                guard let value = name(Self.monthNumber, Self.monthName) else { return nil }
                 month = value + 1
             case .day(let width):
                 guard let value = digits(width, maximum: 2) else { return nil }
@@ -248,10 +314,11 @@ public struct DatePattern: Sendable, Hashable {
                     offset = sign * (hours * 3600 + minutes * 60)
                 }
             case .dayName:
-                guard name(Self.dayNames) != nil else { return nil }
-            case .literal(let text):
-                guard index + text.count <= bytes.count, (0..<text.count).allSatisfy({ bytes[index + $0] == text[$0] }) else { return nil }
-                index += text.count
+                guard name(Self.dayNumber, Self.dayName) != nil else { return nil }
+            case .literal(let range):
+                guard index + range.count <= bytes.count else { return nil }
+                for position in range where bytes[index + position - range.lowerBound] != literals[position] { return nil }
+                index += range.count
             }
         }
         guard index == bytes.count, year >= 1, (1...12).contains(month), day >= 1, day <= ISO8601DateParser.daysIn(month: month, year: year) else {
@@ -302,7 +369,7 @@ public struct DatePattern: Sendable, Hashable {
             case .year(let width): out += width == 2 ? padded(Int(year) % 100, 2) : padded(Int(year), max(width, 1))
             case .month(let width): out += padded(Int(month), width)
             case .monthName(let count):
-                let name = String(decoding: Self.monthNames[Int(month) - 1], as: UTF8.self).capitalized
+                let name = Self.monthName(Int(month) - 1).description.capitalized
                 out += count == 3 ? String(name.prefix(3)) : name
             case .day(let width): out += padded(Int(day), width)
             case .hour24(let width): out += padded(ofDay / 3600, width)
@@ -321,9 +388,9 @@ public struct DatePattern: Sendable, Hashable {
             case .dayName(let count):
                 // 1970-01-01 was a Thursday (index 3 from Monday).
                 let weekday = Int(((days % 7) + 7 + 3) % 7)
-                let name = String(decoding: Self.dayNames[weekday], as: UTF8.self).capitalized
+                let name = Self.dayName(weekday).description.capitalized
                 out += count == 4 ? name : String(name.prefix(3))
-            case .literal(let bytes): out += String(decoding: bytes, as: UTF8.self)
+            case .literal(let range): out += String(decoding: literals[range], as: UTF8.self)
             }
         }
         return out

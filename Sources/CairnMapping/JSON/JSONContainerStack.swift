@@ -1,0 +1,45 @@
+/// The open arrays and objects of a JSON scan, innermost last: one bit each (set for an object),
+/// the first 64 in one word and any deeper in an array, so that reading a token at the depths
+/// real input has touches no array (and no reference count).
+struct JSONContainerStack: Equatable {
+    /// How many are open.
+    private(set) var count = 0
+    /// Bit `i`: whether container `i` (0: the outermost) is an object, for `i` below 64; the
+    /// bits from `count` up are clear.
+    private var shallow: UInt64 = 0
+    /// Containers 64 and deeper.
+    private var deep: [Bool] = []
+
+    /// Whether none is open.
+    var isEmpty: Bool { count == 0 }
+
+    /// Whether the innermost is an object (false when none is open).
+    var innermostIsObject: Bool {
+        guard count > 0 else { return false }
+        return count <= 64 ? (shallow >> UInt64(count - 1)) & 1 == 1 : deep[count - 65]
+    }
+
+    /// Opens a container.
+    mutating func push(isObject: Bool) {
+        if count < 64 {
+            if isObject { shallow |= 1 << UInt64(count) }
+        } else {
+            deep.append(isObject)
+        }
+        count += 1
+    }
+
+    /// Closes the innermost container, if one is open; whether it was an object.
+    @discardableResult
+    mutating func pop() -> Bool {
+        guard count > 0 else { return false }
+        let wasObject = innermostIsObject
+        count -= 1
+        if count < 64 {
+            shallow &= ~(1 << UInt64(count))
+        } else {
+            deep.removeLast()
+        }
+        return wasObject
+    }
+}
