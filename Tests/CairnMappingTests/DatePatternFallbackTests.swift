@@ -37,6 +37,29 @@ import Testing
         #expect(throws: MappingError.self) { try DatePattern("yyyy 'G") }
     }
 
+    @Test func patternsBeyondTheCompiledCapacityFallBackToDateFormatter() throws {
+        let day = Date(timeIntervalSince1970: 1_714_521_600)  // 2024-05-01T00:00:00Z
+        // At the capacity: 24 fields (12 numbers, 12 literals), 40 bytes of literal text.
+        let fields = try DatePattern("yyyy-MM-dd'T'HH:mm:ss yyyy-MM-dd HH:mm:ss'Z'")
+        #expect(fields.isCompiled)
+        #expect(date(fields, "2024-05-01T00:00:00 2024-05-01 00:00:00Z") == day)
+        let quoted = String(repeating: "x", count: 38)
+        let literal = try DatePattern("'\(quoted)'yyyy-MM-dd")
+        #expect(literal.isCompiled)
+        #expect(date(literal, quoted + "2024-05-01") == day)
+        // One past it: read (and written) by DateFormatter, alike.
+        for (pattern, text) in [
+            ("yyyy-MM-dd'T'HH:mm:ss yyyy-MM-dd HH:mm:ss'Z'a", "2024-05-01T00:00:00 2024-05-01 00:00:00ZAM"),
+            ("'\(quoted)x'yyyy-MM-dd", quoted + "x2024-05-01"),
+            ("'\(quoted)'yyyy-MM-dd '\(quoted)'", quoted + "2024-05-01 " + quoted)
+        ] {
+            let long = try DatePattern(pattern)
+            #expect(!long.isCompiled, "\(pattern)")
+            #expect(date(long, text) == day, "\(pattern)")
+            #expect(long.string(from: day) == text, "\(pattern)")
+        }
+    }
+
     @Test func fallbackDatesStayInRange() throws {
         let era = try DatePattern("yyyy-MM-dd G")
         #expect(date(era, "0001-01-01 BC") == nil, "year 0 (1 BC) lies outside years 1 to 9999")

@@ -9,50 +9,42 @@ import Foundation
 /// misfit, an escaped string, a number beyond the fast readers) goes to ``ValueReader``, which
 /// reads it or says why not.
 ///
-/// A plain value but for a compiled date pattern, which sits beside the kind: reading a value
-/// copies no reference (two cores read with the same ones, and a count bumped on both would
-/// bounce between them).
-struct FastValue {
-    /// How values are read.
-    let kind: Kind
-    /// The compiled pattern of a date read by a pattern (``DateReading/pattern(offset:)``).
-    let pattern: DatePattern?
-
-    /// How values are read: a plain value (it holds no reference).
-    enum Kind {
-        /// A string attribute: a string without escapes, copied.
-        case string
-        /// An integer attribute: an integer in range; given as text too when the mapping coerces it.
-        case integer(ClosedRange<Int64>, fromText: Bool)
-        /// A double attribute: a number (or number text, when coerced), the nearest double.
-        case double(fromText: Bool)
-        /// A decimal attribute: a number (or number text, when coerced), every digit kept
-        /// (``ValueEncoding/writeDecimal(numberText:_:)``).
-        case decimal(fromText: Bool)
-        /// A boolean attribute: `true`/`false`, 0 or 1, or one of the words ``ValueReader`` reads.
-        case boolean
-        /// A date attribute, in its format.
-        case date(DateReading)
-        /// A UUID attribute: the 36 characters of a UUID, either case.
-        case uuid
-        /// A URI attribute: a URI whose every character ``URIText`` vouches for.
-        case uri
-        /// A binary attribute: padded standard base64 (with no transformer, or the built-in `base64`).
-        case binary
-        /// The built-in `json` transformer: an array or an object, kept as its compact JSON text
-        /// (`asText`: a string attribute; else its bytes), copied from the input when the input
-        /// already is compact.
-        case jsonText(asText: Bool)
-        /// Anything else (a transformer, a float, a transformable value): through ``ValueReader``.
-        case general
-    }
+/// A plain value, a compiled date pattern's fields included (``DateFields``): reading a value
+/// copies it and bumps no reference count, which two cores reading with the same ones would
+/// bounce between them.
+enum FastValue {
+    /// A string attribute: a string without escapes, copied.
+    case string
+    /// An integer attribute: an integer in range; given as text too when the mapping coerces it.
+    case integer(ClosedRange<Int64>, fromText: Bool)
+    /// A double attribute: a number (or number text, when coerced), the nearest double.
+    case double(fromText: Bool)
+    /// A decimal attribute: a number (or number text, when coerced), every digit kept
+    /// (``ValueEncoding/writeDecimal(numberText:_:)``).
+    case decimal(fromText: Bool)
+    /// A boolean attribute: `true`/`false`, 0 or 1, or one of the words ``ValueReader`` reads.
+    case boolean
+    /// A date attribute, in its format.
+    case date(DateReading)
+    /// A UUID attribute: the 36 characters of a UUID, either case.
+    case uuid
+    /// A URI attribute: a URI whose every character ``URIText`` vouches for.
+    case uri
+    /// A binary attribute: padded standard base64 (with no transformer, or the built-in `base64`).
+    case binary
+    /// The built-in `json` transformer: an array or an object, kept as its compact JSON text
+    /// (`asText`: a string attribute; else its bytes), copied from the input when the input
+    /// already is compact.
+    case jsonText(asText: Bool)
+    /// Anything else (a transformer, a float, a transformable value): through ``ValueReader``.
+    case general
 
     /// How a date is read.
     enum DateReading {
         /// ISO 8601 text; without a zone at `offset`.
         case iso8601(offset: Int)
-        /// The compiled ``FastValue/pattern``; without a zone at `offset`.
-        case pattern(offset: Int)
+        /// A compiled pattern; without a zone at `offset`.
+        case pattern(DateFields, offset: Int)
         /// A number of seconds (``DateFormat/unixSeconds``) or milliseconds
         /// (``DateFormat/unixMilliseconds``), or its text.
         case epoch(milliseconds: Bool)
@@ -60,41 +52,45 @@ struct FastValue {
 
     /// How `attribute`'s values are written.
     init(_ attribute: ResolvedAttribute) {
-        pattern = attribute.type == .date ? attribute.datePattern : nil
         guard attribute.transformerName == nil else {
             switch BuiltInTransformer.directReading(attribute.transformer) {
-            case .jsonText(let asText): kind = .jsonText(asText: asText)
-            case .base64 where attribute.type == .binary: kind = .binary
-            default: kind = .general
+            case .jsonText(let asText): self = .jsonText(asText: asText)
+            case .base64 where attribute.type == .binary: self = .binary
+            default: self = .general
             }
             return
         }
         switch attribute.type {
-        case .string: kind = .string
+        case .string: self = .string
         case .integer16, .integer32, .integer64:
-            kind = attribute.type.integerRange.map { .integer($0, fromText: attribute.coercesText) } ?? .general
-        case .double: kind = .double(fromText: attribute.coercesText)
-        case .decimal: kind = .decimal(fromText: attribute.coercesText)
-        case .boolean: kind = .boolean
+            self = attribute.type.integerRange.map { .integer($0, fromText: attribute.coercesText) } ?? .general
+        case .double: self = .double(fromText: attribute.coercesText)
+        case .decimal: self = .decimal(fromText: attribute.coercesText)
+        case .boolean: self = .boolean
         case .date:
             switch attribute.dateFormat {
-            case .iso8601(let offset): kind = .date(.iso8601(offset: offset))
-            case .pattern(_, let offset): kind = pattern == nil ? .general : .date(.pattern(offset: offset))
-            case .unixSeconds: kind = .date(.epoch(milliseconds: false))
-            case .unixMilliseconds: kind = .date(.epoch(milliseconds: true))
+            case .iso8601(let offset): self = .date(.iso8601(offset: offset))
+            case .pattern(_, let offset):
+                // A pattern `DateFormatter` reads goes to ``ValueReader``, which reads it with it.
+                guard let pattern = attribute.datePattern, pattern.isCompiled else {
+                    self = .general
+                    return
+                }
+                self = .date(.pattern(pattern.fields, offset: offset))
+            case .unixSeconds: self = .date(.epoch(milliseconds: false))
+            case .unixMilliseconds: self = .date(.epoch(milliseconds: true))
             }
-        case .uuid: kind = .uuid
-        case .uri: kind = .uri
-        case .binary: kind = .binary
-        case .float, .transformable, .undefined, .composite: kind = .general
+        case .uuid: self = .uuid
+        case .uri: self = .uri
+        case .binary: self = .binary
+        case .float, .transformable, .undefined, .composite: self = .general
         }
     }
 
     /// Writes the value beginning with `token` (the scanner just after it) into `writer`; false,
     /// writing nothing, when it is not one this kind takes straight.
-    borrowing func write(_ token: JSONScanner.Token, _ scanner: inout JSONScanner, _ writer: inout ByteWriter) -> Bool {
-        let kind = self.kind
-        if case .general = kind { return false }
+    func write(_ token: JSONScanner.Token, _ scanner: inout JSONScanner, _ writer: inout ByteWriter) -> Bool {
+        if case .general = self { return false }
         switch token {
         case .null:
             ValueEncoding.writeNull(&writer)
@@ -102,13 +98,13 @@ struct FastValue {
         case .string(let text) where !text.hasEscapes:
             return write(text: scanner.bytes.piece(text.range), &writer)
         case .number(let number):
-            return Self.write(number: number, kind, scanner, &writer)
+            return write(number: number, scanner, &writer)
         case .boolean(let flag):
-            guard case .boolean = kind else { return false }
+            guard case .boolean = self else { return false }
             ValueEncoding.writeBoolean(flag, &writer)
             return true
         case .beginArray, .beginObject:
-            guard case .jsonText(let asText) = kind else { return false }
+            guard case .jsonText(let asText) = self else { return false }
             return Self.writeJSONText(token, asText: asText, &scanner, &writer)
         default:
             return false
@@ -131,19 +127,30 @@ struct FastValue {
         guard (try? scanner.skip(token)) != nil, scanner.offset - start <= 1_000_000 else { return rewind() }
         let source = scanner.bytes.piece(start..<scanner.offset)
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-        var spaces = 0  // white space between tokens
-        var inString = false
-        var previous: UInt8 = 0  // the last byte outside strings and white space
+        // First, in one pass that follows no strings: no byte at or below a space (outside
+        // strings white space, inside them a space), no backslash and no DEL, and no trailing
+        // comma the scanner let pass: compact text to copy as it is.
+        var lowest: UInt8 = 0xFF
+        var marked = false
         for byte in source {
-            if inString {
-                guard byte != UInt8(ascii: "\\"), byte != 0x7F else { return rewind() }
-                if byte == UInt8(ascii: "\"") { inString = false }
-            } else if isSpace(byte) {
-                spaces += 1
-            } else {
-                guard previous != UInt8(ascii: ",") || (byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}")) else { return rewind() }
-                if byte == UInt8(ascii: "\"") { inString = true }
-                previous = byte
+            lowest = min(lowest, byte)
+            if byte == UInt8(ascii: "\\") || byte == 0x7F { marked = true }
+        }
+        var spaces = 0  // white space between tokens
+        if lowest <= 0x20 || marked || scanner.allowsTrailingCommas {
+            var inString = false
+            var previous: UInt8 = 0  // the last byte outside strings and white space
+            for byte in source {
+                if inString {
+                    guard byte != UInt8(ascii: "\\"), byte != 0x7F else { return rewind() }
+                    if byte == UInt8(ascii: "\"") { inString = false }
+                } else if isSpace(byte) {
+                    spaces += 1
+                } else {
+                    guard previous != UInt8(ascii: ",") || (byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}")) else { return rewind() }
+                    if byte == UInt8(ascii: "\"") { inString = true }
+                    previous = byte
+                }
             }
         }
         func copy(_ writer: inout ByteWriter) {
@@ -167,9 +174,9 @@ struct FastValue {
     }
 
     /// A JSON number's value.
-    private static func write(number: JSONNumberText, _ kind: Kind, _ scanner: JSONScanner, _ writer: inout ByteWriter) -> Bool {
+    private func write(number: JSONNumberText, _ scanner: JSONScanner, _ writer: inout ByteWriter) -> Bool {
         let bytes = scanner.bytes.piece(number.range)
-        switch kind {
+        switch self {
         case .integer(let range, _):
             guard let value = scanner.integer(number), range.contains(value) else { return false }
             ValueEncoding.writeInteger(value, &writer)
@@ -196,8 +203,8 @@ struct FastValue {
     }
 
     /// A JSON string's value (its bytes, without escapes).
-    private borrowing func write(text bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) -> Bool {
-        switch kind {
+    private func write(text bytes: UnsafeRawBufferPointer, _ writer: inout ByteWriter) -> Bool {
+        switch self {
         case .string:
             ValueEncoding.writeString(utf8: bytes, &writer)
         case .integer(let range, let fromText):
@@ -215,7 +222,7 @@ struct FastValue {
             let date: Date?
             switch reading {
             case .iso8601(let offset): date = ISO8601DateParser.date(bytes, defaultOffset: offset)
-            case .pattern(let offset): date = pattern?.date(bytes, offset: offset)
+            case .pattern(let fields, let offset): date = fields.date(bytes, offset: offset)
             case .epoch(let milliseconds):
                 let format: DateFormat = milliseconds ? .unixMilliseconds : .unixSeconds
                 guard NumberGrammar.check(bytes) != nil, let number = NumberText.double(bytes),

@@ -249,10 +249,7 @@ struct FlatRecordEncoder {
         }
         let begin = scanner.offset
         let valueStart = scratch.count
-        // Through the buffer, which lends the element: an array's subscript copies it (and a
-        // date pattern's references with it).
-        let written = kinds.withUnsafeBufferPointer { kinds in kinds[index].write(token, &scanner, &scratch) }
-        if !written {
+        if !kinds[index].write(token, &scanner, &scratch) {
             let attribute = entity.attributes[index]
             do {
                 ValueEncoding.write(try ValueReader.read(token, attribute, &scanner), &scratch)
