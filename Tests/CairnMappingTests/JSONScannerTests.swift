@@ -52,6 +52,11 @@ import Testing
         #expect(try Self.tokens("{}").get() == ["{", "}"])
         #expect(try Self.tokens("{\"a\":1}\n{\"a\":2}\n", sequence: true).get() == ["{", "k:a", "n:1", "}", "{", "k:a", "n:2", "}"])
         #expect(try Self.tokens("", sequence: true).get() == [])
+        // White space after every ':' and ',' (read without a second call for the token after them).
+        #expect(
+            try Self.tokens("{\"a\" :\n 1 ,\r\n\t\"b\":[ 2 ,3,\n\"x\" ],\"c\":{ }}").get() == [
+                "{", "k:a", "n:1", "k:b", "[", "n:2", "n:3", "s:x", "]", "k:c", "{", "}", "}"
+            ])
     }
 
     @Test(arguments: [
@@ -76,7 +81,13 @@ import Testing
         ("\"\\udc00\"", "low surrogate", 1),
         ("\"abc", "ends inside a string", 0),
         ("1 2", "after the JSON value", 2),
-        ("[1]]", "after the JSON value", 3)
+        ("[1]]", "after the JSON value", 3),
+        ("{\"a\":1, b:2}", "expected a string key", 8),
+        ("{\"a\":1, ", "ends inside an object", 8),
+        ("[1, ", "ends inside an array", 4),
+        ("{\"a\": ", "ends inside an object", 6),
+        ("[1, ,2]", "expected a value", 4),
+        ("{\"a\": }", "expected a value", 6)
     ])
     func malformedTextIsAnErrorAtItsOffset(text: String, message: String, offset: Int) {
         let error = Self.error(text)

@@ -163,13 +163,24 @@ public struct JSONScanner {
             guard byte == UInt8(ascii: ":") else { throw failure("expected ':' after an object key, found \(Self.describe(byte))") }
             offset += 1
             expected = .value
-            return try next()
+            // The value, read here: what `next()` would do, without a call and a switch.
+            skipWhiteSpace()
+            guard offset < bytes.count else { return try next() }
+            return try value(bytes[offset])
         case .commaOrEnd:
             let inObject = containers.innermostIsObject
             if byte == UInt8(ascii: ",") {
                 offset += 1
                 expected = inObject ? .key : .element
-                return try next()
+                // The next key or element, read here as `next()` would read it.
+                skipWhiteSpace()
+                guard offset < bytes.count else { return try next() }
+                let following = bytes[offset]
+                guard inObject else { return try value(following) }
+                guard following == UInt8(ascii: "\"") else { return try next() }
+                let text = try scanString()
+                expected = .colon
+                return .key(text)
             }
             if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) { return close() }
             throw failure("expected ',' or '\(inObject ? "}" : "]")' after a value \(inObject ? "in an object" : "in an array"), found \(Self.describe(byte))")
