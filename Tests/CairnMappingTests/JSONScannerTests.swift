@@ -169,6 +169,46 @@ import Testing
         }
     }
 
+    /// Skipping an array of plain values in one loop (`skipFlatArray`) ends where reading it
+    /// token by token ends, in the same state, and leaves every error to the token reader: random
+    /// arrays of numbers, strings, literals, nested containers, white space and stray bytes.
+    @Test func skippingAnArrayAgreesWithReadingItTokenByToken() {
+        var generator = SeededRandom(seed: 41)
+        let pieces = ["1", "-2.5e3", "0", "01", "-", "\"a\"", "\"b\\\"c\"", "\"\\x\"", "true", "false", "null", "nul", "[]", "[1,2]", "{}", "{\"k\":1}", " ", "\n", ",", "]", "x"]
+        for _ in 0..<5_000 {
+            var text = "{\"a\":["
+            for _ in 0..<Int.random(in: 0...6, using: &generator) {
+                text += pieces.randomElement(using: &generator) ?? ""
+                if Bool.random(using: &generator) { text += "," }
+            }
+            text += Bool.random(using: &generator) ? "]" : ""
+            text += ",\"b\":2}"
+            for trailingCommas in [false, true] {
+                let outcomes = Array(text.utf8).withUnsafeBytes { buffer in
+                    [true, false].map { skipping -> String in
+                        var scanner = JSONScanner(buffer, allowsTrailingCommas: trailingCommas)
+                        do throws(JSONSyntaxError) {
+                            _ = try scanner.next()  // {
+                            _ = try scanner.next()  // "a"
+                            guard try scanner.next() == .beginArray else { return "no array" }
+                            if skipping {
+                                try scanner.skip(.beginArray)
+                            } else {
+                                while let token = try scanner.next(), !(token == .endArray && scanner.depth == 1) {}
+                            }
+                            var rest: [String] = ["\(scanner.offset) \(scanner.depth)"]
+                            while let token = try scanner.next() { rest.append("\(token)") }
+                            return rest.joined(separator: " ")
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                #expect(outcomes[0] == outcomes[1], "\(text.debugDescription) trailing commas: \(trailingCommas)")
+            }
+        }
+    }
+
     @Test func hostileInputEndsInAnErrorNotATrapOrAHang() {
         // Nesting 100,000 deep.
         let deep = [UInt8](repeating: UInt8(ascii: "["), count: 100_000)

@@ -126,52 +126,62 @@ enum FastValue {
         }
         guard (try? scanner.skip(token)) != nil, scanner.offset - start <= 1_000_000 else { return rewind() }
         let source = scanner.bytes.piece(start..<scanner.offset)
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+        guard let spaces = whiteSpace(source, trailingCommasRead: scanner.allowsTrailingCommas) else { return rewind() }
+        if asText && spaces == 0 {
+            ValueEncoding.writeString(utf8: source, &writer)
+        } else if asText {
+            var text = ByteWriter(capacity: source.count - spaces)
+            copyCompact(source, spaces: spaces, &text)
+            text.bytes.withUnsafeBytes { ValueEncoding.writeString(utf8: $0, &writer) }
+        } else {
+            ValueEncoding.writeBinary(count: source.count - spaces, &writer) { copyCompact(source, spaces: spaces, &$0) }
+        }
+        return true
+    }
+
+    /// The number of white-space bytes between the tokens of a JSON value's text (valid JSON),
+    /// or nil when a string holds an escape or DEL, or (`trailingCommasRead`) a comma trails.
+    private static func whiteSpace(_ source: UnsafeRawBufferPointer, trailingCommasRead: Bool) -> Int? {
         // First, in one pass that follows no strings: no byte at or below a space (outside
-        // strings white space, inside them a space), no backslash and no DEL, and no trailing
-        // comma the scanner let pass: compact text to copy as it is.
+        // strings white space, inside them a space), no backslash and no DEL: compact text.
         var lowest: UInt8 = 0xFF
         var marked = false
         for byte in source {
             lowest = min(lowest, byte)
             if byte == UInt8(ascii: "\\") || byte == 0x7F { marked = true }
         }
-        var spaces = 0  // white space between tokens
-        if lowest <= 0x20 || marked || scanner.allowsTrailingCommas {
-            var inString = false
-            var previous: UInt8 = 0  // the last byte outside strings and white space
-            for byte in source {
-                if inString {
-                    guard byte != UInt8(ascii: "\\"), byte != 0x7F else { return rewind() }
-                    if byte == UInt8(ascii: "\"") { inString = false }
-                } else if isSpace(byte) {
-                    spaces += 1
-                } else {
-                    guard previous != UInt8(ascii: ",") || (byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}")) else { return rewind() }
-                    if byte == UInt8(ascii: "\"") { inString = true }
-                    previous = byte
-                }
+        guard lowest <= 0x20 || marked || trailingCommasRead else { return 0 }
+        var spaces = 0
+        var inString = false
+        var previous: UInt8 = 0  // the last byte outside strings and white space
+        for byte in source {
+            if inString {
+                guard byte != UInt8(ascii: "\\"), byte != 0x7F else { return nil }
+                if byte == UInt8(ascii: "\"") { inString = false }
+            } else if isSpace(byte) {
+                spaces += 1
+            } else {
+                guard previous != UInt8(ascii: ",") || (byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}")) else { return nil }
+                if byte == UInt8(ascii: "\"") { inString = true }
+                previous = byte
             }
         }
-        func copy(_ writer: inout ByteWriter) {
-            guard spaces > 0 else { return writer.write(bytes: source) }
-            var inString = false
-            for byte in source {
-                if byte == UInt8(ascii: "\"") { inString.toggle() }
-                if inString || !isSpace(byte) { writer.writeByte(byte) }
-            }
-        }
-        if asText && spaces == 0 {
-            ValueEncoding.writeString(utf8: source, &writer)
-        } else if asText {
-            var text = ByteWriter(capacity: source.count - spaces)
-            copy(&text)
-            text.bytes.withUnsafeBytes { ValueEncoding.writeString(utf8: $0, &writer) }
-        } else {
-            ValueEncoding.writeBinary(count: source.count - spaces, &writer, copy)
-        }
-        return true
+        return spaces
     }
+
+    /// Appends a JSON value's text (holding `spaces` bytes of white space between tokens, and no
+    /// escape) without that white space.
+    private static func copyCompact(_ source: UnsafeRawBufferPointer, spaces: Int, _ writer: inout ByteWriter) {
+        guard spaces > 0 else { return writer.write(bytes: source) }
+        var inString = false
+        for byte in source {
+            if byte == UInt8(ascii: "\"") { inString.toggle() }
+            if inString || !isSpace(byte) { writer.writeByte(byte) }
+        }
+    }
+
+    /// Whether the byte is JSON white space.
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
     /// A JSON number's value.
     private func write(number: JSONNumberText, _ scanner: JSONScanner, _ writer: inout ByteWriter) -> Bool {

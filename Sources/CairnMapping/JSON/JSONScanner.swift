@@ -244,6 +244,47 @@ public struct JSONScanner {
         }
     }
 
+    /// Reads the rest of the array whose `[` was the last token when its elements are numbers,
+    /// strings, `true`, `false` and `null` only (as the arrays of tags and identifiers that
+    /// transformers keep): one loop, without a token a value. True when it read through the
+    /// array's `]`, leaving the state `next()` would; false, with nothing read, at anything
+    /// else (a nested array or object, a trailing comma, a syntax error), for `next()` to read
+    /// and judge.
+    mutating func skipFlatArray() -> Bool {
+        guard case .valueOrEnd = expected, containers.count > 0, !containers.innermostIsObject else { return false }
+        let start = offset
+        func giveUp() -> Bool {
+            offset = start
+            return false
+        }
+        skipWhiteSpace()
+        if offset < bytes.count && bytes[offset] == UInt8(ascii: "]") {
+            _ = close()
+            return true
+        }
+        while true {
+            skipWhiteSpace()
+            guard offset < bytes.count else { return giveUp() }
+            switch bytes[offset] {
+            case UInt8(ascii: "\""): guard (try? scanString()) != nil else { return giveUp() }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): guard (try? scanNumber()) != nil else { return giveUp() }
+            case UInt8(ascii: "t"): guard (try? literal("true")) != nil else { return giveUp() }
+            case UInt8(ascii: "f"): guard (try? literal("false")) != nil else { return giveUp() }
+            case UInt8(ascii: "n"): guard (try? literal("null")) != nil else { return giveUp() }
+            default: return giveUp()
+            }
+            skipWhiteSpace()
+            guard offset < bytes.count else { return giveUp() }
+            switch bytes[offset] {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "]"):
+                _ = close()
+                return true
+            default: return giveUp()
+            }
+        }
+    }
+
     /// At a `]` or `}` just after a comma: returns when trailing commas are allowed, else throws
     /// an error at the comma (which an import's message completes with the option's name).
     private func trailingComma() throws(JSONSyntaxError) {
