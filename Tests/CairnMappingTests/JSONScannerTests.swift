@@ -174,7 +174,10 @@ import Testing
     /// arrays of numbers, strings, literals, nested containers, white space and stray bytes.
     @Test func skippingAnArrayAgreesWithReadingItTokenByToken() {
         var generator = SeededRandom(seed: 41)
-        let pieces = ["1", "-2.5e3", "0", "01", "-", "\"a\"", "\"b\\\"c\"", "\"\\x\"", "true", "false", "null", "nul", "[]", "[1,2]", "{}", "{\"k\":1}", " ", "\n", ",", "]", "x"]
+        let pieces = [
+            "1", "-2.5e3", "0", "01", "-", "\"a\"", "\"b\\\"c\"", "\"\\x\"", "true", "false", "null", "nul", "[]", "[1,2]", "{}", "{\"k\":1}", " ",
+            "\n", ",", "]", "x"
+        ]
         for _ in 0..<5_000 {
             var text = "{\"a\":["
             for _ in 0..<Int.random(in: 0...6, using: &generator) {

@@ -68,4 +68,39 @@ import Testing
     private func digits(_ count: Int, _ generator: inout SeededRandom) -> String {
         String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
     }
+
+    /// Stored decimal text of up to 38 bytes passes the commit's quick check exactly when the
+    /// full check (``ValueEncoding/isPlainDecimalText(_:)``) passes it: random text of digits,
+    /// signs, points and exponents, and every kind of what may not pass.
+    @Test func theQuickCheckOfShortDecimalTextAgreesWithTheFullOne() {
+        var generator = SeededRandom(seed: 38)
+        let alphabet = Array("0123456789-.e+x ".utf8)
+        var texts = ["", "0", "-0", "00", "01", "-01", "1.", ".5", "-", "1.5", "0.0", "-0.00", "1e5", "1.5.5", "--1", String(repeating: "9", count: 38)]
+        texts.append(String(repeating: "9", count: 39))
+        for _ in 0..<50_000 {
+            let length = Int.random(in: 0...40, using: &generator)
+            let weighted = Bool.random(using: &generator)  // mostly digits: more texts that pass
+            texts.append(
+                String(
+                    decoding: (0..<length).map { _ in
+                        weighted && Int.random(in: 0..<4, using: &generator) > 0
+                            ? UInt8.random(in: 48...57, using: &generator) : alphabet.randomElement(using: &generator) ?? 0
+                    }, as: UTF8.self))
+        }
+        let kind = StoredKind.decimal
+        for text in texts {
+            let bytes = Array(text.utf8)
+            guard bytes.count < 0x80 else { continue }
+            let stored = [ValueTag.decimal.rawValue, UInt8(bytes.count)] + bytes
+            let quick = stored.withUnsafeBytes { ValueEncoding.quickSize($0, at: 0, kind) }
+            let full = bytes.withUnsafeBytes { ValueEncoding.isPlainDecimalText($0) }
+            if bytes.count <= ValueEncoding.decimalDigits {
+                #expect((quick == stored.count) == full, "\(text.debugDescription)")
+            } else {
+                #expect(quick == 0, "\(text.debugDescription): longer text is left to the full check")
+            }
+            #expect(quick == 0 || quick == stored.count)
+        }
+    }
+
 }

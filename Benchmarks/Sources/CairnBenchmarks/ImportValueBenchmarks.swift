@@ -10,12 +10,13 @@ import Foundation
 /// apart, on 1/200 of the records, without the 0.8× target. Then the import suite's people with
 /// a `Decimal` score and a `yyyy-MM-dd` birth date, whole process, against the peers.
 /// `CAIRN_BENCH_VALUES=decimal,date` measures only the rows whose name holds one of the words.
-/// `CAIRN_BENCH_PAIRS=9` takes nine pairs a row.
+/// `CAIRN_BENCH_PAIRS=5` takes five pairs a row (nine by default, three with `--quick`).
 func importValueBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
     var report = initial
     let count = quick ? 50_000 : 200_000
-    // CAIRN_BENCH_PAIRS=n: n pairs a row (a longer run, for a steadier median).
-    let runs = Int(ProcessInfo.processInfo.environment["CAIRN_BENCH_PAIRS"] ?? "").map { max(1, $0) } ?? (quick ? 3 : 5)
+    // Nine pairs a row: a ratio moves by ±0.2 from pair to pair on this VM, its median far less.
+    // CAIRN_BENCH_PAIRS=n: n pairs a row.
+    let runs = Int(ProcessInfo.processInfo.environment["CAIRN_BENCH_PAIRS"] ?? "").map { max(1, $0) } ?? (quick ? 3 : 9)
     let words = (ProcessInfo.processInfo.environment["CAIRN_BENCH_VALUES"] ?? "").split(separator: ",").map { $0.lowercased() }
     let variants = ValueVariant.all.filter { variant in words.isEmpty || words.contains { variant.name.lowercased().contains($0) } }
     let keep = ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] != nil  // the files stay, for profiling

@@ -20,6 +20,13 @@ extension ValueEncoding {
             guard available >= 2, case let length = value.load(fromByteOffset: 1, as: UInt8.self), length < 0x80 else { return 0 }
             size = 2 + Int(length)
         case (ValueTag.double.rawValue, .double), (ValueTag.date.rawValue, .date): size = 9
+        case (ValueTag.decimal.rawValue, .decimal):
+            // Up to 38 bytes, plain number text is within the fast path's digits and powers of
+            // ten: its grammar is all there is to check (``isPlainDecimalText(_:)`` agrees).
+            guard available >= 2, case let length = Int(value.load(fromByteOffset: 1, as: UInt8.self)), length <= decimalDigits,
+                2 + length <= available, isShortPlainDecimal(UnsafeRawBufferPointer(start: value + 2, count: length))
+            else { return 0 }
+            size = 2 + length
         case (ValueTag.falseValue.rawValue, .boolean), (ValueTag.trueValue.rawValue, .boolean): size = 1
         case (ValueTag.integer.rawValue, .integer(let range)):
             let (raw, length) = varint(value + 1, available: available - 1)
@@ -30,6 +37,23 @@ extension ValueEncoding {
         default: return 0
         }
         return size <= available ? size : 0
+    }
+
+    /// Whether the bytes are `-?(0|[1-9][0-9]*)(\.[0-9]+)?`: plain number text, which at up to
+    /// ``decimalDigits`` bytes ``isPlainDecimalText(_:)`` reads (`DecimalTextCheckTests`).
+    @inline(__always)
+    static func isShortPlainDecimal(_ text: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let end = text.count
+        if index < end && text[index] == UInt8(ascii: "-") { index += 1 }
+        let whole = index
+        while index < end && text[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+        guard index > whole, index - whole == 1 || text[whole] != UInt8(ascii: "0") else { return false }
+        guard index < end else { return true }
+        guard text[index] == UInt8(ascii: "."), index + 1 < end else { return false }
+        index += 1
+        while index < end && text[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+        return index == end
     }
 
     /// Checks one value of property `position` of `entity` against what it may hold, and moves

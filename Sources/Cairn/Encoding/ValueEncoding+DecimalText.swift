@@ -31,8 +31,7 @@ extension ValueEncoding {
     /// ten within ``fastDecimalExponents``): what ``writeDecimal(numberText:_:)`` writes,
     /// checked without making a `Decimal`. False says only "not on the fast path".
     static func isPlainDecimalText(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        for byte in bytes where byte | 0x20 == UInt8(ascii: "e") { return false }
-        return DecimalText(bytes) != nil
+        DecimalText(bytes, exponentAllowed: false) != nil
     }
 }
 
@@ -54,8 +53,9 @@ private struct DecimalText {
     /// The text's length in bytes.
     let byteCount: Int
 
-    /// Reads number text; nil when it is not JSON number text or lies beyond the fast path.
-    init?(_ bytes: UnsafeRawBufferPointer) {
+    /// Reads number text; nil when it is not JSON number text (without an exponent, unless
+    /// `exponentAllowed`) or lies beyond the fast path.
+    init?(_ bytes: UnsafeRawBufferPointer, exponentAllowed: Bool = true) {
         var index = 0
         let end = bytes.count
         byteCount = end
@@ -76,6 +76,7 @@ private struct DecimalText {
         }
         var written = 0
         if index < end && bytes[index] | 0x20 == UInt8(ascii: "e") {
+            guard exponentAllowed else { return nil }
             index += 1
             var sign = 1
             if index < end && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {

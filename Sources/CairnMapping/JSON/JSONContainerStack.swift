@@ -1,3 +1,5 @@
+import CairnSupport
+
 /// The open arrays and objects of a JSON scan, innermost last: one bit each (set for an object),
 /// the first 64 in one word and any deeper in an array, so that reading a token at the depths
 /// real input has touches no array (and no reference count).
@@ -27,6 +29,7 @@ struct JSONContainerStack: Equatable {
             deep.append(isObject)
         }
         count += 1
+        checkAfterMutation(checkInvariants)
     }
 
     /// Closes the innermost container, if one is open; whether it was an object.
@@ -40,6 +43,14 @@ struct JSONContainerStack: Equatable {
         } else {
             deep.removeLast()
         }
+        checkAfterMutation(checkInvariants)
         return wasObject
+    }
+
+    /// The rules the stack keeps: the containers past the first 64 in `deep`, one each, and
+    /// no bit set in `shallow` at or past `count` (so that equal stacks compare equal).
+    func checkInvariants() throws(InvariantViolation) {
+        try require(count >= 0 && deep.count == max(0, count - 64), "JSONContainerStack", "\(deep.count) deep containers for \(count) open")
+        try require(count >= 64 || shallow >> UInt64(count) == 0, "JSONContainerStack", "a bit set past the \(count) open containers")
     }
 }

@@ -1,4 +1,5 @@
 import Cairn
+import CairnSupport
 import Foundation
 
 /// A compiled date pattern's fields and the bytes of its literal text, held inline: a plain
@@ -27,6 +28,7 @@ struct DateFields: BitwiseCopyable {
         guard count < Self.capacity else { return false }
         fields[count] = field
         count += 1
+        checkAfterMutation(checkInvariants)
         return true
     }
 
@@ -49,7 +51,28 @@ struct DateFields: BitwiseCopyable {
         length += text.count
         fields[count] = .literal(start: UInt8(truncatingIfNeeded: start), count: UInt8(truncatingIfNeeded: length))
         count += 1
+        checkAfterMutation(checkInvariants)
         return true
+    }
+
+    /// The rules the fields keep: within the capacities, each literal field's bytes among
+    /// those written and after the previous one's, and no two literal fields side by side (text
+    /// appended after literal text joins it).
+    func checkInvariants() throws(InvariantViolation) {
+        try require(count <= Self.capacity && literalCount <= Self.literalCapacity, "DateFields", "\(count) fields, \(literalCount) literal bytes")
+        var literalEnd = 0
+        var previousWasLiteral = false
+        for index in 0..<count {
+            guard case .literal(let start, let length) = fields[index] else {
+                previousWasLiteral = false
+                continue
+            }
+            try require(!previousWasLiteral, "DateFields", "literal fields \(index - 1) and \(index) side by side")
+            try require(Int(start) == literalEnd && length > 0, "DateFields", "literal field \(index) at \(start) (\(length) bytes), not \(literalEnd)")
+            literalEnd = Int(start) + Int(length)
+            previousWasLiteral = true
+        }
+        try require(literalEnd == literalCount, "DateFields", "literal fields end at \(literalEnd) of \(literalCount) bytes")
     }
 
     /// The literal text of a field.
