@@ -37,26 +37,28 @@ import Testing
         #expect(throws: MappingError.self) { try DatePattern("yyyy 'G") }
     }
 
-    @Test func patternsBeyondTheCompiledCapacityFallBackToDateFormatter() throws {
-        let day = Date(timeIntervalSince1970: 1_714_521_600)  // 2024-05-01T00:00:00Z
-        // At the capacity: 24 fields (12 numbers, 12 literals), 40 bytes of literal text.
-        let fields = try DatePattern("yyyy-MM-dd'T'HH:mm:ss yyyy-MM-dd HH:mm:ss'Z'")
-        #expect(fields.isCompiled)
-        #expect(date(fields, "2024-05-01T00:00:00 2024-05-01 00:00:00Z") == day)
+    /// A pattern longer than the flat import holds inline (24 fields, 40 bytes of literal text)
+    /// is still compiled, and reads and writes as a shorter one: a pattern's length never
+    /// changes what it means.
+    @Test func patternsOfAnyLengthAreCompiled() throws {
+        let day = Date(timeIntervalSince1970: 1_714_564_800 + 63)  // 2024-05-01T12:01:03Z
         let quoted = String(repeating: "x", count: 38)
-        let literal = try DatePattern("'\(quoted)'yyyy-MM-dd")
-        #expect(literal.isCompiled)
-        #expect(date(literal, quoted + "2024-05-01") == day)
-        // One past it: read (and written) by DateFormatter, alike.
-        for (pattern, text) in [
-            ("yyyy-MM-dd'T'HH:mm:ss yyyy-MM-dd HH:mm:ss'Z'a", "2024-05-01T00:00:00 2024-05-01 00:00:00ZAM"),
-            ("'\(quoted)x'yyyy-MM-dd", quoted + "x2024-05-01"),
-            ("'\(quoted)'yyyy-MM-dd '\(quoted)'", quoted + "2024-05-01 " + quoted)
-        ] {
-            let long = try DatePattern(pattern)
-            #expect(!long.isCompiled, "\(pattern)")
-            #expect(date(long, text) == day, "\(pattern)")
-            #expect(long.string(from: day) == text, "\(pattern)")
+        let cases = [
+            // At the inline capacity: 24 fields (12 numbers, 12 literals); 40 bytes of literal text.
+            ("yyyy-MM-dd'T'HH:mm:ss yyyy-MM-dd HH:mm:ss'Z'", "2024-05-01T12:01:03 2024-05-01 12:01:03Z"),
+            ("'\(quoted)'yyyy-MM-dd HH:mm:ss", quoted + "2024-05-01 12:01:03"),
+            // Past it, and far past it.
+            ("yyyy-MM-dd'T'HH:mm:ss yyyy-MM-dd hh:mm:ss'Z'a", "2024-05-01T12:01:03 2024-05-01 12:01:03ZPM"),
+            ("'\(quoted)x'yyyy-MM-dd HH:mm:ss", quoted + "x2024-05-01 12:01:03"),
+            ("'Report generated on 'yyyy-MM-dd' at 'HH:mm:ss' (UTC, 24-hour clock)'", "Report generated on 2024-05-01 at 12:01:03 (UTC, 24-hour clock)"),
+            (String(repeating: "yyyy-MM-dd HH:mm:ss ", count: 30) + "'end'", String(repeating: "2024-05-01 12:01:03 ", count: 30) + "end")
+        ]
+        for (pattern, text) in cases {
+            let compiled = try DatePattern(pattern)
+            #expect(compiled.isCompiled, "\(pattern)")
+            #expect(date(compiled, text) == day, "\(pattern)")
+            #expect(date(compiled, text + "x") == nil, "\(pattern)")
+            #expect(compiled.string(from: day) == text, "\(pattern)")
         }
     }
 

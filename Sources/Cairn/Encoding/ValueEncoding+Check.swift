@@ -40,7 +40,7 @@ extension ValueEncoding {
     }
 
     /// Whether the bytes are `-?(0|[1-9][0-9]*)(\.[0-9]+)?`: plain number text, which at up to
-    /// ``decimalDigits`` bytes ``isPlainDecimalText(_:)`` reads (`DecimalTextCheckTests`).
+    /// ``decimalDigits`` bytes ``isPlainDecimalText(_:)`` reads (`DecimalTextTests`).
     @inline(__always)
     static func isShortPlainDecimal(_ text: UnsafeRawBufferPointer) -> Bool {
         var index = 0

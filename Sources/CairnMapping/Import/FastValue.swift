@@ -71,12 +71,13 @@ enum FastValue {
             switch attribute.dateFormat {
             case .iso8601(let offset): self = .date(.iso8601(offset: offset))
             case .pattern(_, let offset):
-                // A pattern `DateFormatter` reads goes to ``ValueReader``, which reads it with it.
-                guard let pattern = attribute.datePattern, pattern.isCompiled else {
+                // A pattern `DateFormatter` reads, or one too long to hold inline, goes to
+                // ``ValueReader``, which reads it through its `DatePattern`.
+                guard let fields = attribute.datePattern?.inline else {
                     self = .general
                     return
                 }
-                self = .date(.pattern(pattern.fields, offset: offset))
+                self = .date(.pattern(fields, offset: offset))
             case .unixSeconds: self = .date(.epoch(milliseconds: false))
             case .unixMilliseconds: self = .date(.epoch(milliseconds: true))
             }

@@ -3,14 +3,17 @@ import CairnSupport
 /// The open arrays and objects of a JSON scan, innermost last: one bit each (set for an object),
 /// the first 64 in one word and any deeper in an array, so that reading a token at the depths
 /// real input has touches no array (and no reference count).
+///
+/// Its stored properties are internal so that a test can damage them (`InvariantCheckTests`);
+/// only its methods change them.
 struct JSONContainerStack: Equatable {
     /// How many are open.
-    private(set) var count = 0
+    var count = 0
     /// Bit `i`: whether container `i` (0: the outermost) is an object, for `i` below 64; the
     /// bits from `count` up are clear.
-    private var shallow: UInt64 = 0
+    var shallow: UInt64 = 0
     /// Containers 64 and deeper.
-    private var deep: [Bool] = []
+    var deep: [Bool] = []
 
     /// Whether none is open.
     var isEmpty: Bool { count == 0 }

@@ -2,82 +2,105 @@ import Cairn
 import CairnSupport
 import Foundation
 
-/// A compiled date pattern's fields and the bytes of its literal text, held inline: a plain
-/// value of fixed size (about a hundred bytes), so that reading a date with it touches no
-/// reference, and a copy (as every value a flat record reads makes of its reader) bumps no
-/// count that two cores would bounce between them. ``DatePattern`` compiles it and has
-/// `DateFormatter` read the rare pattern that does not fit.
-struct DateFields: BitwiseCopyable {
-    /// The most fields a compiled pattern holds.
+/// The fields of a compiled date pattern and the bytes of its literal text: what reads a date
+/// (``date(_:offset:)``). Two forms: ``DateFields``, inline, for every pattern of common size,
+/// and ``DateFieldArrays`` for any pattern.
+protocol DateFieldList {
+    /// The number of fields.
+    var count: Int { get }
+    /// The number of literal bytes.
+    var literalCount: Int { get }
+    /// Field `index` (below ``count``).
+    subscript(index: Int) -> DatePattern.Field { get }
+    /// Literal byte `index` (below ``literalCount``).
+    func literal(_ index: Int) -> UInt8
+}
+
+/// A compiled date pattern's fields and literal bytes held inline: a plain value of fixed size
+/// (about 200 bytes), so that reading a date with it touches no reference, and a copy (as every
+/// value a flat record reads makes of its reader) bumps no count that two cores would bounce
+/// between them. A pattern of more than ``capacity`` fields or ``literalCapacity`` literal bytes
+/// has none, and is read through its ``DateFieldArrays`` (by ``ValueReader``, off the fast path).
+struct DateFields: DateFieldList, BitwiseCopyable {
+    /// The most fields it holds.
     static let capacity = 24
-    /// The most bytes of literal text a compiled pattern holds.
+    /// The most bytes of literal text it holds.
     static let literalCapacity = 40
 
     private var fields = InlineArray<24, DatePattern.Field>(repeating: .amPm)
     private var literals = InlineArray<40, UInt8>(repeating: 0)
-    /// The number of fields.
     private(set) var count = 0
-    /// The number of literal bytes.
-    private var literalCount = 0
+    private(set) var literalCount = 0
 
-    /// Field `index` (below ``count``).
+    /// The fields of `list` inline, or nil when they do not fit.
+    init?(_ list: some DateFieldList) {
+        guard list.count <= Self.capacity, list.literalCount <= Self.literalCapacity else { return nil }
+        for index in 0..<list.count { fields[index] = list[index] }
+        for index in 0..<list.literalCount { literals[index] = list.literal(index) }
+        (count, literalCount) = (list.count, list.literalCount)
+        checkAfterMutation(checkInvariants)
+    }
+
     subscript(index: Int) -> DatePattern.Field { fields[index] }
 
-    /// Appends a field; false, appending nothing, when ``capacity`` fields are there.
-    mutating func append(_ field: DatePattern.Field) -> Bool {
-        guard count < Self.capacity else { return false }
-        fields[count] = field
-        count += 1
+    func literal(_ index: Int) -> UInt8 { literals[index] }
+}
+
+/// A compiled date pattern's fields and literal bytes in arrays, for a pattern of any size:
+/// what ``DatePattern`` compiles and writes dates with.
+struct DateFieldArrays: DateFieldList, Sendable {
+    /// The fields (internal so that a test can damage them; only the methods change them).
+    var fields: [DatePattern.Field] = []
+    /// The literal bytes.
+    var literals: [UInt8] = []
+
+    var count: Int { fields.count }
+    var literalCount: Int { literals.count }
+
+    subscript(index: Int) -> DatePattern.Field { fields[index] }
+
+    func literal(_ index: Int) -> UInt8 { literals[index] }
+
+    /// Appends a field.
+    mutating func append(_ field: DatePattern.Field) {
+        fields.append(field)
         checkAfterMutation(checkInvariants)
-        return true
     }
 
-    /// Appends literal text, to the last field when it is literal text too; false when it does
-    /// not fit.
+    /// Appends literal text, to the last field when it is literal text too; false, appending
+    /// nothing, beyond 65,535 bytes of literal text in all.
     mutating func append(literal text: [UInt8]) -> Bool {
-        guard literalCount + text.count <= Self.literalCapacity else { return false }
-        var start = literalCount
-        var length = 0
-        if count > 0, case .literal(let lastStart, let lastLength) = fields[count - 1] {
-            (start, length) = (Int(lastStart), Int(lastLength))
-            count -= 1
-        } else if count == Self.capacity {
-            return false
+        guard literals.count + text.count <= Int(UInt16.max) else { return false }
+        var start = literals.count
+        if case .literal(let lastStart, _)? = fields.last {
+            start = Int(lastStart)
+            fields.removeLast()
         }
-        for byte in text {
-            literals[literalCount] = byte
-            literalCount += 1
-        }
-        length += text.count
-        fields[count] = .literal(start: UInt8(truncatingIfNeeded: start), count: UInt8(truncatingIfNeeded: length))
-        count += 1
+        literals += text
+        fields.append(.literal(start: UInt16(truncatingIfNeeded: start), count: UInt16(truncatingIfNeeded: literals.count - start)))
         checkAfterMutation(checkInvariants)
         return true
     }
+}
 
-    /// The rules the fields keep: within the capacities, each literal field's bytes among
-    /// those written and after the previous one's, and no two literal fields side by side (text
-    /// appended after literal text joins it).
+extension DateFieldList {
+    /// The rules the fields keep: each literal field's bytes among those written and after the
+    /// previous one's, and no two literal fields side by side (text appended after literal text
+    /// joins it).
     func checkInvariants() throws(InvariantViolation) {
-        try require(count <= Self.capacity && literalCount <= Self.literalCapacity, "DateFields", "\(count) fields, \(literalCount) literal bytes")
         var literalEnd = 0
         var previousWasLiteral = false
         for index in 0..<count {
-            guard case .literal(let start, let length) = fields[index] else {
+            guard case .literal(let start, let length) = self[index] else {
                 previousWasLiteral = false
                 continue
             }
-            try require(!previousWasLiteral, "DateFields", "literal fields \(index - 1) and \(index) side by side")
-            try require(Int(start) == literalEnd && length > 0, "DateFields", "literal field \(index) at \(start) (\(length) bytes), not \(literalEnd)")
+            try require(!previousWasLiteral, "DateFieldList", "literal fields \(index - 1) and \(index) side by side")
+            try require(Int(start) == literalEnd && length > 0, "DateFieldList", "literal field \(index) at \(start) (\(length) bytes), not \(literalEnd)")
             literalEnd = Int(start) + Int(length)
             previousWasLiteral = true
         }
-        try require(literalEnd == literalCount, "DateFields", "literal fields end at \(literalEnd) of \(literalCount) bytes")
-    }
-
-    /// The literal text of a field.
-    func literalText(start: UInt8, count: UInt8) -> String {
-        String(decoding: (Int(start)..<Int(start) + Int(count)).map { literals[$0] }, as: UTF8.self)
+        try require(literalEnd == literalCount, "DateFieldList", "literal fields end at \(literalEnd) of \(literalCount) bytes")
     }
 
     /// The date the bytes write, or nil. `offset` (seconds east of UTC) applies when the pattern
@@ -203,7 +226,7 @@ struct DateFields: BitwiseCopyable {
             case .literal(let start, let length):
                 let (start, length) = (Int(start), Int(length))
                 guard index + length <= bytes.count else { return nil }
-                for position in 0..<length where bytes[index + position] != literals[start + position] { return nil }
+                for position in 0..<length where bytes[index + position] != literal(start + position) { return nil }
                 index += length
             }
         }
@@ -217,6 +240,7 @@ struct DateFields: BitwiseCopyable {
         return Date(timeIntervalSince1970: seconds)
     }
 }
+
 
 /// The English month and day names date patterns read and write, and the names of UTC.
 enum DateNames {

@@ -11,20 +11,19 @@ import Cairn
 /// an offset), `EEE`/`EEEE` (a day name, read and
 /// ignored), `'quoted text'` and any other character as itself. A single letter reads one or more
 /// digits; a doubled one exactly that many.
-///
-/// A pattern of more than ``DateFields/capacity`` fields or ``DateFields/literalCapacity`` bytes
-/// of literal text is read by `DateFormatter` as well.
 public struct DatePattern: Sendable, Hashable {
     /// One field of a pattern: a width (0: one or more digits) or a letter count in a byte.
     enum Field: Sendable, Hashable, BitwiseCopyable {
         case year(UInt8), month(UInt8), day(UInt8), hour24(UInt8), hour12(UInt8), minute(UInt8), second(UInt8)
         case fraction(UInt8), amPm, zone(UInt8), dayName(UInt8), monthName(UInt8)
-        /// Text read as itself: `count` of ``DateFields``' literal bytes from `start`.
-        case literal(start: UInt8, count: UInt8)
+        /// Text read as itself: `count` of the literal bytes from `start`.
+        case literal(start: UInt16, count: UInt16)
     }
 
     /// The compiled fields (none when `DateFormatter` reads the pattern).
-    let fields: DateFields
+    let fields: DateFieldArrays
+    /// The same fields inline (the flat import's reader), when they fit (``DateFields``).
+    let inline: DateFields?
     /// The digits of the finest fraction of a second the pattern writes (0 to 9; 0: none).
     let fractionDigits: Int
     /// For a pattern with a letter this reader does not compile (``FoundationDatePattern/letters``):
@@ -36,10 +35,13 @@ public struct DatePattern: Sendable, Hashable {
     public let pattern: String
 
     /// Whether two patterns are written alike (each compiles to one reader).
-    public static func == (left: DatePattern, right: DatePattern) -> Bool { left.pattern == right.pattern }
+    /// (By its UTF-8 bytes: canonically equivalent text of other bytes reads other bytes.)
+    public static func == (left: DatePattern, right: DatePattern) -> Bool { left.pattern.utf8.elementsEqual(right.pattern.utf8) }
 
-    /// Hashes the pattern as written.
-    public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
+    /// Hashes the pattern's UTF-8 bytes.
+    public func hash(into hasher: inout Hasher) {
+        for byte in pattern.utf8 { hasher.combine(byte) }
+    }
 
     /// Compiles `pattern`.
     ///
@@ -51,15 +53,14 @@ public struct DatePattern: Sendable, Hashable {
     ///   a field wider than a date needs, or an unclosed quote.
     public init(_ pattern: String) throws(MappingError) {
         self.pattern = pattern
-        var fields = DateFields()
+        var fields = DateFieldArrays()
         var needsFoundation = false
+        var tooLong = false
         let characters = Array(pattern)
         var index = 0
-        func append(_ field: Field) {
-            if !fields.append(field) { needsFoundation = true }
-        }
+        func append(_ field: Field) { fields.append(field) }
         func literal(_ text: String) {
-            if !fields.append(literal: Array(text.utf8)) { needsFoundation = true }
+            if !fields.append(literal: Array(text.utf8)) { tooLong = true }
         }
         while index < characters.count {
             let character = characters[index]
@@ -115,7 +116,11 @@ public struct DatePattern: Sendable, Hashable {
             }
             index += count
         }
-        self.fields = needsFoundation ? DateFields() : fields
+        guard !tooLong else {
+            throw MappingError(.invalidMapping, "the date pattern \"\(pattern.prefix(40))…\" holds more than 65,535 bytes of literal text")
+        }
+        self.fields = needsFoundation ? DateFieldArrays() : fields
+        inline = needsFoundation ? nil : DateFields(fields)
         foundation = needsFoundation ? FoundationDatePattern(pattern) : nil
         var finest = 0
         for index in 0..<fields.count {
@@ -134,6 +139,7 @@ public struct DatePattern: Sendable, Hashable {
             else { return nil }
             return date
         }
+        if let inline { return inline.date(bytes, offset: defaultOffset) }
         return fields.date(bytes, offset: defaultOffset)
     }
 
@@ -196,7 +202,8 @@ public struct DatePattern: Sendable, Hashable {
                 let weekday = Int(((days % 7) + 7 + 3) % 7)
                 let name = DateNames.dayName(weekday).description.capitalized
                 out += count == 4 ? name : String(name.prefix(3))
-            case .literal(let start, let count): out += fields.literalText(start: start, count: count)
+            case .literal(let start, let count):
+                out += String(decoding: (Int(start)..<Int(start) + Int(count)).map(fields.literal), as: UTF8.self)
             }
         }
         return out
