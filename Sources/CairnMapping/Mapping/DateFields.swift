@@ -241,7 +241,6 @@ extension DateFieldList {
     }
 }
 
-
 /// The English month and day names date patterns read and write, and the names of UTC.
 enum DateNames {
     /// The English name of month `number` (0: January), in lower case.
