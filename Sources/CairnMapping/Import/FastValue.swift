@@ -48,6 +48,13 @@ enum FastValue {
         /// A number of seconds (``DateFormat/unixSeconds``) or milliseconds
         /// (``DateFormat/unixMilliseconds``), or its text.
         case epoch(milliseconds: Bool)
+
+        /// The format a date given as a number is read in: seconds since 1970, or milliseconds
+        /// for ``DateFormat/unixMilliseconds`` (as ``ValueReader`` reads it).
+        var numberFormat: DateFormat {
+            guard case .epoch(let milliseconds) = self else { return .standard }
+            return milliseconds ? .unixMilliseconds : .unixSeconds
+        }
     }
 
     /// How `attribute`'s values are written.
@@ -201,9 +208,7 @@ enum FastValue {
             ValueEncoding.writeBoolean(value == 1, &writer)
         case .date(let reading):
             // A number is seconds since 1970 in any date format, as ``ValueReader`` reads it.
-            let format: DateFormat
-            if case .epoch(let milliseconds) = reading { format = milliseconds ? .unixMilliseconds : .unixSeconds } else { format = .standard }
-            guard let number = NumberText.double(bytes), let seconds = ValueReader.epochSeconds(number, format) else {
+            guard let number = NumberText.double(bytes), let seconds = ValueReader.epochSeconds(number, reading.numberFormat) else {
                 return false
             }
             ValueEncoding.writeDate(Date(timeIntervalSince1970: seconds), &writer)
@@ -234,10 +239,9 @@ enum FastValue {
             switch reading {
             case .iso8601(let offset): date = ISO8601DateParser.date(bytes, defaultOffset: offset)
             case .pattern(let fields, let offset): date = fields.date(bytes, offset: offset)
-            case .epoch(let milliseconds):
-                let format: DateFormat = milliseconds ? .unixMilliseconds : .unixSeconds
+            case .epoch:
                 guard NumberGrammar.check(bytes) != nil, let number = NumberText.double(bytes),
-                    let seconds = ValueReader.epochSeconds(number, format)
+                    let seconds = ValueReader.epochSeconds(number, reading.numberFormat)
                 else { return false }
                 date = Date(timeIntervalSince1970: seconds)
             }

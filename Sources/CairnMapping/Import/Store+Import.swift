@@ -230,7 +230,8 @@ struct JSONImport {
         case split
     }
 
-    /// Reads flat records up to the chunk size into encoded rows (`records`: each row's record). With a `split`, it stops just before the record that starts there, when it
+    /// Reads flat records up to the chunk size into encoded rows (`records`: each row's
+    /// record). With a `split`, it stops just before the record that starts there, when it
     /// reaches that record as the second reader assumed; it reads on, and stops the second
     /// reader, when it does not.
     ///

@@ -139,7 +139,6 @@ public struct DatePattern: Sendable, Hashable {
             else { return nil }
             return date
         }
-        if let inline { return inline.date(bytes, offset: defaultOffset) }
         return fields.date(bytes, offset: defaultOffset)
     }
 
