@@ -1,4 +1,5 @@
 /// A broken rule of a structure, found by its `checkInvariants()`: which structure, which rule.
+@usableFromInline
 package struct InvariantViolation: Error, CustomStringConvertible, Sendable {
     /// The structure whose rule is broken.
     package var structure: String
@@ -10,6 +11,7 @@ package struct InvariantViolation: Error, CustomStringConvertible, Sendable {
         self.rule = rule
     }
 
+    @usableFromInline
     package var description: String { "\(structure): \(rule)" }
 }
 
@@ -29,8 +31,9 @@ package func require(_ condition: Bool, _ structure: @autoclosure () -> String, 
 
 /// Runs `check` after a mutation when internal checks are compiled in, and stops the process
 /// with the broken rule when it throws; compiled to nothing otherwise. A broken invariant is a
-/// bug in Cairn, never a consequence of input.
-@inline(__always)
+/// bug in Cairn, never a consequence of input. Inlinable, so that a release build's callers
+/// (every module is built with the same flags) keep no call and no closure.
+@inlinable
 package func checkAfterMutation(_ check: () throws(InvariantViolation) -> Void) {
     #if CAIRN_INTERNAL_CHECKS
         do { try check() } catch { preconditionFailure("invariant broken: \(error)") }

@@ -171,21 +171,27 @@ import Testing
 
     /// Skipping an array of plain values in one loop (`skipFlatArray`) ends where reading it
     /// token by token ends, in the same state, and leaves every error to the token reader: random
-    /// arrays of numbers, strings, literals, nested containers, white space and stray bytes.
+    /// arrays of numbers, strings, literals, nested containers, white space, escapes, DEL and
+    /// stray bytes. What it says it read (white space, plain strings) is what the array holds.
     @Test func skippingAnArrayAgreesWithReadingItTokenByToken() {
         // The one loop reads plain arrays itself (else the comparison below would hold trivially).
-        for (text, read) in [(#"[1,"a",true,null, -2.5e3 ,false]"#, true), ("[]", true), ("[ ]", true), ("[1,[2]]", false), ("[1,]", false)] {
+        let plain: [(String, JSONScanner.FlatArrayText?)] = [
+            (#"[1,"a",true,null, -2.5e3 ,false]"#, .init(spaces: 2, plainStrings: true)), ("[]", .init()), ("[ ]", .init(spaces: 1)),
+            ("[\n\t1 ,\r\"b\\\"c\"]", .init(spaces: 4, plainStrings: false)), ("[\"\u{7F}\"]", .init(plainStrings: false)),
+            ("[1,[2]]", nil), ("[1,]", nil), ("[01]", nil), ("[1.]", nil), ("[1e]", nil), ("[-]", nil)
+        ]
+        for (text, read) in plain {
             Array(text.utf8).withUnsafeBytes { buffer in
                 var scanner = JSONScanner(buffer)
                 #expect((try? scanner.next()) == .beginArray)
                 #expect(scanner.skipFlatArray() == read, "\(text)")
-                #expect(scanner.offset == (read ? buffer.count : 1) && scanner.depth == (read ? 0 : 1), "\(text)")
+                #expect(scanner.offset == (read != nil ? buffer.count : 1) && scanner.depth == (read != nil ? 0 : 1), "\(text)")
             }
         }
         var generator = SeededRandom(seed: 41)
         let pieces = [
             "1", "-2.5e3", "0", "01", "-", "\"a\"", "\"b\\\"c\"", "\"\\x\"", "true", "false", "null", "nul", "[]", "[1,2]", "{}", "{\"k\":1}", " ",
-            "\n", ",", "]", "x"
+            "\n", ",", "]", "x", "\"d\u{7F}\"", "1.5", "-0", "2E+7", "0.e1"
         ]
         for _ in 0..<5_000 {
             var text = "{\"a\":["
@@ -204,7 +210,13 @@ import Testing
                             _ = try scanner.next()  // "a"
                             guard try scanner.next() == .beginArray else { return "no array" }
                             if skipping {
-                                try scanner.skip(.beginArray)
+                                let open = scanner.offset - 1
+                                if let flat = scanner.skipFlatArray() {
+                                    let counted = Self.flatArrayText(Array(buffer[open..<scanner.offset]))
+                                    guard flat == counted else { return "skipFlatArray read \(flat), the array holds \(counted)" }
+                                } else {
+                                    try scanner.skip(.beginArray)
+                                }
                             } else {
                                 while let token = try scanner.next(), !(token == .endArray && scanner.depth == 1) {}
                             }
@@ -219,6 +231,30 @@ import Testing
                 #expect(outcomes[0] == outcomes[1], "\(text.debugDescription) trailing commas: \(trailingCommas)")
             }
         }
+    }
+
+    /// An array's white space between tokens and whether its strings are plain, counted byte by
+    /// byte (the array valid JSON).
+    private static func flatArrayText(_ bytes: [UInt8]) -> JSONScanner.FlatArrayText {
+        var text = JSONScanner.FlatArrayText()
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if !inString {
+                if [0x20, 0x0A, 0x0D, 0x09].contains(byte) { text.spaces += 1 }
+                inString = byte == UInt8(ascii: "\"")
+            } else if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+                text.plainStrings = false
+            } else if byte == 0x7F {
+                text.plainStrings = false
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+            }
+        }
+        return text
     }
 
     @Test func hostileInputEndsInAnErrorNotATrapOrAHang() {

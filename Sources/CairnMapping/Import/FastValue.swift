@@ -45,6 +45,8 @@ enum FastValue {
         case iso8601(offset: Int)
         /// A compiled pattern; without a zone at `offset`.
         case pattern(DateFields, offset: Int)
+        /// A compiled pattern of fixed places (``FixedDateLayout``), at `offset`.
+        case fixed(FixedDateLayout, offset: Int)
         /// A number of seconds (``DateFormat/unixSeconds``) or milliseconds
         /// (``DateFormat/unixMilliseconds``), or its text.
         case epoch(milliseconds: Bool)
@@ -80,11 +82,13 @@ enum FastValue {
             case .pattern(_, let offset):
                 // A pattern `DateFormatter` reads, or one too long to hold inline, goes to
                 // ``ValueReader``, which reads it through its `DatePattern`.
-                guard let fields = attribute.datePattern?.inline else {
+                if let layout = attribute.datePattern?.fixed {
+                    self = .date(.fixed(layout, offset: offset))
+                } else if let fields = attribute.datePattern?.inline {
+                    self = .date(.pattern(fields, offset: offset))
+                } else {
                     self = .general
-                    return
                 }
-                self = .date(.pattern(fields, offset: offset))
             case .unixSeconds: self = .date(.epoch(milliseconds: false))
             case .unixMilliseconds: self = .date(.epoch(milliseconds: true))
             }
@@ -132,9 +136,18 @@ enum FastValue {
             scanner.reopen(containerAt: start, depth: depth)
             return false
         }
-        guard (try? scanner.skip(token)) != nil, scanner.offset - start <= 1_000_000 else { return rewind() }
+        let spaces: Int
+        if token == .beginArray, let flat = scanner.skipFlatArray() {
+            // An array of plain values, read in one loop that counted its white space.
+            guard flat.plainStrings, scanner.offset - start <= 1_000_000 else { return rewind() }
+            spaces = flat.spaces
+        } else {
+            guard (try? scanner.skip(token)) != nil, scanner.offset - start <= 1_000_000,
+                let counted = whiteSpace(scanner.bytes.piece(start..<scanner.offset), trailingCommasRead: scanner.allowsTrailingCommas)
+            else { return rewind() }
+            spaces = counted
+        }
         let source = scanner.bytes.piece(start..<scanner.offset)
-        guard let spaces = whiteSpace(source, trailingCommasRead: scanner.allowsTrailingCommas) else { return rewind() }
         if asText && spaces == 0 {
             ValueEncoding.writeString(utf8: source, &writer)
         } else if asText {
@@ -166,7 +179,7 @@ enum FastValue {
             if inString {
                 guard byte != UInt8(ascii: "\\"), byte != 0x7F else { return nil }
                 if byte == UInt8(ascii: "\"") { inString = false }
-            } else if isSpace(byte) {
+            } else if JSONScanner.isSpace(byte) {
                 spaces += 1
             } else {
                 guard previous != UInt8(ascii: ",") || (byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}")) else { return nil }
@@ -184,12 +197,9 @@ enum FastValue {
         var inString = false
         for byte in source {
             if byte == UInt8(ascii: "\"") { inString.toggle() }
-            if inString || !isSpace(byte) { writer.writeByte(byte) }
+            if inString || !JSONScanner.isSpace(byte) { writer.writeByte(byte) }
         }
     }
-
-    /// Whether the byte is JSON white space.
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
     /// A JSON number's value.
     private func write(number: JSONNumberText, _ scanner: JSONScanner, _ writer: inout ByteWriter) -> Bool {
@@ -239,6 +249,7 @@ enum FastValue {
             switch reading {
             case .iso8601(let offset): date = ISO8601DateParser.date(bytes, defaultOffset: offset)
             case .pattern(let fields, let offset): date = fields.date(bytes, offset: offset)
+            case .fixed(let layout, let offset): date = layout.date(bytes, offset: offset)
             case .epoch:
                 guard NumberGrammar.check(bytes) != nil, let number = NumberText.double(bytes),
                     let seconds = ValueReader.epochSeconds(number, reading.numberFormat)

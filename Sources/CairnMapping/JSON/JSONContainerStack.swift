@@ -32,7 +32,7 @@ struct JSONContainerStack: Equatable {
             deep.append(isObject)
         }
         count += 1
-        checkAfterMutation(checkInvariants)
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
     }
 
     /// Closes the innermost container, if one is open; whether it was an object.
@@ -46,7 +46,7 @@ struct JSONContainerStack: Equatable {
         } else {
             deep.removeLast()
         }
-        checkAfterMutation(checkInvariants)
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
         return wasObject
     }
 

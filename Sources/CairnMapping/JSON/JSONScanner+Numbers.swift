@@ -36,32 +36,66 @@ extension JSONScanner {
 
     /// Scans a number starting at `offset`; leaves `offset` after it.
     mutating func scanNumber() throws(JSONSyntaxError) -> JSONNumberText {
-        let start = offset
-        var index = offset
-        func digit(_ at: Int) -> Bool { at < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[at]) }
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard digit(index) else { throw failure("a '-' must be followed by a digit", at: index) }
+        guard let number = Self.numberText(bytes, at: offset) else { throw numberError(at: offset) }
+        offset = number.range.upperBound
+        return number
+    }
+
+    /// The number that starts at `start` in `bytes`, checked against JSON's grammar (a `-`, `0`
+    /// or digits from 1 to 9, a fraction, an exponent); nil when the text there is not one,
+    /// without saying why (``numberError(at:)`` does): the loop every number of an import goes
+    /// through. Static, so that a caller's loop keeps its offset in a register.
+    @inline(__always)
+    static func numberText(_ bytes: UnsafeRawBufferPointer, at start: Int) -> JSONNumberText? {
+        let count = bytes.count
+        var index = start
+        @inline(__always) func isDigit(_ at: Int) -> Bool { at < count && bytes[at] &- UInt8(ascii: "0") < 10 }
+        @inline(__always) func digits() { repeat { index += 1 } while isDigit(index) }
+        if index < count && bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard isDigit(index) else { return nil }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if digit(index) { throw failure("a number may not start with 0 followed by digits", at: start) }
+            guard !isDigit(index) else { return nil }
+        } else {
+            digits()
+        }
+        var fractionOrExponent = false
+        if index < count && bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard isDigit(index) else { return nil }
+            digits()
+            fractionOrExponent = true
+        }
+        if index < count && bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) { index += 1 }
+            guard isDigit(index) else { return nil }
+            digits()
+            fractionOrExponent = true
+        }
+        return JSONNumberText(range: start..<index, hasFractionOrExponent: fractionOrExponent)
+    }
+
+    /// Why the text at `start` is not a number (``numberText(_:at:)`` is nil there).
+    private func numberError(at start: Int) -> JSONSyntaxError {
+        var index = start
+        func digit(_ at: Int) -> Bool { at < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[at]) }
+        if index < bytes.count && bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard digit(index) else { return failure("a '-' must be followed by a digit", at: index) }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if digit(index) { return failure("a number may not start with 0 followed by digits", at: start) }
         } else {
             while digit(index) { index += 1 }
         }
-        var fractionOrExponent = false
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard digit(index) else { throw failure("a '.' in a number must be followed by a digit", at: index) }
+            guard digit(index) else { return failure("a '.' in a number must be followed by a digit", at: index) }
             while digit(index) { index += 1 }
-            fractionOrExponent = true
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digit(index) else { throw failure("an exponent needs a digit", at: index) }
-            while digit(index) { index += 1 }
-            fractionOrExponent = true
-        }
-        offset = index
-        return JSONNumberText(range: start..<index, hasFractionOrExponent: fractionOrExponent)
+        // What is left is an exponent without a digit.
+        index += 1
+        if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+        return failure("an exponent needs a digit", at: index)
     }
 }

@@ -244,43 +244,77 @@ public struct JSONScanner {
         }
     }
 
+    /// What ``skipFlatArray()`` read: the white-space bytes between the array's tokens, and
+    /// whether its every string is plain (no escape, no DEL), which the `json` transformer's
+    /// direct copy needs to know without reading the array again.
+    struct FlatArrayText: Equatable {
+        /// The bytes of white space between `[` and `]`.
+        var spaces = 0
+        /// Whether no string in the array holds an escape or DEL.
+        var plainStrings = true
+    }
+
     /// Reads the rest of the array whose `[` was the last token when its elements are numbers,
     /// strings, `true`, `false` and `null` only (as the arrays of tags and identifiers that
-    /// transformers keep): one loop, without a token a value. True when it read through the
-    /// array's `]`, leaving the state `next()` would; false, with nothing read, at anything
+    /// transformers keep): one loop, without a token a value. What it read when it read through
+    /// the array's `]`, leaving the state `next()` would; nil, with nothing read, at anything
     /// else (a nested array or object, a trailing comma, a syntax error), for `next()` to read
     /// and judge.
-    mutating func skipFlatArray() -> Bool {
-        guard case .valueOrEnd = expected, containers.count > 0, !containers.innermostIsObject else { return false }
-        let start = offset
-        func giveUp() -> Bool {
-            offset = start
-            return false
+    mutating func skipFlatArray() -> FlatArrayText? {
+        guard case .valueOrEnd = expected, containers.count > 0, !containers.innermostIsObject else { return nil }
+        // Read with a local offset into a local copy of the buffer, so that the loop keeps them
+        // in registers.
+        let bytes = self.bytes
+        var index = offset
+        var text = FlatArrayText()
+        func skipSpaces() {
+            while index < bytes.count, Self.isSpace(bytes[index]) {
+                index += 1
+                text.spaces += 1
+            }
         }
-        skipWhiteSpace()
-        if offset < bytes.count && bytes[offset] == UInt8(ascii: "]") {
-            _ = close()
+        func matches(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for at in 0..<count where bytes[index + at] != word.utf8Start[at] { return false }
+            index += count
             return true
         }
+        skipSpaces()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            offset = index
+            _ = close()
+            return text
+        }
         while true {
-            skipWhiteSpace()
-            guard offset < bytes.count else { return giveUp() }
-            switch bytes[offset] {
-            case UInt8(ascii: "\""): guard (try? scanString()) != nil else { return giveUp() }
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): guard (try? scanNumber()) != nil else { return giveUp() }
-            case UInt8(ascii: "t"): guard (try? literal("true")) != nil else { return giveUp() }
-            case UInt8(ascii: "f"): guard (try? literal("false")) != nil else { return giveUp() }
-            case UInt8(ascii: "n"): guard (try? literal("null")) != nil else { return giveUp() }
-            default: return giveUp()
+            skipSpaces()
+            guard index < bytes.count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                guard let number = Self.numberText(bytes, at: index) else { return nil }
+                index = number.range.upperBound
+            case UInt8(ascii: "\""):
+                let start = offset
+                offset = index
+                let string = try? scanString()
+                index = offset
+                offset = start
+                guard let string else { return nil }
+                if text.plainStrings && (string.hasEscapes || bytes.piece(string.range).contains(0x7F)) { text.plainStrings = false }
+            case UInt8(ascii: "t"): guard matches("true") else { return nil }
+            case UInt8(ascii: "f"): guard matches("false") else { return nil }
+            case UInt8(ascii: "n"): guard matches("null") else { return nil }
+            default: return nil
             }
-            skipWhiteSpace()
-            guard offset < bytes.count else { return giveUp() }
-            switch bytes[offset] {
-            case UInt8(ascii: ","): offset += 1
+            skipSpaces()
+            guard index < bytes.count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "]"):
+                offset = index
                 _ = close()
-                return true
-            default: return giveUp()
+                return text
+            default: return nil
             }
         }
     }
@@ -292,7 +326,7 @@ public struct JSONScanner {
         // The comma: the last byte before this one that is not white space (when this piece of
         // the input holds it).
         var comma = offset - 1
-        while comma >= 0, bytes[comma] == 0x20 || bytes[comma] == 0x0A || bytes[comma] == 0x0D || bytes[comma] == 0x09 { comma -= 1 }
+        while comma >= 0, Self.isSpace(bytes[comma]) { comma -= 1 }
         let at = comma >= 0 && bytes[comma] == UInt8(ascii: ",") ? comma : offset
         var error = failure("a trailing comma before '\(Character(Unicode.Scalar(bytes[offset])))': JSON allows none", at: at)
         error.isTrailingComma = true
@@ -321,13 +355,12 @@ public struct JSONScanner {
     }
 
     private mutating func skipWhiteSpace() {
-        while offset < bytes.count {
-            switch bytes[offset] {
-            case 0x20, 0x0A, 0x0D, 0x09: offset += 1
-            default: return
-            }
-        }
+        while offset < bytes.count && Self.isSpace(bytes[offset]) { offset += 1 }
     }
+
+    /// Whether `byte` is JSON white space.
+    @inline(__always)
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
     /// An error at `position` (the current offset when nil). One at the end of the input is one
     /// that more input might have avoided (``JSONSyntaxError/endsInput``).

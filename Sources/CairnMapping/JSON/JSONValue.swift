@@ -81,7 +81,7 @@ extension JSONScanner {
     /// Skips the rest of the value that begins with `token` (already read).
     mutating func skip(_ token: Token) throws(JSONSyntaxError) {
         guard token == .beginArray || token == .beginObject else { return }
-        if token == .beginArray && skipFlatArray() { return }
+        if token == .beginArray && skipFlatArray() != nil { return }
         let depth = self.depth - 1
         while let next = try next() {
             if (next == .endArray || next == .endObject) && self.depth == depth { return }

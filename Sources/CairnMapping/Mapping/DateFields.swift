@@ -38,7 +38,7 @@ struct DateFields: DateFieldList, BitwiseCopyable {
         for index in 0..<list.count { fields[index] = list[index] }
         for index in 0..<list.literalCount { literals[index] = list.literal(index) }
         (count, literalCount) = (list.count, list.literalCount)
-        checkAfterMutation(checkInvariants)
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
     }
 
     subscript(index: Int) -> DatePattern.Field { fields[index] }
@@ -64,7 +64,7 @@ struct DateFieldArrays: DateFieldList, Sendable {
     /// Appends a field.
     mutating func append(_ field: DatePattern.Field) {
         fields.append(field)
-        checkAfterMutation(checkInvariants)
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
     }
 
     /// Appends literal text, to the last field when it is literal text too; false, appending
@@ -78,7 +78,7 @@ struct DateFieldArrays: DateFieldList, Sendable {
         }
         literals += text
         fields.append(.literal(start: UInt16(truncatingIfNeeded: start), count: UInt16(truncatingIfNeeded: literals.count - start)))
-        checkAfterMutation(checkInvariants)
+        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
         return true
     }
 }
@@ -230,14 +230,11 @@ extension DateFieldList {
                 index += length
             }
         }
-        guard index == bytes.count, year >= 1, (1...12).contains(month), day >= 1, day <= ISO8601DateParser.daysIn(month: month, year: year) else {
-            return nil
-        }
+        guard index == bytes.count else { return nil }
         if let pm { hour = hour % 12 + (pm ? 12 : 0) } else if twelveHour { return nil }
-        let days = ISO8601DateParser.daysSince1970(year: year, month: month, day: day)
-        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + Double(nanoseconds) / 1e9
-        guard DateRange.contains(secondsSince1970: seconds, offset: defaultOffset) else { return nil }
-        return Date(timeIntervalSince1970: seconds)
+        return DateRange.date(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second, nanoseconds: nanoseconds, offset: offset,
+            defaultOffset: defaultOffset)
     }
 }
 

@@ -24,6 +24,9 @@ public struct DatePattern: Sendable, Hashable {
     let fields: DateFieldArrays
     /// The same fields inline (the flat import's reader), when they fit (``DateFields``).
     let inline: DateFields?
+    /// The fields' places, when every field is digits of one width (the flat import's reader
+    /// of such a pattern: ``FixedDateLayout``).
+    let fixed: FixedDateLayout?
     /// The digits of the finest fraction of a second the pattern writes (0 to 9; 0: none).
     let fractionDigits: Int
     /// For a pattern with a letter this reader does not compile (``FoundationDatePattern/letters``):
@@ -121,6 +124,7 @@ public struct DatePattern: Sendable, Hashable {
         }
         self.fields = needsFoundation ? DateFieldArrays() : fields
         inline = needsFoundation ? nil : DateFields(fields)
+        fixed = needsFoundation ? nil : FixedDateLayout(fields)
         foundation = needsFoundation ? FoundationDatePattern(pattern) : nil
         var finest = 0
         for index in 0..<fields.count {

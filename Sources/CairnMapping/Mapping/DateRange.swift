@@ -6,7 +6,8 @@ import Foundation
 /// that whatever an import takes, its export imports back.
 enum DateRange {
     /// Seconds since 1970 of the first instant of year 1 and of year 10000.
-    static let seconds: Range<Double> = -62_135_596_800..<253_402_300_800
+    /// (Computed: a stored static would be reached through a lazy initializer on every read.)
+    static var seconds: Range<Double> { -62_135_596_800..<253_402_300_800 }
     /// The range in words, for messages.
     static let description = "years 1 to 9999"
 
@@ -16,5 +17,21 @@ enum DateRange {
     /// zone writes it).
     static func contains(secondsSince1970 value: Double, offset: Int = 0) -> Bool {
         seconds.contains(value) && seconds.contains((value * 1000).rounded() / 1000) && seconds.contains(value + Double(offset))
+    }
+
+    /// The instant of a civil date and time at `offset` (seconds east of UTC), or nil when a
+    /// field is out of its range (month 1 to 12, the day within its month, hour below 24,
+    /// minute and second below 60, year from 1) or the instant outside the range in UTC or at
+    /// `defaultOffset` (``contains(secondsSince1970:offset:)``): what every date pattern reads.
+    static func date(
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, nanoseconds: Int, offset: Int, defaultOffset: Int
+    ) -> Date? {
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= ISO8601DateParser.daysIn(month: month, year: year), hour < 24, minute < 60,
+            second < 60
+        else { return nil }
+        let days = ISO8601DateParser.daysSince1970(year: year, month: month, day: day)
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + Double(nanoseconds) / 1e9
+        guard contains(secondsSince1970: seconds, offset: defaultOffset) else { return nil }
+        return Date(timeIntervalSince1970: seconds)
     }
 }
