@@ -30,8 +30,14 @@ enum DateRange {
             second < 60
         else { return nil }
         let days = ISO8601DateParser.daysSince1970(year: year, month: month, day: day)
-        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + Double(nanoseconds) / 1e9
-        guard contains(secondsSince1970: seconds, offset: defaultOffset) else { return nil }
-        return Date(timeIntervalSince1970: seconds)
+        let whole = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        guard nanoseconds == 0 else {
+            let seconds = Double(whole) + Double(nanoseconds) / 1e9
+            return contains(secondsSince1970: seconds, offset: defaultOffset) ? Date(timeIntervalSince1970: seconds) : nil
+        }
+        // Whole seconds: the same test on integers (exact as doubles), with nothing to round.
+        let range = Int(seconds.lowerBound)..<Int(seconds.upperBound)
+        guard range.contains(whole), range.contains(whole + defaultOffset) else { return nil }
+        return Date(timeIntervalSince1970: Double(whole))
     }
 }
