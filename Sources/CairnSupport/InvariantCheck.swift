@@ -32,7 +32,7 @@ package func require(_ condition: Bool, _ structure: @autoclosure () -> String, 
 /// Runs `check` after a mutation when internal checks are compiled in, and stops the process
 /// with the broken rule when it throws; compiled to nothing otherwise. A broken invariant is a
 /// bug in Cairn, never a consequence of input. Inlinable, so that a release build's callers
-/// (every module is built with the same flags) keep no call and no closure.
+/// keep no call and no closure (the check itself is compiled in or out with this module).
 @inlinable
 package func checkAfterMutation(_ check: () throws(InvariantViolation) -> Void) {
     #if CAIRN_INTERNAL_CHECKS

@@ -104,7 +104,8 @@ import Testing
     /// with escapes and DEL (which it writes otherwise), and values it refuses.
     static let jsonValues = [
         "[1,2,3]", "[1, 2 ,\n 3]", #"{"a": [1, {"b": "c d"}], "e": null, "a": true}"#, #"{"a":"x\"y"}"#, #"["\u00e9", "é"]"#,
-        "[\"\u{7F}\"]", "[1.50,-0,2e3,-1E-2]", "[]", "{}", "[[[[]]],{}]", #""text""#, "12", "false", "null"
+        "[\"\u{7F}\"]", "[1.50,-0,2e3,-1E-2]", "[]", "{}", "[[[[]]],{}]", #""text""#, "12", "false", "null", #"[ "c d" , true ]"#,
+        #"[ "a\"b" ]"#, "[\t]", "[1,[2]]"
     ]
 
     /// Records of one value each, in a file.

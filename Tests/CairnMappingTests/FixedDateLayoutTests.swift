@@ -12,7 +12,7 @@ import Testing
     @Test func onlyPatternsOfDigitsOfOneWidthAndLiteralsHaveOne() throws {
         let fixed = [
             "dd/MM/yyyy HH:mm", "yyyy-MM-dd", "yyyyMMdd", "yyyy-MM-dd HH:mm:ss", "dd.MM.yy", "MM/dd/yyyy", "yyyy-MM-dd'T'HH:mm:ss",
-            "yyy-MM-dd", "HH:mm:ss dd-MM-yyyy", "yyyy年MM月dd日", "'at 'HH:mm' on 'dd/MM/yy", "yyyyMMddHHmmss", "MM/yyyy  ",
+            "yyy-MM-dd", "HH:mm:ss dd-MM-yyyy", "yyyy年MM月dd日", "'at 'HH:mm' on 'dd/MM/yy", "yyyyMMddHHmmss", "MM/yyyy  "
         ]
         for pattern in fixed { #expect(try DatePattern(pattern).fixed != nil, "\(pattern)") }
         let other = [
@@ -33,7 +33,7 @@ import Testing
     @Test func itReadsWhatTheFieldsReadOneByOne() throws {
         let patterns = [
             "dd/MM/yyyy HH:mm", "yyyy-MM-dd", "yyyyMMdd", "yyyy-MM-dd HH:mm:ss", "dd.MM.yy", "MM/dd/yyyy", "yyyy-MM-dd'T'HH:mm:ss",
-            "yyy-MM-dd", "yyyy年MM月dd日", "yyyyMMddHHmmss", "'at 'HH:mm' on 'dd/MM/yy",
+            "yyy-MM-dd", "yyyy年MM月dd日", "yyyyMMddHHmmss", "'at 'HH:mm' on 'dd/MM/yy", "HH:mm:ss", "HH:mm:ss dd/MM", "MM/yyyy  "
         ]
         var generator = SeededRandom(seed: 77)
         let replacements: [UInt8] = Array("0159/:- Ta".utf8) + [0x00, 0x7F, 0xFF, 0xE5, 0x3A, 0x2F]
@@ -58,17 +58,49 @@ import Testing
                 agree(Array(written.dropLast()), offset: offset)
                 agree(written + [UInt8(ascii: "0")], offset: offset)
             }
-            // Fields out of range, every one at every byte of the field.
-            let sample = Array(pattern.string(from: Date(timeIntervalSince1970: 951_782_400)).utf8)  // 2000-02-29
-            for at in sample.indices {
-                for digit in UInt8(ascii: "0")...UInt8(ascii: "9") {
-                    var text = sample
-                    text[at] = digit
-                    agree(text, offset: 0)
+            // Every byte value at every place of a leap day and of a day of year 987 (so that a
+            // field goes out of range, a digit is replaced by anything, a literal changes).
+            for seconds in [951_782_400.0, -31_007_009_693] {  // 2000-02-29 00:00:00, 0987-06-05 13:45:07
+                let sample = Array(pattern.string(from: Date(timeIntervalSince1970: seconds)).utf8)
+                for at in sample.indices {
+                    for byte in UInt8.min...UInt8.max {
+                        var text = sample
+                        text[at] = byte
+                        agree(text, offset: 0)
+                    }
                 }
             }
         }
-        #expect(compared > 17_000)
+        #expect(compared > 100_000)
+    }
+
+    /// The instant of civil fields (``DateRange/date(year:month:day:hour:minute:second:nanoseconds:offset:defaultOffset:)``)
+    /// is in the range exactly when ``DateRange/contains(secondsSince1970:offset:)`` says so,
+    /// at its edges, with and without a fraction and an offset; an offset past the range's span
+    /// leaves every date out, without overflowing.
+    @Test func theInstantOfCivilFieldsIsCheckedAsTheRangeSays() {
+        let edges: [(year: Int, month: Int, day: Int, seconds: Int)] = [
+            (1, 1, 1, 0), (1, 1, 1, 59), (9999, 12, 31, 86_399), (9999, 12, 31, 86_340), (1970, 1, 1, 0)
+        ]
+        for edge in edges {
+            for offset in [-86_399, -1, 0, 1, 86_399] {
+                for defaultOffset in [-86_399, 0, 86_399] {
+                    for nanoseconds in [0, 1, 999_999_999] {
+                        let date = DateRange.date(
+                            year: edge.year, month: edge.month, day: edge.day, hour: edge.seconds / 3600, minute: edge.seconds / 60 % 60,
+                            second: edge.seconds % 60, nanoseconds: nanoseconds, offset: offset, defaultOffset: defaultOffset)
+                        let days = ISO8601DateParser.daysSince1970(year: edge.year, month: edge.month, day: edge.day)
+                        let seconds = Double(days * 86_400 + edge.seconds - offset) + Double(nanoseconds) / 1e9
+                        let inRange = DateRange.contains(secondsSince1970: seconds, offset: defaultOffset)
+                        #expect(date == (inRange ? Date(timeIntervalSince1970: seconds) : nil), "\(edge) \(offset) \(defaultOffset) \(nanoseconds)")
+                    }
+                }
+            }
+        }
+        for offset in [Int.max, Int.min, 1 << 40, -(1 << 40)] {
+            #expect(DateRange.date(year: 2024, month: 5, day: 1, hour: 9, minute: 30, second: 0, nanoseconds: 0, offset: 0, defaultOffset: offset) == nil)
+            #expect(DateRange.date(year: 1, month: 1, day: 1, hour: 0, minute: 0, second: 0, nanoseconds: 0, offset: offset, defaultOffset: offset) == nil)
+        }
     }
 
     /// The dates a reader of fixed places takes at the edges: leap days, the last minute of a

@@ -142,7 +142,7 @@ enum FastValue {
             guard flat.plainStrings, scanner.offset - start <= 1_000_000 else { return rewind() }
             spaces = flat.spaces
         } else {
-            guard (try? scanner.skip(token)) != nil, scanner.offset - start <= 1_000_000,
+            guard (try? scanner.skipByTokens(token)) != nil, scanner.offset - start <= 1_000_000,
                 let counted = whiteSpace(scanner.bytes.piece(start..<scanner.offset), trailingCommasRead: scanner.allowsTrailingCommas)
             else { return rewind() }
             spaces = counted

@@ -243,28 +243,7 @@ enum NumberGrammar {
     /// Whether the bytes are a JSON number: nil if not, else whether it is an integer (no
     /// fraction, no exponent).
     static func check(_ bytes: UnsafeRawBufferPointer) -> Bool? {
-        var index = 0
-        func digits() -> Int {
-            let start = index
-            while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
-            return index - start
-        }
-        if index < bytes.count && bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let first = index
-        let whole = digits()
-        guard whole > 0, !(whole > 1 && bytes[first] == UInt8(ascii: "0")) else { return nil }
-        var integer = true
-        if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() > 0 else { return nil }
-            integer = false
-        }
-        if index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "e") {
-            index += 1
-            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) { index += 1 }
-            guard digits() > 0 else { return nil }
-            integer = false
-        }
-        return index == bytes.count ? integer : nil
+        guard let number = JSONScanner.numberText(bytes, at: 0), number.range.upperBound == bytes.count else { return nil }
+        return !number.hasFractionOrExponent
     }
 }

@@ -80,8 +80,14 @@ extension JSONScanner {
 
     /// Skips the rest of the value that begins with `token` (already read).
     mutating func skip(_ token: Token) throws(JSONSyntaxError) {
-        guard token == .beginArray || token == .beginObject else { return }
         if token == .beginArray && skipFlatArray() != nil { return }
+        try skipByTokens(token)
+    }
+
+    /// Skips the rest of the value that begins with `token` token by token (for an array
+    /// ``skipFlatArray()`` has given up on).
+    mutating func skipByTokens(_ token: Token) throws(JSONSyntaxError) {
+        guard token == .beginArray || token == .beginObject else { return }
         let depth = self.depth - 1
         while let next = try next() {
             if (next == .endArray || next == .endObject) && self.depth == depth { return }

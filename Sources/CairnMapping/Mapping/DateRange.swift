@@ -6,8 +6,7 @@ import Foundation
 /// that whatever an import takes, its export imports back.
 enum DateRange {
     /// Seconds since 1970 of the first instant of year 1 and of year 10000.
-    /// (Computed: a stored static would be reached through a lazy initializer on every read.)
-    static var seconds: Range<Double> { -62_135_596_800..<253_402_300_800 }
+    static let seconds: Range<Double> = -62_135_596_800..<253_402_300_800
     /// The range in words, for messages.
     static let description = "years 1 to 9999"
 
@@ -26,6 +25,9 @@ enum DateRange {
     static func date(
         year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, nanoseconds: Int, offset: Int, defaultOffset: Int
     ) -> Date? {
+        // An offset beyond the range's span leaves every instant out of it (and would overflow
+        // the sums below).
+        guard offset.magnitude < 1 << 40, defaultOffset.magnitude < 1 << 40 else { return nil }
         guard year >= 1, (1...12).contains(month), day >= 1, day <= ISO8601DateParser.daysIn(month: month, year: year), hour < 24, minute < 60,
             second < 60
         else { return nil }

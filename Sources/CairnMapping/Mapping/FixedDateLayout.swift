@@ -1,18 +1,19 @@
 import CairnSupport
 import Foundation
 
-/// A compiled date pattern whose every field is digits of one width (`yyyy`, `yy`, `MM`, `dd`,
-/// `HH`, `mm`, `ss`) and whose other text is literal (`dd/MM/yyyy HH:mm`, `yyyy-MM-dd`,
+/// A compiled date pattern whose every field is digits of one width (`yyyy`, `yyy`, `yy` and
+/// `uuuu`, `MM` and `LL`, `dd`, `HH`, `mm`, `ss`) and whose other text is literal (`dd/MM/yyyy HH:mm`, `yyyy-MM-dd`,
 /// `yyyyMMdd`): its dates have one length and each field one place. A date is read by checking
 /// its bytes eight at a time (the literal bytes equal, the others digits) and taking each
 /// field's digits from its place, where ``DateFieldList/date(_:offset:)`` goes field by field.
 /// Both read the same dates (`FixedDateLayoutTests`).
 ///
-/// A plain value of about 110 bytes; a pattern of another kind (a name, a fraction, a zone, a
+/// A plain value of 96 bytes; a pattern of another kind (a name, a fraction, a zone, a
 /// field of one or more digits, a field given twice) or of a length outside 8 to 24 bytes has
 /// none.
 struct FixedDateLayout: BitwiseCopyable {
-    /// The shortest and longest texts read this way.
+    /// The shortest and longest texts read this way (at least 8: ``word(_:_:)`` loads eight
+    /// bytes).
     static let lengths = 8...24
 
     /// The text's length in bytes.
@@ -47,7 +48,7 @@ struct FixedDateLayout: BitwiseCopyable {
             let part: Part
             let width: Int
             switch list[index] {
-            case .year(let digits) where digits >= 2:
+            case .year(let digits) where (2...4).contains(digits):
                 (part, width) = (.year, Int(digits))
                 yearWidth = width
             case .month(let digits) where digits == 2: (part, width) = (.month, 2)
@@ -89,8 +90,9 @@ struct FixedDateLayout: BitwiseCopyable {
     /// The date the bytes write, or nil: as ``DateFieldList/date(_:offset:)`` reads it.
     func date(_ bytes: UnsafeRawBufferPointer, offset: Int) -> Date? {
         guard bytes.count == length else { return nil }
-        // Every byte at once: the literal ones equal, the others digits (high half 3 and, with
-        // 6 added, still 3: 0x30 to 0x39). Masked first, so no sum carries into another byte.
+        // Eight bytes at once: the literal ones equal, the others digits (high half 3: 0x30 to
+        // 0x3F; and with 6 added still 3: 0x30 to 0x39). Once every high half is 3, no byte
+        // plus 6 carries into the next; when one is not, the date is refused whatever the sum.
         let highHalves: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
         let threes: UInt64 = 0x3030_3030_3030_3030
         let sixes: UInt64 = 0x0606_0606_0606_0606
@@ -98,7 +100,7 @@ struct FixedDateLayout: BitwiseCopyable {
             let text = Self.word(bytes, word)
             let digits = text & digitMask[word]
             guard (text ^ literals[word]) & literalMask[word] == 0, digits & highHalves == threes & digitMask[word],
-                (digits &+ (sixes & digitMask[word])) & highHalves == threes & digitMask[word]
+                (digits &+ sixes) & highHalves == threes & digitMask[word]
             else { return nil }
         }
         func number(_ part: Part, _ width: Int, default value: Int) -> Int {
@@ -119,6 +121,7 @@ struct FixedDateLayout: BitwiseCopyable {
     /// byte, zero past the end.
     @inline(__always)
     private static func word(_ bytes: UnsafeRawBufferPointer, _ index: Int) -> UInt64 {
+        assert(bytes.count >= 8)
         let start = index * 8
         guard start + 8 > bytes.count else { return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self)) }
         // The last eight bytes, shifted down past those before `start`.
