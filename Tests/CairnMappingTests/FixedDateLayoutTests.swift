@@ -25,7 +25,7 @@ import Testing
             "dd/MM/yyyy dd",  // a field twice
             "MM/yy",  // shorter than eight bytes
             "yyyy-MM-dd HH:mm:ss 'and some text'",  // longer than 24
-            "yyyy-MM-dd G",  // DateFormatter's
+            "yyyy-MM-dd G"  // DateFormatter's
         ]
         for pattern in other { #expect(try DatePattern(pattern).fixed == nil, "\(pattern)") }
     }
