@@ -192,7 +192,16 @@ extension DateFieldList {
                 index += 2
             case .zone:
                 guard index < bytes.count else { return nil }
-                if bytes[index] | 0x20 == UInt8(ascii: "z") {
+                if bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    // `±hh:mm`, `±hhmm` or `±hh`: the common form first.
+                    let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+                    index += 1
+                    guard let hours = digits(2), hours < 24 else { return nil }
+                    if index < bytes.count && bytes[index] == UInt8(ascii: ":") { index += 1 }
+                    let minutes = digits(2) ?? 0
+                    guard minutes < 60 else { return nil }
+                    offset = sign * (hours * 3600 + minutes * 60)
+                } else if bytes[index] | 0x20 == UInt8(ascii: "z") {
                     index += 1
                     offset = 0
                 } else if let named = DateNames.universalName(bytes, at: index) {
@@ -212,14 +221,7 @@ extension DateFieldList {
                         offset = sign * (hours * 3600 + minutes * 60)
                     }
                 } else {
-                    guard bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") else { return nil }
-                    let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
-                    index += 1
-                    guard let hours = digits(2), hours < 24 else { return nil }
-                    if index < bytes.count && bytes[index] == UInt8(ascii: ":") { index += 1 }
-                    let minutes = digits(2) ?? 0
-                    guard minutes < 60 else { return nil }
-                    offset = sign * (hours * 3600 + minutes * 60)
+                    return nil
                 }
             case .dayName:
                 guard name(DateNames.dayNumber, DateNames.dayName) != nil else { return nil }
