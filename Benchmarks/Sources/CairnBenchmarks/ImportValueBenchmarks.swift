@@ -5,8 +5,8 @@ import Foundation
 /// The value matrix beside the import suite: a file of flat records per value type and per date
 /// convention, each imported into a new store (one save) in pairs with its all-string file of
 /// the same size (``ValueVariant/sizeMatchedStrings``: the same records, each value a string of
-/// its JSON token's length), alternating which goes first; each row is the ratio of the pair's
-/// times. A pattern read through `DateFormatter` (not compiled to a ``DatePattern``) is reported
+/// its JSON token's length), alternating which goes first; each row is the median of its pairs'
+/// ratios. The pairs run in rounds, one of each row a round (every file written first). A pattern read through `DateFormatter` (not compiled to a ``DatePattern``) is reported
 /// apart, on 1/200 of the records, without the 0.8× target. Then the import suite's people with
 /// a `Decimal` score and a `yyyy-MM-dd` birth date, whole process, against the peers.
 /// `CAIRN_BENCH_VALUES=decimal,date` measures only the rows whose name holds one of the words.
@@ -22,41 +22,53 @@ func importValueBenchmarks(_ initial: Report, root: String, quick: Bool) async t
     let keep = ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] != nil  // the files stay, for profiling
     print("values: \(count) records of six values per file, \(runs) runs; each beside an all-string file of the same size")
 
-    var baselineRates: [Double] = []
-    var rows: [(name: String, figure: String, note: String, ratio: Double, fallback: Bool)] = []
+    // Every row's files first; then the pairs in rounds, one pair of each row a round, so that a
+    // slow minute of the VM falls on one pair of every row, not on every pair of one row.
+    var prepared: [PreparedRow] = []
     for variant in variants {
-        let fallback = variant.isFallback
         // Fewer records for the patterns read through DateFormatter (about 100 µs a date).
-        let records = fallback ? count / 200 : count
+        let records = variant.isFallback ? count / 200 : count
         let file = root + "/values-\(variant.entity).json"
         let size = try variant.write(count: records, to: file)
         let baseline = variant.sizeMatchedStrings
         let strings = root + "/values-\(variant.entity)-strings.json"
         let stringsSize = try baseline.write(count: records, to: strings)
         let model = try Model([baseline.modelEntity, variant.modelEntity])
-        let mapping: Mapping
         do {
-            mapping = try Mapping(model: model, entities: [variant.entityMapping].compactMap { $0 })
+            let mapping = try Mapping(model: model, entities: [variant.entityMapping].compactMap { $0 })
+            prepared.append(
+                PreparedRow(
+                    variant: variant, baseline: baseline, records: records, file: file, strings: strings, size: size, stringsSize: stringsSize,
+                    model: model, mapping: mapping))
         } catch {
             report.row(variant.name, "not measured", note: "the mapping is refused: \(error)")
-            continue
         }
-        var pairs: [(string: Double, value: Double)] = []
-        for run in 0..<runs {
+    }
+    for run in 0..<runs {
+        for index in prepared.indices {
+            let row = prepared[index]
             var string = 0.0
             var value = 0.0
             for isBaseline in [run % 2 == 0, run % 2 != 0] {
                 let time = try await timedImport(
-                    isBaseline ? baseline : variant, file: isBaseline ? strings : file, count: records, model: model, mapping: mapping, root: root,
-                    checks: run == 0)
+                    isBaseline ? row.baseline : row.variant, file: isBaseline ? row.strings : row.file, count: row.records, model: row.model,
+                    mapping: row.mapping, root: root, checks: run == 0)
                 if isBaseline { string = time } else { value = time }
             }
-            pairs.append((string, value))
+            prepared[index].pairs.append((string, value))
         }
-        if !keep {
-            try? FileManager.default.removeItem(atPath: file)
-            try? FileManager.default.removeItem(atPath: strings)
+    }
+    if !keep {
+        for row in prepared {
+            try? FileManager.default.removeItem(atPath: row.file)
+            try? FileManager.default.removeItem(atPath: row.strings)
         }
+    }
+
+    var baselineRates: [Double] = []
+    var rows: [(name: String, figure: String, note: String, ratio: Double, fallback: Bool)] = []
+    for row in prepared {
+        let (variant, records, pairs) = (row.variant, row.records, row.pairs)
         let ratios = pairs.map { $0.string / $0.value }.sorted()
         let ratio = ratios[ratios.count / 2]
         let rate = Double(records) / pairs.map(\.value).sorted()[pairs.count / 2]
@@ -67,9 +79,9 @@ func importValueBenchmarks(_ initial: Report, root: String, quick: Bool) async t
             "\(Int(rate)) records/s, \(shown(ratio))× the all-string file of the same size (\(shown(ratios[0]))–\(shown(ratios[ratios.count - 1]))×)"
         print("  \(variant.name): \(figure)")
         let note =
-            "\(fixed(Double(size) / 1e6, 1)) MB, its all-string file \(fixed(Double(stringsSize) / 1e6, 1)) MB at \(Int(baselineRate)) records/s"
+            "\(fixed(Double(row.size) / 1e6, 1)) MB, its all-string file \(fixed(Double(row.stringsSize) / 1e6, 1)) MB at \(Int(baselineRate)) records/s"
             + (records == count ? "" : ", \(records) records each") + (variant.note.isEmpty ? "" : "; \(variant.note)")
-        rows.append((variant.name, figure, note, ratio, fallback))
+        rows.append((variant.name, figure, note, ratio, variant.isFallback))
     }
     if let slowest = baselineRates.min(), let fastest = baselineRates.max() {
         report.row(
@@ -136,4 +148,19 @@ private func same(_ stored: Value, _ expected: Value) -> Bool {
         return abs(left.timeIntervalSince1970 - right.timeIntervalSince1970) < 1e-6
     }
     return stored == expected
+}
+
+/// A row of the value matrix, its files written: what its pairs import, and their times.
+private struct PreparedRow {
+    let variant: ValueVariant
+    let baseline: ValueVariant
+    let records: Int
+    let file: String
+    let strings: String
+    let size: Int
+    let stringsSize: Int
+    let model: Model
+    let mapping: Mapping
+    /// Per pair: the all-string file's time and the row's, in seconds.
+    var pairs: [(string: Double, value: Double)] = []
 }
