@@ -21,6 +21,17 @@ import Testing
         #expect(date(pattern, "Wed, 01 May 2024 12:00:00 GMX") == nil)
     }
 
+    /// A zone's offset is `±hh`, `±hhmm` or `±hh:mm`: a minute of one digit, or a colon without
+    /// minutes, is refused, not read as no minutes.
+    @Test func aZoneWithAPartialMinuteIsRefused() throws {
+        let noon = Date(timeIntervalSince1970: 1_714_564_800)  // 2024-05-01T12:00:00Z
+        for letters in ["Z", "ZZZZZ"] {
+            let pattern = try DatePattern("yyyy-MM-dd HH:mm " + letters)
+            for zone in ["+02", "+0200", "+02:00"] { #expect(date(pattern, "2024-05-01 14:00 " + zone) == noon, "\(letters) \(zone)") }
+            for zone in ["+02:5", "+025", "+02:", "+02:5x", "+2", "+02:60"] { #expect(date(pattern, "2024-05-01 14:00 " + zone) == nil, "\(letters) \(zone)") }
+        }
+    }
+
     @Test func lettersOnlyFoundationReadsFallBackToIt() throws {
         let era = try DatePattern("yyyy-MM-dd G")
         #expect(!era.isCompiled)

@@ -6,7 +6,8 @@ import Foundation
 /// convention, each imported into a new store (one save) in pairs with its all-string file of
 /// the same size (``ValueVariant/sizeMatchedStrings``: the same records, each value a string of
 /// its JSON token's length), alternating which goes first; each row is the median of its pairs'
-/// ratios. The pairs run in rounds, one of each row a round (every file written first). A pattern read through `DateFormatter` (not compiled to a ``DatePattern``) is reported
+/// ratios. The pairs run in rounds, one pair of each row a round (every file written first). A
+/// pattern read through `DateFormatter` (not compiled to a ``DatePattern``) is reported
 /// apart, on 1/200 of the records, without the 0.8× target. Then the import suite's people with
 /// a `Decimal` score and a `yyyy-MM-dd` birth date, whole process, against the peers.
 /// `CAIRN_BENCH_VALUES=decimal,date` measures only the rows whose name holds one of the words.
@@ -23,7 +24,7 @@ func importValueBenchmarks(_ initial: Report, root: String, quick: Bool) async t
     print("values: \(count) records of six values per file, \(runs) runs; each beside an all-string file of the same size")
 
     // Every row's files first; then the pairs in rounds, one pair of each row a round, so that a
-    // slow minute of the VM falls on one pair of every row, not on every pair of one row.
+    // slow spell of the VM falls on a pair or two of many rows, not on every pair of one row.
     var prepared: [PreparedRow] = []
     for variant in variants {
         // Fewer records for the patterns read through DateFormatter (about 100 µs a date).
@@ -57,6 +58,7 @@ func importValueBenchmarks(_ initial: Report, root: String, quick: Bool) async t
             }
             prepared[index].pairs.append((string, value))
         }
+        print("  round \(run + 1) of \(runs) done")
     }
     if !keep {
         for row in prepared {

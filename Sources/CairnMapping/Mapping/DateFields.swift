@@ -197,9 +197,14 @@ extension DateFieldList {
                     let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
                     index += 1
                     guard let hours = digits(2), hours < 24 else { return nil }
-                    if index < bytes.count && bytes[index] == UInt8(ascii: ":") { index += 1 }
-                    let minutes = digits(2) ?? 0
-                    guard minutes < 60 else { return nil }
+                    // Two digits of minutes, or none (`±hh`); after a colon, two.
+                    var minutes = 0
+                    let colon = index < bytes.count && bytes[index] == UInt8(ascii: ":")
+                    if colon { index += 1 }
+                    if colon || (index < bytes.count && (48...57).contains(bytes[index])) {
+                        guard let value = digits(2), value < 60 else { return nil }
+                        minutes = value
+                    }
                     offset = sign * (hours * 3600 + minutes * 60)
                 } else if bytes[index] | 0x20 == UInt8(ascii: "z") {
                     index += 1
