@@ -149,7 +149,7 @@ extension DateFieldList {
             case .year(let width):
                 let width = Int(width)
                 guard let value = digits(width, maximum: 4) else { return nil }
-                year = width == 2 ? (value < 70 ? 2000 + value : 1900 + value) : value
+                year = width == 2 ? DatePattern.year(twoDigits: value) : value
             case .month(let width):
                 guard let value = digits(Int(width), maximum: 2) else { return nil }
                 month = value

@@ -20,6 +20,9 @@ public struct DatePattern: Sendable, Hashable {
         case literal(start: UInt16, count: UInt16)
     }
 
+    /// The year a two-digit year (`yy`) names: 1970 to 2069.
+    static func year(twoDigits value: Int) -> Int { value < 70 ? 2000 + value : 1900 + value }
+
     /// The compiled fields (none when `DateFormatter` reads the pattern).
     let fields: DateFieldArrays
     /// The same fields inline (the flat import's reader), when they fit (``DateFields``).

@@ -2,10 +2,11 @@ import CairnSupport
 import Foundation
 
 /// A compiled date pattern whose every field is digits of one width (`yyyy`, `yyy`, `yy` and
-/// `uuuu`, `MM` and `LL`, `dd`, `HH`, `mm`, `ss`) and whose other text is literal (`dd/MM/yyyy HH:mm`, `yyyy-MM-dd`,
-/// `yyyyMMdd`): its dates have one length and each field one place. A date is read by checking
-/// its bytes eight at a time (the literal bytes equal, the others digits) and taking each
-/// field's digits from its place, where ``DateFieldList/date(_:offset:)`` goes field by field.
+/// `uuuu`, `MM` and `LL`, `dd`, `HH`, `mm`, `ss`) and whose other text is literal
+/// (`dd/MM/yyyy HH:mm`, `yyyy-MM-dd`, `yyyyMMdd`): its dates have one length and each field one
+/// place. A date is read by checking its bytes eight at a time (the literal bytes equal, the
+/// others digits) and taking each field's digits from its place, where
+/// ``DateFieldList/date(_:offset:)`` goes field by field.
 /// Both read the same dates (`FixedDateLayoutTests`).
 ///
 /// A plain value of 96 bytes; a pattern of another kind (a name, a fraction, a zone, a
@@ -27,9 +28,9 @@ struct FixedDateLayout: BitwiseCopyable {
     private var digitMask = InlineArray<3, UInt64>(repeating: 0)
     /// The first byte of the year, month, day, hour, minute and second (``absent``: not in the
     /// pattern, which leaves the field at its default: 1970-01-01 00:00:00).
-    private var places = InlineArray<6, UInt8>(repeating: absent)
+    private let places: InlineArray<6, UInt8>
     /// The year's digits (2: `yy`, the years 1970 to 2069; 3; 4).
-    private var yearWidth = 4
+    private let yearWidth: Int
 
     /// A field's place when the pattern has no such field.
     private static let absent: UInt8 = 0xFF
@@ -41,9 +42,6 @@ struct FixedDateLayout: BitwiseCopyable {
         var length = 0
         var places = InlineArray<6, UInt8>(repeating: Self.absent)
         var yearWidth = 4
-        var isDigit = InlineArray<24, Bool>(repeating: false)
-        var literal = InlineArray<24, UInt8>(repeating: 0)
-        var isLiteral = InlineArray<24, Bool>(repeating: false)
         for index in 0..<list.count {
             let part: Part
             let width: Int
@@ -59,8 +57,9 @@ struct FixedDateLayout: BitwiseCopyable {
             case .literal(let start, let count):
                 guard length + Int(count) <= Self.lengths.upperBound else { return nil }
                 for at in 0..<Int(count) {
-                    literal[length + at] = list.literal(Int(start) + at)
-                    isLiteral[length + at] = true
+                    let place = length + at
+                    literals[place / 8] |= UInt64(list.literal(Int(start) + at)) << Self.shift(place)
+                    literalMask[place / 8] |= 0xFF << Self.shift(place)
                 }
                 length += Int(count)
                 continue
@@ -69,22 +68,14 @@ struct FixedDateLayout: BitwiseCopyable {
             }
             guard places[part.rawValue] == Self.absent, length + width <= Self.lengths.upperBound else { return nil }
             places[part.rawValue] = UInt8(truncatingIfNeeded: length)
-            for at in length..<(length + width) { isDigit[at] = true }
             length += width
         }
         guard Self.lengths.contains(length) else { return nil }
         self.length = length
         self.places = places
         self.yearWidth = yearWidth
-        for at in 0..<length {
-            let shift = UInt64(at % 8 * 8)
-            if isLiteral[at] {
-                literals[at / 8] |= UInt64(literal[at]) << shift
-                literalMask[at / 8] |= 0xFF << shift
-            } else if isDigit[at] {
-                digitMask[at / 8] |= 0xFF << shift
-            }
-        }
+        // Every byte of the text that is not literal is a field's digit.
+        for at in 0..<length where literalMask[at / 8] >> Self.shift(at) & 0xFF == 0 { digitMask[at / 8] |= 0xFF << Self.shift(at) }
     }
 
     /// The date the bytes write, or nil: as ``DateFieldList/date(_:offset:)`` reads it.
@@ -110,12 +101,15 @@ struct FixedDateLayout: BitwiseCopyable {
             for at in place..<(place + width) { number = number * 10 + Int(bytes[at] &- UInt8(ascii: "0")) }
             return number
         }
-        var year = number(.year, yearWidth, default: 1970)
-        if yearWidth == 2 { year += year < 70 ? 2000 : 1900 }
+        let written = number(.year, yearWidth, default: 1970)
+        let year = yearWidth == 2 ? DatePattern.year(twoDigits: written) : written
         return DateRange.date(
             year: year, month: number(.month, 2, default: 1), day: number(.day, 2, default: 1), hour: number(.hour, 2, default: 0),
             minute: number(.minute, 2, default: 0), second: number(.second, 2, default: 0), nanoseconds: 0, offset: offset, defaultOffset: offset)
     }
+
+    /// Where byte `place` of the text sits in its word of eight.
+    private static func shift(_ place: Int) -> UInt64 { UInt64(place % 8 * 8) }
 
     /// Bytes `8 * index` up to 8 more of `bytes` (at least 8 bytes long), the first in the lowest
     /// byte, zero past the end.
