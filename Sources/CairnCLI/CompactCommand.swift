@@ -33,10 +33,9 @@ struct CompactCommand: AsyncParsableCommand {
     var retainHistory: UInt64?
 
     func run() async throws {
-        guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
         var options = StoreOptions()
         options.automaticCompaction = .disabled
-        let opened = try Store(at: store, model: model, options: options)
+        let opened = try Store(at: store, options: options)
         RecoveryWarning.print(opened.recoveryReport, store: store)
         let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1)
         let report: CompactionReport

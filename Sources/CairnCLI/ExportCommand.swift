@@ -43,10 +43,10 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let model = try Store.storedModel(at: fetch.store) else { throw CommandFailure("\(fetch.store) holds no model yet") }
-        let mapping = try commandMapping(self.mapping, model: model, entity: fetch.entity)
         let request = try fetch.request()
-        try await withOpenedStore(at: fetch.store, model: model, options: readOnlyOptions()) { try export($0, request, mapping) }
+        try await withOpenedStore(at: fetch.store, options: readOnlyOptions()) { opened in
+            try export(opened, request, try commandMapping(self.mapping, model: opened.model, entity: fetch.entity))
+        }
     }
 
     private func export(_ opened: Store, _ request: FetchRequest, _ mapping: Mapping) throws {

@@ -135,8 +135,7 @@ struct DumpCommand: AsyncParsableCommand {
     var asOf: UInt64?
 
     func run() async throws {
-        guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
-        try await withOpenedStore(at: store, model: model, options: readOnlyOptions(asOf: asOf)) { try dump($0, model: model) }
+        try await withOpenedStore(at: store, options: readOnlyOptions(asOf: asOf)) { try dump($0, model: $0.model) }
     }
 
     /// Prints the objects, about 64 KiB at a time.

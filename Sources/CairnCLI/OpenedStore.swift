@@ -1,12 +1,13 @@
 import Cairn
 import CairnLog
 
-/// Opens the store at `path`, prints what the open recovered (``RecoveryWarning``), runs `body`
-/// with the store and closes it, also when `body` throws.
+/// Opens the store at `path` with the model it was written with (as of `options.asOf`), prints
+/// what the open recovered (``RecoveryWarning``), runs `body` with the store and closes it, also
+/// when `body` throws.
 func withOpenedStore<Result>(
-    at path: String, model: Model, options: StoreOptions = StoreOptions(), _ body: (Store) async throws -> Result
+    at path: String, options: StoreOptions = StoreOptions(), _ body: (Store) async throws -> Result
 ) async throws -> Result {
-    let opened = try Store(at: path, model: model, options: options)
+    let opened = try Store(at: path, options: options)
     RecoveryWarning.print(opened.recoveryReport, store: path)
     let result: Result
     do {

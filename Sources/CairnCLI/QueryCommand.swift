@@ -47,15 +47,15 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let model = try Store.storedModel(at: fetch.store) else { throw CommandFailure("\(fetch.store) holds no model yet") }
-        guard model.entity(named: fetch.entity) != nil else {
-            throw ValidationError("the model has no entity \(fetch.entity) (it has \(model.entities.map(\.name).joined(separator: ", ")))")
-        }
-        print(try await withOpenedStore(at: fetch.store, model: model, options: readOnlyOptions(asOf: asOf), answer))
+        print(try await withOpenedStore(at: fetch.store, options: readOnlyOptions(asOf: asOf), answer))
     }
 
     /// What the command prints.
     private func answer(_ opened: Store) throws -> String {
+        let model = opened.model
+        guard model.entity(named: fetch.entity) != nil else {
+            throw ValidationError("the model has no entity \(fetch.entity) (it has \(model.entities.map(\.name).joined(separator: ", ")))")
+        }
         let request = try fetch.request(offset: offset, limit: limit)
         let context = opened.newBackgroundContext(name: "query")
         // Planning checks the request against the model and nothing else: what it refuses (an

@@ -121,8 +121,13 @@ struct StoreStatistics: Encodable {
 
     /// Counts the live objects of each entity, opening the store read-only.
     static func entityCounts(_ path: String) throws -> [String: Int]? {
-        guard let model = try Store.storedModel(at: path) else { return nil }
-        let store = try Store(at: path, model: model, options: readOnlyOptions())
+        let store: Store
+        do {
+            store = try Store(at: path, options: readOnlyOptions())
+        } catch StoreError.Code.notObjectGraph where (try? Store.storedModel(at: path)) == .some(nil) {
+            return nil  // a store without a model yet: no entities to count
+        }
+        let model = store.model
         let context = store.newBackgroundContext(name: "stats")
         var counts: [String: Int] = [:]
         for entity in model.entities {

@@ -10,6 +10,8 @@ import Foundation
 final class SnapshotBuilder: @unchecked Sendable {
     // Safety: every stored property is guarded by `condition`, except `snapshot`, which only the
     // applying thread touches until it sets `exited` under the lock; `finish()` reads it after.
+    // Until the first `.start`, `snapshot` is the one given (nil when the model is not known
+    // before the log is read: every other item then fails).
     enum Item {
         case changes(RowChangeSet, LSN)
         case advance(LSN)
@@ -28,13 +30,14 @@ final class SnapshotBuilder: @unchecked Sendable {
     private var finished = false
     private var exited = false
     private var failure: (any Error)?
-    private var snapshot: StoreSnapshot
+    private var snapshot: StoreSnapshot?
     /// How many records may wait: bounds the memory that decoding ahead can take.
     private let limit = 16
 
-    init(_ snapshot: StoreSnapshot) {
+    /// A builder starting from `snapshot`, or (nil) from the snapshot of the first `.start`.
+    init(_ snapshot: StoreSnapshot?) {
         self.snapshot = snapshot
-        self.snapshot.startBulkIndexing()
+        self.snapshot?.startBulkIndexing()
         // A reused thread: the snapshot's memory then comes from the arena of the thread that
         // built the last one, memory a closed store freed (``WorkerThreads``).
         WorkerThreads.replay.run { [self] in run() }
@@ -50,8 +53,9 @@ final class SnapshotBuilder: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Waits until every queued record is applied and returns the snapshot.
-    func finish() throws -> StoreSnapshot {
+    /// Waits until every queued record is applied and returns the snapshot (nil when the
+    /// builder started without one and was given no `.start`).
+    func finish() throws -> StoreSnapshot? {
         condition.lock()
         defer { condition.unlock() }
         finished = true
@@ -67,7 +71,7 @@ final class SnapshotBuilder: @unchecked Sendable {
             while queue.isEmpty && !finished && failure == nil { condition.wait() }
             if (queue.isEmpty && finished) || failure != nil {
                 // A failed replay's snapshot, half applied, is dropped: no index to finish.
-                if failure == nil { snapshot.finishBulkIndexing() }
+                if failure == nil { snapshot?.finishBulkIndexing() }
                 exited = true
                 condition.broadcast()
                 condition.unlock()
@@ -79,19 +83,28 @@ final class SnapshotBuilder: @unchecked Sendable {
             condition.unlock()
             do {
                 for item in items {
+                    if case .start(let model, let lsn) = item {
+                        var started = StoreSnapshot(model: model)
+                        started.startBulkIndexing()
+                        started.advance(to: lsn)
+                        snapshot = started
+                        continue
+                    }
+                    // Taken out while it changes, so that it stays uniquely referenced.
+                    guard var current = snapshot.take() else {
+                        throw StoreError(.corruptRecord, "a record of objects before the store's model record")
+                    }
+                    defer { snapshot = current }
                     switch item {
-                    case .changes(let changes, let lsn): try snapshot.apply(changes, at: lsn)
-                    case .advance(let lsn): snapshot.advance(to: lsn)
-                    case .load(let chunks, let lsn): for chunk in chunks { try snapshot.load(chunk, at: lsn) }
-                    case .reserveKeys(let key): snapshot.reserveKeys(below: key)
-                    case .start(let model, let lsn):
-                        snapshot = StoreSnapshot(model: model)
-                        snapshot.startBulkIndexing()
-                        snapshot.advance(to: lsn)
+                    case .changes(let changes, let lsn): try current.apply(changes, at: lsn)
+                    case .advance(let lsn): current.advance(to: lsn)
+                    case .load(let chunks, let lsn): for chunk in chunks { try current.load(chunk, at: lsn) }
+                    case .reserveKeys(let key): current.reserveKeys(below: key)
+                    case .start: break
                     case .migrate(let plan, let lsn):
-                        snapshot.finishBulkIndexing()
-                        snapshot = try plan.migrate(snapshot, at: lsn)
-                        snapshot.startBulkIndexing()
+                        current.finishBulkIndexing()
+                        current = try plan.migrate(current, at: lsn)
+                        current.startBulkIndexing()
                     }
                 }
             } catch {

@@ -18,24 +18,34 @@ extension Store {
     /// checks (or records) the model: migrates the store when it was written with another
     /// model and the options allow it. Returns the models the store was written with, oldest
     /// first, and the bytes read, too.
-    static func openLog(directory: String, model: Model, options: StoreOptions) throws -> OpenedLog {
+    ///
+    /// Without a `model`, the store opens with the model it was written with (as of
+    /// `options.asOf`): nothing is checked or migrated, and a directory without a store, or a
+    /// store without a model record yet, is refused rather than created.
+    static func openLog(directory: String, model: Model?, options: StoreOptions) throws -> OpenedLog {
         if options.asOf != nil && !options.readOnly {
             throw StoreError(.invalidArgument, "a store opened as of a past LSN is read-only: set readOnly too")
         }
         if options.asOf == .zero { throw StoreError(.historyUnavailable, "LSN 0 is before the store's first record, LSN 1", lsn: .first) }
-        var opened = try replay(directory: directory, model: model, logOptions: options.logOptions, through: options.asOf)
+        var logOptions = options.logOptions
+        if model == nil { logOptions.createIfMissing = false }
+        var opened = try replay(directory: directory, model: model, logOptions: logOptions, through: options.asOf)
         let log = opened.log
         guard let recorded = opened.history.last else {
             if log.lastLSN != .zero {
                 try? log.closeNow()
                 throw StoreError(.corruptRecord, "the log does not start with a model record", lsn: log.firstLSN)
             }
+            guard let model else {
+                try? log.closeNow()
+                throw noModelYet(directory)
+            }
             guard !options.readOnly else { return OpenedLog(log: log, snapshot: StoreSnapshot(model: model), history: [model]) }
             var empty = StoreSnapshot(model: model)
             empty.advance(to: try log.appendNow(StoreRecord.model(model).encoded()))
             return OpenedLog(log: log, snapshot: empty, history: [model])
         }
-        guard recorded != model else { return opened }
+        guard let model, recorded != model else { return opened }
         do {
             let (migrated, steps) = try reconcile(log: log, snapshot: opened.snapshot, stored: recorded, with: model, options: options)
             opened.snapshot = migrated
@@ -52,7 +62,9 @@ extension Store {
 
     /// Opens the log and replays it (its base, then the records after it, up to `through`
     /// when given) into a snapshot in the model the records were written with: no model check,
-    /// no migration. The history is empty when the log holds no model record yet.
+    /// no migration. The history is empty when the log holds no model record yet (and the
+    /// snapshot empty, in `model`; without a `model` such a log is refused, as a record of
+    /// objects before any model is).
     ///
     /// A read-only open whose files a compaction in another process replaced while it read
     /// them reads them again from the start, a few times (``Log/retryingWhileBusy(_:)``).
@@ -61,17 +73,17 @@ extension Store {
     ///   or later than the last record; ``StoreError/Code/notObjectGraph`` when the log's
     ///   first record is not a model record; a record's error names its segment file and
     ///   offset; the log's errors (``LogError/Code/busy`` when the files kept changing).
-    static func replay(directory: String, model: Model, logOptions: LogOptions, through: LSN?) throws -> OpenedLog {
+    static func replay(directory: String, model: Model?, logOptions: LogOptions, through: LSN?) throws -> OpenedLog {
         try Log.retryingWhileBusy { try replayOnce(directory: directory, model: model, logOptions: logOptions, through: through) }
     }
 
-    private static func replayOnce(directory: String, model: Model, logOptions: LogOptions, through: LSN?) throws -> OpenedLog {
+    private static func replayOnce(directory: String, model: Model?, logOptions: LogOptions, through: LSN?) throws -> OpenedLog {
         var history: [Model] = []
         var baseBytes: UInt64 = 0
         var logBytes: UInt64 = 0
         var stored: Model? { history.last }
         var locations = RecordLocations()
-        let builder = SnapshotBuilder(StoreSnapshot(model: model))
+        let builder = SnapshotBuilder(model.map { StoreSnapshot(model: $0) })
         let log: Log
         do {
             log = try Log.open(
@@ -115,7 +127,9 @@ extension Store {
             throw locations.locate(error)
         }
         do {
-            let snapshot = try builder.finish()
+            guard let snapshot = try builder.finish() ?? model.map({ StoreSnapshot(model: $0) }) else {
+                throw noModelYet(directory)
+            }
             if let through, log.lastLSN < through {
                 throw StoreError(
                     .historyUnavailable, "LSN \(through) is later than the store's last save, LSN \(log.lastLSN)", lsn: log.lastLSN)
@@ -125,6 +139,11 @@ extension Store {
             try? log.closeNow()
             throw locations.locate(error)
         }
+    }
+
+    /// The error of an open without a model of a store that holds none yet.
+    static func noModelYet(_ directory: String) -> StoreError {
+        StoreError(.notObjectGraph, "\(directory) holds no model yet: open it with a model first")
     }
 
     /// The error for a past LSN older than the oldest state the store keeps.

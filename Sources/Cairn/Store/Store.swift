@@ -47,6 +47,21 @@ public final class Store: Sendable {
         self.init(model: model, directory: directory, options: options, opened: opened)
     }
 
+    /// Opens the store in `directory` with the model it was last written with (as of
+    /// ``StoreOptions/asOf`` when set), read from its log in the same pass that replays it:
+    /// for tools that read any store, as `cairn` does, without a model of their own. Nothing is
+    /// checked against an app's model or migrated; ``model`` is the stored one.
+    ///
+    /// (``storedModel(at:)`` followed by ``init(at:model:options:)`` reads the log twice.)
+    ///
+    /// - Throws: ``LogError/Code/notFound`` when the directory holds no store (none is
+    ///   created); ``StoreError/Code/notObjectGraph`` when its log holds no model record yet or
+    ///   does not start with one; otherwise as ``init(at:model:options:)``.
+    public convenience init(at directory: String, options: StoreOptions = StoreOptions()) throws {
+        let opened = try Self.openLog(directory: directory, model: nil, options: options)
+        self.init(model: opened.snapshot.model, directory: directory, options: options, opened: opened)
+    }
+
     /// Opens (or creates) the store in the directory at a file URL.
     ///
     /// - Throws: ``StoreError/Code/invalidLocation`` for a URL that is not a file URL; otherwise

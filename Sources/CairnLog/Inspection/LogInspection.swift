@@ -160,7 +160,7 @@ extension LogInspection {
         guard case .found(let manifest, let note) = try manifestFile.read(segmentsWithFrames: segmentsWithFrames, repair: false) else {
             let orphaned = CairnLog.UnlistedFile.storeFilesWithoutManifest(names: names, layout: layout, io: fileIO)
             guard orphaned.isEmpty else { throw CairnLog.UnlistedFile.refusalWithoutManifest(orphaned, layout: layout) }
-            throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
+            throw LogError.noStore(layout)
         }
         // Every file it names, opened now (a compaction meanwhile only unlinks them); one gone
         // already because the manifest was replaced meanwhile: read again.

@@ -24,6 +24,12 @@ extension Log {
         let writable = options.isWritable
         if writable && options.createIfMissing { try io.createDirectory(layout.directory) }
         guard io.exists(layout.directory) else { throw LogError(.notFound, "no such directory", path: layout.directory) }
+        // An open that may not create a store leaves nothing behind, not even the lock's file,
+        // in a directory that never held one (a store that lost its manifest has that file, and
+        // is refused below with its files named).
+        if writable && !options.createIfMissing && !io.exists(layout.manifest) && !io.exists(layout.lock) {
+            throw LogError.noStore(layout)
+        }
         let lock = writable ? try acquireLock(layout, io) : nil
         var reading: OpenFile?
         defer { if let reading { io.close(reading) } }

@@ -69,7 +69,7 @@ extension Log {
             let orphaned = UnlistedFile.storeFilesWithoutManifest(names: read.names, layout: layout, io: io)
             guard orphaned.isEmpty else { throw UnlistedFile.refusalWithoutManifest(orphaned, layout: layout) }
             guard options.isWritable && options.createIfMissing else {
-                throw LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
+                throw LogError.noStore(layout)
             }
             return (try createStore(layout: layout, io: io, maximumFrameSize: options.maximumFrameSize), nil)
         }
@@ -92,5 +92,12 @@ extension Log {
         try io.syncDirectory(layout.directory)
         try ManifestFile(layout: layout, io: io).write(manifest)
         return manifest
+    }
+}
+
+extension LogError {
+    /// The error for a directory that holds no store (no manifest).
+    static func noStore(_ layout: StoreLayout) -> LogError {
+        LogError(.notFound, "no Cairn store here (no MANIFEST)", path: layout.manifest)
     }
 }
