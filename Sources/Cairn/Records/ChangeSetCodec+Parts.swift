@@ -178,6 +178,10 @@ struct ChangeRecordParts: Sendable {
             changes.inserts.reserveCapacity(part.count)
             changes.insertedRows = RowStorage.make(capacity: part.end - part.start)
             try ChangeSetCodec.decodePart(number, of: table, in: reader.buffer, model: model, into: &changes)
+            // Work the applying thread would do, done here on the decoding one (less busy in
+            // replay): the inserts' uniqueness keys, and the value starts of the chunks filled.
+            changes.insertKeys = StoreSnapshot.insertKeys(of: changes, model: model)
+            changes.filledChunkStarts = changes.valueStartsOfFilledChunks()
             return changes
         }
     }

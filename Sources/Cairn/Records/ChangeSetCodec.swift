@@ -222,6 +222,15 @@ struct RowChangeSet: @unchecked Sendable {
     var updates: [Update] = []
     var deletes: [ObjectID] = []
 
+    /// The uniqueness keys of the inserted rows, when worked out ahead on the decoding thread
+    /// (``ChangeRecordParts/part(_:)``, so that the applying thread, replay's busier one, does
+    /// less); nil: the applying thread works them out.
+    var insertKeys: [UniqueIndex.Key]?
+    /// The value-start tables of the chunks whose every slot a run of these inserts fills, in
+    /// slot order (``ChangeRecordParts/part(_:)``), by chunk number: a chunk filled by that run
+    /// takes its table instead of walking its rows again.
+    var filledChunkStarts: [UInt64: ValueStarts] = [:]
+
     /// An inserted object's row (holding the record's buffer).
     func row(_ insert: Insert) -> Row {
         Row.view(insertedRows, start: insert.start, length: insert.length, count: insert.count)

@@ -7,10 +7,12 @@
 /// grew by.
 extension ObjectChunk {
     /// Puts the live rows in one buffer of their size: when this chunk alone holds a buffer
-    /// with room or garbage, or when it has an overflow buffer (a chunk filled save by save,
-    /// while its buffer was shared, has most of its rows there).
+    /// with room (more than the allocator's rounding: a 32nd of its bytes) or garbage, or when
+    /// it has an overflow buffer (a chunk filled save by save, while its buffer was shared, has
+    /// most of its rows there).
     func trim() {
-        guard overflow != nil || (isKnownUniquelyReferenced(&buffer) && (buffer.room > 0 || garbage > 0)) else { return }
+        let spare = buffer.room > buffer.used / 32 || garbage > 0
+        guard overflow != nil || (spare && isKnownUniquelyReferenced(&buffer)) else { return }
         copyLiveRows(into: RowStorage.make(capacity: liveBytes))
     }
 
@@ -43,6 +45,17 @@ extension ObjectChunk {
         buffer = fresh
         overflow = nil
         garbage = 0
+    }
+
+    /// Sizes the buffer of a chunk that holds no row yet for the rows about to be stored in it
+    /// (length, entity and value count of each; the long ones keep buffers of their own), so
+    /// that a chunk replay fills in one run is neither grown nor trimmed: its rows are copied
+    /// once.
+    func reserveFirstRows<Rows: Sequence<(length: Int, entity: Int, count: Int)>>(_ rows: Rows) {
+        guard live == 0, buffer.used == 0, overflow == nil, isKnownUniquelyReferenced(&buffer) else { return }
+        var bytes = 0
+        for row in rows where Self.fitsBuffer(length: row.length, entity: row.entity, count: row.count) { bytes += row.length }
+        if bytes > buffer.room { buffer = RowStorage.make(capacity: bytes) }
     }
 
     /// Where a row of `room` bytes goes, made this chunk's alone with room for it: the buffer

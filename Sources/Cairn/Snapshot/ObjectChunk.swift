@@ -1,4 +1,5 @@
 import CairnLog
+import CairnSupport
 import Synchronization
 
 /// One chunk of the ``ObjectTable``: 256 slots, their rows' bytes in one buffer (and the rows
@@ -168,16 +169,36 @@ final class ObjectChunk: @unchecked Sendable {
     func scanStarts() -> ValueStarts {
         valueStarts.withLock { known in
             if let known { return known }
-            let entries = entries
-            let made = buffer.withBytes { all in
-                ValueStarts(slots: entries.count) { slot -> (UnsafeRawBufferPointer, Int)? in
-                    // Rows of the overflow buffer (few) have no starts: they are walked.
-                    guard let entry = entries[slot], case .buffer(let start) = entry.place, start + Int(entry.length) <= all.count else { return nil }
-                    return (UnsafeRawBufferPointer(rebasing: all[start..<(start + Int(entry.length))]), Int(entry.count))
-                }
-            }
+            let made = makeValueStarts()
             known = made
             return made
+        }
+    }
+
+    /// A table of value starts made from the rows.
+    private func makeValueStarts() -> ValueStarts {
+        let entries = entries
+        return buffer.withBytes { all in
+            ValueStarts(slots: entries.count) { slot -> (UnsafeRawBufferPointer, Int)? in
+                // Rows of the overflow buffer (few) have no starts: they are walked.
+                guard let entry = entries[slot], case .buffer(let start) = entry.place, start + Int(entry.length) <= all.count else { return nil }
+                return (UnsafeRawBufferPointer(rebasing: all[start..<(start + Int(entry.length))]), Int(entry.count))
+            }
+        }
+    }
+
+    /// Checks that the chunk's table of value starts, if it has one, says what its rows say:
+    /// every slot with entries has a row, and the entries are those its row makes.
+    func checkValueStarts() throws(InvariantViolation) {
+        guard let known = valueStarts.withLock({ $0 }) else { return }
+        let fresh = makeValueStarts()
+        for slot in entries.indices {
+            guard known.entries(slot) != nil else { continue }
+            guard let entry = entries[slot] else { throw InvariantViolation("ObjectChunk", "empty slot \(slot) has value starts") }
+            for index in 0...Int(entry.count) {
+                let kept = known.entry(slot, index), made = fresh.entry(slot, index)
+                try require(kept == made, "ObjectChunk", "slot \(slot)'s value start \(index) is \(kept.map(String.init) ?? "none"), its row says \(made.map(String.init) ?? "none")")
+            }
         }
     }
 

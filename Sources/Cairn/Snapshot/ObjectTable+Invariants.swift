@@ -8,7 +8,8 @@ extension ObjectChunk {
     /// Checks every rule of the chunk: 256 slots; `live` counts the filled ones; a row in a
     /// buffer (the chunk's or its overflow buffer) lies within its used bytes, and no two
     /// overlap; the bytes the two use are the live rows' plus `garbage`; a slot whose row is
-    /// long (`start == .max`) has it in `large`, and `large` holds nothing else.
+    /// long (`start == .max`) has it in `large`, and `large` holds nothing else; the table of
+    /// value starts, if any, is what the rows make (``checkValueStarts()``).
     func checkInvariants() throws(InvariantViolation) {
         try require(entries.count == Tuning.objectChunkSize, "ObjectChunk", "\(entries.count) slots, not \(Tuning.objectChunkSize)")
         var filled = 0, inBuffers = 0, longRows = 0
@@ -33,6 +34,7 @@ extension ObjectChunk {
         for (before, after) in zip(ranges, ranges.dropFirst()) {
             try require(before.end <= after.start, "ObjectChunk", "rows at \(before.start) and \(after.start) overlap")
         }
+        try checkValueStarts()
     }
 
     /// Checks the rules of one slot (see ``checkInvariants()``).

@@ -85,12 +85,17 @@ struct ObjectTable: Sendable {
     }
 
     /// One more object in `chunk`: a chunk just filled (as replay fills them, one after the
-    /// other) gives back the room its buffer grew by and makes its table of value starts.
-    private static func filled(_ chunk: ObjectChunk) {
+    /// other) gives back the room its buffer grew by and takes `starts` as its table of value
+    /// starts, or makes it.
+    private static func filled(_ chunk: ObjectChunk, starts: ValueStarts? = nil) {
         chunk.live += 1
         if chunk.live == Tuning.objectChunkSize {
             chunk.trim()
-            chunk.scanStarts()  // while its rows are in the cache
+            if let starts {
+                chunk.setValueStarts(starts)
+            } else {
+                chunk.scanStarts()  // while its rows are in the cache
+            }
         }
     }
 
@@ -106,12 +111,16 @@ struct ObjectTable: Sendable {
             var end = start + 1
             while end < inserts.count, inserts[end].id.key >> Tuning.objectChunkShift == chunkNumber { end += 1 }
             let stopped = modify(inserts[start].id.key) { chunk, _ -> Int? in
+                // A chunk this run fills from empty holds exactly the run's rows: the table of
+                // their value starts worked out ahead, if any, is its table.
+                let starts = chunk.live == 0 ? changes.filledChunkStarts[chunkNumber] : nil
+                chunk.reserveFirstRows(inserts[start..<end].lazy.map { ($0.length, $0.id.entity, $0.count) })
                 for index in start..<end {
                     let insert = inserts[index]
                     let slot = Int(insert.id.key & UInt64(Tuning.objectChunkSize - 1))
                     guard chunk.entries[slot] == nil else { return index }
                     changes.withRow(insert) { chunk.store($0, version: version, entity: insert.id.entity, slot: slot) }
-                    Self.filled(chunk)
+                    Self.filled(chunk, starts: starts)
                 }
                 return nil
             }

@@ -246,15 +246,7 @@ struct StoreSnapshot: Sendable {
         // a large save, on another core while this one files the rows (nearly every key is a
         // cache miss in a large index). Filing must end before this returns or throws: a
         // failure's rollback must not run alongside it.
-        var newKeys: [UniqueIndex.Key] = []
-        for insert in changes.inserts {
-            let id = insert.id
-            changes.withRow(insert) { row in
-                for constraint in storage.model.descriptions[id.entity].uniqueness {
-                    if let hash = Self.keyHash(row.bytes, constraint) { newKeys.append(UniqueIndex.Key(hash: hash, id: id)) }
-                }
-            }
-        }
+        let newKeys = changes.insertKeys ?? Self.insertKeys(of: changes, model: storage.model)
         let unique = storage.unique
         let filing =
             newKeys.count >= Tuning.concurrentKeys && !unique.isBuildingInBulk
@@ -306,6 +298,20 @@ struct StoreSnapshot: Sendable {
         }
         storage.lsn = max(storage.lsn, lsn)
         return clashing
+    }
+
+    /// The uniqueness keys of a change set's inserted rows, in insert order.
+    static func insertKeys(of changes: RowChangeSet, model: Model) -> [UniqueIndex.Key] {
+        var keys: [UniqueIndex.Key] = []
+        for insert in changes.inserts {
+            let id = insert.id
+            changes.withRow(insert) { row in
+                for constraint in model.descriptions[id.entity].uniqueness {
+                    if let hash = Self.keyHash(row.bytes, constraint) { keys.append(UniqueIndex.Key(hash: hash, id: id)) }
+                }
+            }
+        }
+        return keys
     }
 
     /// The hash of a row's key for a constraint; nil when one of its values is nil (no key).

@@ -85,6 +85,13 @@ final class ValueStarts: @unchecked Sendable {
         }
     }
 
+    /// Entry `index` of a slot's row (a value's start, or the row's length after the last
+    /// value); nil when the slot has no entries. `index` is at most the row's number of values.
+    func entry(_ slot: Int, _ index: Int) -> Int? {
+        guard let entries = entries(slot) else { return nil }
+        return wide ? Int(entries.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)) : Int(entries.load(fromByteOffset: index, as: UInt8.self))
+    }
+
     deinit {
         first.deallocate()
         starts.deallocate()
