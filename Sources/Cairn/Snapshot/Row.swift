@@ -148,6 +148,10 @@ struct BorrowedRow {
 
 /// The bytes behind rows: one row's (a row made on its own), or those of a chunk of the object
 /// table, which appends rows while it alone holds the buffer.
+///
+/// The count of bytes used (the header) is read and written through its pointer: as a class's
+/// stored property, `header` would be checked for exclusive access at run time on every
+/// access, a cost per row appended (its writers hold the buffer alone).
 final class RowStorage: ManagedBuffer<Int, UInt8> {
     /// A buffer with room for `capacity` bytes.
     static func make(capacity: Int) -> RowStorage {
@@ -156,29 +160,30 @@ final class RowStorage: ManagedBuffer<Int, UInt8> {
     }
 
     /// How many bytes are used.
-    var used: Int { header }
+    var used: Int { withUnsafeMutablePointerToHeader { $0.pointee } }
 
     /// The room left.
-    var room: Int { capacity - header }
+    var room: Int { capacity - used }
 
     /// Appends bytes and returns where they start; nil when they do not fit.
     func append(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        let start = header
-        guard bytes.count <= capacity - start else { return nil }
-        withUnsafeMutablePointerToElements { elements in
+        let capacity = capacity
+        return withUnsafeMutablePointers { header, elements -> Int? in
+            let start = header.pointee
+            guard bytes.count <= capacity - start else { return nil }
             if let base = bytes.baseAddress { UnsafeMutableRawPointer(elements + start).copyMemory(from: base, byteCount: bytes.count) }
+            header.pointee = start + bytes.count
+            return start
         }
-        header = start + bytes.count
-        return start
     }
 
     /// Empties the buffer, for a caller that holds it alone (no row refers to it any more).
-    func removeAll() { header = 0 }
+    func removeAll() { withUnsafeMutablePointerToHeader { $0.pointee = 0 } }
 
     /// Calls `body` with the used bytes.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withUnsafeMutablePointerToElements { elements in
-            try body(UnsafeRawBufferPointer(start: UnsafeRawPointer(elements), count: header))
+        try withUnsafeMutablePointers { header, elements in
+            try body(UnsafeRawBufferPointer(start: UnsafeRawPointer(elements), count: header.pointee))
         }
     }
 }

@@ -121,6 +121,7 @@ package final class PayloadCodec: Sendable {
             var produced = -1
             let output = [UInt8](unsafeUninitializedCapacity: rawLength) { buffer, initialized in
                 let destination = UnsafeMutableRawBufferPointer(buffer)
+                LargeBuffer.adviseHugePages(destination)
                 if let dictionary {
                     produced = dictionary.decompress(stored, into: destination)
                 } else {

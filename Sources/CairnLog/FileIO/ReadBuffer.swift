@@ -1,3 +1,5 @@
+import CairnSupport
+
 /// A reusable read buffer over one file: holds a window of the file and grows when a frame is
 /// larger than it. Reusing it avoids touching fresh memory for every frame.
 package final class ReadBuffer {
@@ -28,6 +30,7 @@ package final class ReadBuffer {
         if length > storage.count {
             storage.deallocate()
             storage = .allocate(byteCount: length, alignment: 16)
+            LargeBuffer.adviseHugePages(storage)
         }
         let wanted = Int(min(UInt64(storage.count), fileEnd - offset))
         let target = UnsafeMutableRawBufferPointer(rebasing: storage[0..<wanted])
