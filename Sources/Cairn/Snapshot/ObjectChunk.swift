@@ -196,8 +196,8 @@ final class ObjectChunk: @unchecked Sendable {
             guard known.entries(slot) != nil else { continue }
             guard let entry = entries[slot] else { throw InvariantViolation("ObjectChunk", "empty slot \(slot) has value starts") }
             for index in 0...Int(entry.count) {
-                let kept = known.entry(slot, index), made = fresh.entry(slot, index)
-                try require(kept == made, "ObjectChunk", "slot \(slot)'s value start \(index) is \(kept.map(String.init) ?? "none"), its row says \(made.map(String.init) ?? "none")")
+                let kept = known.entry(slot, index).map(String.init) ?? "none", made = fresh.entry(slot, index).map(String.init) ?? "none"
+                try require(kept == made, "ObjectChunk", "slot \(slot)'s value start \(index) is \(kept), its row says \(made)")
             }
         }
     }
