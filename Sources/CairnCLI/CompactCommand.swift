@@ -33,9 +33,12 @@ struct CompactCommand: AsyncParsableCommand {
     var retainHistory: UInt64?
 
     func run() async throws {
+        // The model is read first, read-only: a writable open changes files (a manifest's frame
+        // limit, a promoted `MANIFEST.tmp`) before it could find that the log is not a store's.
+        guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
         var options = StoreOptions()
         options.automaticCompaction = .disabled
-        let opened = try Store(at: store, options: options)
+        let opened = try Store(at: store, model: model, options: options)
         RecoveryWarning.print(opened.recoveryReport, store: store)
         let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1)
         let report: CompactionReport

@@ -119,14 +119,10 @@ struct StoreStatistics: Encodable {
         try container.encodeIfPresent(entities, forKey: .entities)
     }
 
-    /// Counts the live objects of each entity, opening the store read-only.
-    static func entityCounts(_ path: String) throws -> [String: Int]? {
-        let store: Store
-        do {
-            store = try Store(at: path, options: readOnlyOptions())
-        } catch StoreError.Code.notObjectGraph where (try? Store.storedModel(at: path)) == .some(nil) {
-            return nil  // a store without a model yet: no entities to count
-        }
+    /// Counts the live objects of each entity, opening the store read-only (with its own
+    /// model: a store without one is ``StoreError/Code/notObjectGraph``).
+    static func entityCounts(_ path: String) throws -> [String: Int] {
+        let store = try Store(at: path, options: readOnlyOptions())
         let model = store.model
         let context = store.newBackgroundContext(name: "stats")
         var counts: [String: Int] = [:]

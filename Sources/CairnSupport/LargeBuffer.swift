@@ -13,9 +13,10 @@ package enum LargeBuffer {
     /// offers them on request (Linux's transparent huge pages in `madvise` mode): one fault per
     /// 2 MiB instead of one per 4 KiB, which on a virtual machine costs more than the copy into
     /// the page. Advice only: nothing changes where it is not taken, or below
-    /// ``adviceThreshold``.
+    /// ``adviceThreshold``. The advice stays with the memory once freed (until the allocator
+    /// unmaps it), as every allocation has it where huge pages are in `always` mode.
     package static func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
-        #if os(Linux)
+        #if canImport(Glibc)
             guard buffer.count >= adviceThreshold, let base = buffer.baseAddress else { return }
             let address = UInt(bitPattern: base)
             let first = (address + UInt(hugePage - 1)) & ~UInt(hugePage - 1)

@@ -83,7 +83,8 @@ import Testing
     @Test func compactKilledAtRandomMomentsLosesNothing() throws {
         let directory = TemporaryDirectory()
         let store = directory.store()
-        #expect(try cairn("demo", "--dir", store, "--books", "20000").status == 0)
+        let demo = try cairn("demo", "--dir", store, "--books", "20000")
+        #expect(demo.status == 0, "\(demo.output)")
         let before = try cairn("dump", store).output
         let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
         // How long a whole run takes here and now (this machine's speed varies, and other

@@ -18,6 +18,32 @@ import Testing
         return text
     }
 
+    /// The invariant behind value starts worked out ahead of a chunk (replay's decoding
+    /// thread): a table that is not the one the chunk's rows make is caught, whether its starts
+    /// differ or it was made for rows with another number of values.
+    @Test func aTableOfValueStartsOtherThanTheRowsMakeIsCaught() throws {
+        var table = ObjectTable(entityCount: 1)
+        for key in 0..<UInt64(Tuning.objectChunkSize) {
+            _ = table.insert(ObjectRecord(row: Self.row("value \(key)"), version: LSN(1), entity: 0), key: key)
+        }
+        let chunk = try #require(table.chunks[0])
+        try chunk.checkValueStarts()  // the table the chunk made when it filled
+        // Starts made for other rows: longer strings, so every row's length differs.
+        let other = (0..<Tuning.objectChunkSize).map { Self.row("another, longer value \($0)") }
+        let shifted = ValueStarts(slots: Tuning.objectChunkSize) { slot in other[slot].withBorrowed { ($0.bytes.bytes, 1) } }
+        chunk.setValueStarts(shifted)
+        #expect(throws: InvariantViolation.self) { try chunk.checkValueStarts() }
+        // A table made for rows of two values: as many entries as the rows' values plus one.
+        let twoValues = (0..<Tuning.objectChunkSize).map { slot -> Row in
+            var writer = ByteWriter(capacity: 64)
+            ValueEncoding.write(Value.string("value \(slot)"), &writer)
+            ValueEncoding.write(Value.integer(Int64(slot)), &writer)
+            return writer.bytes.withUnsafeBytes { Row.make(count: 2, bytes: $0) }
+        }
+        chunk.setValueStarts(ValueStarts(slots: Tuning.objectChunkSize) { slot in twoValues[slot].withBorrowed { ($0.bytes.bytes, 2) } })
+        #expect(throws: InvariantViolation.self) { try chunk.checkValueStarts() }
+    }
+
     @Test func rowsHeldElsewhereNeverChangeAndGarbageIsCompacted() {
         var table = ObjectTable(entityCount: 1)
         for key in 1...200 as ClosedRange<UInt64> {

@@ -79,6 +79,50 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
     }
 
+    /// A directory holding a store's files without `MANIFEST` and without `LOCK` (a backup, a
+    /// copy) is not taken for an empty one: its manifest's `.prev` is used, or it is refused
+    /// as a store that lost its manifest.
+    @Test func aStoreWithoutItsLockFileOrManifestIsNotTakenForNone() async throws {
+        let folder = TemporaryDirectory()
+        let path = folder.store()
+        let store = try Store(at: path, model: try Self.model())
+        _ = try store.viewContext.make("Note", ["title": "kept"])
+        try await store.viewContext.save()
+        try await store.close()
+        let files = FileManager.default
+        try files.removeItem(atPath: path + "/LOCK")
+        try files.moveItem(atPath: path + "/MANIFEST", toPath: path + "/MANIFEST.prev")
+        let reopened = try Store(at: path, options: StoreOptions())
+        #expect(try reopened.count(of: "Note") == 1)
+        try await reopened.close()
+
+        for name in ["LOCK", "MANIFEST", "MANIFEST.prev", "MANIFEST.tmp"] { try? files.removeItem(atPath: path + "/" + name) }
+        var logOptions = LogOptions()
+        logOptions.createIfMissing = false
+        #expect { try Log.open(at: path, options: logOptions) } throws: { ($0 as? LogError)?.code == .corruption }
+    }
+
+    /// A store written in large saves (records in parts), then compacted (a base), opens
+    /// without a model as it does with one.
+    @Test func largeSavesAndABaseOpenWithoutAModel() async throws {
+        let folder = TemporaryDirectory()
+        let path = folder.store()
+        let model = try Self.model()
+        let store = try Store(at: path, model: model)
+        for round in 0..<2 {
+            let context = store.newBackgroundContext()
+            for index in 0..<9_000 { _ = try context.make("Note", ["title": .string("r\(round)-\(index)"), "words": .integer(Int64(index))]) }
+            try await context.save()
+            if round == 0 { _ = try await store.compact() }
+        }
+        try await store.close()
+        let opened = try Store(at: path, options: Self.readOnly)
+        #expect(opened.model == model)
+        #expect(try opened.count(of: "Note") == 18_000)
+        #expect(try opened.newBackgroundContext().count(FetchRequest("Note", predicate: .equal("title", "r1-8999"))) == 1)
+        try await opened.close()
+    }
+
     @Test func aLogWithoutAModelRecordIsRefused() async throws {
         let folder = TemporaryDirectory()
         // A store's log created empty: no model record yet.

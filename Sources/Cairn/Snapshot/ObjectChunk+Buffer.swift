@@ -47,10 +47,10 @@ extension ObjectChunk {
         garbage = 0
     }
 
-    /// Sizes the buffer of a chunk that holds no row yet for the rows about to be stored in it
-    /// (length, entity and value count of each; the long ones keep buffers of their own), so
-    /// that a chunk replay fills in one run is neither grown nor trimmed: its rows are copied
-    /// once.
+    /// Sizes the buffer of a chunk that holds no row yet for the rows about to fill it (length,
+    /// entity and value count of each; the long ones keep buffers of their own), so that a chunk
+    /// replay or a large save fills in one run is neither grown nor trimmed: its rows are
+    /// copied once. (A chunk filled a few rows at a time grows by `writableStorage`'s rule.)
     func reserveFirstRows<Rows: Sequence<(length: Int, entity: Int, count: Int)>>(_ rows: Rows) {
         guard live == 0, buffer.used == 0, overflow == nil, isKnownUniquelyReferenced(&buffer) else { return }
         var bytes = 0

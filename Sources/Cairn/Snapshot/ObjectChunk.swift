@@ -193,8 +193,9 @@ final class ObjectChunk: @unchecked Sendable {
         guard let known = valueStarts.withLock({ $0 }) else { return }
         let fresh = makeValueStarts()
         for slot in entries.indices {
-            guard known.entries(slot) != nil else { continue }
+            guard let count = known.entryCount(slot) else { continue }
             guard let entry = entries[slot] else { throw InvariantViolation("ObjectChunk", "empty slot \(slot) has value starts") }
+            try require(count == Int(entry.count) + 1, "ObjectChunk", "slot \(slot) has \(count) value starts for its \(entry.count) values")
             for index in 0...Int(entry.count) {
                 let kept = known.entry(slot, index).map(String.init) ?? "none", made = fresh.entry(slot, index).map(String.init) ?? "none"
                 try require(kept == made, "ObjectChunk", "slot \(slot)'s value start \(index) is \(kept), its row says \(made)")

@@ -114,7 +114,11 @@ struct ObjectTable: Sendable {
                 // A chunk this run fills from empty holds exactly the run's rows: the table of
                 // their value starts worked out ahead, if any, is its table.
                 let starts = chunk.live == 0 ? changes.filledChunkStarts[chunkNumber] : nil
-                chunk.reserveFirstRows(inserts[start..<end].lazy.map { ($0.length, $0.id.entity, $0.count) })
+                // A run that fills the chunk from its first slot on: its buffer, sized for them.
+                let firstSlot = Int(inserts[start].id.key & UInt64(Tuning.objectChunkSize - 1))
+                if end - start == Tuning.objectChunkSize - firstSlot {
+                    chunk.reserveFirstRows(inserts[start..<end].lazy.map { ($0.length, $0.id.entity, $0.count) })
+                }
                 for index in start..<end {
                     let insert = inserts[index]
                     let slot = Int(insert.id.key & UInt64(Tuning.objectChunkSize - 1))

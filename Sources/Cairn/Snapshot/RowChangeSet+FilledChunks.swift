@@ -3,11 +3,13 @@ extension RowChangeSet {
     /// ``Tuning/objectChunkSize`` consecutive inserts whose keys are the slots of one chunk in
     /// order (as a large save's inserts are), by chunk number. Each is the table
     /// ``ObjectChunk/scanStarts()`` makes once the chunk holds those rows (a long row, kept out
-    /// of the chunk's buffer, has no entries there either).
+    /// of the chunk's buffer, has no entries there either). A chunk that more than one run
+    /// falls in (a damaged record's repeated keys) gets none.
     func valueStartsOfFilledChunks() -> [UInt64: ValueStarts] {
         let size = Tuning.objectChunkSize
         let mask = UInt64(size - 1)
         var tables: [UInt64: ValueStarts] = [:]
+        var seen: Set<UInt64> = []
         insertedRows.withBytes { all in
             var start = 0
             while start < inserts.count {
@@ -15,6 +17,10 @@ extension RowChangeSet {
                 var end = start + 1
                 while end < inserts.count, inserts[end].id.key >> Tuning.objectChunkShift == number { end += 1 }
                 defer { start = end }
+                guard seen.insert(number).inserted else {
+                    tables[number] = nil
+                    continue
+                }
                 guard end - start == size, (start..<end).allSatisfy({ Int(inserts[$0].id.key & mask) == $0 - start }) else { continue }
                 tables[number] = ValueStarts(slots: size) { slot -> (UnsafeRawBufferPointer, Int)? in
                     let insert = inserts[start + slot]

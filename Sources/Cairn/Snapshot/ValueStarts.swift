@@ -21,6 +21,8 @@ final class ValueStarts: @unchecked Sendable {
     /// For each row with an entry: the offset of each of its values, then its length.
     private let starts: UnsafeMutableRawPointer
     private let slots: Int
+    /// How many entries the table holds, every slot's.
+    private let total: Int
     /// Whether entries take two bytes (a row of the chunk is 255 bytes or longer).
     let wide: Bool
 
@@ -41,6 +43,7 @@ final class ValueStarts: @unchecked Sendable {
             longest = max(longest, length)
         }
         wide = longest >= 255
+        self.total = total
         starts = .allocate(byteCount: max(total, 1) * (wide ? 2 : 1), alignment: 2)
     }
 
@@ -85,10 +88,20 @@ final class ValueStarts: @unchecked Sendable {
         }
     }
 
+    /// How many entries a slot has (its row's number of values when the table was made, plus
+    /// one), or nil when it has none: the entries from its first to the next slot's first, or
+    /// to the end. For checks: it looks at every slot.
+    func entryCount(_ slot: Int) -> Int? {
+        guard slot >= 0, slot < slots, case let index = Int(first[slot]), index != Int(UInt16.max) else { return nil }
+        var next = total
+        for other in 0..<slots where Int(first[other]) > index && Int(first[other]) != Int(UInt16.max) { next = min(next, Int(first[other])) }
+        return next - index
+    }
+
     /// Entry `index` of a slot's row (a value's start, or the row's length after the last
-    /// value); nil when the slot has no entries. `index` is at most the row's number of values.
+    /// value); nil when the slot has no entry there (``entryCount(_:)``).
     func entry(_ slot: Int, _ index: Int) -> Int? {
-        guard let entries = entries(slot) else { return nil }
+        guard let count = entryCount(slot), index >= 0, index < count, let entries = entries(slot) else { return nil }
         return wide ? Int(entries.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)) : Int(entries.load(fromByteOffset: index, as: UInt8.self))
     }
 

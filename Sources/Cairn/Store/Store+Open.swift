@@ -143,7 +143,7 @@ extension Store {
 
     /// The error of an open without a model of a store that holds none yet.
     static func noModelYet(_ directory: String) -> StoreError {
-        StoreError(.notObjectGraph, "\(directory) holds no model yet: open it with a model first")
+        StoreError(.notObjectGraph, "\(directory) holds no model yet (nothing was saved to it)")
     }
 
     /// The error for a past LSN older than the oldest state the store keeps.

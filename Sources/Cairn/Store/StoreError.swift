@@ -19,7 +19,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let unsupportedFormat = Code(rawValue: "unsupported format")
         /// The log's frames are sound, and its records are not an object graph's: with no base,
         /// its first record is not a model record, or does not decode as one (a log written
-        /// with `CairnLog` alone, say).
+        /// with `CairnLog` alone, say). Also a store opened without a model
+        /// (`Store(at:options:)`) whose log holds no model record yet.
         public static let notObjectGraph = Code(rawValue: "not an object graph")
         /// A value of the wrong type for an attribute.
         public static let typeMismatch = Code(rawValue: "type mismatch")

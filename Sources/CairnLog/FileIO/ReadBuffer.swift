@@ -31,6 +31,7 @@ package final class ReadBuffer {
             storage.deallocate()
             storage = .allocate(byteCount: length, alignment: 16)
             LargeBuffer.adviseHugePages(storage)
+            count = 0  // the window is gone with the old storage, even if the read below fails
         }
         let wanted = Int(min(UInt64(storage.count), fileEnd - offset))
         let target = UnsafeMutableRawBufferPointer(rebasing: storage[0..<wanted])

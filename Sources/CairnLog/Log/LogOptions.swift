@@ -40,6 +40,8 @@ public struct LogOptions: Sendable {
     /// Open without the writer lock, changing nothing on disk; appends are refused.
     public var readOnly = false
     /// Create the store when the directory holds none. Default true (ignored when read-only).
+    /// When false, an open of a directory holding no file of a store fails with `notFound` and
+    /// writes nothing there.
     public var createIfMissing = true
 
     /// The file system, replaceable in tests to inject faults.

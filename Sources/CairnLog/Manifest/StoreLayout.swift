@@ -75,6 +75,12 @@ package struct StoreLayout: Sendable {
         return parts.count == 3 || (!parts[3].isEmpty && parts[3].allSatisfy(\.isNumber))
     }
 
+    /// Whether a name is one of a store's files: a manifest (`MANIFEST`, its `.tmp` or `.prev`),
+    /// the lock files, a numbered file, a temporary or a side file.
+    package static func isStoreName(_ name: String) -> Bool {
+        name.hasPrefix("MANIFEST") || name == "LOCK" || name == "READERS" || parse(name) != nil || isTemporary(name) || isSideFile(name)
+    }
+
     /// Whether a name is one of Cairn's temporary files: `MANIFEST.tmp`, or a `.tmp` file named
     /// after a numbered file (a dictionary being written, a side file of `verify --repair`).
     package static func isTemporary(_ name: String) -> Bool {

@@ -12,7 +12,9 @@ extension Log {
     ///
     /// - Throws: ``LogError``: ``LogError/Code/locked`` (naming the holder's pid) when another
     ///   writer has the store; ``LogError/Code/corruption`` naming file and offset;
-    ///   ``LogError/Code/tornTail`` in ``RecoveryMode/absoluteConsistency``; I/O errors.
+    ///   ``LogError/Code/tornTail`` in ``RecoveryMode/absoluteConsistency``;
+    ///   ``LogError/Code/notFound`` when there is no store and none may be created (a directory
+    ///   with no file of a store is left as it was, no lock file made); I/O errors.
     public static func open(
         at directory: String, options: LogOptions = LogOptions(),
         replay: ((LogRecord) throws -> Void)? = nil,
@@ -25,9 +27,10 @@ extension Log {
         if writable && options.createIfMissing { try io.createDirectory(layout.directory) }
         guard io.exists(layout.directory) else { throw LogError(.notFound, "no such directory", path: layout.directory) }
         // An open that may not create a store leaves nothing behind, not even the lock's file,
-        // in a directory that never held one (a store that lost its manifest has that file, and
-        // is refused below with its files named).
-        if writable && !options.createIfMissing && !io.exists(layout.manifest) && !io.exists(layout.lock) {
+        // in a directory that holds no file of a store. (One that holds any, a manifest that
+        // only `.tmp` or `.prev` keeps, a store that lost its manifest, goes on to be opened or
+        // refused with its files named.)
+        if writable && !options.createIfMissing, try !io.contentsOfDirectory(layout.directory).contains(where: StoreLayout.isStoreName) {
             throw LogError.noStore(layout)
         }
         let lock = writable ? try acquireLock(layout, io) : nil
