@@ -192,13 +192,16 @@ final class ObjectChunk: @unchecked Sendable {
     func checkValueStarts() throws(InvariantViolation) {
         guard let known = valueStarts.withLock({ $0 }) else { return }
         let fresh = makeValueStarts()
+        let knownCounts = known.entryCounts(), freshCounts = fresh.entryCounts()
         for slot in entries.indices {
-            guard let count = known.entryCount(slot) else { continue }
+            guard let count = knownCounts[slot] else { continue }
             guard let entry = entries[slot] else { throw InvariantViolation("ObjectChunk", "empty slot \(slot) has value starts") }
             try require(count == Int(entry.count) + 1, "ObjectChunk", "slot \(slot) has \(count) value starts for its \(entry.count) values")
             for index in 0...Int(entry.count) {
-                let kept = known.entry(slot, index).map(String.init) ?? "none", made = fresh.entry(slot, index).map(String.init) ?? "none"
-                try require(kept == made, "ObjectChunk", "slot \(slot)'s value start \(index) is \(kept), its row says \(made)")
+                let kept = known.entry(slot, index, of: knownCounts), made = fresh.entry(slot, index, of: freshCounts)
+                guard kept != made else { continue }
+                throw InvariantViolation(
+                    "ObjectChunk", "slot \(slot)'s value start \(index) is \(kept.map(String.init) ?? "none"), its row says \(made.map(String.init) ?? "none")")
             }
         }
     }

@@ -88,20 +88,23 @@ final class ValueStarts: @unchecked Sendable {
         }
     }
 
-    /// How many entries a slot has (its row's number of values when the table was made, plus
-    /// one), or nil when it has none: the entries from its first to the next slot's first, or
-    /// to the end. For checks: it looks at every slot.
-    func entryCount(_ slot: Int) -> Int? {
-        guard slot >= 0, slot < slots, case let index = Int(first[slot]), index != Int(UInt16.max) else { return nil }
-        var next = total
-        for other in 0..<slots where Int(first[other]) > index && Int(first[other]) != Int(UInt16.max) { next = min(next, Int(first[other])) }
-        return next - index
+    /// How many entries each slot has (its row's number of values when the table was made,
+    /// plus one), nil for a slot with none: from its first entry to the next slot's first, or
+    /// to the end. For checks.
+    func entryCounts() -> [Int?] {
+        var counts = [Int?](repeating: nil, count: slots)
+        let filled = (0..<slots).filter { first[$0] != .max }.sorted { first[$0] < first[$1] }
+        for (position, slot) in filled.enumerated() {
+            let end = position + 1 < filled.count ? Int(first[filled[position + 1]]) : total
+            counts[slot] = end - Int(first[slot])
+        }
+        return counts
     }
 
     /// Entry `index` of a slot's row (a value's start, or the row's length after the last
-    /// value); nil when the slot has no entry there (``entryCount(_:)``).
-    func entry(_ slot: Int, _ index: Int) -> Int? {
-        guard let count = entryCount(slot), index >= 0, index < count, let entries = entries(slot) else { return nil }
+    /// value); nil when the slot has no entries or `index` is past them (``entryCounts()``).
+    func entry(_ slot: Int, _ index: Int, of counts: [Int?]) -> Int? {
+        guard slot >= 0, slot < counts.count, let count = counts[slot], index >= 0, index < count, let entries = entries(slot) else { return nil }
         return wide ? Int(entries.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)) : Int(entries.load(fromByteOffset: index, as: UInt8.self))
     }
 
