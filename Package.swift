@@ -1,11 +1,14 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 /// Cairn: an embedded append-only log store with a Core Data-like object graph, for Swift on Linux.
 ///
 /// Modules, each depending only on those before it:
-/// `CLZ4` → `CairnLog` → `Cairn` → `CairnMapping` → `CairnCLI`, with `CCairnSupport` and
-/// `CairnSupport` under both `CairnLog` and `Cairn`. Each is described in a line at its target
+/// `CLZ4` → `CairnLog` → `Cairn` → `CairnMapping` → `CairnModels` → `CairnCLI`, with
+/// `CCairnSupport` and `CairnSupport` under both `CairnLog` and `Cairn`. `CairnModels` (typed
+/// `@Managed` classes) is the only module that uses swift-syntax, through its macro target
+/// `CairnModelsMacros`: an app that imports only `Cairn` never builds it. Each is described in a line at its target
 /// below, and in docs/ARCHITECTURE.md ("Modules").
 /// `CAIRN_INTERNAL_CHECKS=1 swift build|test` compiles in the invariant checks that run after
 /// every mutation of Cairn's structures (docs/ARCHITECTURE.md, "Invariants"). Off by default, so
@@ -19,11 +22,13 @@ let package = Package(
         .library(name: "CairnLog", targets: ["CairnLog"]),
         .library(name: "Cairn", targets: ["Cairn"]),
         .library(name: "CairnMapping", targets: ["CairnMapping"]),
+        .library(name: "CairnModels", targets: ["CairnModels"]),
         .executable(name: "cairn", targets: ["CairnCLI"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0")
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1")
     ],
     targets: [
         // liblz4, as a system library: the log's compression.
@@ -50,6 +55,23 @@ let package = Package(
         ),
         // JSON import and export through mappings (Swift, a mapping file or the model's userInfo): docs/MAPPING.md.
         .target(name: "CairnMapping", dependencies: ["Cairn", "CairnSupport", "CCairnSupport"], swiftSettings: internalChecks),
+        // The compiler plug-in of `@Managed` and its companions (swift-syntax; never linked into an app).
+        .macro(
+            name: "CairnModelsMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax")
+            ]
+        ),
+        // Typed model classes (`@Managed final class Book { … }`), SwiftData's way on Cairn's contexts: docs/MODELS.md.
+        .target(
+            name: "CairnModels",
+            dependencies: ["Cairn", "CairnMapping", "CairnSupport", "CairnModelsMacros"],
+            swiftSettings: internalChecks
+        ),
         // The `cairn` executable: create, model, dump, query, verify, stats, import, export, compact, backup, demo.
         .executableTarget(
             name: "CairnCLI",
@@ -87,12 +109,18 @@ let package = Package(
         // The object graph: models, saves, queries, indexes, migrations, compaction, golden stores.
         .testTarget(
             name: "CairnTests",
-            dependencies: ["Cairn", "CairnSupport", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
+            dependencies: ["Cairn", "CairnMapping", "CairnSupport", "CairnCLI", "CairnCrashHelper", "CairnTestSupport"]
         ),
         // JSON import and export: mappings, both import paths, hostile input, round trips.
         .testTarget(
             name: "CairnMappingTests",
             dependencies: ["CairnMapping", "Cairn", "CairnSupport", "CairnTestSupport"]
+        ),
+        // Typed model classes: the macro's expansions, models from types, typed edits against by-name ones, #Predicate, misuse.
+        .testTarget(
+            name: "CairnModelsTests",
+            dependencies: ["CairnModels", "CairnModelsMacros", "Cairn", "CairnMapping", "CairnTestSupport",
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax")]
         ),
         // The `cairn` command line, run as a child process (CairnCLI builds the executable).
         .testTarget(

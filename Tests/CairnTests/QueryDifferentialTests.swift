@@ -281,6 +281,7 @@ struct ReferenceData {
         case .and(let parts): return parts.allSatisfy { matches(person, $0) }
         case .or(let parts): return parts.contains { matches(person, $0) }
         case .not(let part): return !matches(person, part)
+        case .subquery: Issue.record("the generator makes no SUBQUERY"); return false
         case .comparison(let lhs, let op, let rhs, let options, let modifier):
             if case .collectionOperation(let operation, _, _) = lhs, case .constant(let bound) = rhs {
                 let legs = person.pets.compactMap { Self.number($0["legs"] ?? .null) }

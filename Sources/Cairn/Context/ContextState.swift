@@ -50,6 +50,9 @@ struct ContextState {
     var mergePolicy: MergePolicy = .error
     /// Whether a save of the context is under way.
     var saving = false
+    /// A change a typed property could not make (its setter cannot throw): the next save
+    /// throws it, and a rollback forgets it.
+    var deferredError: StoreError?
 
     /// Forgets every pending change and filed key (not the discarded objects).
     private mutating func forgetPendingChanges() {
@@ -119,6 +122,7 @@ struct ContextState {
         defer {
             forgetPendingChanges()
             discarded = []
+            deferredError = nil
         }
         return pendingChanges
     }

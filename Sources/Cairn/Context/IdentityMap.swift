@@ -22,6 +22,10 @@ struct IdentityMap {
     /// The objects by ID. Internal, not private, only so that the tests can damage it and see
     /// ``checkInvariants()`` fail.
     var objects: [ObjectID: ManagedObject] = [:]
+    /// The typed object (CairnModels' `@Managed` class instance) of each ID that has one. A
+    /// typed object holds its ``ManagedObject``; a sweep lets go of the typed objects nobody
+    /// else holds first, so that their managed objects are let go of in the same pass.
+    var typed: [ObjectID: AnyObject] = [:]
     /// The count at which the next registration sweeps first.
     private var sweepAt = Tuning.identityMapMinimumSweep
     /// Objects registered since the last sweep.
@@ -65,6 +69,18 @@ struct IdentityMap {
         // A new dictionary also shrinks with the map.)
         // (Objects let go of here are freed here: freeing them on another thread while this one
         // fetches more made both wait on the allocator, and fetches ran slower.)
+        if !typed.isEmpty {
+            var keptTyped: [ObjectID: AnyObject] = [:]
+            var index = typed.startIndex
+            while index != typed.endIndex {
+                if !isKnownUniquelyReferenced(&typed.values[index]) {
+                    let (id, object) = typed[index]
+                    keptTyped[id] = object
+                }
+                typed.formIndex(after: &index)
+            }
+            typed = keptTyped
+        }
         var kept: [ObjectID: ManagedObject] = [:]
         var index = objects.startIndex
         while index != objects.endIndex {
@@ -83,6 +99,7 @@ struct IdentityMap {
     /// Forgets every object.
     mutating func removeAll() {
         objects = [:]
+        typed = [:]
         sweepAt = Tuning.identityMapMinimumSweep
         registeredSinceSweep = 0
     }
@@ -93,6 +110,9 @@ struct IdentityMap {
         try require(sweepAt >= Tuning.identityMapMinimumSweep, "IdentityMap", "the next sweep is due at \(sweepAt) objects")
         for (id, object) in objects {
             try require(object.objectID == id, "IdentityMap", "object \(object.objectID) is filed under \(id)")
+        }
+        for id in typed.keys {
+            try require(objects[id] != nil, "IdentityMap", "typed object \(id) has no managed object registered")
         }
     }
 }

@@ -56,13 +56,7 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(entity.name)(\(objectID))" }
 
     private func liveContext() throws -> ObjectContext {
-        guard let context else {
-            throw StoreError(
-                .invalidObject,
-                "the context of \(entity.name) \(objectID) is gone: an object lives as long as its context; pass its objectID "
-                    + "to another context (viewContext.object(with:) or objects(with:)) to read it there",
-                entity: entity.name, objects: [objectID])
-        }
+        guard let context else { throw goneError }
         return context
     }
 
@@ -145,11 +139,16 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``StoreError/Code/typeMismatch`` naming entity, property, expected and given
     ///   type when the value does not fit.
     public func setValue(_ value: Value, forKey key: String) throws {
-        let position = try attributePosition(key)
+        try setAttributeValue(value, at: try attributePosition(key))
+    }
+
+    /// Sets the attribute at `position` as ``setValue(_:forKey:)-(Value,_)`` does.
+    package func setAttributeValue(_ value: Value, at position: Int) throws {
         let type = entity.attributes[position].type
         // Most values fit as they are (and are stored without a copy); the others convert.
         if value.fits(type) { return try store(value, at: position) }
         guard let converted = value.converted(to: type) else {
+            let key = entity.attributes[position].name
             throw StoreError(.typeMismatch, "\(entity.name).\(key): \(value.misfit(type))", entity: entity.name, property: key)
         }
         try store(converted, at: position)

@@ -19,6 +19,7 @@ extension ObjectContext {
             guard !state.saving else {
                 throw StoreError(.invalidObject, "a save of \(name) is already in progress; use a context from one task at a time")
             }
+            if let error = state.deferredError { throw error }
             let changes = state.pendingChanges
             state.saving = !changes.isEmpty
             return (changes, state.mergePolicy, state.changeCount)

@@ -9,6 +9,8 @@ indirect enum CompiledPredicate: Sendable {
     case or([CompiledPredicate])
     case not(CompiledPredicate)
     case constant(Bool)
+    /// Some object of a to-many key path matches a predicate of its entity (`SUBQUERY`).
+    case someMatch(CompiledKeyPath, CompiledPredicate)
 
     /// Whether the object seen through `view` matches.
     func evaluate(_ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Bool {
@@ -18,6 +20,12 @@ indirect enum CompiledPredicate: Sendable {
         case .or(let parts): parts.contains { $0.evaluate(id, view, reader) }
         case .not(let part): !part.evaluate(id, view, reader)
         case .constant(let flag): flag
+        case .someMatch(let collection, let inner):
+            if case .objects(let ids) = collection.evaluate(id, view, reader) {
+                ids.contains { target in reader.view(target).map { inner.evaluate(target, $0, reader) } ?? false }
+            } else {
+                false
+            }
         }
     }
 }
@@ -43,7 +51,12 @@ enum CompiledExpression: Sendable {
         case .object(let object): return .object(object)
         case .objects(let objects): return .objects(objects)
         case .collection(let operation, let collection, let element):
-            guard case .objects(let ids) = collection.evaluate(id, view, reader) else { return .value(.null) }
+            let operand = collection.evaluate(id, view, reader)
+            if operation == .count, case .value(let text) = operand {
+                guard case .string(let characters) = text else { return .value(.null) }
+                return .value(.integer(Int64(characters.count)))
+            }
+            guard case .objects(let ids) = operand else { return .value(.null) }
             if operation == .count { return .value(.integer(Int64(ids.count))) }
             var values: [Value] = []
             for target in ids {

@@ -339,6 +339,8 @@ extension PredicateSyntax {
             return .or(try Self.substituted(parts, variables))
         case .not(let operand):
             return .not(try operand.substituted(variables))
+        case .subquery(let collection, let inner):
+            return .subquery(collection: collection, predicate: try inner.substituted(variables))
         case .truePredicate, .falsePredicate:
             return self
         }

@@ -13,6 +13,12 @@ struct PredicateCompiler {
         case .not(let part): return .not(try compile(part))
         case .comparison(let lhs, let op, let rhs, let options, let modifier):
             return .comparison(try comparison(lhs, op, rhs, options, modifier))
+        case .subquery(let keys, let inner):
+            let collection = try CompiledKeyPath.resolve(keys, from: entity, in: model)
+            guard collection.isToMany, let destination = collection.destination else {
+                throw fail("SUBQUERY needs a to-many relationship; \(collection.name) is not one", key: collection.name)
+            }
+            return .someMatch(collection, try PredicateCompiler(model: model, entity: model.descriptions[destination]).compile(inner))
         }
     }
 
@@ -40,6 +46,10 @@ struct PredicateCompiler {
                 })
         case .collectionOperation(let operation, let collectionKeys, let elementKeys):
             let collection = try CompiledKeyPath.resolve(collectionKeys, from: entity, in: model)
+            // `text.@count`: the number of characters of a string attribute.
+            if operation == .count, elementKeys.isEmpty, !collection.isToMany, collection.attributeType == .string {
+                return .collection(.count, collection, nil)
+            }
             guard collection.isToMany, let destination = collection.destination else {
                 throw fail("@\(operation.rawValue) needs a to-many relationship; \(collection.name) is not one", key: collection.name)
             }

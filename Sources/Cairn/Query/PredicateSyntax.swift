@@ -44,6 +44,10 @@ public indirect enum PredicateSyntax: Sendable, Hashable {
     case truePredicate
     /// Always false (`FALSEPREDICATE`).
     case falsePredicate
+    /// True when some object of the to-many key path `collection` matches `predicate`, whose key
+    /// paths start from that object: written `SUBQUERY(books, $x, $x.year > 2000).@count > 0`.
+    /// What a `#Predicate`'s `contains(where:)` over a to-many relationship becomes.
+    case subquery(collection: [String], predicate: PredicateSyntax)
 
     /// How deeply parentheses, `NOT`s and lists may nest in a format string; deeper nesting is
     /// a ``PredicateSyntaxError``. The parser recurses once per level: at this bound it uses
@@ -215,6 +219,8 @@ extension PredicateSyntax {
 struct PredicateWriter {
     private(set) var text = ""
     private(set) var variableColumns: [String: Int] = [:]
+    /// Inside a `SUBQUERY`: the variable that key paths start from.
+    private var elementVariable: String?
 
     private mutating func append(_ piece: String) {
         text += piece
@@ -238,6 +244,13 @@ struct PredicateWriter {
             append("TRUEPREDICATE")
         case .falsePredicate:
             append("FALSEPREDICATE")
+        case .subquery(let collection, let inner):
+            append("SUBQUERY(" + Self.keyPath(collection) + ", $x, ")
+            let outer = elementVariable
+            elementVariable = "x"
+            write(inner)
+            elementVariable = outer
+            append(").@count > 0")
         }
     }
 
@@ -260,9 +273,9 @@ struct PredicateWriter {
     mutating func write(_ expression: PredicateOperand) {
         switch expression {
         case .keyPath(let keys):
-            append(Self.keyPath(keys))
+            append(elementPrefix + Self.keyPath(keys))
         case .collectionOperation(let op, let collection, let keys):
-            append(Self.keyPath(collection) + ".@" + op.rawValue + (keys.isEmpty ? "" : "." + Self.keyPath(keys)))
+            append(elementPrefix + Self.keyPath(collection) + ".@" + op.rawValue + (keys.isEmpty ? "" : "." + Self.keyPath(keys)))
         case .constant(let value):
             append(Self.literal(value))
         case .list(let elements):
@@ -276,11 +289,13 @@ struct PredicateWriter {
             if variableColumns[name] == nil { variableColumns[name] = text.count + 1 }
             append("$" + name)
         case .evaluatedObject:
-            append("SELF")
+            append(elementVariable.map { "$" + $0 } ?? "SELF")
         case .object(let id):
             append(Self.cast(Self.quoted("\(id.entity):\(id.key)"), to: .objectID))
         }
     }
+
+    private var elementPrefix: String { elementVariable.map { "$" + $0 + "." } ?? "" }
 
     /// Keys joined with dots, each spelled like a keyword escaped with `#`.
     static func keyPath(_ keys: [String]) -> String {

@@ -5,7 +5,7 @@
 final class RowFilter: @unchecked Sendable {
     // Safety: the buffers are written in `init` and only read afterwards.
     private struct Node {
-        enum Kind: UInt8 { case comparison, and, or, not, constant }
+        enum Kind: UInt8 { case comparison, and, or, not, constant, general }
         var kind: Kind
         /// `.and`/`.or`: the number of operands; `.comparison`: its index; `.constant`: 0 or 1.
         var value: Int32
@@ -17,10 +17,13 @@ final class RowFilter: @unchecked Sendable {
     private let fastForms: UnsafeMutableBufferPointer<RowComparison?>
     /// Every comparison, for the general evaluation; also keeps the fast forms' memory alive.
     private let comparisons: [CompiledComparison]
+    /// Parts evaluated on decoded values only (a `SUBQUERY`), by index.
+    private let generals: [CompiledPredicate]
 
     init(_ predicate: CompiledPredicate) {
         var nodes: [Node] = []
         var comparisons: [CompiledComparison] = []
+        var generals: [CompiledPredicate] = []
         func flatten(_ predicate: CompiledPredicate) {
             let at = nodes.count
             switch predicate {
@@ -36,6 +39,9 @@ final class RowFilter: @unchecked Sendable {
                 flatten(part)
             case .constant(let flag):
                 nodes.append(Node(kind: .constant, value: flag ? 1 : 0, size: 1))
+            case .someMatch:
+                nodes.append(Node(kind: .general, value: Int32(generals.count), size: 1))
+                generals.append(predicate)
             }
             nodes[at].size = Int32(nodes.count - at)
         }
@@ -45,6 +51,7 @@ final class RowFilter: @unchecked Sendable {
         fastForms = .allocate(capacity: comparisons.count)
         _ = fastForms.initialize(from: comparisons.map(\.rowComparison))
         self.comparisons = comparisons
+        self.generals = generals
     }
 
     deinit {
@@ -78,6 +85,8 @@ final class RowFilter: @unchecked Sendable {
             return !evaluate(index + 1, id, row, reader)
         case .constant:
             return node.value != 0
+        case .general:
+            return generals[Int(node.value)].evaluate(id, ObjectView(base: .row(row.owned()), changes: nil), reader)
         }
     }
 }

@@ -33,6 +33,11 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
     /// point back…), one entry each. Empty for a model built in Swift or read from JSON. Not
     /// part of the model: models that differ only in warnings are equal.
     public internal(set) var warnings: [ModelWarning] = []
+    /// The class each entity's objects are made of, by entity name, as an Xcode model's
+    /// `representedClassName` says (a typed `@Managed` class of CairnModels binds to the entity
+    /// its name matches, or whose name it has). Not part of the model: models that differ only
+    /// in class names are equal.
+    public var classNames: [String: String] = [:]
     /// Entity positions by name.
     private let names: NameTable
     /// The attributes the store indexes.

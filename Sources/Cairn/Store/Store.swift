@@ -37,6 +37,10 @@ public final class Store: Sendable {
     /// The running compaction, the status and the automatic thresholds' byte counts.
     let compaction: Protected<CompactionState>
     let compactionObservers = Protected<[UUID: @Sendable (CompactionEvent) -> Void]>([:])
+    /// CairnModels' bindings of typed classes to this store's entities, made once each.
+    package let typedBindings = Protected<[AnyHashable: any Sendable]>([:])
+    /// CairnModels' save observation that tells typed objects of the view context about saves.
+    package let typedObservation = Protected<SaveObservation?>(nil)
 
     /// Opens (or creates) the store in `directory`.
     ///

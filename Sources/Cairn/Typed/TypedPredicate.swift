@@ -20,15 +20,45 @@ import Foundation
 extension FetchPredicate {
     /// Translates a Foundation predicate over a typed model.
     public init<T: StoredModel>(_ predicate: Predicate<T>) throws {
-        guard let node = predicate.expression as? any TypedPredicateNode else {
-            throw StoreError(.invalidPredicate, "#Predicate: \(type(of: predicate.expression)) is not supported", entity: T.entityName)
-        }
+        try self.init(typed: predicate, entity: T.entityName)
+    }
+
+    /// Translates a Foundation predicate over any type whose properties are named as the
+    /// entity's (a ``StoredModel``, or a type that names its key paths:
+    /// ``PredicateKeyPathNaming``).
+    package init<T>(typed predicate: Predicate<T>, entity: String) throws {
         do {
-            self = .syntax(try node.translated([:]).predicate())
+            var scope = TypedPredicateScope()
+            scope.variables[predicate.variable.key] = .evaluatedObject
+            self = .syntax(try translate(predicate.expression, scope).predicate())
         } catch var error as StoreError {
-            error.entity = error.entity ?? T.entityName
+            error.entity = error.entity ?? entity
             throw error
         }
+    }
+}
+
+/// A type whose key paths stand for stored properties that their descriptions do not name
+/// (CairnModels' `@Managed` classes, whose properties are computed): the translation of a
+/// `#Predicate` asks it what each key path names.
+public protocol PredicateKeyPathNaming {
+    /// The stored property a key path of this type stands for; nil when it stands for none (a
+    /// computed or transient property).
+    static func predicateProperty(for keyPath: AnyKeyPath) -> PredicateProperty?
+}
+
+/// What a key path of a ``PredicateKeyPathNaming`` type stands for.
+public struct PredicateProperty: Sendable, Hashable {
+    /// The attribute's or relationship's name.
+    public var name: String
+    /// Whether the attribute holds its Swift values as JSON text (a `Codable` value): a
+    /// constant compared with it for equality is encoded the same way.
+    public var storesJSON: Bool
+
+    /// Describes what a key path stands for.
+    public init(name: String, storesJSON: Bool = false) {
+        self.name = name
+        self.storesJSON = storesJSON
     }
 }
 
@@ -143,8 +173,12 @@ private func unsupported(_ what: String) -> StoreError {
 }
 
 /// What the variables of a predicate stand for: the predicate's own input is the evaluated
-/// object; the variable of an optional's `flatMap` (`$0.nickname?.…`) is the unwrapped value.
-typealias TypedPredicateScope = [PredicateExpressions.VariableID: PredicateOperand]
+/// object; the variable of an optional's `flatMap` (`$0.nickname?.…`) is the unwrapped value;
+/// inside `contains(where:)`, the element is, and the enclosing closures' variables may not be read.
+struct TypedPredicateScope {
+    var variables: [PredicateExpressions.VariableID: PredicateOperand] = [:]
+    var hidden: Set<PredicateExpressions.VariableID> = []
+}
 
 /// A node of a Foundation predicate that Cairn can translate.
 protocol TypedPredicateNode {
@@ -152,32 +186,112 @@ protocol TypedPredicateNode {
 }
 
 private func translate(_ node: Any, _ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-    guard let node = node as? any TypedPredicateNode else { throw unsupported(String(describing: type(of: node))) }
+    guard let node = node as? any TypedPredicateNode else { throw unsupported(unsupportedOperation(node)) }
     return try node.translated(scope)
 }
 
+/// An expression Cairn cannot translate, for a message: its operation (the node's type without
+/// its generic arguments) and the properties it reads.
+private func unsupportedOperation(_ node: Any) -> String {
+    let operation = String(describing: type(of: node)).prefix { $0 != "<" }
+    var properties: [String] = []
+    func collect(_ value: Any, depth: Int) {
+        guard depth < 8 else { return }
+        if let path = value as? AnyKeyPath {
+            properties.append(computedName(path))
+            return
+        }
+        for child in Mirror(reflecting: value).children { collect(child.value, depth: depth + 1) }
+    }
+    collect(node, depth: 0)
+    let reads = properties.isEmpty ? "" : " on \(properties.joined(separator: ", "))"
+    return "the operation \(operation)\(reads)"
+}
+
 extension PredicateExpressions.Variable: TypedPredicateNode {
-    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart { .expression(scope[key] ?? .evaluatedObject) }
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        guard !scope.hidden.contains(key) else {
+            throw unsupported("reading the enclosing object inside contains(where:) (the condition may read only the element)")
+        }
+        return .expression(scope.variables[key] ?? .evaluatedObject)
+    }
 }
 
 extension PredicateExpressions.KeyPath: TypedPredicateNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-        // `\Person.address?.city` describes itself as such: the property names after the type.
+        let base = try translate(root, scope)
+        // `.count` and `.isEmpty` of a string or a to-many relationship.
+        if let measure = CollectionMeasure(Root.Output.self, keyPath) {
+            guard case .expression(.keyPath(let path)) = base else { throw unsupported("\(measure) of a computed value") }
+            let count = PredicateOperand.collectionOperation(.count, collection: path, keyPath: [])
+            switch measure {
+            case .count: return .expression(count)
+            case .isEmpty: return .predicate(.comparison(count, .equal, .constant(.integer(0))))
+            }
+        }
+        let names = try Self.names(keyPath, of: Root.Output.self, on: base)
+        switch base {
+        case .expression(.evaluatedObject): return .expression(.keyPath(names))
+        case .expression(.keyPath(let prefix)): return .expression(.keyPath(prefix + names))
+        default: throw unsupported("the key path \(keyPath) on a computed value")
+        }
+    }
+
+    /// The stored names a key path stands for: those a naming type gives, or, for a plain
+    /// struct, those its description shows (`\Person.address?.city`).
+    private static func names(_ keyPath: AnyKeyPath, of root: Any.Type, on base: TypedPredicatePart) throws -> [String] {
+        if let naming = root as? any PredicateKeyPathNaming.Type {
+            guard let property = naming.predicateProperty(for: keyPath) else {
+                throw unsupported("\(described(base, root)).\(computedName(keyPath)): only persisted properties can be queried, not computed or transient ones")
+            }
+            return [property.name]
+        }
         let text = String(describing: keyPath)
         let names = text.split(separator: ".").dropFirst().map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "?!")) }
         guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }) else {
-            throw unsupported("the key path \(text)")
+            throw unsupported("\(computedName(keyPath)) of \(described(base, root))")
         }
-        switch try translate(root, scope) {
-        case .expression(.evaluatedObject): return .expression(.keyPath(names))
-        case .expression(.keyPath(let prefix)): return .expression(.keyPath(prefix + names))
-        default: throw unsupported("the key path \(text) on a computed value")
-        }
+        return names
     }
+}
+
+/// `.count` or `.isEmpty` of a collection (a string, an array).
+enum CollectionMeasure: CustomStringConvertible {
+    case count, isEmpty
+
+    init?(_ type: Any.Type, _ keyPath: AnyKeyPath) {
+        guard let collection = type as? any Collection.Type else { return nil }
+        func measure<C: Collection>(_: C.Type) -> CollectionMeasure? {
+            if keyPath == \C.count as AnyKeyPath { return .count }
+            if keyPath == \C.isEmpty as AnyKeyPath { return .isEmpty }
+            return nil
+        }
+        guard let measure = measure(collection) else { return nil }
+        self = measure
+    }
+
+    var description: String { self == .count ? "count" : "isEmpty" }
+}
+
+/// A key path's property for a message: its name when its description shows one, else what
+/// it yields (`a computed property (Character?)`).
+private func computedName(_ keyPath: AnyKeyPath) -> String {
+    let text = String(describing: keyPath)
+    if let last = text.split(separator: ".").last, !last.contains("<") { return String(last) }
+    return "a computed property yielding \(type(of: keyPath).valueType)"
+}
+
+/// What a part of a predicate reads, for a message: `Book.title`, or the type.
+private func described(_ part: TypedPredicatePart, _ type: Any.Type) -> String {
+    if case .expression(.keyPath(let names)) = part { return names.joined(separator: ".") + " (\(type))" }
+    return "\(type)"
 }
 
 extension PredicateExpressions.Value: TypedPredicateNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        if !(value is any PredicateArgument), let raw = (value as? any RawRepresentable)?.rawValue as? any AttributeValue, let stored = raw.storedValue {
+            return .expression(.constant(stored))  // an enum: its raw value, as stored
+        }
         guard let argument = value as? any PredicateArgument else { throw unsupported("a value of type \(Output.self)") }
         do {
             return .expression(try argument.predicateArgumentValue.expression(describedAs: String(describing: Output.self)))
@@ -221,8 +335,60 @@ protocol TypedComparisonNode: TypedPredicateNode {
 extension TypedComparisonNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
         let (lhs, op, rhs) = try comparison()
+        if op == .equal || op == .notEqual {
+            if let json = try jsonComparison(lhs, op, rhs, scope) ?? jsonComparison(rhs, op, lhs, scope) { return json }
+        }
         return try .compare(translate(lhs, scope), op, translate(rhs, scope))
     }
+
+    /// `$0.tags == ["a", "b"]` where `tags` holds JSON text: the constant as the same text.
+    private func jsonComparison(_ property: Any, _ op: PredicateOperator, _ constant: Any, _ scope: TypedPredicateScope) throws
+        -> TypedPredicatePart?
+    {
+        guard let node = property as? any JSONPropertyNode, let path = try node.jsonPropertyPath(scope),
+            let value = (constant as? any TypedConstantNode)?.constant
+        else { return nil }
+        if let optional = value as? any TypedOptional, optional.isNone {
+            return .predicate(.comparison(.keyPath(path), op, .constant(.null)))
+        }
+        guard let encodable = value as? any Encodable, let text = try? CodableText.encode(encodable) else {
+            throw unsupported("comparing \(path.joined(separator: ".")) with a value that does not encode as JSON")
+        }
+        return .predicate(.comparison(.keyPath(path), op, .constant(.string(text))))
+    }
+}
+
+/// A key path node that may name an attribute holding JSON text.
+protocol JSONPropertyNode {
+    /// The key path's names when its last property holds JSON text; nil otherwise.
+    func jsonPropertyPath(_ scope: TypedPredicateScope) throws -> [String]?
+}
+
+extension PredicateExpressions.KeyPath: JSONPropertyNode {
+    func jsonPropertyPath(_ scope: TypedPredicateScope) throws -> [String]? {
+        guard let naming = Root.Output.self as? any PredicateKeyPathNaming.Type, naming.predicateProperty(for: keyPath)?.storesJSON == true,
+            case .expression(.keyPath(let names)) = try translated(scope)
+        else { return nil }
+        return names
+    }
+}
+
+/// A constant of a predicate, seen without its type.
+protocol TypedConstantNode {
+    var constant: Any { get }
+}
+
+extension PredicateExpressions.Value: TypedConstantNode {
+    var constant: Any { value }
+}
+
+/// An optional, seen without its wrapped type.
+protocol TypedOptional {
+    var isNone: Bool { get }
+}
+
+extension Optional: TypedOptional {
+    var isNone: Bool { self == nil }
 }
 
 extension PredicateExpressions.Equal: TypedComparisonNode {
@@ -324,11 +490,27 @@ extension PredicateExpressions.OptionalFlatMap: TypedPredicateNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
         let value = try translate(wrapped, scope).expression()
         var inner = scope
-        inner[variable.key] = value
+        inner.variables[variable.key] = value
         switch try translate(transform, inner) {
         case .expression(let result): return .expression(result)
         case .predicate(let condition): return .optionalCondition(value, condition)
         default: throw unsupported("an optional chain that yields an optional condition")
         }
+    }
+}
+
+// MARK: - To-many relationships
+
+extension PredicateExpressions.SequenceContainsWhere: TypedPredicateNode {
+    /// `$0.books.contains { $0.year > 2000 }`: some object of the relationship matches (a
+    /// `SUBQUERY`); the condition reads the element only.
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        guard case .expression(.keyPath(let collection)) = try translate(sequence, scope) else {
+            throw unsupported("contains(where:) on something other than a to-many relationship")
+        }
+        var inner = TypedPredicateScope()
+        inner.hidden = scope.hidden.union(scope.variables.keys)
+        inner.variables[variable.key] = .evaluatedObject
+        return .predicate(.subquery(collection: collection, predicate: try translate(self.test, inner).predicate()))
     }
 }

@@ -48,6 +48,11 @@ struct XcodeModelReader {
             }
             var model = try Model(kept, userInfo: try userInfo(root), configurations: configurations, composites: composites)
             model.warnings = warnings
+            for node in root.children(named: "entity") {
+                if let name = node.attributes["name"], let className = node.attributes["representedClassName"], !className.isEmpty {
+                    model.classNames[name] = className
+                }
+            }
             return model
         } catch {
             throw locate(error, in: root)

@@ -1,0 +1,158 @@
+import Cairn
+import CairnSupport
+
+/// A `@Managed` class bound to an entity of a store's model: where each persisted property
+/// lives among the entity's attributes and relationships, checked once.
+final class EntityBinding: @unchecked Sendable {
+    // Safety: immutable after init.
+
+    /// Where one persisted property lives.
+    enum Slot {
+        /// The attribute at `position`, its Swift values coded as `coding`.
+        case attribute(position: Int, coding: PropertyKind.ValueCoding)
+        /// The to-one relationship at `index`, to objects of a class.
+        case toOne(index: Int, type: any ManagedModel.Type)
+        /// The to-many relationship at `index`.
+        case toMany(index: Int, type: any ManagedModel.Type)
+    }
+
+    /// The class's schema.
+    let schema: ManagedSchema
+    /// The entity.
+    let entity: EntityDescription
+    /// Each persisted property's place, by ordinal.
+    let slots: [Slot]
+
+    /// Binds a class to an entity of `model`, or says what does not match, naming both.
+    init(_ schema: ManagedSchema, entity: EntityDescription, model: Model) throws(StoreError) {
+        self.schema = schema
+        self.entity = entity
+        var slots: [Slot] = []
+        for property in schema.properties {
+            slots.append(try Self.slot(of: property, in: schema, entity: entity, model: model))
+        }
+        self.slots = slots
+    }
+
+    private static func slot(of property: ManagedProperty, in schema: ManagedSchema, entity: EntityDescription, model: Model) throws(StoreError)
+        -> Slot
+    {
+        let where_ = "\(schema.typeName).\(property.name) (\(property.valueType))"
+        func mismatch(_ what: String) -> StoreError {
+            StoreError(
+                .modelMismatch, "\(where_) does not match entity \(entity.name) of the store's model: \(what)", entity: entity.name,
+                property: property.name)
+        }
+        switch property.kind {
+        case .unsupported:
+            throw StoreError(
+                .typeMismatch,
+                "\(where_): Cairn stores attributes of its value types (String, integers, Double, Float, Decimal, Bool, Date, Data, UUID, URL), "
+                    + "RawRepresentable enums of them, Codable values, and relationships to @Managed classes",
+                entity: entity.name, property: property.name)
+        case .attribute(let type, let optional, let coding):
+            guard let position = entity.attributePosition(property.name) else {
+                let hint = entity.relationshipPosition(property.name) != nil ? "it is a relationship there" : "the entity has no attribute \(property.name)"
+                throw mismatch(hint)
+            }
+            let attribute = entity.attributes[position]
+            guard Self.fits(type, coding: coding, attribute.type) else {
+                throw mismatch("the property is stored as \(type), the attribute is \(attribute.type)")
+            }
+            if !optional, attribute.isOptional, attribute.defaultValue == nil, !Self.isNumberOrFlag(type) {
+                throw mismatch("the attribute is optional: declare the property \(property.valueType)? to read its nil")
+            }
+            return .attribute(position: position, coding: coding)
+        case .toOne(let destination, _), .toMany(let destination):
+            guard let index = entity.relationshipPosition(property.name) else {
+                let hint = entity.attributePosition(property.name) != nil ? "it is an attribute there" : "the entity has no relationship \(property.name)"
+                throw mismatch(hint)
+            }
+            let relationship = entity.relationships[index]
+            let toMany: Bool
+            if case .toMany = property.kind { toMany = true } else { toMany = false }
+            guard relationship.isToMany == toMany else {
+                throw mismatch("the relationship is \(relationship.isToMany ? "to-many: declare [\(destination)]" : "to-one: declare \(destination)?")")
+            }
+            guard let target = ModelBinding.entity(of: destination, in: model),
+                target.index == model.entity(named: relationship.destination)?.index
+                    || model.entity(named: relationship.destination)?.descendants.contains(target.index) == true
+            else {
+                throw mismatch("the relationship's destination is \(relationship.destination), which \(destination) is not bound to")
+            }
+            return toMany ? .toMany(index: index, type: destination) : .toOne(index: index, type: destination)
+        }
+    }
+
+    /// Whether Swift values stored as `type` fit an attribute of type `stored`.
+    private static func fits(_ type: AttributeType, coding: PropertyKind.ValueCoding, _ stored: AttributeType) -> Bool {
+        if type == stored { return true }
+        switch (type, stored) {
+        case (.integer16, .integer32), (.integer16, .integer64), (.integer32, .integer16), (.integer32, .integer64), (.integer64, .integer16),
+            (.integer64, .integer32):
+            return true  // a value out of the attribute's range is refused when set
+        case (.string, .uri): return coding != .json
+        case (.binary, .transformable): return true
+        default: return false
+        }
+    }
+
+    private static func isNumberOrFlag(_ type: AttributeType) -> Bool {
+        switch type {
+        case .integer16, .integer32, .integer64, .double, .float, .decimal, .boolean: true
+        default: false
+        }
+    }
+}
+
+/// Which entity of a model a `@Managed` class binds to, and the bindings a store keeps.
+enum ModelBinding {
+    /// The entity a class binds to: the one an Xcode model's `representedClassName` gives the
+    /// class's name, else the one named as the class's ``ManagedModel/entityName``.
+    static func entity(of type: any ManagedModel.Type, in model: Model) -> EntityDescription? {
+        let className = String(describing: type)
+        if let named = model.classNames.first(where: { $0.value == className || $0.value.hasSuffix(".\(className)") }),
+            let entity = model.entity(named: named.key)
+        {
+            return entity
+        }
+        return model.entity(named: type.entityName)
+    }
+
+    /// The binding of a class to the entity `entityIndex` of the store's model (its own entity,
+    /// or a sub-entity an object of it belongs to), made once per store.
+    static func binding(_ type: any ManagedModel.Type, entityIndex: Int? = nil, in store: Store) throws(StoreError) -> EntityBinding {
+        let model = store.model
+        guard let own = entity(of: type, in: model) else { throw unbound(type) }
+        let index = entityIndex ?? own.index
+        let key = BindingKey(type: ObjectIdentifier(type), entity: index)
+        if let cached = store.typedBindings.withLock({ $0[key] }) as? EntityBinding { return cached }
+        let binding = try EntityBinding(type.managedSchema, entity: model.descriptions[index], model: model)
+        store.typedBindings.withLock { $0[key] = binding }
+        ManagedObservation.start(store)
+        return binding
+    }
+
+    /// Binds every class, and each class its relationships lead to, to `model`: a mismatch
+    /// throws before a store opens, not at first use.
+    static func check(_ types: [any ManagedModel.Type], against model: Model) throws(StoreError) {
+        for type in ModelDerivation.closure(of: types) {
+            guard let entity = entity(of: type, in: model) else { throw unbound(type) }
+            _ = try EntityBinding(type.managedSchema, entity: entity, model: model)
+        }
+    }
+
+    private static func unbound(_ type: any ManagedModel.Type) -> StoreError {
+        StoreError(
+            .unknownName,
+            "\(type) is not bound to an entity of the store's model: it has no entity \(type.entityName) "
+                + "(nor one whose class name is \(type)); open the store with Store(at:for:) listing the class",
+            entity: type.entityName)
+    }
+}
+
+/// A class and an entity, the key of a store's bindings.
+struct BindingKey: Hashable, Sendable {
+    var type: ObjectIdentifier
+    var entity: Int
+}

@@ -1,0 +1,123 @@
+/// What `@Managed` says of a class: its persisted properties in order, and its `#Unique` and
+/// `#Index` lines. Cairn derives the class's entity from it, and binds it to a store's entity.
+public final class ManagedSchema: @unchecked Sendable {
+    // Safety: immutable after init (key paths and metatypes are never mutated).
+
+    /// The class.
+    public let type: any ManagedModel.Type
+    /// The persisted properties, by ordinal.
+    public let properties: [ManagedProperty]
+    /// Uniqueness constraints, each as the names of its properties.
+    public let uniqueness: [[String]]
+    /// Indexes, each as the names of its properties.
+    public let indexes: [[String]]
+    /// The property of each key path.
+    private let byKeyPath: [AnyKeyPath: Int]
+
+    /// Describes a class (the `@Managed` expansion calls this).
+    public init<M: ManagedModel>(
+        _ type: M.Type, properties: [ManagedProperty], uniqueness: [[PartialKeyPath<M>]], indexes: [[PartialKeyPath<M>]]
+    ) {
+        self.type = type
+        self.properties = properties
+        var byKeyPath: [AnyKeyPath: Int] = [:]
+        for property in properties { byKeyPath[property.keyPath] = property.ordinal }
+        self.byKeyPath = byKeyPath
+        let name = { (path: PartialKeyPath<M>) in byKeyPath[path].map { properties[$0].name } ?? "\(path)" }
+        self.uniqueness = uniqueness.map { $0.map(name) }
+        self.indexes = indexes.map { $0.map(name) }
+    }
+
+    /// The persisted property a key path of the class names, if it names one.
+    public func property(for keyPath: AnyKeyPath) -> ManagedProperty? {
+        byKeyPath[keyPath].map { properties[$0] }
+    }
+
+    /// The class's name, for messages.
+    var typeName: String { String(describing: type) }
+}
+
+/// One persisted property of a `@Managed` class.
+public struct ManagedProperty: @unchecked Sendable {
+    // Safety: immutable; the key path is never mutated.
+
+    /// Its name (the attribute's or relationship's).
+    public let name: String
+    /// Its key path on the class.
+    public let keyPath: AnyKeyPath
+    /// Its place among the class's persisted properties.
+    public let ordinal: Int
+    /// What `@Attribute` says (nil: no `@Attribute`).
+    public let attribute: AttributeOptions?
+    /// What `@Relationship` says (nil: no `@Relationship`).
+    public let relationship: RelationshipOptions?
+    /// The property's Swift type.
+    public let valueType: Any.Type
+    /// What its type makes it: an attribute of a kind, or a relationship.
+    let kind: PropertyKind
+
+    /// Describes a property (the `@Managed` expansion calls this).
+    public init<Root, V>(
+        _ name: String, _ keyPath: KeyPath<Root, V>, ordinal: Int, attribute: AttributeOptions? = nil, relationship: RelationshipOptions? = nil
+    ) {
+        self.name = name
+        self.keyPath = keyPath
+        self.ordinal = ordinal
+        self.attribute = attribute
+        self.relationship = relationship
+        self.valueType = V.self
+        self.kind = PropertyKind(V.self)
+    }
+}
+
+/// An option of `@Attribute`.
+public enum AttributeOption: Sendable, Hashable {
+    /// No two objects may hold the same value (a uniqueness constraint on the attribute alone).
+    case unique
+    /// Kept in memory with the object, never saved (Core Data's transient attribute).
+    case ephemeral
+    /// The store keeps an index of the attribute for fetching.
+    case indexed
+}
+
+/// What `@Attribute(…)` says of a property.
+public struct AttributeOptions: Sendable, Hashable {
+    /// The options.
+    public var options: [AttributeOption]
+    /// The attribute's name in the model version before (a rename that migration follows).
+    public var originalName: String?
+
+    /// The options of `@Attribute(…)` (the `@Managed` expansion calls this).
+    public init(_ options: AttributeOption..., originalName: String? = nil) {
+        self.options = options
+        self.originalName = originalName
+    }
+}
+
+/// What `@Relationship(…)` says of a property.
+public struct RelationshipOptions: @unchecked Sendable {
+    // Safety: immutable; the key path is never mutated.
+
+    /// What deleting the object does to the objects at the other end.
+    public var deleteRule: DeleteRule
+    /// The fewest objects a to-many may hold (nil: no bound).
+    public var minimumModelCount: Int?
+    /// The most objects a to-many may hold (nil: no bound).
+    public var maximumModelCount: Int?
+    /// The relationship's name in the model version before.
+    public var originalName: String?
+    /// The relationship of the other class that points back.
+    public var inverse: AnyKeyPath?
+
+    /// The options of `@Relationship(…)` (the `@Managed` expansion calls this).
+    public init(
+        deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil, originalName: String? = nil,
+        inverse: AnyKeyPath? = nil
+    ) {
+        self.deleteRule = deleteRule
+        self.minimumModelCount = minimumModelCount == 0 ? nil : minimumModelCount
+        self.maximumModelCount = maximumModelCount == 0 ? nil : maximumModelCount
+        self.originalName = originalName
+        self.inverse = inverse
+    }
+}

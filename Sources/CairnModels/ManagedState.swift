@@ -1,0 +1,131 @@
+import Cairn
+import CairnSupport
+
+/// Where a typed object's values live: in its context (an object inserted or fetched), or,
+/// for a new object not inserted yet, in the object itself. `@Managed` stores one in each
+/// object and reads and writes every persisted property through it.
+public struct ManagedState {
+    /// The object underneath, once the typed object is in a context.
+    var object: ManagedObject?
+    /// Where the class's properties live in the object's entity.
+    var binding: EntityBinding?
+    /// The values of a new object (by ordinal) until it is inserted.
+    var pending: PendingValues?
+
+    /// The state of a new object.
+    public init() {}
+
+    /// The state of an object of a context.
+    init(object: ManagedObject, binding: EntityBinding) {
+        self.object = object
+        self.binding = binding
+    }
+
+    /// Sets a property's initial value (an initializer's assignment, or the property's
+    /// declared value): kept in the object until it is inserted; ignored by an object of a
+    /// context, whose values are its context's.
+    public mutating func initialize<V>(_ ordinal: Int, to value: V) {
+        guard object == nil else { return }
+        if pending == nil { pending = PendingValues() }
+        pending?.set(value, at: ordinal)
+    }
+
+    /// The value of persisted property `ordinal` of `owner`, as its context sees it.
+    public static func value<M: ManagedModel, V>(_ ordinal: Int, of owner: M) -> V {
+        guard let object = owner._managedState.object, let binding = owner._managedState.binding else {
+            if let value = owner._managedState.pending?.value(at: ordinal) as? V { return value }
+            return placeholder(ordinal, of: owner, because: "it has no value yet")
+        }
+        switch binding.slots[ordinal] {
+        case .attribute(let position, let coding):
+            guard let stored = object.attributeValue(at: position) else { return gone(ordinal, of: owner, object) }
+            if coding == .scalar, let scalar = V.self as? any AttributeValue.Type, let value = scalar.init(storedValue: stored) as? V {
+                return value
+            }
+            if let value = ValueCodec.decode(stored, as: V.self, coding: coding) as? V { return value }
+            return placeholder(ordinal, of: owner, because: "its stored value \(stored) does not read as \(V.self)")
+        case .toOne(let index, let type):
+            guard let targets = object.targets(ofRelationship: index), let context = object.context else { return gone(ordinal, of: owner, object) }
+            guard let target = targets.first else { return placeholder(ordinal, of: owner, because: "it points to no object") }
+            if let value = TypedObjects.make([target], type, in: context).first as? V { return value }
+            return placeholder(ordinal, of: owner, because: "its object \(target) is not a \(type)")
+        case .toMany(let index, let type):
+            guard let targets = object.targets(ofRelationship: index), let context = object.context,
+                let many = V.self as? any ToManyValue.Type
+            else { return gone(ordinal, of: owner, object) }
+            if let value = many.make(TypedObjects.make(targets, type, in: context)) as? V { return value }
+            return placeholder(ordinal, of: owner, because: "its objects are not \(type)")
+        }
+    }
+
+    /// Sets persisted property `ordinal` of `owner`: an unsaved change of its context, or of the
+    /// new object itself. A new object linked to an object of a context joins that context
+    /// first (as SwiftData inserts it). A change the context refuses (an integer out of the
+    /// attribute's range, an object of another context) is thrown by the context's next save.
+    public static func setValue<M: ManagedModel, V>(_ value: V, _ ordinal: Int, of owner: M) {
+        if owner._managedState.object == nil {
+            let kind = M.managedSchema.properties[ordinal].kind
+            guard kind.isRelationship, let context = TypedObjects.context(ofLinked: value) else {
+                if owner._managedState.pending == nil { owner._managedState.pending = PendingValues() }
+                owner._managedState.pending?.set(value, at: ordinal)
+                return
+            }
+            context.insert(owner)
+        }
+        guard let object = owner._managedState.object, let binding = owner._managedState.binding else { return }
+        TypedObjects.set(value, at: binding.slots[ordinal], of: object, property: M.managedSchema.properties[ordinal])
+    }
+
+    /// What a property reads as when the object no longer exists in its context.
+    private static func gone<M: ManagedModel, V>(_ ordinal: Int, of owner: M, _ object: ManagedObject) -> V {
+        let reason =
+            object.context == nil
+            ? "its context is gone (an object lives as long as its context: pass its persistentModelID to another context)"
+            : "\(object.entity.name) \(object.objectID) was deleted or does not exist in context \(object.context?.name ?? "")"
+        return placeholder(ordinal, of: owner, because: reason)
+    }
+
+    private static func placeholder<M: ManagedModel, V>(_ ordinal: Int, of owner: M, because reason: String) -> V {
+        let property = M.managedSchema.properties[ordinal]
+        let message = "\(M.self).\(property.name) cannot be read: \(reason)"
+        ManagedModelProblems.report(message)
+        if let value = ValueCodec.placeholder(V.self) as? V { return value }
+        // No value of the type exists to give (a non-optional Codable struct or an enum that is
+        // not CaseIterable): nothing can be returned. Declare such a property optional to read
+        // nil instead.
+        fatalError("CairnModels: \(message); \(V.self) has no empty value to read instead (declare the property optional)")
+    }
+}
+
+/// The values a new object keeps until it is inserted, by ordinal.
+final class PendingValues {
+    private var values: [Any?] = []
+
+    func set(_ value: Any, at ordinal: Int) {
+        if values.count <= ordinal { values += Array(repeating: nil, count: ordinal + 1 - values.count) }
+        values[ordinal] = value
+    }
+
+    func value(at ordinal: Int) -> Any? { ordinal < values.count ? values[ordinal] : nil }
+
+    /// The values set, by ordinal.
+    var all: [(ordinal: Int, value: Any)] {
+        values.enumerated().compactMap { ordinal, value in value.map { (ordinal, $0) } }
+    }
+}
+
+/// Where reads that cannot be made are reported: reading a property of an object that was
+/// deleted, or whose context is gone, gives nil, zero, empty or false and reports it here.
+public enum ManagedModelProblems {
+    private static let handler = Protected<(@Sendable (String) -> Void)?>(nil)
+
+    /// Replaces what is done with each report (default: a line on standard error); nil restores it.
+    public static func setHandler(_ newHandler: (@Sendable (String) -> Void)?) {
+        handler.withLock { $0 = newHandler }
+    }
+
+    static func report(_ message: String) {
+        if let handler = handler.withLock({ $0 }) { return handler(message) }
+        FileHandle.standardError.write(Data("CairnModels: \(message)\n".utf8))
+    }
+}

@@ -1,0 +1,114 @@
+import Cairn
+
+extension Model {
+    /// The model `@Managed` classes describe (SwiftData's `Schema`): an entity per class (the
+    /// classes their relationships lead to included), named as the class's
+    /// ``ManagedModel/entityName``.
+    ///
+    /// - Attributes: each persisted property of a stored type; a non-optional property is a
+    ///   required attribute. `@Attribute(.unique)` and `#Unique` make uniqueness constraints,
+    ///   `#Index` indexes (one property: the attribute's index; several: a fetch index),
+    ///   `originalName` a renaming identifier that migration follows.
+    /// - Relationships: each property of a `@Managed` class (to-one; required when not optional)
+    ///   or an array of one (to-many). The inverse is `@Relationship(inverse:)` on either side, or,
+    ///   when neither says, the one relationship of the other class that points back, if there is
+    ///   exactly one each way.
+    ///
+    /// - Throws: ``StoreError`` naming the class and property of a type Cairn cannot store, or a
+    ///   ``ModelError`` for what the model's own checks refuse.
+    public init(for types: [any ManagedModel.Type]) throws {
+        let all = ModelDerivation.closure(of: types)
+        var entities: [Entity] = []
+        for type in all { entities.append(try ModelDerivation.entity(of: type, among: all)) }
+        self = try Model(entities)
+    }
+}
+
+/// How classes become entities.
+enum ModelDerivation {
+    /// The classes and every class their relationships lead to, in a stable order.
+    static func closure(of types: [any ManagedModel.Type]) -> [any ManagedModel.Type] {
+        var seen = Set<ObjectIdentifier>()
+        var result: [any ManagedModel.Type] = []
+        var queue = types
+        while !queue.isEmpty {
+            let type = queue.removeFirst()
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            result.append(type)
+            for property in type.managedSchema.properties {
+                if let destination = destination(of: property) { queue.append(destination) }
+            }
+        }
+        return result
+    }
+
+    static func destination(of property: ManagedProperty) -> (any ManagedModel.Type)? {
+        switch property.kind {
+        case .toOne(let destination, _), .toMany(let destination): destination
+        case .attribute, .unsupported: nil
+        }
+    }
+
+    static func entity(of type: any ManagedModel.Type, among all: [any ManagedModel.Type]) throws -> Entity {
+        let schema = type.managedSchema
+        var entity = Entity(type.entityName)
+        for property in schema.properties {
+            let options = property.attribute?.options ?? []
+            switch property.kind {
+            case .unsupported:
+                throw StoreError(
+                    .typeMismatch,
+                    "\(type).\(property.name) is \(property.valueType), which Cairn cannot store: use a stored value type (String, integers, "
+                        + "Double, Float, Decimal, Bool, Date, Data, UUID, URL), a RawRepresentable enum of one, a Codable value, "
+                        + "a @Managed class (optional) or an array of one, or mark it @Transient",
+                    entity: type.entityName, property: property.name)
+            case .attribute(let attributeType, let optional, _):
+                let indexed = options.contains(.indexed) || schema.indexes.contains([property.name])
+                entity.attributes.append(
+                    Attribute(
+                        property.name, attributeType, optional: optional, indexed: indexed, transient: options.contains(.ephemeral),
+                        renamingIdentifier: property.attribute?.originalName))
+                if options.contains(.unique) { entity.uniquenessConstraints.append([property.name]) }
+            case .toOne(let destination, let optional):
+                entity.relationships.append(relationship(property, of: type, to: destination, .toOne, optional: optional, among: all))
+            case .toMany(let destination):
+                entity.relationships.append(relationship(property, of: type, to: destination, .toMany(ordered: false), optional: true, among: all))
+            }
+        }
+        entity.uniquenessConstraints += schema.uniqueness
+        for index in schema.indexes where index.count > 1 {
+            entity.fetchIndexes.append(FetchIndex(index.joined(separator: "_"), index.map { FetchIndex.Element($0) }))
+        }
+        return entity
+    }
+
+    private static func relationship(
+        _ property: ManagedProperty, of type: any ManagedModel.Type, to destination: any ManagedModel.Type, _ cardinality: Relationship.Cardinality,
+        optional: Bool, among all: [any ManagedModel.Type]
+    ) -> Relationship {
+        let options = property.relationship ?? RelationshipOptions()
+        return Relationship(
+            property.name, to: destination.entityName, inverse: inverse(of: property, of: type, to: destination), cardinality,
+            deleteRule: options.deleteRule, optional: optional && options.minimumModelCount == nil, minimumCount: options.minimumModelCount,
+            maximumCount: options.maximumModelCount, renamingIdentifier: options.originalName)
+    }
+
+    /// The name of a relationship's inverse: as either side declares it, or the one relationship
+    /// each way between the two classes.
+    static func inverse(of property: ManagedProperty, of type: any ManagedModel.Type, to destination: any ManagedModel.Type) -> String? {
+        let other = destination.managedSchema
+        if let path = property.relationship?.inverse { return other.property(for: path)?.name }
+        let mine = type.managedSchema
+        // The other side names this one.
+        for candidate in other.properties {
+            if let path = candidate.relationship?.inverse, mine.property(for: path)?.name == property.name { return candidate.name }
+        }
+        // One relationship each way, neither naming another inverse.
+        let back = other.properties.filter { self.destination(of: $0).map { ObjectIdentifier($0) == ObjectIdentifier(type) } ?? false }
+        let forth = mine.properties.filter { self.destination(of: $0).map { ObjectIdentifier($0) == ObjectIdentifier(destination) } ?? false }
+        guard back.count == 1, forth.count == 1, back[0].relationship?.inverse == nil,
+            ObjectIdentifier(type) != ObjectIdentifier(destination) || back[0].name != property.name
+        else { return nil }
+        return back[0].name
+    }
+}

@@ -1,0 +1,80 @@
+import Cairn
+
+extension ObjectContext {
+    /// Inserts a new typed object (SwiftData's `insert`): its values become unsaved changes of
+    /// this context, and new objects it links to are inserted with it. Inserting an object of
+    /// this context again does nothing.
+    ///
+    /// What cannot be inserted (an object of another context; a class the store's model has no
+    /// entity for) is thrown by the next ``save()``.
+    public func insert<M: ManagedModel>(_ model: M) {
+        do {
+            try TypedObjects.attach(model, to: self)
+        } catch let error as StoreError {
+            deferError(error)
+        } catch {
+            deferError(StoreError(.invalidObject, "\(M.self): \(error)", entity: M.entityName))
+        }
+    }
+
+    /// Deletes a typed object from this context, applying its delete rules (SwiftData's
+    /// `delete`). A new object that was never inserted has nothing to delete. What the context
+    /// refuses (a `deny` rule, an object of another context) is thrown by the next ``save()``.
+    public func delete<M: ManagedModel>(_ model: M) {
+        guard let object = model._managedState.object else { return }
+        do {
+            guard object.context === self else {
+                throw StoreError(
+                    .invalidObject, "\(M.self) \(object.objectID) belongs to context \(object.context?.name ?? "(gone)"), not \(name)",
+                    entity: object.entity.name, objects: [object.objectID])
+            }
+            try delete(object)
+        } catch let error as StoreError {
+            deferError(error)
+        } catch {
+            deferError(StoreError(.invalidObject, "\(M.self) \(object.objectID): \(error)", entity: object.entity.name))
+        }
+    }
+
+    /// The objects a descriptor asks for, as typed objects of this context.
+    ///
+    /// - Throws: ``StoreError`` for a predicate or sort that cannot be translated (naming the
+    ///   property and the operation), or a class the store's model has no entity for.
+    public func fetch<M: ManagedModel>(_ descriptor: FetchDescriptor<M>) throws -> [M] {
+        let ids = try fetchIDs(descriptor.request(in: store))
+        return TypedObjects.make(ids, M.self, in: self).compactMap { $0 as? M }
+    }
+
+    /// How many objects a descriptor matches (its offset and limit applied).
+    public func fetchCount<M: ManagedModel>(_ descriptor: FetchDescriptor<M>) throws -> Int {
+        try count(descriptor.request(in: store))
+    }
+
+    /// The IDs of the objects a descriptor matches, in its order.
+    public func fetchIdentifiers<M: ManagedModel>(_ descriptor: FetchDescriptor<M>) throws -> [ObjectID] {
+        try fetchIDs(descriptor.request(in: store))
+    }
+
+    /// The typed object of an ID in this context (how an object reaches another context or
+    /// task: by its ``ManagedModel/persistentModelID``); nil when it does not exist here or is
+    /// not an object of `M`'s entity.
+    public func model<M: ManagedModel>(for id: ObjectID, as type: M.Type = M.self) -> M? {
+        guard let object = object(with: id), (try? ModelBinding.binding(M.self, entityIndex: object.entity.index, in: store)) != nil else {
+            return nil
+        }
+        return TypedObjects.make([id], M.self, in: self).first as? M
+    }
+
+    /// The typed object of a managed object of this context (the by-name object's typed view).
+    public func model<M: ManagedModel>(of object: ManagedObject, as type: M.Type = M.self) -> M? {
+        guard object.context === self else { return nil }
+        return model(for: object.objectID, as: type)
+    }
+}
+
+extension ManagedObject {
+    /// This object as a typed object of its context; nil when its entity is not `M`'s.
+    public func model<M: ManagedModel>(as type: M.Type = M.self) -> M? {
+        context?.model(of: self, as: type)
+    }
+}
