@@ -7,7 +7,7 @@
 /// ``ManagedObject/setValue(_:forKey:)-(Value,_)`` is. An object belongs to its context: pass
 /// its ``persistentModelID`` to another context or task, not the object (the class is not
 /// `Sendable`, so the compiler refuses to send it).
-public protocol ManagedModel: AnyObject, Observable, PredicateKeyPathNaming {
+public protocol ManagedModel: AnyObject, Hashable, Observable, PredicateKeyPathNaming {
     /// Where the object's values live (written by `@Managed`).
     var _managedState: ManagedState { get set }
     /// Makes the object of a fetch (written by `@Managed`).
@@ -21,6 +21,11 @@ public protocol ManagedModel: AnyObject, Observable, PredicateKeyPathNaming {
 }
 
 extension ManagedModel {
+    /// The same instance (one instance stands for an object in a context).
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+    /// The instance's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
     /// The class's name.
     public static var entityName: String { String(describing: Self.self) }
 

@@ -246,6 +246,10 @@ extension PredicateExpressions.KeyPath: TypedPredicateNode {
             }
             return [property.name]
         }
+        // A member of a stored value (a string's, a number's, an array's) names nothing stored.
+        if root is any Collection.Type || root is any AttributeValue.Type {
+            throw unsupported("\(computedName(keyPath)) of \(described(base, root))")
+        }
         let text = String(describing: keyPath)
         let names = text.split(separator: ".").dropFirst().map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "?!")) }
         guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }) else {
@@ -255,27 +259,48 @@ extension PredicateExpressions.KeyPath: TypedPredicateNode {
     }
 }
 
-/// `.count` or `.isEmpty` of a collection (a string, an array).
+/// `.count` or `.isEmpty` of a string or an array.
 enum CollectionMeasure: CustomStringConvertible {
     case count, isEmpty
 
     init?(_ type: Any.Type, _ keyPath: AnyKeyPath) {
-        guard let collection = type as? any Collection.Type else { return nil }
-        func measure<C: Collection>(_: C.Type) -> CollectionMeasure? {
-            if keyPath == \C.count as AnyKeyPath { return .count }
-            if keyPath == \C.isEmpty as AnyKeyPath { return .isEmpty }
+        let paths: (count: AnyKeyPath, isEmpty: AnyKeyPath)
+        if type == String.self {
+            paths = (\String.count, \String.isEmpty)
+        } else if let array = type as? any MeasuredArray.Type {
+            paths = (array.countPath, array.isEmptyPath)
+        } else {
             return nil
         }
-        guard let measure = measure(collection) else { return nil }
-        self = measure
+        if keyPath == paths.count {
+            self = .count
+        } else if keyPath == paths.isEmpty {
+            self = .isEmpty
+        } else {
+            return nil
+        }
     }
 
     var description: String { self == .count ? "count" : "isEmpty" }
 }
 
+/// An array, whose `count` and `isEmpty` key paths a predicate compares with its own.
+protocol MeasuredArray {
+    static var countPath: AnyKeyPath { get }
+    static var isEmptyPath: AnyKeyPath { get }
+}
+
+extension Array: MeasuredArray {
+    static var countPath: AnyKeyPath { \[Element].count }
+    static var isEmptyPath: AnyKeyPath { \[Element].isEmpty }
+}
+
 /// A key path's property for a message: its name when its description shows one, else what
 /// it yields (`a computed property (Character?)`).
 private func computedName(_ keyPath: AnyKeyPath) -> String {
+    if let naming = type(of: keyPath).rootType as? any PredicateKeyPathNaming.Type, let property = naming.predicateProperty(for: keyPath) {
+        return property.name
+    }
     let text = String(describing: keyPath)
     if let last = text.split(separator: ".").last, !last.contains("<") { return String(last) }
     return "a computed property yielding \(type(of: keyPath).valueType)"
@@ -283,7 +308,7 @@ private func computedName(_ keyPath: AnyKeyPath) -> String {
 
 /// What a part of a predicate reads, for a message: `Book.title`, or the type.
 private func described(_ part: TypedPredicatePart, _ type: Any.Type) -> String {
-    if case .expression(.keyPath(let names)) = part { return names.joined(separator: ".") + " (\(type))" }
+    if case .expression(.keyPath(let names)) = part { return names.joined(separator: ".") }
     return "\(type)"
 }
 
@@ -419,7 +444,11 @@ extension PredicateExpressions.SequenceStartsWith: TypedComparisonNode {
 
 extension PredicateExpressions.SequenceContains: TypedPredicateNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-        .predicate(.comparison(try translate(element, scope).expression(), .in, try translate(sequence, scope).expression()))
+        if let property = sequence as? any JSONPropertyNode, let path = try property.jsonPropertyPath(scope) {
+            throw unsupported(
+                "contains on \(path.joined(separator: ".")), which is stored as JSON text: compare the whole value with == or !=")
+        }
+        return .predicate(.comparison(try translate(element, scope).expression(), .in, try translate(sequence, scope).expression()))
     }
 }
 
