@@ -1,0 +1,100 @@
+import CairnModels
+import CairnTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@Managed final class Stray {
+    var label: String = ""
+    init() {}
+}
+
+/// What a typed class cannot do, each refused with a message that says what to do instead.
+@Suite(.serialized) struct ManagedMisuseTests {
+    @Test func anObjectOfAnotherContextIsRefusedAtSave() async throws {
+        let store = try Store(inMemoryFor: [Author.self, Book.self])
+        let first = store.newBackgroundContext(name: "first")
+        let second = store.newBackgroundContext(name: "second")
+        let author = Author(name: "A")
+        first.insert(author)
+        let book = Book(title: "B")
+        second.insert(book)
+        book.author = author
+        let error = await #expect(throws: StoreError.self) { try await second.save() }
+        #expect(error?.message.contains("belongs to context first, not second") == true)
+        second.insert(author)
+        second.rollback()
+        #expect(!second.hasChanges)
+    }
+
+    @Test func aClassTheModelLacksIsRefused() async throws {
+        let store = try Store(inMemoryFor: [Author.self, Book.self])
+        let context = store.newBackgroundContext()
+        context.insert(Stray())
+        let error = await #expect(throws: StoreError.self) { try await context.save() }
+        #expect(error?.message.contains("Stray is not bound to an entity of the store's model") == true)
+        #expect(throws: StoreError.self) { try context.fetch(FetchDescriptor<Stray>()) }
+    }
+
+    @Test func aClassThatDoesNotMatchItsEntityIsRefusedBeforeTheStoreOpens() throws {
+        let folder = TemporaryDirectory()
+        let model = try Model {
+            Entity("Author") {
+                Attribute("name", .string, optional: false)
+                Attribute("born", .string)
+                Relationship("books", to: "Book", inverse: "author", .toMany(ordered: false))
+            }
+            Entity("Book") {
+                Attribute("title", .string, optional: false)
+                Attribute("year", .integer64)
+                Attribute("tags", .string)
+                Relationship("author", to: "Author", inverse: "books")
+            }
+        }
+        let error = #expect(throws: StoreError.self) { try Store(at: folder.path + "/s", model: model, for: [Author.self, Book.self]) }
+        #expect(error?.code == .modelMismatch)
+        #expect(error?.message.contains("Author.born (Optional<Int>) does not match entity Author") == true)
+        #expect(error?.message.contains("the property is stored as integer64, the attribute is string") == true)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/s"))
+
+        let missing = try Model {
+            Entity("Stray") { Attribute("name", .string) }
+        }
+        let absent = #expect(throws: StoreError.self) { try Store(at: folder.path + "/t", model: missing, for: [Stray.self]) }
+        #expect(absent?.message.contains("the entity has no attribute label") == true)
+    }
+
+    @Test func readingAnObjectThatIsGoneGivesAnEmptyValueAndSaysWhy() async throws {
+        let reports = Mutex<[String]>([])
+        ManagedModelProblems.setHandler { message in reports.withLock { $0.append(message) } }
+        defer { ManagedModelProblems.setHandler(nil) }
+        let store = try Store(inMemoryFor: [Author.self, Book.self])
+        let context = store.newBackgroundContext()
+        let author = Author(name: "Gone", born: 1900)
+        context.insert(author)
+        try await context.save()
+        context.delete(author)
+        #expect(author.name == "")
+        #expect(author.born == nil)
+        #expect(author.books.isEmpty)
+        let messages = reports.withLock { $0 }
+        #expect(messages.contains { $0.contains("Author.name cannot be read") && $0.contains("was deleted") })
+
+        var scratch: ObjectContext? = store.newBackgroundContext()
+        let orphan = Book(title: "Orphan")
+        scratch?.insert(orphan)
+        scratch = nil
+        #expect(orphan.title == "")
+        #expect(reports.withLock { $0 }.contains { $0.contains("Book.title cannot be read: its context is gone") })
+    }
+
+    @Test func anUnsupportedPropertyTypeIsNamedWhenTheModelIsDerived() throws {
+        let error = #expect(throws: StoreError.self) { try Model(for: [Unstorable.self]) }
+        #expect(error?.message.contains("Unstorable.handle is NSObject") == true)
+    }
+}
+
+@Managed final class Unstorable {
+    var handle: NSObject = NSObject()
+    init() {}
+}
