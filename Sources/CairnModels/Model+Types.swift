@@ -5,7 +5,7 @@ extension Model {
     /// classes their relationships lead to included), named as the class's
     /// ``ManagedModel/entityName``.
     ///
-    /// - Attributes: each persisted property of a stored type; a non-optional property is a
+    /// - Attributes, in name order (declaration order does not matter): each persisted property of a stored type; a non-optional property is a
     ///   required attribute. `@Attribute(.unique)` and `#Unique` make uniqueness constraints,
     ///   `#Index` indexes (one property: the attribute's index; several: a fetch index),
     ///   `originalName` a renaming identifier that migration follows.
@@ -75,6 +75,10 @@ enum ModelDerivation {
                 entity.relationships.append(relationship(property, of: type, to: destination, .toMany(ordered: false), optional: true, among: all))
             }
         }
+        // In name order, as Xcode writes an entity's properties: reordering a class's properties
+        // changes nothing stored.
+        entity.attributes.sort { $0.name < $1.name }
+        entity.relationships.sort { $0.name < $1.name }
         entity.uniquenessConstraints += schema.uniqueness
         for index in schema.indexes where index.count > 1 {
             entity.fetchIndexes.append(FetchIndex(index.joined(separator: "_"), index.map { FetchIndex.Element($0) }))

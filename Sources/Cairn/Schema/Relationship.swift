@@ -55,7 +55,9 @@ public struct Relationship: Sendable, Hashable {
         self.deleteRule = deleteRule
         self.isOptional = optional
         self.minimumCount = minimumCount
-        self.maximumCount = maximumCount
+        // A to-one holds one object at most: Xcode's `maxCount="1"` on it says nothing more, and
+        // a model that says it equals one that does not.
+        self.maximumCount = cardinality == .toOne && maximumCount == 1 ? nil : maximumCount
         self.userInfo = userInfo
         self.renamingIdentifier = renamingIdentifier
         self.elementID = elementID
