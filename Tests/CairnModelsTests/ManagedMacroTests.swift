@@ -1,0 +1,139 @@
+import CairnModelsMacros
+import SwiftSyntaxMacros
+import SwiftSyntaxMacrosTestSupport
+import XCTest
+
+/// What `@Managed` writes, and what it refuses with a message.
+final class ManagedMacroTests: XCTestCase {
+    let macros: [String: any Macro.Type] = [
+        "Managed": ManagedMacro.self, "_PersistedProperty": PersistedPropertyMacro.self, "Attribute": MarkerMacro.self,
+        "Relationship": MarkerMacro.self, "Transient": MarkerMacro.self, "Unique": ConstraintMacro.self,
+    ]
+
+    /// (The expansion test support drops a property's initial value once accessors are added;
+    /// the compiler keeps it for the `init` accessor: the other tests read such defaults.)
+    func testAPropertyGetsAccessorsAStoredPeerAndASchemaEntry() {
+        assertMacroExpansion(
+            """
+            @Managed final class Note {
+                @Attribute(.unique) var title: String
+                var tags: [String] = []
+                @Transient var draft = false
+                #Unique<Note>([\\.title, \\.tags])
+                init(title: String) { self.title = title }
+            }
+            """,
+            expandedSource: """
+                final class Note {
+                    var title: String {
+                        @storageRestrictions(initializes: _title, accesses: _managedState)
+                        init(initialValue) {
+                            _managedState.initialize(0, to: initialValue)
+                            _title = CairnModels.ManagedSlot()
+                        }
+                        get {
+                            _$observationRegistrar.access(self, keyPath: \\.title)
+                            return CairnModels.ManagedState.value(0, of: self)
+                        }
+                        set {
+                            _$observationRegistrar.withMutation(of: self, keyPath: \\.title) {
+                                CairnModels.ManagedState.setValue(newValue, 0, of: self)
+                            }
+                        }
+                    }
+
+                    private var _title: CairnModels.ManagedSlot
+                    var tags: [String] {
+                        @storageRestrictions(initializes: _tags, accesses: _managedState)
+                        init(initialValue) {
+                            _managedState.initialize(1, to: initialValue)
+                            _tags = CairnModels.ManagedSlot()
+                        }
+                        get {
+                            _$observationRegistrar.access(self, keyPath: \\.tags)
+                            return CairnModels.ManagedState.value(1, of: self)
+                        }
+                        set {
+                            _$observationRegistrar.withMutation(of: self, keyPath: \\.tags) {
+                                CairnModels.ManagedState.setValue(newValue, 1, of: self)
+                            }
+                        }
+                    }
+
+                    private var _tags: CairnModels.ManagedSlot
+                    var draft = false
+                    init(title: String) { self.title = title }
+
+                    public var _managedState = CairnModels.ManagedState()
+
+                    private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    /// Makes the object of a fetch: its values are read from `managedState`'s context.
+                    public init(managedState: CairnModels.ManagedState) {
+                        self._managedState = managedState
+                        self._title = CairnModels.ManagedSlot()
+                        self._tags = CairnModels.ManagedSlot()
+                    }
+
+                    /// The class's persisted properties and constraints, from which Cairn derives its entity.
+                    public static let managedSchema = CairnModels.ManagedSchema(
+                        Note.self,
+                        properties: [CairnModels.ManagedProperty("title", \\Note.title, ordinal: 0, attribute: CairnModels.AttributeOptions(.unique)),
+                            CairnModels.ManagedProperty("tags", \\Note.tags, ordinal: 1)],
+                        uniqueness: [[\\.title, \\.tags]] as [[PartialKeyPath<Note>]],
+                        indexes: [] as [[PartialKeyPath<Note>]]
+                    )
+
+                    /// Tells observers that every persisted property may have changed (a save merged).
+                    public func _managedPropertiesChanged() {
+                        _$observationRegistrar.willSet(self, keyPath: \\.title)
+                        _$observationRegistrar.willSet(self, keyPath: \\.tags)
+                        _$observationRegistrar.didSet(self, keyPath: \\.title)
+                        _$observationRegistrar.didSet(self, keyPath: \\.tags)
+                    }
+                }
+
+                extension Note: CairnModels.ManagedModel, Observation.Observable {
+                }
+                """,
+            macros: macros)
+    }
+
+    func testWhatCannotBeManagedIsRefusedWithAMessage() {
+        assertMacroExpansion(
+            """
+            @Managed class Loose {
+                let id: Int
+                var untyped = 1
+                @Transient var cache: [Int]
+            }
+            """,
+            expandedSource: """
+                class Loose {
+                    let id: Int
+                    var untyped = 1
+                    var cache: [Int]
+                }
+
+                extension Loose: CairnModels.ManagedModel, Observation.Observable {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(message: "a @Managed class must be final (its objects are made by Cairn when it fetches them)", line: 1, column: 16),
+                DiagnosticSpec(message: "a stored 'let' cannot be persisted: write 'var', or mark it @Transient", line: 2, column: 5),
+                DiagnosticSpec(message: "the persisted property 'untyped' needs a type annotation ('var untyped: String')", line: 3, column: 9),
+                DiagnosticSpec(
+                    message: "a @Transient property needs an initial value (Cairn makes fetched objects without calling your initializers)", line: 4,
+                    column: 5),
+            ],
+            macros: macros)
+    }
+
+    func testAStructIsRefused() {
+        assertMacroExpansion(
+            "@Managed struct Point { var x: Int }",
+            expandedSource: "struct Point { var x: Int \n}",
+            diagnostics: [DiagnosticSpec(message: "@Managed applies to a final class", line: 1, column: 1)],
+            macros: macros)
+    }
+}
