@@ -4,7 +4,7 @@ import PackageDescription
 /// Benchmarks for Cairn, kept out of the main package so that users of Cairn never resolve
 /// benchmark-only dependencies. Run from the repository root:
 ///
-///     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|import|values|import-memory|compaction|all]... [--quick]
+///     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|import-memory|compaction|all]... [--quick]
 ///
 /// (Benchmarks/README.md lists each suite.)
 let package = Package(
@@ -24,6 +24,7 @@ let package = Package(
                 .product(name: "CairnLog", package: "Cairn"),
                 .product(name: "Cairn", package: "Cairn"),
                 .product(name: "CairnMapping", package: "Cairn"),
+                .product(name: "CairnModels", package: "Cairn"),
                 .product(name: "GRDB", package: "GRDB.swift")
             ],
             path: "Sources/CairnBenchmarks"

@@ -122,12 +122,12 @@ enum ModelBinding {
     /// The binding of a class to the entity `entityIndex` of the store's model (its own entity,
     /// or a sub-entity an object of it belongs to), made once per store.
     static func binding(_ type: any ManagedModel.Type, entityIndex: Int? = nil, in store: Store) throws(StoreError) -> EntityBinding {
+        // (The class's own entity is cached under -1: finding it compares names.)
+        let key = TypedBindingKey(type: ObjectIdentifier(type), entity: entityIndex ?? -1)
+        if let cached = store.typedBindings.withLock({ $0[key] }) as? EntityBinding { return cached }
         let model = store.model
         guard let own = entity(of: type, in: model) else { throw unbound(type) }
-        let index = entityIndex ?? own.index
-        let key = BindingKey(type: ObjectIdentifier(type), entity: index)
-        if let cached = store.typedBindings.withLock({ $0[key] }) as? EntityBinding { return cached }
-        let binding = try EntityBinding(type.managedSchema, entity: model.descriptions[index], model: model)
+        let binding = try EntityBinding(type.managedSchema, entity: model.descriptions[entityIndex ?? own.index], model: model)
         store.typedBindings.withLock { $0[key] = binding }
         ManagedObservation.start(store)
         return binding
@@ -149,10 +149,4 @@ enum ModelBinding {
                 + "(nor one whose class name is \(type)); open the store with Store(at:for:) listing the class",
             entity: type.entityName)
     }
-}
-
-/// A class and an entity, the key of a store's bindings.
-struct BindingKey: Hashable, Sendable {
-    var type: ObjectIdentifier
-    var entity: Int
 }

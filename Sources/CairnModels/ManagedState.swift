@@ -26,22 +26,59 @@ public struct ManagedState {
     /// context, whose values are its context's.
     public mutating func initialize<V>(_ ordinal: Int, to value: V) {
         guard object == nil else { return }
-        if pending == nil { pending = PendingValues() }
-        pending?.set(value, at: ordinal)
+        pendingValues(for: ordinal).set(.swift(value), at: ordinal)
+    }
+
+    /// Sets a property's initial value of a type the store holds as it is (kept as its stored value).
+    public mutating func initialize<V: AttributeValue>(_ ordinal: Int, to value: V) {
+        guard object == nil else { return }
+        pendingValues(for: ordinal).set(value.storedValue.map(PendingValues.Entry.stored) ?? .swift(value), at: ordinal)
+    }
+
+    private mutating func pendingValues(for ordinal: Int) -> PendingValues {
+        if let pending { return pending }
+        let made = PendingValues(capacity: ordinal + 1)
+        pending = made
+        return made
+    }
+
+    // MARK: Reading
+
+    /// The value of persisted property `ordinal` of `owner`, of a type the store holds as it is.
+    public static func value<M: ManagedModel, V: AttributeValue>(_ ordinal: Int, of owner: M) -> V {
+        if let object = owner._managedState.object, let binding = owner._managedState.binding,
+            case .attribute(let position, .scalar) = binding.slots[ordinal], let stored = object.attributeValue(at: position),
+            let value = V(storedValue: stored)
+        {
+            return value
+        }
+        if owner._managedState.object == nil, case .stored(let stored)? = owner._managedState.pending?.entry(at: ordinal),
+            let value = V(storedValue: stored)
+        {
+            return value
+        }
+        return anyValue(ordinal, of: owner)
     }
 
     /// The value of persisted property `ordinal` of `owner`, as its context sees it.
     public static func value<M: ManagedModel, V>(_ ordinal: Int, of owner: M) -> V {
+        anyValue(ordinal, of: owner)
+    }
+
+    private static func anyValue<M: ManagedModel, V>(_ ordinal: Int, of owner: M) -> V {
         guard let object = owner._managedState.object, let binding = owner._managedState.binding else {
-            if let value = owner._managedState.pending?.value(at: ordinal) as? V { return value }
+            switch owner._managedState.pending?.entry(at: ordinal) {
+            case .swift(let value)?: if let value = value as? V { return value }
+            case .stored(let stored)?:
+                let coding: PropertyKind.ValueCoding = (V.self is any AttributeValue.Type) ? .scalar : .json
+                if let value = ValueCodec.decode(stored, as: V.self, coding: coding) as? V { return value }
+            case .none?, nil: break
+            }
             return placeholder(ordinal, of: owner, because: "it has no value yet")
         }
         switch binding.slots[ordinal] {
         case .attribute(let position, let coding):
             guard let stored = object.attributeValue(at: position) else { return gone(ordinal, of: owner, object) }
-            if coding == .scalar, let scalar = V.self as? any AttributeValue.Type, let value = scalar.init(storedValue: stored) as? V {
-                return value
-            }
             if let value = ValueCodec.decode(stored, as: V.self, coding: coding) as? V { return value }
             return placeholder(ordinal, of: owner, because: "its stored value \(stored) does not read as \(V.self)")
         case .toOne(let index, let type):
@@ -58,23 +95,40 @@ public struct ManagedState {
         }
     }
 
+    // MARK: Writing
+
+    /// Sets persisted property `ordinal` of `owner` to a value of a type the store holds as it is.
+    public static func setValue<M: ManagedModel, V: AttributeValue>(_ value: V, _ ordinal: Int, of owner: M) {
+        if let object = owner._managedState.object, let binding = owner._managedState.binding,
+            case .attribute(let position, .scalar) = binding.slots[ordinal], let stored = value.storedValue
+        {
+            return TypedObjects.setStored(stored, at: position, of: object, binding, ordinal)
+        }
+        setAnyValue(value, ordinal, of: owner)
+    }
+
     /// Sets persisted property `ordinal` of `owner`: an unsaved change of its context, or of the
     /// new object itself. A new object linked to an object of a context joins that context
     /// first (as SwiftData inserts it). A change the context refuses (an integer out of the
     /// attribute's range, an object of another context) is thrown by the context's next save.
     public static func setValue<M: ManagedModel, V>(_ value: V, _ ordinal: Int, of owner: M) {
+        setAnyValue(value, ordinal, of: owner)
+    }
+
+    private static func setAnyValue<M: ManagedModel, V>(_ value: V, _ ordinal: Int, of owner: M) {
         if owner._managedState.object == nil {
             let kind = M.managedSchema.properties[ordinal].kind
             guard kind.isRelationship, let context = TypedObjects.context(ofLinked: value) else {
-                if owner._managedState.pending == nil { owner._managedState.pending = PendingValues() }
-                owner._managedState.pending?.set(value, at: ordinal)
+                owner._managedState.initialize(ordinal, to: value)
                 return
             }
             context.insert(owner)
         }
         guard let object = owner._managedState.object, let binding = owner._managedState.binding else { return }
-        TypedObjects.set(value, at: binding.slots[ordinal], of: object, property: M.managedSchema.properties[ordinal])
+        TypedObjects.set(value, of: object, binding, ordinal)
     }
+
+    // MARK: Nothing to read
 
     /// What a property reads as when the object no longer exists in its context.
     private static func gone<M: ManagedModel, V>(_ ordinal: Int, of owner: M, _ object: ManagedObject) -> V {
@@ -99,18 +153,32 @@ public struct ManagedState {
 
 /// The values a new object keeps until it is inserted, by ordinal.
 final class PendingValues {
-    private var values: [Any?] = []
-
-    func set(_ value: Any, at ordinal: Int) {
-        if values.count <= ordinal { values += Array(repeating: nil, count: ordinal + 1 - values.count) }
-        values[ordinal] = value
+    /// One property's value.
+    enum Entry {
+        case none
+        /// A value of a type the store holds as it is, in its stored form.
+        case stored(Value)
+        /// Any other value (an enum, a Codable value, objects), as it was set.
+        case swift(Any)
     }
 
-    func value(at ordinal: Int) -> Any? { ordinal < values.count ? values[ordinal] : nil }
+    private var entries: [Entry]
 
-    /// The values set, by ordinal.
-    var all: [(ordinal: Int, value: Any)] {
-        values.enumerated().compactMap { ordinal, value in value.map { (ordinal, $0) } }
+    init(capacity: Int) { entries = Array(repeating: .none, count: max(capacity, 8)) }
+
+    func set(_ entry: Entry, at ordinal: Int) {
+        if entries.count <= ordinal { entries += Array(repeating: .none, count: max(ordinal + 1 - entries.count, entries.count)) }
+        entries[ordinal] = entry
+    }
+
+    func entry(at ordinal: Int) -> Entry { ordinal < entries.count ? entries[ordinal] : .none }
+
+    /// Calls `body` with each value set, by ordinal.
+    func forEach(_ body: (Int, Entry) throws -> Void) rethrows {
+        for ordinal in entries.indices {
+            if case .none = entries[ordinal] { continue }
+            try body(ordinal, entries[ordinal])
+        }
     }
 }
 

@@ -41,8 +41,7 @@ extension ObjectContext {
     /// - Throws: ``StoreError`` for a predicate or sort that cannot be translated (naming the
     ///   property and the operation), or a class the store's model has no entity for.
     public func fetch<M: ManagedModel>(_ descriptor: FetchDescriptor<M>) throws -> [M] {
-        let ids = try fetchIDs(descriptor.request(in: store))
-        return TypedObjects.make(ids, M.self, in: self).compactMap { $0 as? M }
+        TypedObjects.make(try fetchIDs(descriptor.request(in: store)), in: self)
     }
 
     /// How many objects a descriptor matches (its offset and limit applied).
@@ -62,7 +61,7 @@ extension ObjectContext {
         guard let object = object(with: id), (try? ModelBinding.binding(M.self, entityIndex: object.entity.index, in: store)) != nil else {
             return nil
         }
-        return TypedObjects.make([id], M.self, in: self).first as? M
+        return TypedObjects.make([id], of: M.self, in: self).first
     }
 
     /// The typed object of a managed object of this context (the by-name object's typed view).

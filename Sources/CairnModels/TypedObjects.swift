@@ -3,21 +3,43 @@ import Cairn
 /// Typed objects of a context: made for fetched objects (one instance per object and context),
 /// inserted, linked, and set through their bindings.
 enum TypedObjects {
-    /// The typed objects of these IDs in `context`, of class `type` (each bound to its object's
-    /// entity, a sub-entity's objects included): the instances the context already has, or new ones.
-    static func make(_ ids: [ObjectID], _ type: any ManagedModel.Type, in context: ObjectContext) -> [any ManagedModel] {
+    /// The typed objects of these IDs in `context`, of class `M` (each bound to its object's
+    /// entity, a sub-entity's objects included): the instances the context already has, or new
+    /// ones. An ID of an entity `M` does not bind to is left out.
+    static func make<M: ManagedModel>(_ ids: [ObjectID], of type: M.Type = M.self, in context: ObjectContext) -> [M] {
         guard !ids.isEmpty else { return [] }
         let objects = context.objectsForTyping(ids)
-        var bindings: [Int: EntityBinding] = [:]
-        for object in objects where bindings[object.entity.index] == nil {
-            bindings[object.entity.index] = try? ModelBinding.binding(type, entityIndex: object.entity.index, in: context.store)
+        // Usually one entity: its binding looked up once.
+        var last: (entity: Int, binding: EntityBinding?) = (-1, nil)
+        var bindings: [EntityBinding?] = []
+        bindings.reserveCapacity(objects.count)
+        for object in objects {
+            let entity = object.entity.index
+            if entity != last.entity { last = (entity, try? ModelBinding.binding(M.self, entityIndex: entity, in: context.store)) }
+            bindings.append(last.binding)
         }
-        let bound = objects.compactMap { object in bindings[object.entity.index].map { (object, $0) } }
-        let made = context.typedObjects(for: bound.map(\.0)) { index, object -> AnyObject in
+        let made = context.typedObjects(for: objects) { index, object -> AnyObject? in
             // (Runs under the context's lock: making the instance only sets its state.)
-            type.init(managedState: ManagedState(object: object, binding: bound[index].1))
+            bindings[index].map { M(managedState: ManagedState(object: object, binding: $0)) }
         }
-        return made.compactMap { $0 as? any ManagedModel }
+        var result: [M] = []
+        result.reserveCapacity(made.count)
+        // (An object registered as another class bound to the same entity gets an instance of
+        // its own, not registered: one class per entity keeps one instance per object.)
+        for (index, typed) in made.enumerated() {
+            if let model = typed.flatMap({ $0 as? M }) {
+                result.append(model)
+            } else if let binding = bindings[index] {
+                result.append(M(managedState: ManagedState(object: objects[index], binding: binding)))
+            }
+        }
+        return result
+    }
+
+    /// ``make(_:of:in:)`` for a class known only at run time (a relationship's destination).
+    static func make(_ ids: [ObjectID], _ type: any ManagedModel.Type, in context: ObjectContext) -> [AnyObject] {
+        func opened<D: ManagedModel>(_ type: D.Type) -> [AnyObject] { make(ids, of: type, in: context) }
+        return opened(type)
     }
 
     /// The context of the object (or the first of the objects) a relationship's new value
@@ -38,22 +60,32 @@ enum TypedObjects {
         return []
     }
 
+    /// Sets an attribute of an object of a context to a stored value. What the context refuses
+    /// is kept for its next save to throw.
+    static func setStored(_ value: Value, at position: Int, of object: ManagedObject, _ binding: EntityBinding, _ ordinal: Int) {
+        do {
+            try object.setAttributeValue(value, at: position)
+        } catch {
+            refuse(error, object, binding, ordinal)
+        }
+    }
+
     /// Sets a property of an object of a context through its slot. What the context refuses is
     /// kept for its next save to throw.
-    static func set(_ value: Any, at slot: EntityBinding.Slot, of object: ManagedObject, property: ManagedProperty) {
-        guard let context = object.context else {
-            return ManagedModelProblems.report("\(object.entity.name).\(property.name) cannot be set: \(object.goneError.message)")
-        }
+    static func set(_ value: Any, of object: ManagedObject, _ binding: EntityBinding, _ ordinal: Int) {
         do {
-            switch slot {
+            switch binding.slots[ordinal] {
             case .attribute(let position, let coding):
                 guard let stored = ValueCodec.encode(value, coding: coding) else {
+                    let name = binding.schema.properties[ordinal].name
                     throw StoreError(
-                        .typeMismatch, "\(object.entity.name).\(property.name): \(value) has no stored form (an integer above Int64.max, or a value that does not encode)",
-                        entity: object.entity.name, property: property.name)
+                        .typeMismatch,
+                        "\(object.entity.name).\(name): \(value) has no stored form (an integer above Int64.max, or a value that does not encode)",
+                        entity: object.entity.name, property: name)
                 }
                 try object.setAttributeValue(stored, at: position)
             case .toOne(let index, _), .toMany(let index, _):
+                guard let context = object.context else { throw object.goneError }
                 var targets: [ObjectID] = []
                 for model in linked(value) {
                     try attach(model, to: context)
@@ -61,11 +93,20 @@ enum TypedObjects {
                 }
                 try object.setTargets(ofRelationship: index, to: targets)
             }
-        } catch let error as StoreError {
-            context.deferError(error)
         } catch {
-            context.deferError(StoreError(.invalidObject, "\(object.entity.name).\(property.name): \(error)", entity: object.entity.name, property: property.name))
+            refuse(error, object, binding, ordinal)
         }
+    }
+
+    /// Keeps a refused change for the context's next save (or reports it, with no context).
+    private static func refuse(_ error: any Error, _ object: ManagedObject, _ binding: EntityBinding, _ ordinal: Int) {
+        let name = binding.schema.properties[ordinal].name
+        guard let context = object.context else {
+            return ManagedModelProblems.report("\(object.entity.name).\(name) cannot be set: \(object.goneError.message)")
+        }
+        context.deferError(
+            error as? StoreError
+                ?? StoreError(.invalidObject, "\(object.entity.name).\(name): \(error)", entity: object.entity.name, property: name))
     }
 
     /// Puts a new typed object into `context` (its values kept until now become unsaved changes
@@ -73,22 +114,39 @@ enum TypedObjects {
     ///
     /// - Throws: ``StoreError`` when the object belongs to another context, or its class is not
     ///   bound to an entity of the store.
-    static func attach(_ model: any ManagedModel, to context: ObjectContext) throws {
+    static func attach<M: ManagedModel>(_ model: M, to context: ObjectContext) throws {
         if let object = model._managedState.object {
             guard object.context !== context else { return }
             throw StoreError(
                 .invalidObject,
-                "\(type(of: model)) \(object.objectID) belongs to context \(object.context?.name ?? "(gone)"), not \(context.name): "
+                "\(M.self) \(object.objectID) belongs to context \(object.context?.name ?? "(gone)"), not \(context.name): "
                     + "an object stays in its context; read it in this one with model(for: persistentModelID)",
                 entity: object.entity.name, objects: [object.objectID])
         }
-        let binding = try ModelBinding.binding(type(of: model), in: context.store)
-        let object = try context.insert(binding.entity.name)
-        let pending = model._managedState.pending
-        model._managedState = ManagedState(object: object, binding: binding)
-        context.registerTyped(model, for: object)
-        for (ordinal, value) in pending?.all ?? [] {
-            set(value, at: binding.slots[ordinal], of: object, property: binding.schema.properties[ordinal])
+        let binding = try ModelBinding.binding(M.self, in: context.store)
+        // Values of the types the store holds as they are go in with the new object, under one
+        // lock; the others (enums, Codable values, relationships) are set after it.
+        var values: [(position: Int, value: Value)] = []
+        var later: [(ordinal: Int, entry: PendingValues.Entry)] = []
+        values.reserveCapacity(binding.slots.count)
+        model._managedState.pending?.forEach { ordinal, entry in
+            if case .stored(let value) = entry, case .attribute(let position, .scalar) = binding.slots[ordinal] {
+                values.append((position, value))
+            } else {
+                later.append((ordinal, entry))
+            }
+        }
+        let (object, refused) = try context.insertTyped(binding.entity, values: values) { object in
+            model._managedState = ManagedState(object: object, binding: binding)
+            return model
+        }
+        if let refused { context.deferError(refused) }
+        for (ordinal, entry) in later {
+            switch entry {
+            case .stored(let value): set(value, of: object, binding, ordinal)
+            case .swift(let value): set(value, of: object, binding, ordinal)
+            case .none: break
+            }
         }
     }
 }

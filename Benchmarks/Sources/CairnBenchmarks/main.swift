@@ -4,7 +4,7 @@ import Glibc
 
 // Cairn benchmarks. Usage (from the repository root):
 //
-//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|query|import|values|relations|import-memory|compaction|all]... [--quick] [--dir PATH] [--chart PATH]
+//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|all]... [--quick] [--dir PATH] [--chart PATH]
 //
 // Runs each suite named (the log's when none is), in the order above. Prints markdown tables:
 // figures, and each target as met or NOT MET. A run that compared Cairn with a peer writes the
@@ -39,11 +39,12 @@ defer { if ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] == nil { try?
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
-let named = Set(["log", "graph", "query", "import", "values", "relations", "import-memory", "compaction", "all"].filter { arguments.contains($0) })
+let named = Set(["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "all"].filter { arguments.contains($0) })
 /// Whether the run includes `suite`.
 func runs(_ suite: String) -> Bool { named.contains(suite) || named.contains("all") || (named.isEmpty && suite == "log") }
 if runs("log") { report = try await logBenchmarks(report, root: root, quick: quick) }
 if runs("graph") { report = try await graphBenchmarks(report, root: root, quick: quick) }
+if runs("typed") { report = try await typedModelBenchmarks(report, root: root, quick: quick) }
 if runs("query") { report = try await queryBenchmarks(report, root: root, quick: quick) }
 if runs("import") { report = try await importBenchmarks(report, root: root, quick: quick) }
 if runs("values") { report = try await importValueBenchmarks(report, root: root, quick: quick) }

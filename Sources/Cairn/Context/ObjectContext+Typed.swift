@@ -1,15 +1,15 @@
 /// What CairnModels' typed classes need of a context and its objects beyond the public API:
 /// values by position, the typed object registered for an ID, errors kept for the next save.
 extension ObjectContext {
-    /// The typed object registered for `id`, or the one `make` makes for its managed object
-    /// (registered from now on), for each object in order, under one lock. `make` runs under the
-    /// context's lock: it must not call into the context.
-    package func typedObjects(for objects: [ManagedObject], make: (Int, ManagedObject) -> AnyObject) -> [AnyObject] {
+    /// The typed object registered for each object, or the one `make` makes for it (registered
+    /// from now on; nil: none), in order, under one lock. `make` runs under the context's lock:
+    /// it must not call into the context.
+    package func typedObjects(for objects: [ManagedObject], make: (Int, ManagedObject) -> AnyObject?) -> [AnyObject?] {
         state.withLock { state in
             objects.enumerated().map { index, object in
                 if let typed = state.registered.typed[object.objectID] { return typed }
                 let typed = make(index, object)
-                state.registered.typed[object.objectID] = typed
+                if let typed { state.registered.typed[object.objectID] = typed }
                 return typed
             }
         }
@@ -24,6 +24,40 @@ extension ObjectContext {
     /// The typed objects registered for these IDs (those that have one).
     package func registeredTypedObjects<IDs: Sequence<ObjectID>>(_ ids: IDs) -> [AnyObject] {
         state.withLock { state in ids.compactMap { state.registered.typed[$0] } }
+    }
+
+    /// Inserts a new object of `entity` holding its attributes' defaults with `values` (by
+    /// position) set over them, each converted to its attribute's type as
+    /// ``ManagedObject/setValue(_:forKey:)-(Value,_)`` converts, under one lock, and registers
+    /// `typed` as its typed object. A value that does not fit is left out and returned as the
+    /// error to keep for the next save.
+    package func insertTyped(
+        _ entity: EntityDescription, values: [(position: Int, value: Value)], typed: (ManagedObject) -> AnyObject
+    ) throws -> (ManagedObject, StoreError?) {
+        guard !entity.isAbstract else {
+            throw StoreError(.abstractEntity, "\(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
+        }
+        var row = entity.newObjectValues
+        var refused: StoreError?
+        for (position, value) in values {
+            let type = entity.attributes[position].type
+            if value.fits(type) {
+                row[position] = .attribute(value)
+            } else if let converted = value.converted(to: type) {
+                row[position] = .attribute(converted)
+            } else if refused == nil {
+                let name = entity.attributes[position].name
+                refused = StoreError(.typeMismatch, "\(entity.name).\(name): \(value.misfit(type))", entity: entity.name, property: name)
+            }
+        }
+        return try state.withLock { state in
+            let id = ObjectID(entity: entity.index, key: try state.newKeys.next(reserve: store.reserveKeys))
+            let slot = state.insert(id, row, constrained: !entity.uniqueness.isEmpty)
+            let object = ManagedObject(id: id, entity: entity, context: self, slot: slot)
+            state.registered.add(object)
+            state.registered.typed[id] = typed(object)
+            return (object, refused)
+        }
     }
 
     /// The managed objects of these IDs registered in this context, making those it has not
@@ -66,5 +100,18 @@ extension ManagedObject {
             "the context of \(entity.name) \(objectID) is gone: an object lives as long as its context; pass its objectID "
                 + "to another context (viewContext.object(with:) or objects(with:)) to read it there",
             entity: entity.name, objects: [objectID])
+    }
+}
+
+/// A typed class and an entity of a store's model: the key of the store's bindings.
+package struct TypedBindingKey: Hashable, Sendable {
+    /// The class.
+    package var type: ObjectIdentifier
+    /// The entity's index.
+    package var entity: Int
+
+    package init(type: ObjectIdentifier, entity: Int) {
+        self.type = type
+        self.entity = entity
     }
 }

@@ -257,18 +257,18 @@ struct PredicateArgumentMismatch: Error {
 
 extension PredicateArgumentValue {
     /// The argument as a constant or a list: `found` describes the whole argument in messages.
-    func expression(describedAs found: String) throws(PredicateArgumentMismatch) -> PredicateOperand {
+    func expression(describedAs found: @autoclosure () -> String) throws(PredicateArgumentMismatch) -> PredicateOperand {
         switch self {
         case .value(let value):
-            guard !isNaN(value) else { throw PredicateArgumentMismatch(expected: "a number", found: "NaN (\(found))") }
+            guard !isNaN(value) else { throw PredicateArgumentMismatch(expected: "a number", found: "NaN (\(found()))") }
             return .constant(value)
         case .list(let elements):
             var expressions: [PredicateOperand] = []
-            for element in elements { expressions.append(try element.expression(describedAs: found)) }
+            for element in elements { expressions.append(try element.expression(describedAs: found())) }
             return .list(expressions)
         case .unsignedInteger(let number):
             guard let signed = Int64(exactly: number) else {
-                throw PredicateArgumentMismatch(expected: "an integer up to \(Int64.max)", found: "\(number) (\(found))")
+                throw PredicateArgumentMismatch(expected: "an integer up to \(Int64.max)", found: "\(number) (\(found()))")
             }
             return .constant(.integer(signed))
         case .object(let id):

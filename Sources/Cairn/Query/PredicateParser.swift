@@ -61,11 +61,18 @@ extension PredicateOperand {
 /// conjunction = negation { ("AND" | "&&") negation }
 /// negation    = { "NOT" | "!" } ( "(" predicate ")" | "TRUEPREDICATE" | "FALSEPREDICATE" | comparison )
 /// comparison  = [ "ANY" | "SOME" | "ALL" | "NONE" ] expression operator [ options ] expression
+///             | subquery operator count | count operator subquery
+/// subquery    = "SUBQUERY" "(" keyPath "," "$" name "," predicate ")" "." "@count"
 /// expression  = string | number | "YES" | "NO" | "TRUE" | "FALSE" | "NIL" | "NULL"
-///             | "SELF" [ "." keyPath ] | keyPath | "$" name | "{" [ expression { "," expression } ] "}"
+///             | "SELF" [ "." keyPath ] | keyPath | "$" name [ "." keyPath ] | "{" [ expression { "," expression } ] "}"
 ///             | "CAST" "(" ( string | number ) "," string ")" | "%@" | "%K" | "%d" | "%f" | "%%" | …
 /// keyPath     = key { "." key } [ "." "@" name { "." key } ]
 /// ```
+///
+/// A `SUBQUERY` is read only as "some element matches" (`.@count > 0`, `!= 0`, `>= 1`, or
+/// mirrored, `0 < SUBQUERY(…).@count`) or as its negation (`== 0`). Inside its condition, `$name`
+/// is the element and `$name.key…` a key path from it; nothing else may be read (key paths,
+/// `SELF` and `%K` would read the outer object), while other variables stay variables.
 struct PredicateParser {
     private var lexer: PredicateLexer
     private var token: PredicateToken
@@ -76,6 +83,8 @@ struct PredicateParser {
     private let arguments: [any PredicateArgument]
     private var usedArguments = 0
     private var depth = 0
+    /// The variables of the `SUBQUERY`s being read, innermost last; only the last may be read.
+    private var elementVariables: [String] = []
 
     init(format: String, arguments: [any PredicateArgument]) throws(PredicateSyntaxError) {
         lexer = PredicateLexer(format: format)
@@ -112,6 +121,9 @@ struct PredicateParser {
 
     /// `AND`s and `OR`s of negations, `AND` binding tighter; chains are flattened.
     private mutating func parsePredicate() throws(PredicateSyntaxError) -> PredicateSyntax {
+        var tempMarker = 0  // TEMP-STACK
+        let tempAddress = withUnsafeMutablePointer(to: &tempMarker) { UInt(bitPattern: $0) }  // TEMP-STACK
+        if tempAddress < tempStackLow { tempStackLow = tempAddress }  // TEMP-STACK
         var disjuncts: [PredicateSyntax] = []
         var conjuncts = [try parseNegation()]
         while true {
@@ -155,9 +167,10 @@ struct PredicateParser {
         return predicate
     }
 
-    /// `TRUEPREDICATE`, `FALSEPREDICATE` or a comparison.
+    /// `TRUEPREDICATE`, `FALSEPREDICATE`, a `SUBQUERY` comparison or another comparison.
     @inline(never)
     private mutating func parseUnparenthesized() throws(PredicateSyntaxError) -> PredicateSyntax {
+        if let form = subqueryForm() { return try parseSubqueryComparison(form) }
         switch keyword {
         case .truePredicate:
             try advance()
@@ -210,6 +223,7 @@ struct PredicateParser {
             options = written
             try advance()
         }
+        if modifier == .direct, startsSubquery { throw unsupportedCount(span(from: start) + " SUBQUERY(...).@count", at: start) }
         let operatorText = span(from: operatorStart)
         let rhsStart = token.start
         let rhs = try parseExpression(expecting: "a value", after: operatorText)
@@ -220,7 +234,10 @@ struct PredicateParser {
     }
 
     /// The comparison operator the current token is, if it is one.
-    private var comparisonOperator: PredicateOperator? {
+    private var comparisonOperator: PredicateOperator? { Self.comparisonOperator(symbol, keyword) }
+
+    /// The comparison operator a token with this symbol or keyword is, if it is one.
+    private static func comparisonOperator(_ symbol: PredicateSymbol?, _ keyword: PredicateKeyword?) -> PredicateOperator? {
         switch symbol {
         case .equalEqual, .equal: return .equal
         case .notEqual, .lessGreater: return .notEqual
@@ -280,18 +297,25 @@ struct PredicateParser {
         case .string(let text): return try constant(.string(text))
         case .integer(let number): return try constant(.integer(number))
         case .double(let number): return try constant(.double(number))
-        case .variable(let name):
-            try advance()
-            return .variable(name)
-        case .specifier(let specifier): return try parseArgument(specifier)
-        case .escapedWord(let key): return try parseKeyPath(startingWith: key, at: token.start)
+        case .variable(let name): return try parseVariable(name)
+        case .specifier(let specifier):
+            if specifier == .keyPath { try refuseOuterRead() }
+            return try parseArgument(specifier)
+        case .escapedWord(let key):
+            try refuseOuterRead()
+            return try parseKeyPath(startingWith: key, at: token.start)
         case .word(let word):
             switch keyword {
-            case nil: return try parseKeyPath(startingWith: word, at: token.start)
+            case nil:
+                if startsSubquery { throw misplacedSubquery(expected, after: context) }
+                try refuseOuterRead()
+                return try parseKeyPath(startingWith: word, at: token.start)
             case .yes, .trueValue: return try constant(.boolean(true))
             case .no, .falseValue: return try constant(.boolean(false))
             case .nilValue, .nullValue: return try constant(.null)
-            case .evaluatedObject: return try parseSelf()
+            case .evaluatedObject:
+                try refuseOuterRead()
+                return try parseSelf()
             case .cast: return try parseCast()
             default: break
             }
@@ -316,6 +340,23 @@ struct PredicateParser {
     /// `SELF`, or `SELF.key…`, which is the key path `key…`.
     @inline(never)
     private mutating func parseSelf() throws(PredicateSyntaxError) -> PredicateOperand {
+        let start = token.start
+        try advance()
+        guard symbol == .dot else { return .evaluatedObject }
+        try advance()
+        guard let key = keyName else { throw unexpected("a key", after: span(from: start)) }
+        return try parseKeyPath(startingWith: key, at: start)
+    }
+
+    /// `$name`: inside a `SUBQUERY` whose variable it is, the element (`$b`) or a key path from
+    /// it (`$b.year` is `year`); elsewhere a variable, replaced by substitution.
+    @inline(never)
+    private mutating func parseVariable(_ name: String) throws(PredicateSyntaxError) -> PredicateOperand {
+        guard let element = elementVariables.last, name == element else {
+            if elementVariables.contains(name) { try refuseOuterRead() }
+            try advance()
+            return .variable(name)
+        }
         let start = token.start
         try advance()
         guard symbol == .dot else { return .evaluatedObject }
@@ -443,6 +484,211 @@ struct PredicateParser {
         return number
     }
 
+    // MARK: - SUBQUERY
+
+    // `SUBQUERY(` is recognized by its parenthesis, so that `subquery` stays a key. Its
+    // parentheses count as a level of nesting, and nesting recurses through
+    // `parseSubqueryComparison` and `parseSubquery`, read right from `parseNegation`: they keep
+    // their frames small (the count and the messages are out of line), as the other functions on
+    // the paths that nest do. A count before `SUBQUERY` is recognized ahead, so that a comparison
+    // does not recurse; one that is not a single token is refused without reading the SUBQUERY.
+
+    /// Whether the current token starts a `SUBQUERY`: the word, in any case, then `(`.
+    private var startsSubquery: Bool {
+        var ahead = lexer
+        return Self.isSubquery(token, then: &ahead)
+    }
+
+    /// Whether `token` is the word `SUBQUERY`, in any case, and the next token of `lexer` `(`.
+    private static func isSubquery(_ token: PredicateToken, then lexer: inout PredicateLexer) -> Bool {
+        guard case .word(let word) = token.kind, word.utf8.allSatisfy({ $0 < 0x80 }), word.lowercased() == "subquery" else {
+            return false
+        }
+        return (try? lexer.next())?.kind == .symbol(.leftParenthesis)
+    }
+
+    /// Which form of `SUBQUERY` comparison starts at the current token, if one does:
+    /// `SUBQUERY(…).@count op count`, or a count (one number or specifier), an operator, options
+    /// perhaps and `SUBQUERY(`.
+    @inline(never)
+    private func subqueryForm() -> SubqueryForm? {
+        if startsSubquery { return .countAfter }
+        switch token.kind {
+        case .integer, .double, .specifier: break
+        default: return nil
+        }
+        var ahead = lexer
+        guard let op = try? ahead.next(), Self.isComparisonOperator(op), var next = try? ahead.next() else {
+            return nil
+        }
+        if case .options = next.kind {
+            guard let afterOptions = try? ahead.next() else { return nil }
+            next = afterOptions
+        }
+        return Self.isSubquery(next, then: &ahead) ? .countBefore : nil
+    }
+
+    /// Whether the token is a comparison operator.
+    private static func isComparisonOperator(_ token: PredicateToken) -> Bool {
+        let symbol: PredicateSymbol? = if case .symbol(let symbol) = token.kind { symbol } else { nil }
+        return comparisonOperator(symbol, token.keyword) != nil
+    }
+
+    /// `SUBQUERY(…).@count op count` or `count op SUBQUERY(…).@count`, as `form` says.
+    @inline(never)
+    private mutating func parseSubqueryComparison(_ form: SubqueryForm) throws(PredicateSyntaxError) -> PredicateSyntax {
+        let start = token.start
+        let before = form == .countBefore ? try parseCountBeforeSubquery() : nil
+        let subquery = try parseSubquery()
+        let someMatch = if let before { try checkCount(before, from: start) } else { try parseCountAfterSubquery() }
+        return someMatch ? subquery : .not(subquery)
+    }
+
+    /// `count op[options]` before `SUBQUERY`: the count (a single token), the operator as if the
+    /// sides were swapped (`>` for `<`), whether options were given, and where it ends.
+    @inline(never)
+    private mutating func parseCountBeforeSubquery() throws(PredicateSyntaxError) -> SubqueryCount {
+        let count = try parseOperand(expecting: "a count", after: nil)
+        let op = comparisonOperator.flatMap(Self.mirrored)
+        try advance()
+        let hasOptions = try skipOptions()
+        return SubqueryCount(value: count, op: op, hasOptions: hasOptions, end: previous?.end ?? token.start)
+    }
+
+    /// Whether `count op SUBQUERY(…).@count`, which starts at `start`, says that some element
+    /// matches (true) or that none does (false).
+    @inline(never)
+    private func checkCount(_ count: SubqueryCount, from start: Int) throws(PredicateSyntaxError) -> Bool {
+        guard !count.hasOptions, let op = count.op, let someMatch = Self.someMatch(op, count.value) else {
+            throw unsupportedCount(lexer.text(from: start, to: count.end) + " SUBQUERY(...).@count", at: start)
+        }
+        return someMatch
+    }
+
+    /// `op count` after `SUBQUERY(…).@count`: whether it says that some element matches (true)
+    /// or that none does (false).
+    @inline(never)
+    private mutating func parseCountAfterSubquery() throws(PredicateSyntaxError) -> Bool {
+        guard let op = comparisonOperator else { throw unexpected("a comparison operator", after: "SUBQUERY(...).@count") }
+        let operatorStart = token.start
+        try advance()
+        let hasOptions = try skipOptions()
+        let count = try parseOperand(expecting: "a count", after: span(from: operatorStart))
+        guard !hasOptions, let someMatch = Self.someMatch(op, count) else {
+            throw unsupportedCount("SUBQUERY(...).@count " + span(from: operatorStart), at: operatorStart)
+        }
+        return someMatch
+    }
+
+    /// `SUBQUERY(collection, $variable, condition).@count`, the word `SUBQUERY` current, as the
+    /// predicate that some element of the collection matches the condition.
+    @inline(never)
+    private mutating func parseSubquery() throws(PredicateSyntaxError) -> PredicateSyntax {
+        let open = token.start
+        let head = try parseSubqueryHead()
+        elementVariables.append(head.variable)
+        let condition = try parsePredicate()
+        try closeSubquery(openedAt: open)
+        return .subquery(collection: head.collection, predicate: condition)
+    }
+
+    /// `SUBQUERY(collection, $variable,`: the to-many key path (from the element of an enclosing
+    /// `SUBQUERY`, if any) and the name of the variable for its elements.
+    @inline(never)
+    private mutating func parseSubqueryHead() throws(PredicateSyntaxError) -> (collection: [String], variable: String) {
+        try advance()
+        try enterNesting()
+        try advance()
+        let start = token.start
+        guard case .keyPath(let collection) = try parseOperand(expecting: "a to-many key path", after: "SUBQUERY(") else {
+            throw lexer.failure("expected a to-many key path after \"SUBQUERY(\", found \"\(span(from: start))\"", at: start)
+        }
+        guard symbol == .comma else { throw unexpected("\",\" after the collection of SUBQUERY") }
+        try advance()
+        guard case .variable(let variable) = token.kind else {
+            throw unexpected("a variable such as $x for the elements of \(PredicateWriter.keyPath(collection))")
+        }
+        try advance()
+        guard symbol == .comma else { throw unexpected("\",\" after the variable of SUBQUERY") }
+        try advance()
+        return (collection, variable)
+    }
+
+    /// `).@count` after the condition of the `SUBQUERY` that starts at `open`; its variable is
+    /// no longer bound.
+    @inline(never)
+    private mutating func closeSubquery(openedAt open: Int) throws(PredicateSyntaxError) {
+        _ = elementVariables.popLast()
+        guard symbol == .rightParenthesis else { throw unclosed("SUBQUERY(", expecting: "\")\"", at: lexer.column(at: open)) }
+        try advance()
+        depth -= 1
+        guard symbol == .dot else { throw unexpected("\".@count\" after \"SUBQUERY(...)\"") }
+        try advance()
+        guard case .collectionOperator("count") = token.kind else { throw unexpected("\"@count\" after \"SUBQUERY(...).\"") }
+        try advance()
+    }
+
+    /// Skips comparison options, if the current token is some; whether it was.
+    private mutating func skipOptions() throws(PredicateSyntaxError) -> Bool {
+        guard case .options = token.kind else { return false }
+        try advance()
+        return true
+    }
+
+    /// Whether `SUBQUERY(…).@count op count` says that some element matches (true) or that
+    /// none does (false); nil for any other count.
+    private static func someMatch(_ op: PredicateOperator, _ count: PredicateOperand) -> Bool? {
+        guard case .constant(.integer(let number)) = count else { return nil }
+        switch (op, number) {
+        case (.greater, 0), (.notEqual, 0), (.greaterOrEqual, 1): return true
+        case (.equal, 0): return false
+        default: return nil
+        }
+    }
+
+    /// The operator that compares the same way with its sides swapped (`>` for `<`); nil for
+    /// the operators that are not comparisons of order or equality.
+    private static func mirrored(_ op: PredicateOperator) -> PredicateOperator? {
+        switch op {
+        case .equal, .notEqual: op
+        case .less: .greater
+        case .lessOrEqual: .greaterOrEqual
+        case .greater: .less
+        case .greaterOrEqual: .lessOrEqual
+        default: nil
+        }
+    }
+
+    /// Throws, inside a `SUBQUERY` condition, for what would read the outer object (a key path,
+    /// `SELF`, `%K`) or an enclosing `SUBQUERY`'s element: the current token.
+    private func refuseOuterRead() throws(PredicateSyntaxError) {
+        guard let element = elementVariables.last else { return }
+        throw outerRead(element)
+    }
+
+    /// The error for the current token, which reads something else than `$element` inside the
+    /// condition of its `SUBQUERY`.
+    @inline(never)
+    private func outerRead(_ element: String) -> PredicateSyntaxError {
+        lexer.failure(
+            "expected $\(element) or a key path that starts with \"$\(element).\" (a SUBQUERY condition may read only $\(element)), found \(token.quoted)",
+            at: token.start)
+    }
+
+    /// The error for a `SUBQUERY(` where a value or key path was expected.
+    @inline(never)
+    private func misplacedSubquery(_ expected: String, after context: String?) -> PredicateSyntaxError {
+        let error = unexpected(expected, after: context)
+        return lexer.failure(error.message + " (SUBQUERY is read only as SUBQUERY(collection, $x, condition).@count > 0, or == 0)", at: token.start)
+    }
+
+    /// The error for a `SUBQUERY` count other than those that say whether some element matches.
+    @inline(never)
+    private func unsupportedCount(_ written: String, at start: Int) -> PredicateSyntaxError {
+        lexer.failure(
+            "expected SUBQUERY(...).@count > 0, != 0 or >= 1 (some element matches), or == 0 (none does), found \"\(written)\"", at: start)
+    }
+
     // MARK: - Arguments
 
     /// The next argument, as `specifier` takes it.
@@ -515,4 +761,24 @@ struct PredicateParser {
         default: "\(number) \(noun)s"
         }
     }
+}
+
+nonisolated(unsafe) var tempStackLow: UInt = .max  // TEMP-STACK
+
+/// Where the count of a `SUBQUERY` comparison is written.
+private enum SubqueryForm {
+    /// `SUBQUERY(…).@count > 0`.
+    case countAfter
+    /// `0 < SUBQUERY(…).@count`.
+    case countBefore
+}
+
+/// The count written before a `SUBQUERY`, and its operator as if written after it.
+private struct SubqueryCount {
+    let value: PredicateOperand
+    /// The operator with the sides swapped; nil when it cannot be swapped.
+    let op: PredicateOperator?
+    let hasOptions: Bool
+    /// Where the count and its operator end in the format.
+    let end: Int
 }

@@ -38,7 +38,7 @@ public final class Store: Sendable {
     let compaction: Protected<CompactionState>
     let compactionObservers = Protected<[UUID: @Sendable (CompactionEvent) -> Void]>([:])
     /// CairnModels' bindings of typed classes to this store's entities, made once each.
-    package let typedBindings = Protected<[AnyHashable: any Sendable]>([:])
+    package let typedBindings = Protected<[TypedBindingKey: any Sendable & AnyObject]>([:])
     /// CairnModels' save observation that tells typed objects of the view context about saves.
     package let typedObservation = Protected<SaveObservation?>(nil)
 

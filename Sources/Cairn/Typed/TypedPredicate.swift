@@ -30,7 +30,12 @@ extension FetchPredicate {
         do {
             var scope = TypedPredicateScope()
             scope.variables[predicate.variable.key] = .evaluatedObject
-            self = .syntax(try translate(predicate.expression, scope).predicate())
+            switch try translate(predicate.expression, scope).predicate() {
+            case .comparison(.keyPath(let keys), let op, .constant(let value), options: [], modifier: .direct) where keys.count == 1:
+                self = .comparison(key: keys[0], op, value)  // the form a lookup by unique key is answered in
+            case let syntax:
+                self = .syntax(syntax)
+            }
         } catch var error as StoreError {
             error.entity = error.entity ?? entity
             throw error
