@@ -110,6 +110,9 @@ struct JSONImport {
     let entity: String?
     let mapping: Mapping?
     let options: ImportOptions
+    /// The context to apply the records in, as unsaved changes (nil: a background context of
+    /// the import's own, saved).
+    var context: ObjectContext? = nil
     /// The most records a progress report has given.
     private let reported = ReportedCount()
 
@@ -135,7 +138,7 @@ struct JSONImport {
         // and applied through a context.
         let insertsMissing = options.insertsMissingReferences || mapping.insertsMissingReferences
         var encoder = target.flatMap { target in
-            canEncode(target)
+            context == nil && canEncode(target)
                 ? FlatRecordEncoder(
                     target, tree: KeyTree(target), mapping: mapping, lenient: options.lenient, nulls: options.nulls, insertsMissingReferences: insertsMissing)
                 : nil
@@ -486,7 +489,7 @@ struct JSONImport {
 
     /// Applies records through a background context: relationships, hooks, every option.
     private func applyInContext(_ records: [ImportRecord], _ mapping: Mapping, into chunk: inout ImportResult) async throws {
-        let context = store.newBackgroundContext(name: "import")
+        let context = self.context ?? store.newBackgroundContext(name: "import")
         let session = ImportSession(context: context, mapping: mapping, options: options)
         let bytes = input.bytes, lenient = options.lenient, allowsTrailingCommas = options.allowsTrailingCommas
         session.reread = { record, entity in
@@ -506,7 +509,7 @@ struct JSONImport {
         }
         try session.finish()
         try Task.checkCancellation()
-        if context.hasChanges {
+        if self.context == nil, context.hasChanges {
             let before = store.lastSaveLSN
             try await context.save()
             chunk.saves = store.lastSaveLSN != before ? 1 : 0
