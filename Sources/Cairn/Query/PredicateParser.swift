@@ -121,9 +121,6 @@ struct PredicateParser {
 
     /// `AND`s and `OR`s of negations, `AND` binding tighter; chains are flattened.
     private mutating func parsePredicate() throws(PredicateSyntaxError) -> PredicateSyntax {
-        var tempMarker = 0  // TEMP-STACK
-        let tempAddress = withUnsafeMutablePointer(to: &tempMarker) { UInt(bitPattern: $0) }  // TEMP-STACK
-        if tempAddress < tempStackLow { tempStackLow = tempAddress }  // TEMP-STACK
         var disjuncts: [PredicateSyntax] = []
         var conjuncts = [try parseNegation()]
         while true {
@@ -486,25 +483,28 @@ struct PredicateParser {
 
     // MARK: - SUBQUERY
 
-    // `SUBQUERY(` is recognized by its parenthesis, so that `subquery` stays a key. Its
-    // parentheses count as a level of nesting, and nesting recurses through
-    // `parseSubqueryComparison` and `parseSubquery`, read right from `parseNegation`: they keep
-    // their frames small (the count and the messages are out of line), as the other functions on
-    // the paths that nest do. A count before `SUBQUERY` is recognized ahead, so that a comparison
-    // does not recurse; one that is not a single token is refused without reading the SUBQUERY.
+    // `SUBQUERY(` is recognized by its parenthesis, so that `subquery` stays a key. Nesting
+    // recurses through `parseUnparenthesized`, `parseSubqueryComparison` and `parseSubquery`,
+    // which keep their frames small (the count and the messages are out of line); with
+    // `parsePredicate` and `parseNegation`, a level of SUBQUERY takes about 5 KiB of stack in debug
+    // builds, so it counts as `subqueryLevels` levels of nesting. A count before `SUBQUERY` is
+    // recognized ahead, so that `parseComparison` never recurses: when it meets `SUBQUERY(` after
+    // a count that is not a single token, it refuses it unread.
+
+    /// How many levels of nesting a `SUBQUERY` counts as (see above).
+    private static let subqueryLevels = 2
 
     /// Whether the current token starts a `SUBQUERY`: the word, in any case, then `(`.
     private var startsSubquery: Bool {
+        guard Self.isSubqueryWord(token) else { return false }
         var ahead = lexer
-        return Self.isSubquery(token, then: &ahead)
+        return (try? ahead.next())?.kind == .symbol(.leftParenthesis)
     }
 
-    /// Whether `token` is the word `SUBQUERY`, in any case, and the next token of `lexer` `(`.
-    private static func isSubquery(_ token: PredicateToken, then lexer: inout PredicateLexer) -> Bool {
-        guard case .word(let word) = token.kind, word.utf8.allSatisfy({ $0 < 0x80 }), word.lowercased() == "subquery" else {
-            return false
-        }
-        return (try? lexer.next())?.kind == .symbol(.leftParenthesis)
+    /// Whether `token` is the word `SUBQUERY`, in any case (ASCII letters only).
+    private static func isSubqueryWord(_ token: PredicateToken) -> Bool {
+        guard case .word(let word) = token.kind else { return false }
+        return word.utf8.count == 8 && word.utf8.allSatisfy { $0 < 0x80 } && word.lowercased() == "subquery"
     }
 
     /// Which form of `SUBQUERY` comparison starts at the current token, if one does:
@@ -525,7 +525,7 @@ struct PredicateParser {
             guard let afterOptions = try? ahead.next() else { return nil }
             next = afterOptions
         }
-        return Self.isSubquery(next, then: &ahead) ? .countBefore : nil
+        return Self.isSubqueryWord(next) && (try? ahead.next())?.kind == .symbol(.leftParenthesis) ? .countBefore : nil
     }
 
     /// Whether the token is a comparison operator.
@@ -597,7 +597,7 @@ struct PredicateParser {
     @inline(never)
     private mutating func parseSubqueryHead() throws(PredicateSyntaxError) -> (collection: [String], variable: String) {
         try advance()
-        try enterNesting()
+        for _ in 0..<Self.subqueryLevels { try enterNesting() }
         try advance()
         let start = token.start
         guard case .keyPath(let collection) = try parseOperand(expecting: "a to-many key path", after: "SUBQUERY(") else {
@@ -621,7 +621,7 @@ struct PredicateParser {
         _ = elementVariables.popLast()
         guard symbol == .rightParenthesis else { throw unclosed("SUBQUERY(", expecting: "\")\"", at: lexer.column(at: open)) }
         try advance()
-        depth -= 1
+        depth -= Self.subqueryLevels
         guard symbol == .dot else { throw unexpected("\".@count\" after \"SUBQUERY(...)\"") }
         try advance()
         guard case .collectionOperator("count") = token.kind else { throw unexpected("\"@count\" after \"SUBQUERY(...).\"") }
@@ -762,8 +762,6 @@ struct PredicateParser {
         }
     }
 }
-
-nonisolated(unsafe) var tempStackLow: UInt = .max  // TEMP-STACK
 
 /// Where the count of a `SUBQUERY` comparison is written.
 private enum SubqueryForm {

@@ -245,9 +245,12 @@ struct PredicateWriter {
         case .falsePredicate:
             append("FALSEPREDICATE")
         case .subquery(let collection, let inner):
-            append("SUBQUERY(" + Self.keyPath(collection) + ", $x, ")
+            // The collection is read from the enclosing element; a nested SUBQUERY's variable is
+            // `$xx`, then `$xxx`…, so that each condition names its own element.
             let outer = elementVariable
-            elementVariable = "x"
+            let variable = (outer ?? "") + "x"
+            append("SUBQUERY(" + elementPrefix + Self.keyPath(collection) + ", $" + variable + ", ")
+            elementVariable = variable
             write(inner)
             elementVariable = outer
             append(").@count > 0")
