@@ -3,10 +3,12 @@ import CairnSupport
 
 /// A `@Managed` class bound to an entity of a store's model: where each persisted property
 /// lives among the entity's attributes and relationships, checked once.
+@usableFromInline
 final class EntityBinding: @unchecked Sendable {
     // Safety: immutable after init.
 
     /// Where one persisted property lives.
+    @usableFromInline
     enum Slot {
         /// The attribute at `position`, its Swift values coded as `coding`.
         case attribute(position: Int, coding: PropertyKind.ValueCoding)
@@ -21,7 +23,7 @@ final class EntityBinding: @unchecked Sendable {
     /// The entity.
     let entity: EntityDescription
     /// Each persisted property's place, by ordinal.
-    let slots: [Slot]
+    @usableFromInline let slots: [Slot]
 
     /// Binds a class to an entity of `model`, or says what does not match, naming both.
     init(_ schema: ManagedSchema, entity: EntityDescription, model: Model) throws(StoreError) {

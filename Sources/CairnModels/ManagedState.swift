@@ -6,11 +6,14 @@ import CairnSupport
 /// object and reads and writes every persisted property through it.
 public struct ManagedState {
     /// The object underneath, once the typed object is in a context.
-    var object: ManagedObject?
+    @usableFromInline var object: ManagedObject?
     /// Where the class's properties live in the object's entity.
-    var binding: EntityBinding?
+    @usableFromInline var binding: EntityBinding?
     /// The values of a new object (by ordinal) until it is inserted.
-    var pending: PendingValues?
+    @usableFromInline var pending: PendingValues?
+
+    // (The accessors `@Managed` writes call the methods marked inlinable here, so that they are
+    // specialized for each property's type in the app's module: no witness-table calls.)
 
     /// The state of a new object.
     public init() {}
@@ -24,18 +27,21 @@ public struct ManagedState {
     /// Sets a property's initial value (an initializer's assignment, or the property's
     /// declared value): kept in the object until it is inserted; ignored by an object of a
     /// context, whose values are its context's.
+    @inlinable
     public mutating func initialize<V>(_ ordinal: Int, to value: V) {
         guard object == nil else { return }
         pendingValues(for: ordinal).set(.swift(value), at: ordinal)
     }
 
     /// Sets a property's initial value of a type the store holds as it is (kept as its stored value).
+    @inlinable
     public mutating func initialize<V: AttributeValue>(_ ordinal: Int, to value: V) {
         guard object == nil else { return }
         pendingValues(for: ordinal).set(value.storedValue.map(PendingValues.Entry.stored) ?? .swift(value), at: ordinal)
     }
 
-    private mutating func pendingValues(for ordinal: Int) -> PendingValues {
+    @usableFromInline
+    mutating func pendingValues(for ordinal: Int) -> PendingValues {
         if let pending { return pending }
         let made = PendingValues(capacity: ordinal + 1)
         pending = made
@@ -45,6 +51,7 @@ public struct ManagedState {
     // MARK: Reading
 
     /// The value of persisted property `ordinal` of `owner`, of a type the store holds as it is.
+    @inlinable
     public static func value<M: ManagedModel, V: AttributeValue>(_ ordinal: Int, of owner: M) -> V {
         if let object = owner._managedState.object, let binding = owner._managedState.binding,
             case .attribute(let position, .scalar) = binding.slots[ordinal], let stored = object.attributeValue(at: position),
@@ -65,7 +72,8 @@ public struct ManagedState {
         anyValue(ordinal, of: owner)
     }
 
-    private static func anyValue<M: ManagedModel, V>(_ ordinal: Int, of owner: M) -> V {
+    @usableFromInline
+    static func anyValue<M: ManagedModel, V>(_ ordinal: Int, of owner: M) -> V {
         guard let object = owner._managedState.object, let binding = owner._managedState.binding else {
             switch owner._managedState.pending?.entry(at: ordinal) {
             case .swift(let value)?: if let value = value as? V { return value }
@@ -98,12 +106,16 @@ public struct ManagedState {
     // MARK: Writing
 
     /// Sets persisted property `ordinal` of `owner` to a value of a type the store holds as it is.
+    @inlinable
     public static func setValue<M: ManagedModel, V: AttributeValue>(_ value: V, _ ordinal: Int, of owner: M) {
         if let object = owner._managedState.object, let binding = owner._managedState.binding,
             case .attribute(let position, .scalar) = binding.slots[ordinal], let stored = value.storedValue
         {
             return TypedObjects.setStored(stored, at: position, of: object, binding, ordinal)
         }
+        // A new object keeps the value in its stored form (an optional property set in an
+        // initializer comes here: Swift gave it nil first).
+        if owner._managedState.object == nil { return owner._managedState.initialize(ordinal, to: value) }
         setAnyValue(value, ordinal, of: owner)
     }
 
@@ -115,7 +127,8 @@ public struct ManagedState {
         setAnyValue(value, ordinal, of: owner)
     }
 
-    private static func setAnyValue<M: ManagedModel, V>(_ value: V, _ ordinal: Int, of owner: M) {
+    @usableFromInline
+    static func setAnyValue<M: ManagedModel, V>(_ value: V, _ ordinal: Int, of owner: M) {
         if owner._managedState.object == nil {
             let kind = M.managedSchema.properties[ordinal].kind
             guard kind.isRelationship, let context = TypedObjects.context(ofLinked: value) else {
@@ -152,8 +165,10 @@ public struct ManagedState {
 }
 
 /// The values a new object keeps until it is inserted, by ordinal.
+@usableFromInline
 final class PendingValues {
     /// One property's value.
+    @usableFromInline
     enum Entry {
         case none
         /// A value of a type the store holds as it is, in its stored form.
@@ -164,13 +179,16 @@ final class PendingValues {
 
     private var entries: [Entry]
 
-    init(capacity: Int) { entries = Array(repeating: .none, count: max(capacity, 8)) }
+    @usableFromInline
+    init(capacity: Int) { entries = Array(repeating: .none, count: max(capacity, 16)) }
 
+    @usableFromInline
     func set(_ entry: Entry, at ordinal: Int) {
         if entries.count <= ordinal { entries += Array(repeating: .none, count: max(ordinal + 1 - entries.count, entries.count)) }
         entries[ordinal] = entry
     }
 
+    @usableFromInline
     func entry(at ordinal: Int) -> Entry { ordinal < entries.count ? entries[ordinal] : .none }
 
     /// Calls `body` with each value set, by ordinal.

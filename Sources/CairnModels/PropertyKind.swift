@@ -1,6 +1,7 @@
 import Cairn
 
 /// What a persisted property's Swift type makes it.
+@usableFromInline
 enum PropertyKind {
     /// An attribute of a type, stored as the type's values (`scalar`), as a `RawRepresentable`'s
     /// raw values (`rawValue`) or as JSON text (`json`, a `Codable` value).
@@ -13,6 +14,7 @@ enum PropertyKind {
     case unsupported
 
     /// How an attribute's Swift values become stored values.
+    @usableFromInline
     enum ValueCoding { case scalar, rawValue, json }
 
     init(_ type: Any.Type) {

@@ -2,6 +2,7 @@ import Cairn
 
 /// Typed objects of a context: made for fetched objects (one instance per object and context),
 /// inserted, linked, and set through their bindings.
+@usableFromInline
 enum TypedObjects {
     /// The typed objects of these IDs in `context`, of class `M` (each bound to its object's
     /// entity, a sub-entity's objects included): the instances the context already has, or new
@@ -62,6 +63,7 @@ enum TypedObjects {
 
     /// Sets an attribute of an object of a context to a stored value. What the context refuses
     /// is kept for its next save to throw.
+    @usableFromInline
     static func setStored(_ value: Value, at position: Int, of object: ManagedObject, _ binding: EntityBinding, _ ordinal: Int) {
         do {
             try object.setAttributeValue(value, at: position)

@@ -74,6 +74,7 @@ extension ObjectContext {
 extension ManagedObject {
     /// The value of the attribute at `position`, as this object's context sees it; nil when the
     /// object was deleted or its context is gone.
+    @usableFromInline
     package func attributeValue(at position: Int) -> Value? {
         guard let context, let view = context.view(of: objectID) else { return nil }
         if case .attribute(let value) = view[position] { return value }
