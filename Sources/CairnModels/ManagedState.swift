@@ -37,7 +37,11 @@ public struct ManagedState {
     @inlinable
     public mutating func initialize<V: AttributeValue>(_ ordinal: Int, to value: V) {
         guard object == nil else { return }
-        pendingValues(for: ordinal).set(value.storedValue.map(PendingValues.Entry.stored) ?? .swift(value), at: ordinal)
+        let stored = value.storedValue
+        // nil before any other value is no value: an optional property's implicit nil keeps no
+        // storage (in the objects a fetch makes above all).
+        if pending == nil, stored == .null { return }
+        pendingValues(for: ordinal).set(stored.map(PendingValues.Entry.stored) ?? .swift(value), at: ordinal)
     }
 
     @usableFromInline
@@ -80,7 +84,9 @@ public struct ManagedState {
             case .stored(let stored)?:
                 let coding: PropertyKind.ValueCoding = (V.self is any AttributeValue.Type) ? .scalar : .json
                 if let value = ValueCodec.decode(stored, as: V.self, coding: coding) as? V { return value }
-            case .none?, nil: break
+            case .none?, nil:
+                // An optional never set is nil.
+                if let optional = V.self as? any OptionalValue.Type, let none = optional.none as? V { return none }
             }
             return placeholder(ordinal, of: owner, because: "it has no value yet")
         }

@@ -28,8 +28,8 @@ enum TypedObjects {
         // (An object registered as another class bound to the same entity gets an instance of
         // its own, not registered: one class per entity keeps one instance per object.)
         for (index, typed) in made.enumerated() {
-            if let model = typed.flatMap({ $0 as? M }) {
-                result.append(model)
+            if let typed, Swift.type(of: typed) == M.self {
+                result.append(unsafeDowncast(typed, to: M.self))
             } else if let binding = bindings[index] {
                 result.append(M(managedState: ManagedState(object: objects[index], binding: binding)))
             }

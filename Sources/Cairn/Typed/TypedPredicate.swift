@@ -225,6 +225,14 @@ extension PredicateExpressions.Variable: TypedPredicateNode {
 extension PredicateExpressions.KeyPath: TypedPredicateNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
         let base = try translate(root, scope)
+        // A persisted property of a typed class (the common case, checked first).
+        if let naming = Root.Output.self as? any PredicateKeyPathNaming.Type, let property = naming.predicateProperty(for: keyPath) {
+            switch base {
+            case .expression(.evaluatedObject): return .expression(.keyPath([property.name]))
+            case .expression(.keyPath(let prefix)): return .expression(.keyPath(prefix + [property.name]))
+            default: throw unsupported("the key path \(keyPath) on a computed value")
+            }
+        }
         // `.count` and `.isEmpty` of a string or a to-many relationship.
         if let measure = CollectionMeasure(Root.Output.self, keyPath) {
             guard case .expression(.keyPath(let path)) = base else { throw unsupported("\(measure) of a computed value") }
@@ -319,10 +327,12 @@ private func described(_ part: TypedPredicatePart, _ type: Any.Type) -> String {
 
 extension PredicateExpressions.Value: TypedPredicateNode {
     func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
-        if !(value is any PredicateArgument), let raw = (value as? any RawRepresentable)?.rawValue as? any AttributeValue, let stored = raw.storedValue {
-            return .expression(.constant(stored))  // an enum: its raw value, as stored
+        guard let argument = value as? any PredicateArgument else {
+            if let raw = (value as? any RawRepresentable)?.rawValue as? any AttributeValue, let stored = raw.storedValue {
+                return .expression(.constant(stored))  // an enum: its raw value, as stored
+            }
+            throw unsupported("a value of type \(Output.self)")
         }
-        guard let argument = value as? any PredicateArgument else { throw unsupported("a value of type \(Output.self)") }
         do {
             return .expression(try argument.predicateArgumentValue.expression(describedAs: String(describing: Output.self)))
         } catch {
@@ -375,9 +385,12 @@ extension TypedComparisonNode {
     private func jsonComparison(_ property: Any, _ op: PredicateOperator, _ constant: Any, _ scope: TypedPredicateScope) throws
         -> TypedPredicatePart?
     {
-        guard let node = property as? any JSONPropertyNode, let path = try node.jsonPropertyPath(scope),
-            let value = (constant as? any TypedConstantNode)?.constant
+        // (A constant of a type the store holds as it is never meets JSON text: checked first,
+        // as it is the common case and the cheapest.)
+        guard let constantNode = constant as? any TypedConstantNode, !constantNode.isScalar, let node = property as? any JSONPropertyNode,
+            let path = try node.jsonPropertyPath(scope)
         else { return nil }
+        let value = constantNode.constant
         if let optional = value as? any TypedOptional, optional.isNone {
             return .predicate(.comparison(.keyPath(path), op, .constant(.null)))
         }
@@ -406,10 +419,13 @@ extension PredicateExpressions.KeyPath: JSONPropertyNode {
 /// A constant of a predicate, seen without its type.
 protocol TypedConstantNode {
     var constant: Any { get }
+    /// Whether its type is one the store holds as it is (never compared as JSON text).
+    var isScalar: Bool { get }
 }
 
 extension PredicateExpressions.Value: TypedConstantNode {
     var constant: Any { value }
+    var isScalar: Bool { Output.self is any AttributeValue.Type }
 }
 
 /// An optional, seen without its wrapped type.
