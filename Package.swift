@@ -119,8 +119,10 @@ let package = Package(
         // Typed model classes: the macro's expansions, models from types, typed edits against by-name ones, #Predicate, misuse.
         .testTarget(
             name: "CairnModelsTests",
-            dependencies: ["CairnModels", "CairnModelsMacros", "Cairn", "CairnMapping", "CairnTestSupport",
-                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax")]
+            dependencies: [
+                "CairnModels", "CairnModelsMacros", "Cairn", "CairnMapping", "CairnTestSupport",
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax")
+            ]
         ),
         // The `cairn` command line, run as a child process (CairnCLI builds the executable).
         .testTarget(

@@ -36,7 +36,9 @@ final class EntityBinding: @unchecked Sendable {
         self.slots = slots
     }
 
-    private static func slot(of property: ManagedProperty, in schema: ManagedSchema, entity: EntityDescription, model: Model) throws(StoreError)
+    private static func slot(
+        of property: ManagedProperty, in schema: ManagedSchema, entity: EntityDescription, model: Model
+    ) throws(StoreError)
         -> Slot
     {
         let where_ = "\(schema.typeName).\(property.name) (\(property.valueType))"
@@ -61,8 +63,11 @@ final class EntityBinding: @unchecked Sendable {
             guard Self.fits(type, coding: coding, attribute.type) else {
                 throw mismatch("the property is stored as \(type), the attribute is \(attribute.type)")
             }
-            if !optional, attribute.isOptional, attribute.defaultValue == nil, !Self.isNumberOrFlag(type) {
+            if !optional, attribute.isOptional, attribute.defaultValue == nil, coding != .scalar || !Self.isNumberOrFlag(type) {
                 throw mismatch("the attribute is optional: declare the property \(property.valueType)? to read its nil")
+            }
+            if Self.narrows(type, attribute.type) {
+                throw mismatch("the attribute is \(attribute.type), which holds integers the property (\(type)) cannot: declare a wider integer")
             }
             return .attribute(position: position, coding: coding)
         case .toOne(let destination, _), .toMany(let destination):
@@ -73,6 +78,9 @@ final class EntityBinding: @unchecked Sendable {
             let relationship = entity.relationships[index]
             let toMany: Bool
             if case .toMany = property.kind { toMany = true } else { toMany = false }
+            if case .toOne(_, optional: false) = property.kind, relationship.isOptional {
+                throw mismatch("the relationship is optional: declare the property \(destination)? to read its nil")
+            }
             guard relationship.isToMany == toMany else {
                 throw mismatch("the relationship is \(relationship.isToMany ? "to-many: declare [\(destination)]" : "to-one: declare \(destination)?")")
             }
@@ -97,6 +105,12 @@ final class EntityBinding: @unchecked Sendable {
         case (.binary, .transformable): return true
         default: return false
         }
+    }
+
+    /// Whether an integer property of `type` cannot hold every value of a `stored` attribute.
+    private static func narrows(_ type: AttributeType, _ stored: AttributeType) -> Bool {
+        guard let property = type.integerRange, let attribute = stored.integerRange else { return false }
+        return attribute.lowerBound < property.lowerBound || attribute.upperBound > property.upperBound
     }
 
     private static func isNumberOrFlag(_ type: AttributeType) -> Bool {
@@ -129,7 +143,12 @@ enum ModelBinding {
         if let cached = store.typedBindings.withLock({ $0[key] }) as? EntityBinding { return cached }
         let model = store.model
         guard let own = entity(of: type, in: model) else { throw unbound(type) }
-        let binding = try EntityBinding(type.managedSchema, entity: model.descriptions[entityIndex ?? own.index], model: model)
+        let index = entityIndex ?? own.index
+        guard index == own.index || own.descendants.contains(index), model.descriptions.indices.contains(index) else {
+            throw StoreError(
+                .typeMismatch, "\(type) is bound to entity \(own.name): an object of another entity is not one of it", entity: own.name)
+        }
+        let binding = try EntityBinding(type.managedSchema, entity: model.descriptions[index], model: model)
         store.typedBindings.withLock { $0[key] = binding }
         ManagedObservation.start(store)
         return binding

@@ -97,7 +97,11 @@ public struct ManagedState {
             return placeholder(ordinal, of: owner, because: "its stored value \(stored) does not read as \(V.self)")
         case .toOne(let index, let type):
             guard let targets = object.targets(ofRelationship: index), let context = object.context else { return gone(ordinal, of: owner, object) }
-            guard let target = targets.first else { return placeholder(ordinal, of: owner, because: "it points to no object") }
+            guard let target = targets.first else {
+                // An optional to-one without an object is nil, not a problem.
+                if let optional = V.self as? any OptionalValue.Type, let none = optional.none as? V { return none }
+                return placeholder(ordinal, of: owner, because: "it points to no object")
+            }
             if let value = TypedObjects.make([target], type, in: context).first as? V { return value }
             return placeholder(ordinal, of: owner, because: "its object \(target) is not a \(type)")
         case .toMany(let index, let type):

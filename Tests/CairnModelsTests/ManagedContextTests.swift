@@ -114,7 +114,11 @@ import Testing
     @Test func settingAPropertyNotifiesItsObservers() throws {
         let book = Book(title: "Draft")
         let changed = Atomic(0)
-        withObservationTracking { _ = book.title } onChange: { changed.add(1, ordering: .relaxed) }
+        withObservationTracking {
+            _ = book.title
+        } onChange: {
+            changed.add(1, ordering: .relaxed)
+        }
         book.title = "Final"
         #expect(changed.load(ordering: .relaxed) == 1)
     }

@@ -7,7 +7,7 @@ import XCTest
 final class ManagedMacroTests: XCTestCase {
     let macros: [String: any Macro.Type] = [
         "Managed": ManagedMacro.self, "_PersistedProperty": PersistedPropertyMacro.self, "Attribute": MarkerMacro.self,
-        "Relationship": MarkerMacro.self, "Transient": MarkerMacro.self, "Unique": ConstraintMacro.self,
+        "Relationship": MarkerMacro.self, "Transient": MarkerMacro.self, "Unique": ConstraintMacro.self
     ]
 
     /// (The expansion test support drops a property's initial value once accessors are added;
@@ -124,7 +124,7 @@ final class ManagedMacroTests: XCTestCase {
                 DiagnosticSpec(message: "the persisted property 'untyped' needs a type annotation ('var untyped: String')", line: 3, column: 9),
                 DiagnosticSpec(
                     message: "a @Transient property needs an initial value (Cairn makes fetched objects without calling your initializers)", line: 4,
-                    column: 5),
+                    column: 5)
             ],
             macros: macros)
     }

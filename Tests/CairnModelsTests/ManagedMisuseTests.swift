@@ -88,6 +88,33 @@ import Testing
         #expect(reports.withLock { $0 }.contains { $0.contains("Book.title cannot be read: its context is gone") })
     }
 
+    @Test func aNilToOneReadsNilWithoutAReport() async throws {
+        let reports = Mutex<[String]>([])
+        ManagedModelProblems.setHandler { message in reports.withLock { $0.append(message) } }
+        defer { ManagedModelProblems.setHandler(nil) }
+        let store = try Store(inMemoryFor: [Author.self, Book.self])
+        let context = store.newBackgroundContext()
+        let book = Book(title: "Alone")
+        context.insert(book)
+        #expect(book.author == nil)
+        #expect(reports.withLock { $0 }.filter { $0.contains("Book.author") }.isEmpty)
+    }
+
+    @Test func aNarrowerIntegerOrARequiredToOneOnAnOptionalOneIsRefused() throws {
+        let folder = TemporaryDirectory()
+        let wide = try Model {
+            Entity("Tally") { Attribute("count", .integer64, optional: false) }
+        }
+        let narrow = #expect(throws: StoreError.self) { try Store(at: folder.path + "/n", model: wide, for: [Tally.self]) }
+        #expect(narrow?.message.contains("which holds integers the property (integer16) cannot") == true)
+        let optionalOwner = try Model {
+            Entity("Owned") { Relationship("owner", to: "Owner", inverse: "items") }
+            Entity("Owner") { Relationship("items", to: "Owned", inverse: "owner", .toMany(ordered: false)) }
+        }
+        let required = #expect(throws: StoreError.self) { try Store(at: folder.path + "/o", model: optionalOwner, for: [Owned.self]) }
+        #expect(required?.message.contains("the relationship is optional: declare the property Owner? to read its nil") == true)
+    }
+
     @Test func anUnsupportedPropertyTypeIsNamedWhenTheModelIsDerived() throws {
         let error = #expect(throws: StoreError.self) { try Model(for: [Unstorable.self]) }
         #expect(error?.message.contains("Unstorable.handle is NSObject") == true)
@@ -97,4 +124,19 @@ import Testing
 @Managed final class Unstorable {
     var handle: NSObject = NSObject()
     init() {}
+}
+
+@Managed final class Tally {
+    var count: Int16 = 0
+    init() {}
+}
+
+@Managed final class Owner {
+    var items: [Owned] = []
+    init() {}
+}
+
+@Managed final class Owned {
+    var owner: Owner
+    init(owner: Owner) { self.owner = owner }
 }

@@ -16,7 +16,7 @@ import Testing
         for author in [leGuin, herbert, banks] { context.insert(author) }
         for (title, year, tags, author) in [
             ("The Dispossessed", 1974, ["utopia"], leGuin), ("The Left Hand of Darkness", 1969, ["gender", "ice"], leGuin),
-            ("Tehanu", 1990, [], leGuin), ("Dune", 1965, ["desert"], herbert),
+            ("Tehanu", 1990, [], leGuin), ("Dune", 1965, ["desert"], herbert)
         ] {
             let book = Book(title: title, year: year)
             book.tags = tags
@@ -122,5 +122,23 @@ import Testing
         let byShout = FetchDescriptor<Specimen>(sortBy: [SortDescriptor(\.shout)])
         let relationshipSort = #expect(throws: StoreError.self) { try specimens.viewContext.fetch(byShout) }
         #expect(relationshipSort?.message.contains("sort by a persisted attribute") == true)
+    }
+}
+
+/// Review cases: JSON arrays' emptiness and count, a nil to-one read quietly.
+@Suite struct ManagedPredicateEdgeTests {
+    @Test func anArrayKeptAsJSONIsEmptyAsItsTextAndItsCountIsRefused() async throws {
+        let store = try await ManagedPredicateTests.library()
+        let empty = try store.viewContext.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.tags.isEmpty }))
+        #expect(Set(empty.map(\.title)) == ["Tehanu", ""])
+        let counted = FetchDescriptor<Book>(predicate: #Predicate { $0.tags.count > 1 })
+        let error = #expect(throws: StoreError.self) { try store.viewContext.fetch(counted) }
+        #expect(error?.message.contains("count of tags, which is stored as JSON text") == true)
+    }
+
+    @Test func aClassIsNotMadeForAnObjectOfAnotherEntity() async throws {
+        let store = try await ManagedPredicateTests.library()
+        let author = try #require(try store.viewContext.fetch(FetchDescriptor<Author>()).first?.persistentModelID)
+        #expect(store.viewContext.model(for: author, as: Book.self) == nil)
     }
 }

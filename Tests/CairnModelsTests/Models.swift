@@ -1,5 +1,7 @@
 import CairnModels
 
+// README's typed example: these classes are its first block, as written there.
+
 @Managed final class Author {
     @Attribute(.unique) var name: String
     var born: Int?
@@ -13,7 +15,7 @@ import CairnModels
 @Managed final class Book {
     var title: String
     var year: Int?
-    var tags: [String] = []
+    var tags: [String] = []  // a Codable value stored as one attribute
     var author: Author?
     init(title: String, year: Int? = nil) {
         self.title = title

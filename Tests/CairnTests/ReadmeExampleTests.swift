@@ -102,24 +102,29 @@ import CairnMapping
     }
 
     /// Each Swift block of README.md (but the Package.swift fragment), without its imports, is
-    /// a run of lines of this file (spaces at either end of a line aside).
+    /// a run of lines of this file, or for the typed example of CairnModels' tests (spaces at
+    /// either end of a line aside).
     @Test func everyReadmeExampleIsCompiledHere() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         func lines(_ text: Substring) -> [String] {
             text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("import ") }
         }
-        let here = lines(source[...])
+        let typed = ["Models.swift", "ReadmeModelsExampleTests.swift"].map { (name: String) -> URL in
+            root.appendingPathComponent("Tests/CairnModelsTests").appendingPathComponent(name)
+        }
+        var files: [[String]] = []
+        for url in [URL(fileURLWithPath: #filePath)] + typed { files.append(lines(try String(contentsOf: url, encoding: .utf8)[...])) }
         let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         let examples = blocks.filter { !$0.hasPrefix("// Package.swift") }
-        #expect(examples.count == 5)
+        #expect(examples.count == 7)
         for block in examples {
             let wanted = lines(block[...])
-            let found = here.indices.contains { start in
-                start + wanted.count <= here.count && Array(here[start..<(start + wanted.count)]) == wanted
+            func holds(_ here: [String]) -> Bool {
+                here.indices.contains { start in start + wanted.count <= here.count && Array(here[start..<(start + wanted.count)]) == wanted }
             }
-            #expect(found, "README block starting \"\(wanted.first ?? "")\" is not in ReadmeExampleTests.swift: copy it here")
+            let found = files.contains(where: holds)
+            #expect(found, "README block starting \"\(wanted.first ?? "")\" is not in ReadmeExampleTests.swift (nor, typed, in CairnModelsTests): copy it there")
         }
     }
 }

@@ -118,7 +118,9 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
             try pool.close()
         }
         grdbInsert.append(Double(count) / seconds(clock.now - start))
-        print("typed insert round \(round + 1): by name \(Int(untypedInsert.last ?? 0))/s, typed \(Int(typedInsert.last ?? 0))/s, GRDB \(Int(grdbInsert.last ?? 0))/s")
+        print(
+            "typed insert round \(round + 1): by name \(Int(untypedInsert.last ?? 0))/s, typed \(Int(typedInsert.last ?? 0))/s, GRDB \(Int(grdbInsert.last ?? 0))/s"
+        )
     }
 
     // Fetching `fetched` objects and reading every property, alternating.
@@ -157,9 +159,13 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
             let objects = try context.fetch(FetchRequest("Person", fetchLimit: fetched))
             for object in objects {
                 checksum &+= try object.value(forKey: "key", as: String.self).utf8.count
-                checksum &+= try (object.value(forKey: "givenName", as: String?.self)?.utf8.count ?? 0) &+ (object.value(forKey: "familyName", as: String?.self)?.utf8.count ?? 0)
-                checksum &+= try (object.value(forKey: "email", as: String?.self)?.utf8.count ?? 0) &+ (object.value(forKey: "city", as: String?.self)?.utf8.count ?? 0)
-                checksum &+= try Int(object.value(forKey: "born", as: Date?.self)?.timeIntervalSince1970 ?? 0) &+ Int(object.value(forKey: "score", as: Double.self))
+                checksum &+=
+                    try (object.value(forKey: "givenName", as: String?.self)?.utf8.count ?? 0)
+                    &+ (object.value(forKey: "familyName", as: String?.self)?.utf8.count ?? 0)
+                checksum &+=
+                    try (object.value(forKey: "email", as: String?.self)?.utf8.count ?? 0) &+ (object.value(forKey: "city", as: String?.self)?.utf8.count ?? 0)
+                checksum &+=
+                    try Int(object.value(forKey: "born", as: Date?.self)?.timeIntervalSince1970 ?? 0) &+ Int(object.value(forKey: "score", as: Double.self))
                 checksum &+= try (object.value(forKey: "active", as: Bool.self) ? 1 : 0) &+ Int(object.value(forKey: "visits", as: Int64.self))
                 checksum &+= try Int(object.value(forKey: "created", as: Date?.self)?.timeIntervalSince1970 ?? 0)
             }
@@ -228,7 +234,8 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
         "typed insert, durable saves of 10k", "typed \(figure(typedInsert))/s, by name \(figure(untypedInsert))/s, GRDB Codable \(figure(grdbInsert))/s",
         note: "\(fixed(insertRatio, 2))× the managed objects, \(fixed(insertGRDB, 2))× GRDB")
     report.row(
-        "fetch \(grouped(fetched)) and read every property", "typed \(figure(typedFetch))/s, by name \(figure(untypedFetch))/s, GRDB Codable \(figure(grdbFetch))/s",
+        "fetch \(grouped(fetched)) and read every property",
+        "typed \(figure(typedFetch))/s, by name \(figure(untypedFetch))/s, GRDB Codable \(figure(grdbFetch))/s",
         note: "\(fixed(fetchGRDB, 2))× GRDB")
     report.row(
         "read one property of a fetched object", "typed \(figure(typedRead))/s, value(forKey:) \(figure(untypedRead))/s",

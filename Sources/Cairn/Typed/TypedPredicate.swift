@@ -236,6 +236,13 @@ extension PredicateExpressions.KeyPath: TypedPredicateNode {
         // `.count` and `.isEmpty` of a string or a to-many relationship.
         if let measure = CollectionMeasure(Root.Output.self, keyPath) {
             guard case .expression(.keyPath(let path)) = base else { throw unsupported("\(measure) of a computed value") }
+            // An array kept as JSON text: empty is the text `[]`; its count is not stored.
+            if let property = root as? any JSONPropertyNode, try property.jsonPropertyPath(scope) != nil {
+                guard measure == .isEmpty else {
+                    throw unsupported("count of \(path.joined(separator: ".")), which is stored as JSON text: compare the whole value with == or !=")
+                }
+                return .predicate(.comparison(.keyPath(path), .equal, .constant(.string("[]"))))
+            }
             let count = PredicateOperand.collectionOperation(.count, collection: path, keyPath: [])
             switch measure {
             case .count: return .expression(count)
@@ -382,7 +389,9 @@ extension TypedComparisonNode {
     }
 
     /// `$0.tags == ["a", "b"]` where `tags` holds JSON text: the constant as the same text.
-    private func jsonComparison(_ property: Any, _ op: PredicateOperator, _ constant: Any, _ scope: TypedPredicateScope) throws
+    private func jsonComparison(
+        _ property: Any, _ op: PredicateOperator, _ constant: Any, _ scope: TypedPredicateScope
+    ) throws
         -> TypedPredicatePart?
     {
         // (A constant of a type the store holds as it is never meets JSON text: checked first,

@@ -87,7 +87,8 @@ struct XcodeModelWriter {
         let fields: [(String, String?)] = [
             ("name", relationship.name), ("optional", relationship.isOptional ? "YES" : nil),
             ("toMany", relationship.isToMany ? "YES" : nil), ("ordered", relationship.isOrdered ? "YES" : nil),
-            ("minCount", relationship.minimumCount.map(String.init)), ("maxCount", (relationship.maximumCount ?? (relationship.isToMany ? nil : 1)).map(String.init)),
+            ("minCount", relationship.minimumCount.map(String.init)),
+            ("maxCount", (relationship.maximumCount ?? (relationship.isToMany ? nil : 1)).map(String.init)),
             ("deletionRule", rules[relationship.deleteRule]), ("destinationEntity", relationship.destination),
             ("inverseName", relationship.inverse), ("inverseEntity", relationship.inverse == nil ? nil : relationship.destination),
             ("renamingIdentifier", relationship.renamingIdentifier), ("elementID", relationship.elementID)
