@@ -30,16 +30,7 @@ import Testing
 
     @Test func malformedPredicatesSayWhatWasExpectedAndWhere() {
         #expect(C.malformed.count >= 40)
-        for test in C.malformed {
-            switch C.parse(test.input, test.arguments) {
-            case .success(let predicate):
-                Issue.record("\(test.input.debugDescription) parsed as \(predicate)")
-            case .failure(let error):
-                #expect(
-                    error.column == test.column && error.message == test.message && error.format == test.input,
-                    "\(test.input.debugDescription): got column \(error.column): \(error.message)")
-            }
-        }
+        C.expectRefused(C.malformed)
     }
 
     @Test func variablesAreSubstitutedOrNamed() throws {
@@ -89,6 +80,20 @@ enum PredicateCases {
 
     static func sum(_ collection: String, _ op: CollectionOperator, _ path: String = "") -> PredicateOperand {
         .collectionOperation(op, collection: collection.split(separator: ".").map(String.init), keyPath: path.split(separator: ".").map(String.init))
+    }
+
+    /// Expects each input refused with its message, at its column.
+    static func expectRefused(_ tests: [(input: String, arguments: [any PredicateArgument], column: Int, message: String)]) {
+        for test in tests {
+            switch parse(test.input, test.arguments) {
+            case .success(let predicate):
+                Issue.record("\(test.input.debugDescription) parsed as \(predicate)")
+            case .failure(let error):
+                #expect(
+                    error.column == test.column && error.message == test.message && error.format == test.input,
+                    "\(test.input.debugDescription): got column \(error.column): \(error.message)")
+            }
+        }
     }
 
     static func parse(_ format: String, _ arguments: [any PredicateArgument] = []) -> Result<PredicateSyntax, PredicateSyntaxError> {

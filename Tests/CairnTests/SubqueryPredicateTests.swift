@@ -277,16 +277,7 @@ import Testing
     ]
 
     @Test func malformedSubqueriesSayWhatWasExpectedAndWhere() {
-        for test in Self.malformed {
-            switch C.parse(test.input, test.arguments) {
-            case .success(let predicate):
-                Issue.record("\(test.input.debugDescription) parsed as \(predicate)")
-            case .failure(let error):
-                #expect(
-                    error.column == test.column && error.message == test.message && error.format == test.input,
-                    "\(test.input.debugDescription): got column \(error.column): \(error.message)")
-            }
-        }
+        C.expectRefused(Self.malformed)
     }
 
     /// The text before each level of `nested(_:)`.
