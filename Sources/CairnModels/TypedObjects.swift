@@ -20,7 +20,8 @@ enum TypedObjects {
             bindings.append(last.binding)
         }
         let made = context.typedObjects(for: objects) { index, object -> AnyObject? in
-            // (Runs under the context's lock: making the instance only sets its state.)
+            // (Runs under the context's lock, the class's declared property values with it: they must
+            // not call into the context, docs/MODELS.md.)
             bindings[index].map { M(managedState: ManagedState(object: object, binding: $0)) }
         }
         var result: [M] = []

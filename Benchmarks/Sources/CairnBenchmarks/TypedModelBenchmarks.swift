@@ -17,6 +17,13 @@ import GRDB
     var visits: Int64
     var created: Date?
 
+    /// Every property read once, summed (the "read every property" loop's work).
+    var everyProperty: Int {
+        var sum = key.utf8.count &+ (givenName?.utf8.count ?? 0) &+ (familyName?.utf8.count ?? 0)
+        sum &+= (email?.utf8.count ?? 0) &+ (city?.utf8.count ?? 0) &+ Int(born?.timeIntervalSince1970 ?? 0)
+        return sum &+ Int(score) &+ (active ? 1 : 0) &+ Int(visits) &+ Int(created?.timeIntervalSince1970 ?? 0)
+    }
+
     init(_ person: Person) {
         key = person.key
         givenName = person.givenName
@@ -94,13 +101,7 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
         try? FileManager.default.removeItem(atPath: typedPath)
         start = clock.now
         do {
-            let store = try Store(at: typedPath, model: model, for: [PersonModel.self])
-            for offset in stride(from: 0, to: count, by: batch) {
-                let context = store.newBackgroundContext()
-                for person in people[offset..<min(count, offset + batch)] { context.insert(PersonModel(person)) }
-                try await context.save()
-            }
-            try await store.close()
+            try await insertTyped(people, into: typedPath, model: model)
         }
         typedInsert.append(Double(count) / seconds(clock.now - start))
 
@@ -137,9 +138,7 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
             let context = store.newBackgroundContext()  // held: objects live as long as their context
             let objects = try context.fetch(descriptor)
             for person in objects {
-                checksum &+= person.key.utf8.count &+ (person.givenName?.utf8.count ?? 0) &+ (person.familyName?.utf8.count ?? 0)
-                checksum &+= (person.email?.utf8.count ?? 0) &+ (person.city?.utf8.count ?? 0) &+ Int(person.born?.timeIntervalSince1970 ?? 0)
-                checksum &+= Int(person.score) &+ (person.active ? 1 : 0) &+ Int(person.visits) &+ Int(person.created?.timeIntervalSince1970 ?? 0)
+                checksum &+= person.everyProperty
             }
             typedFetch.append(Double(objects.count) / seconds(clock.now - start))
             // One property of the fetched objects, typed and by name, alternating passes.
@@ -188,14 +187,7 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
     for round in 0..<rounds {
         var start = clock.now
         do {
-            let context = store.newBackgroundContext()
-            for index in stride(from: 0, to: count, by: 10) {
-                let key = Person.key(index)
-                var descriptor = FetchDescriptor<PersonModel>(predicate: #Predicate { $0.key == key })
-                descriptor.fetchLimit = 1
-                try context.fetch(descriptor).first?.visits = Int64((index + round) % 1000)
-            }
-            try await context.save()
+            try await updateTenPercentTyped(store, count: count, round: round)
         }
         typedUpdate.append(Double(count / 10) / seconds(clock.now - start))
         start = clock.now
@@ -275,13 +267,7 @@ func profileTyped(_ profile: String, people: [Person], model: Model, root: Strin
         var done = 0
         switch profile {
         case "typed-insert":
-            let store = try Store(at: freshStore(root, "typed-insert-\(round)"), model: model, for: [PersonModel.self])
-            for offset in stride(from: 0, to: count, by: 10_000) {
-                let context = store.newBackgroundContext()
-                for person in people[offset..<min(count, offset + 10_000)] { context.insert(PersonModel(person)) }
-                try await context.save()
-            }
-            try await store.close()
+            try await insertTyped(people, into: freshStore(root, "typed-insert-\(round)"), model: model)
             done = count
         case "typed-fetch":
             let context = store.newBackgroundContext()
@@ -289,24 +275,39 @@ func profileTyped(_ profile: String, people: [Person], model: Model, root: Strin
             descriptor.fetchLimit = count / 10
             var checksum = 0
             for person in try context.fetch(descriptor) {
-                checksum &+= person.key.utf8.count &+ (person.givenName?.utf8.count ?? 0) &+ (person.familyName?.utf8.count ?? 0)
-                checksum &+= (person.email?.utf8.count ?? 0) &+ (person.city?.utf8.count ?? 0) &+ Int(person.born?.timeIntervalSince1970 ?? 0)
-                checksum &+= Int(person.score) &+ (person.active ? 1 : 0) &+ Int(person.visits) &+ Int(person.created?.timeIntervalSince1970 ?? 0)
+                checksum &+= person.everyProperty
                 done += 1
             }
             precondition(checksum != 0)
         default:
-            let context = store.newBackgroundContext()
-            for index in stride(from: 0, to: count, by: 10) {
-                let key = Person.key(index)
-                var descriptor = FetchDescriptor<PersonModel>(predicate: #Predicate { $0.key == key })
-                descriptor.fetchLimit = 1
-                try context.fetch(descriptor).first?.visits = Int64((index + round) % 1000)
-                done += 1
-            }
-            try await context.save()
+            try await updateTenPercentTyped(store, count: count, round: round)
+            done = count / 10
         }
         print("\(profile) \(Int(Double(done) / seconds(clock.now - start))) objects/s")
+    }
+    try await store.close()
+}
+
+/// Sets `visits` on every tenth person, found by its key through a typed `FetchDescriptor`, and
+/// saves once: the typed form of the graph suite's "update 10%".
+func updateTenPercentTyped(_ store: Store, count: Int, round: Int) async throws {
+    let context = store.newBackgroundContext()
+    for index in stride(from: 0, to: count, by: 10) {
+        let key = Person.key(index)
+        var descriptor = FetchDescriptor<PersonModel>(predicate: #Predicate { $0.key == key })
+        descriptor.fetchLimit = 1
+        try context.fetch(descriptor).first?.visits = Int64((index + round) % 1000)
+    }
+    try await context.save()
+}
+
+/// Inserts the people as typed objects into a new store at `path`, in durable saves of 10k.
+func insertTyped(_ people: [Person], into path: String, model: Model) async throws {
+    let store = try Store(at: path, model: model, for: [PersonModel.self])
+    for offset in stride(from: 0, to: people.count, by: 10_000) {
+        let context = store.newBackgroundContext()
+        for person in people[offset..<min(people.count, offset + 10_000)] { context.insert(PersonModel(person)) }
+        try await context.save()
     }
     try await store.close()
 }

@@ -15,12 +15,6 @@ extension ObjectContext {
         }
     }
 
-    /// Registers `typed` as the typed object of `object` (an object inserted through its typed
-    /// class).
-    package func registerTyped(_ typed: AnyObject, for object: ManagedObject) {
-        state.withLock { $0.registered.typed[object.objectID] = typed }
-    }
-
     /// The typed objects registered for these IDs (those that have one).
     package func registeredTypedObjects<IDs: Sequence<ObjectID>>(_ ids: IDs) -> [AnyObject] {
         state.withLock { state in ids.compactMap { state.registered.typed[$0] } }
