@@ -11,6 +11,8 @@ public struct ManagedState {
     @usableFromInline var binding: EntityBinding?
     /// The values of a new object (by ordinal) until it is inserted.
     @usableFromInline var pending: PendingValues?
+    /// What the object's context read for it last, read again only when the context changed.
+    @usableFromInline var cache = CachedObjectView()
 
     // (The accessors `@Managed` writes call the methods marked inlinable here, so that they are
     // specialized for each property's type in the app's module: no witness-table calls.)
@@ -58,7 +60,8 @@ public struct ManagedState {
     @inlinable
     public static func value<M: ManagedModel, V: AttributeValue>(_ ordinal: Int, of owner: M) -> V {
         if let object = owner._managedState.object, let binding = owner._managedState.binding,
-            case .attribute(let position, .scalar) = binding.slots[ordinal], let stored = object.attributeValue(at: position),
+            case .attribute(let position, .scalar) = binding.slots[ordinal],
+            let stored = owner._managedState.cache.attributeValue(of: object, at: position),
             let value = V(storedValue: stored)
         {
             return value
@@ -92,11 +95,11 @@ public struct ManagedState {
         }
         switch binding.slots[ordinal] {
         case .attribute(let position, let coding):
-            guard let stored = object.attributeValue(at: position) else { return gone(ordinal, of: owner, object) }
+            guard let stored = owner._managedState.cache.attributeValue(of: object, at: position) else { return gone(ordinal, of: owner, object) }
             if let value = ValueCodec.decode(stored, as: V.self, coding: coding) as? V { return value }
             return placeholder(ordinal, of: owner, because: "its stored value \(stored) does not read as \(V.self)")
         case .toOne(let index, let type):
-            guard let targets = object.targets(ofRelationship: index), let context = object.context else { return gone(ordinal, of: owner, object) }
+            guard let targets = owner._managedState.cache.targets(of: object, relationship: index), let context = object.context else { return gone(ordinal, of: owner, object) }
             guard let target = targets.first else {
                 // An optional to-one without an object is nil, not a problem.
                 if let optional = V.self as? any OptionalValue.Type, let none = optional.none as? V { return none }
@@ -105,7 +108,7 @@ public struct ManagedState {
             if let value = TypedObjects.make([target], type, in: context).first as? V { return value }
             return placeholder(ordinal, of: owner, because: "its object \(target) is not a \(type)")
         case .toMany(let index, let type):
-            guard let targets = object.targets(ofRelationship: index), let context = object.context,
+            guard let targets = owner._managedState.cache.targets(of: object, relationship: index), let context = object.context,
                 let many = V.self as? any ToManyValue.Type
             else { return gone(ordinal, of: owner, object) }
             if let value = many.make(TypedObjects.make(targets, type, in: context)) as? V { return value }

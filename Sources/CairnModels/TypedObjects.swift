@@ -9,17 +9,15 @@ enum TypedObjects {
     /// ones. An ID of an entity `M` does not bind to is left out.
     static func make<M: ManagedModel>(_ ids: [ObjectID], of type: M.Type = M.self, in context: ObjectContext) -> [M] {
         guard !ids.isEmpty else { return [] }
-        let objects = context.objectsForTyping(ids)
         // Usually one entity: its binding looked up once.
         var last: (entity: Int, binding: EntityBinding?) = (-1, nil)
         var bindings: [EntityBinding?] = []
-        bindings.reserveCapacity(objects.count)
-        for object in objects {
-            let entity = object.entity.index
-            if entity != last.entity { last = (entity, try? ModelBinding.binding(M.self, entityIndex: entity, in: context.store)) }
+        bindings.reserveCapacity(ids.count)
+        for id in ids {
+            if id.entity != last.entity { last = (id.entity, try? ModelBinding.binding(M.self, entityIndex: id.entity, in: context.store)) }
             bindings.append(last.binding)
         }
-        let made = context.typedObjects(for: objects) { index, object -> AnyObject? in
+        let made = context.typedObjects(for: ids) { index, object -> AnyObject? in
             // (Runs under the context's lock, the class's declared property values with it: they must
             // not call into the context, docs/MODELS.md.)
             bindings[index].map { M(managedState: ManagedState(object: object, binding: $0)) }
@@ -28,11 +26,11 @@ enum TypedObjects {
         result.reserveCapacity(made.count)
         // (An object registered as another class bound to the same entity gets an instance of
         // its own, not registered: one class per entity keeps one instance per object.)
-        for (index, typed) in made.enumerated() {
+        for (index, (object, typed)) in made.enumerated() {
             if let typed, Swift.type(of: typed) == M.self {
                 result.append(unsafeDowncast(typed, to: M.self))
             } else if let binding = bindings[index] {
-                result.append(M(managedState: ManagedState(object: objects[index], binding: binding)))
+                result.append(M(managedState: ManagedState(object: object, binding: binding)))
             }
         }
         return result

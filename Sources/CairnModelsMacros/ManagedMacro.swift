@@ -37,7 +37,9 @@ public struct ManagedMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let changed = syntax.persisted.map { "_$observationRegistrar.willSet(self, keyPath: \\.\($0.name))" }
         let notified = syntax.persisted.map { "_$observationRegistrar.didSet(self, keyPath: \\.\($0.name))" }
         return [
-            "public var _managedState = CairnModels.ManagedState()",
+            // (Unchecked: an object stays in its context's isolation, and reading a property
+            // must not pay for a dynamic exclusivity check.)
+            "@exclusivity(unchecked) public var _managedState = CairnModels.ManagedState()",
             "private let _$observationRegistrar = Observation.ObservationRegistrar()",
             """
             /// Makes the object of a fetch: its values are read from `managedState`'s context.

@@ -64,7 +64,7 @@ final class ManagedMacroTests: XCTestCase {
                     var draft = false
                     init(title: String) { self.title = title }
 
-                    public var _managedState = CairnModels.ManagedState()
+                    @exclusivity(unchecked) public var _managedState = CairnModels.ManagedState()
 
                     private let _$observationRegistrar = Observation.ObservationRegistrar()
 

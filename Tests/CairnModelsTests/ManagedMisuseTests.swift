@@ -73,16 +73,20 @@ import Testing
         let author = Author(name: "Gone", born: 1900)
         context.insert(author)
         try await context.save()
+        #expect(author.name == "Gone")  // read before: the next read must see the delete
         context.delete(author)
         #expect(author.name == "")
         #expect(author.born == nil)
         #expect(author.books.isEmpty)
         let messages = reports.withLock { $0 }
         #expect(messages.contains { $0.contains("Author.name cannot be read") && $0.contains("was deleted") })
+        context.rollback()
+        #expect(author.name == "Gone")
 
         var scratch: ObjectContext? = store.newBackgroundContext()
         let orphan = Book(title: "Orphan")
         scratch?.insert(orphan)
+        #expect(orphan.title == "Orphan")
         scratch = nil
         #expect(orphan.title == "")
         #expect(reports.withLock { $0 }.contains { $0.contains("Book.title cannot be read: its context is gone") })

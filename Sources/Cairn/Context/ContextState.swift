@@ -10,7 +10,10 @@ struct ContextState {
     // MARK: Reading
 
     /// The snapshot a root context reads (nil: follow the store's latest, or read the parent).
-    var snapshot: StoreSnapshot?
+    var snapshot: StoreSnapshot? { didSet { viewVersion?.bump() } }
+    /// Counts the changes to what the context reads (``snapshot`` and every change counted by
+    /// ``changeCount``), for readers that keep a copy of an object's view.
+    var viewVersion: ViewVersion?
     /// The identity map: one object instance per ID, so that a context that reads many objects
     /// keeps only (about) those its callers still hold.
     var registered = IdentityMap()
@@ -35,7 +38,7 @@ struct ContextState {
     /// it unchanged when it is done knows that nothing changed while it ran, and empties them at
     /// once; ``updatesToValidate`` follows `updated`). `didSet` without `oldValue` keeps their
     /// in-place changes in place.
-    private(set) var changeCount: UInt64 = 0
+    private(set) var changeCount: UInt64 = 0 { didSet { viewVersion?.bump() } }
     /// The committed record of each deleted object as the context first changed it (root
     /// contexts; an updated object's is in its ``PendingUpdate``).
     var deletedOriginals: [ObjectID: ObjectRecord] = [:]

@@ -42,6 +42,18 @@ struct IdentityMap {
         return object
     }
 
+    /// Prepares to register up to `more` objects and `moreTyped` typed ones at once (a fetch's):
+    /// sweeps first when they would reach the next sweep, puts the next one beyond them (their
+    /// caller holds them until it is done: a sweep among them would keep them all), and makes
+    /// room for them, so that each dictionary grows once.
+    mutating func prepare(forAdding more: Int, typed moreTyped: Int = 0) {
+        guard more > 1 || moreTyped > 1 else { return }
+        if objects.count + more >= sweepAt { sweep() }
+        sweepAt = max(sweepAt, 2 * (objects.count + more))
+        objects.reserveCapacity(objects.count + more)
+        if moreTyped > 0 { typed.reserveCapacity(typed.count + moreTyped) }
+    }
+
     /// Registers the object of an ID that has none yet (a new object's: no lookup first).
     mutating func add(_ object: ManagedObject) {
         if objects.count >= sweepAt { sweep() }

@@ -35,6 +35,8 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     /// For an object its context inserted: its slot in the context's new objects (see
     /// ``InsertedObjects``), where setting a value needs no lookup; -1 for others.
     private let insertSlot: Int
+    /// The context's ``ViewVersion`` (held strongly, read without the weak reference).
+    package let viewVersion: ViewVersion
 
     init(id: ObjectID, entity: EntityDescription, context: ObjectContext, slot: Int = -1) {
         self.objectID = id
@@ -42,6 +44,7 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
         self.context = context
         contextIdentity = ObjectIdentifier(context)
         contextState = context.state
+        viewVersion = context.viewVersion
         insertSlot = slot
     }
 

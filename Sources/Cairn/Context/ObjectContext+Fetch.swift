@@ -183,6 +183,14 @@ extension ObjectContext {
             let matches = candidates.filter { id in objects.withBorrowedRow(id) { filter?.evaluate(id, $0, committed) ?? true } == true }
             return query.page(ObjectID.ordered(matches))
         }
+        if !sorted, query.predicate == nil, !hasPendingChangesInChain {
+            // Every committed object of the entities, in ID order: the table's IDs, no row read.
+            // One entity's IDs come in ID order (its keys' order), so a page from the start stops
+            // once it has its objects.
+            let single = query.family.count == 1 && !query.request.reversesOrder
+            let limit = query.request.fetchLimit.flatMap { single ? max(0, query.request.fetchOffset) &+ max(0, $0) : nil }
+            return query.page(ObjectID.ordered(snapshot.objects.ids(query.family, limit: limit)))
+        }
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }
         var matches: [ObjectID] = []
         var views: [ObjectView] = []

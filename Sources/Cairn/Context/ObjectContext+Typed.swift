@@ -1,16 +1,22 @@
 /// What CairnModels' typed classes need of a context and its objects beyond the public API:
 /// values by position, the typed object registered for an ID, errors kept for the next save.
 extension ObjectContext {
-    /// The typed object registered for each object, or the one `make` makes for it (registered
-    /// from now on; nil: none), in order, under one lock. `make` runs under the context's lock:
-    /// it must not call into the context.
-    package func typedObjects(for objects: [ManagedObject], make: (Int, ManagedObject) -> AnyObject?) -> [AnyObject?] {
-        state.withLock { state in
-            objects.enumerated().map { index, object in
-                if let typed = state.registered.typed[object.objectID] { return typed }
+    /// The managed object and the typed object of each ID, in order, under one lock: those
+    /// registered, or made and registered from now on (`make` gets the ID's index and its
+    /// managed object, and gives nil for no typed object). The objects are not checked to exist
+    /// here. `make` runs under the context's lock: it must not call into the context.
+    package func typedObjects(
+        for ids: [ObjectID], make: (Int, ManagedObject) -> AnyObject?
+    ) -> [(object: ManagedObject, typed: AnyObject?)] {
+        let descriptions = store.model.descriptions
+        return state.withLock { state in
+            state.registered.prepare(forAdding: ids.count, typed: ids.count)
+            return ids.enumerated().map { index, id in
+                let object = register(id, in: &state, descriptions)
+                if let typed = state.registered.typed[id] { return (object, typed) }
                 let typed = make(index, object)
-                if let typed { state.registered.typed[object.objectID] = typed }
-                return typed
+                if let typed { state.registered.typed[id] = typed }
+                return (object, typed)
             }
         }
     }
@@ -54,10 +60,6 @@ extension ObjectContext {
         }
     }
 
-    /// The managed objects of these IDs registered in this context, making those it has not
-    /// (without checking that the objects exist here), under one lock.
-    package func objectsForTyping(_ ids: [ObjectID]) -> [ManagedObject] { registeredObjects(ids) }
-
     /// Keeps `error` for the next ``save()`` to throw (the first one kept wins), for a change a
     /// typed property's setter could not make. A rollback forgets it.
     package func deferError(_ error: StoreError) {
@@ -66,22 +68,6 @@ extension ObjectContext {
 }
 
 extension ManagedObject {
-    /// The value of the attribute at `position`, as this object's context sees it; nil when the
-    /// object was deleted or its context is gone.
-    @usableFromInline
-    package func attributeValue(at position: Int) -> Value? {
-        guard let context, let view = context.view(of: objectID) else { return nil }
-        if case .attribute(let value) = view[position] { return value }
-        return .null
-    }
-
-    /// The objects a relationship (by its index among the entity's relationships) points to;
-    /// nil when the object was deleted or its context is gone.
-    package func targets(ofRelationship index: Int) -> [ObjectID]? {
-        guard let context, let view = context.view(of: objectID) else { return nil }
-        return view[entity.attributes.count + index].targets
-    }
-
     /// Points a relationship (by index) at `targets`; the inverse follows.
     package func setTargets(ofRelationship index: Int, to targets: [ObjectID]) throws {
         guard let context else { throw goneError }

@@ -35,6 +35,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// Whether the context reads the store's latest state (the view context).
     let followsStore: Bool
     let state: Protected<ContextState>
+    /// Counts the changes to what this context reads (see ``ViewVersion``).
+    package let viewVersion: ViewVersion
     /// Orders the blocks of ``perform(_:)``.
     private let queue = ContextQueue()
 
@@ -44,7 +46,9 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         self.name = name
         self.followsStore = followsStore
         model = store.model
+        viewVersion = ViewVersion(next: parent?.viewVersion ?? store.viewVersion)
         var initial = ContextState()
+        initial.viewVersion = viewVersion
         if parent == nil && !followsStore { initial.snapshot = store.snapshot }
         self.state = Protected(initial)
     }
@@ -55,6 +59,8 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     deinit {
         var left = ContextState()
         state.withLock { swap(&$0, &left) }
+        // Objects still held read that their context is gone.
+        viewVersion.bump()
         Reclaimer.release(left, parts: left.registered.count + left.inserted.count)
     }
 
@@ -142,10 +148,13 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// The object instances of these IDs, in order (one lock for all of them).
     func registeredObjects<IDs: Collection<ObjectID>>(_ ids: IDs) -> [ManagedObject] {
         let descriptions = store.model.descriptions
-        return state.withLock { state in ids.map { register($0, in: &state, descriptions) } }
+        return state.withLock { state in
+            state.registered.prepare(forAdding: ids.count)
+            return ids.map { register($0, in: &state, descriptions) }
+        }
     }
 
-    private func register(_ id: ObjectID, in state: inout ContextState, _ descriptions: [EntityDescription]? = nil) -> ManagedObject {
+    func register(_ id: ObjectID, in state: inout ContextState, _ descriptions: [EntityDescription]? = nil) -> ManagedObject {
         state.registered.object(id) { ManagedObject(id: id, entity: (descriptions ?? store.model.descriptions)[id.entity], context: self) }
     }
 

@@ -140,13 +140,17 @@ extension ObjectTable {
         visit(entities) { MatchCollector(makeTest()) }.flatMap { $0 }
     }
 
-    /// The IDs of the objects of `entities`, in one pass over the table.
-    func ids(_ entities: Set<Int>) -> [ObjectID] {
+    /// The IDs of the objects of `entities`, in one pass over the table, in key order; the
+    /// first `limit` of them when one is given.
+    func ids(_ entities: Set<Int>, limit: Int? = nil) -> [ObjectID] {
         let wanted = counts.indices.map(entities.contains)
         var ids: [ObjectID] = []
+        let total = entities.reduce(0) { $0 &+ (counts.indices.contains($1) ? counts[$1] : 0) }
+        ids.reserveCapacity(min(limit ?? total, total))
         for (number, chunk) in chunks.all {
             for (slot, entry) in chunk.entries.enumerated() {
                 guard let entry, wanted.indices.contains(Int(entry.entity)), wanted[Int(entry.entity)] else { continue }
+                if let limit, ids.count >= limit { return ids }
                 ids.append(ObjectID(entity: Int(entry.entity), key: number << Tuning.objectChunkShift | UInt64(slot)))
             }
         }

@@ -77,7 +77,12 @@ extension Store {
             return done.last?.snapshot
         }
         if let ready {
-            published.withLock { current in if ready.lsn > current.lsn { current = ready } }
+            published.withLock { current in
+                if ready.lsn > current.lsn {
+                    current = ready
+                    viewVersion.bump()
+                }
+            }
         }
         noteSaved(bytes: save.bytes.count)
         // The notification's sets are made only for observers to read.

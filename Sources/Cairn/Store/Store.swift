@@ -24,6 +24,8 @@ public final class Store: Sendable {
     let log: Log?
     /// The published (durable, visible) snapshot and the failure, if any.
     let published: Protected<StoreSnapshot>
+    /// Counts the snapshots published (the end of every context's ``ViewVersion`` chain).
+    let viewVersion = ViewVersion(next: nil)
     /// Serializes the accept-and-submit step of saves; holds the state saves are checked against.
     let commits: Protected<CommitState>
     let observers = Protected<[UUID: @Sendable (SaveNotification) -> Void]>([:])

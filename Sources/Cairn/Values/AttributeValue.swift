@@ -27,20 +27,24 @@ public protocol AttributeValue: Sendable {
 
 extension Value: AttributeValue {
     /// The value itself.
+    @inlinable
     public var storedValue: Value? { self }
     /// The value itself.
+    @inlinable
     public init?(storedValue: Value) { self = storedValue }
 }
 
 extension Optional: AttributeValue where Wrapped: AttributeValue {
     /// The wrapped value's stored form, or `.null`.
+    @inlinable
     public var storedValue: Value? {
         guard let self else { return .null }
         return self.storedValue
     }
     /// nil for `.null`, else the wrapped type's reading of the value.
+    @inlinable
     public init?(storedValue: Value) {
-        if storedValue == .null {
+        if case .null = storedValue {
             self = .none
             return
         }
@@ -51,8 +55,10 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
 
 extension String: AttributeValue {
     /// A string value.
+    @inlinable
     public var storedValue: Value? { .string(self) }
     /// The text of a string or URI value.
+    @inlinable
     public init?(storedValue: Value) {
         switch storedValue {
         case .string(let text), .uri(let text): self = text
@@ -63,8 +69,10 @@ extension String: AttributeValue {
 
 extension Bool: AttributeValue {
     /// A boolean value.
+    @inlinable
     public var storedValue: Value? { .boolean(self) }
     /// A boolean value's flag.
+    @inlinable
     public init?(storedValue: Value) {
         guard case .boolean(let flag) = storedValue else { return nil }
         self = flag
@@ -77,9 +85,11 @@ public protocol IntegerAttributeValue: AttributeValue, FixedWidthInteger {}
 
 extension IntegerAttributeValue {
     /// An integer value; nil above `Int64.max`.
+    @inlinable
     public var storedValue: Value? { Int64(exactly: self).map(Value.integer) }
     /// An integer value in this type's range, or a floating-point or decimal value that is a
     /// whole number in it.
+    @inlinable
     public init?(storedValue: Value) {
         switch storedValue {
         case .integer(let number): guard let exact = Self(exactly: number) else { return nil }; self = exact
@@ -103,8 +113,10 @@ extension UInt64: IntegerAttributeValue {}
 
 extension Double: AttributeValue {
     /// A double value.
+    @inlinable
     public var storedValue: Value? { .double(self) }
     /// A double, float or integer value (an integer beyond 2^53 to the nearest double).
+    @inlinable
     public init?(storedValue: Value) {
         switch storedValue {
         case .double(let number): self = number
@@ -117,8 +129,10 @@ extension Double: AttributeValue {
 
 extension Float: AttributeValue {
     /// A float value.
+    @inlinable
     public var storedValue: Value? { .float(self) }
     /// A float, double (to the nearest float) or integer value.
+    @inlinable
     public init?(storedValue: Value) {
         switch storedValue {
         case .float(let number): self = number
@@ -131,8 +145,10 @@ extension Float: AttributeValue {
 
 extension Decimal: AttributeValue {
     /// A decimal value.
+    @inlinable
     public var storedValue: Value? { .decimal(self) }
     /// A decimal or integer value.
+    @inlinable
     public init?(storedValue: Value) {
         switch storedValue {
         case .decimal(let number): self = number
@@ -144,8 +160,10 @@ extension Decimal: AttributeValue {
 
 extension Date: AttributeValue {
     /// A date value.
+    @inlinable
     public var storedValue: Value? { .date(self) }
     /// A date value.
+    @inlinable
     public init?(storedValue: Value) {
         guard case .date(let date) = storedValue else { return nil }
         self = date
@@ -154,8 +172,10 @@ extension Date: AttributeValue {
 
 extension UUID: AttributeValue {
     /// A UUID value.
+    @inlinable
     public var storedValue: Value? { .uuid(self) }
     /// A UUID value.
+    @inlinable
     public init?(storedValue: Value) {
         guard case .uuid(let id) = storedValue else { return nil }
         self = id
@@ -164,8 +184,10 @@ extension UUID: AttributeValue {
 
 extension URL: AttributeValue {
     /// A URI value: the URL's absolute string.
+    @inlinable
     public var storedValue: Value? { .uri(absoluteString) }
     /// A URI (or string) value that parses as a URL.
+    @inlinable
     public init?(storedValue: Value) {
         switch storedValue {
         case .uri(let text), .string(let text):
@@ -178,8 +200,10 @@ extension URL: AttributeValue {
 
 extension Data: AttributeValue {
     /// A binary value.
+    @inlinable
     public var storedValue: Value? { .binary([UInt8](self)) }
     /// A binary value's bytes.
+    @inlinable
     public init?(storedValue: Value) {
         guard case .binary(let bytes) = storedValue else { return nil }
         self = Data(bytes)
