@@ -99,7 +99,9 @@ public struct ManagedState {
             if let value = ValueCodec.decode(stored, as: V.self, coding: coding) as? V { return value }
             return placeholder(ordinal, of: owner, because: "its stored value \(stored) does not read as \(V.self)")
         case .toOne(let index, let type):
-            guard let targets = owner._managedState.cache.targets(of: object, relationship: index), let context = object.context else { return gone(ordinal, of: owner, object) }
+            guard let targets = owner._managedState.cache.targets(of: object, relationship: index), let context = object.context else {
+                return gone(ordinal, of: owner, object)
+            }
             guard let target = targets.first else {
                 // An optional to-one without an object is nil, not a problem.
                 if let optional = V.self as? any OptionalValue.Type, let none = optional.none as? V { return none }

@@ -27,6 +27,10 @@ extension FetchPredicate {
     /// entity's (a ``StoredModel``, or a type that names its key paths:
     /// ``PredicateKeyPathNaming``).
     package init<T>(typed predicate: Predicate<T>, entity: String) throws {
+        if let node = predicate.expression as? any TypedLookupNode, let (name, value) = node.lookup {
+            self = .comparison(key: name, .equal, value)
+            return
+        }
         do {
             var scope = TypedPredicateScope()
             scope.variables[predicate.variable.key] = .evaluatedObject
@@ -512,6 +516,21 @@ protocol HalfOpenRangeNode {
 extension PredicateExpressions.Range: HalfOpenRangeNode {
     func bounds(_ scope: TypedPredicateScope) throws -> (PredicateOperand, PredicateOperand) {
         (try translate(lower, scope).expression(), try translate(upper, scope).expression())
+    }
+}
+
+extension PredicateExpressions.UnaryMinus: TypedPredicateNode {
+    /// `-value` of a constant (a negative literal: `$0.balance < -100`); a property's cannot be
+    /// negated in the predicate language.
+    func translated(_ scope: TypedPredicateScope) throws -> TypedPredicatePart {
+        guard case .expression(.constant(let value)) = try translate(wrapped, scope) else { throw unsupported("negating a property (-x)") }
+        switch value {
+        case .integer(let number) where number != .min: return .expression(.constant(.integer(-number)))
+        case .double(let number): return .expression(.constant(.double(-number)))
+        case .float(let number): return .expression(.constant(.float(-number)))
+        case .decimal(let number): return .expression(.constant(.decimal(-number)))
+        default: throw unsupported("negating \(value)")
+        }
     }
 }
 

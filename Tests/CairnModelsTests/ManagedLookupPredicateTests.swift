@@ -1,0 +1,80 @@
+import CairnModels
+import Foundation
+import Testing
+
+/// `$0.property == value` is translated without walking the expression (the form a lookup by key
+/// takes in a loop): for every value type it must find what the general translation finds, and
+/// the forms it leaves to the general translation (nil, Booleans, JSON values, transient
+/// properties) must still translate as before.
+@Suite struct ManagedLookupPredicateTests {
+    @Test func aLookupOfEveryValueTypeFindsItsObjectAndNoOther() async throws {
+        let store = try Store(inMemoryFor: [Specimen.self])
+        let context = store.newBackgroundContext()
+        let date = Date(timeIntervalSince1970: 1_700_000_000.25)
+        let uuid = UUID()
+        let url = try #require(URL(string: "https://example.com/a?b=c"))
+        let decimal = try #require(Decimal(string: "12345.6789"))
+        for code in ["A-1", "B-2"] {
+            let specimen = Specimen(code: code)
+            guard code == "A-1" else {
+                context.insert(specimen)
+                continue
+            }
+            specimen.text = "héllo"
+            specimen.int = -42
+            specimen.int8 = -8
+            specimen.int16 = 1600
+            specimen.int32 = 320_000
+            specimen.int64 = .max
+            specimen.uint8 = 255
+            specimen.uint32 = .max
+            specimen.double = 2.5
+            specimen.float = 1.25
+            specimen.decimal = decimal
+            specimen.flag = true
+            specimen.date = date
+            specimen.bytes = Data([0, 1, 2, 255])
+            specimen.uuid = uuid
+            specimen.url = url
+            specimen.shelf = .science
+            specimen.priority = .high
+            specimen.tags = ["sf"]
+            context.insert(specimen)
+        }
+        try await context.save()
+        func codes(_ predicate: Predicate<Specimen>) throws -> [String] {
+            try store.viewContext.fetch(FetchDescriptor(predicate: predicate)).map(\.code).sorted()
+        }
+        let bytes = Data([0, 1, 2, 255])
+        let (largest, largestUnsigned, science, high) = (Int64.max, UInt32.max, Shelf.science, Priority.high)
+        let found: [[String]] = [
+            try codes(#Predicate { $0.code == "A-1" }), try codes(#Predicate { $0.text == "héllo" }), try codes(#Predicate { $0.int == -42 }),
+            try codes(#Predicate { $0.int8 == -8 }), try codes(#Predicate { $0.int16 == 1600 }), try codes(#Predicate { $0.int32 == 320_000 }),
+            try codes(#Predicate { $0.int64 == largest }), try codes(#Predicate { $0.uint8 == 255 }),
+            try codes(#Predicate { $0.uint32 == largestUnsigned }), try codes(#Predicate { $0.double == 2.5 }), try codes(#Predicate { $0.float == 1.25 }),
+            try codes(#Predicate { $0.decimal == decimal }), try codes(#Predicate { $0.flag == true }), try codes(#Predicate { $0.date == date }),
+            try codes(#Predicate { $0.bytes == bytes }), try codes(#Predicate { $0.uuid == uuid }), try codes(#Predicate { $0.url == url }),
+            try codes(#Predicate { $0.shelf == science }), try codes(#Predicate { $0.priority == high }),
+            try codes(#Predicate { $0.tags == ["sf"] })
+        ]
+        for (index, codes) in found.enumerated() { #expect(codes == ["A-1"], "lookup \(index)") }
+        #expect(try codes(#Predicate { $0.flag == false }) == ["B-2"])
+        #expect(try codes(#Predicate { $0.text == nil }) == ["B-2"])
+        #expect(try codes(#Predicate { $0.code == "C-3" }).isEmpty)
+        // A negative literal is a constant (`-42` above too); a negated property is refused.
+        #expect(try codes(#Predicate { $0.int < -40 }) == ["A-1"])
+        #expect(try codes(#Predicate { $0.double > -2.5 && $0.int8 >= -8 }) == ["A-1", "B-2"])
+        let negated = #expect(throws: StoreError.self) { try codes(#Predicate { -$0.int == 42 }) }
+        #expect(negated?.message.contains("negating a property") == true)
+    }
+
+    @Test func aLookupByKeyTakesTheFormTheUniqueIndexAnswers() throws {
+        let key = "A-1"
+        let lookup = try FetchPredicate(typed: #Predicate<Specimen> { $0.code == key }, entity: "Specimen")
+        #expect(lookup == .comparison(key: "code", .equal, .string("A-1")))
+        let count = try FetchPredicate(typed: #Predicate<Specimen> { $0.int == 7 }, entity: "Specimen")
+        #expect(count == .comparison(key: "int", .equal, .integer(7)))
+        // A transient property is still refused by name.
+        #expect(throws: StoreError.self) { try FetchPredicate(typed: #Predicate<Specimen> { $0.scratch == 1 }, entity: "Specimen") }
+    }
+}
