@@ -91,7 +91,11 @@ struct IdentityMap {
                 }
                 typed.formIndex(after: &index)
             }
+            // The typed objects let go of are freed on another thread: their deinit may read a
+            // property, which takes the context's lock, held here.
+            let swept = typed
             typed = keptTyped
+            if swept.count != keptTyped.count { Reclaimer.releaseElsewhere(swept) }
         }
         var kept: [ObjectID: ManagedObject] = [:]
         var index = objects.startIndex
@@ -108,12 +112,15 @@ struct IdentityMap {
         checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
     }
 
-    /// Forgets every object.
-    mutating func removeAll() {
-        objects = [:]
+    /// Forgets every object. Returns the typed objects, for the caller to let go of once it no
+    /// longer holds the context's lock (a typed object's deinit may read a property).
+    mutating func removeAll() -> [ObjectID: AnyObject] {
+        let forgotten = typed
         typed = [:]
+        objects = [:]
         sweepAt = Tuning.identityMapMinimumSweep
         registeredSinceSweep = 0
+        return forgotten
     }
 
     /// Checks the map's rules: each object is filed under its own ID, once; the next sweep is

@@ -415,11 +415,13 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// Discards unsaved changes and forgets every object handed out, and moves a root context
     /// to the store's latest state.
     public func reset() {
-        state.withLock { state in
+        let forgotten = state.withLock { state in
             _ = state.takeChanges()
-            state.registered.removeAll()
+            let typed = state.registered.removeAll()
             if state.snapshot != nil { state.snapshot = store.snapshot }
+            return typed
         }
+        withExtendedLifetime(forgotten) {}  // let go of here, outside the lock
     }
 
     /// Moves a root background context to the store's latest state, keeping unsaved changes,
