@@ -13,6 +13,11 @@ public struct ManagedState {
     @usableFromInline var pending: PendingValues?
     /// What the object's context read for it last, read again only when the context changed.
     @usableFromInline var cache = CachedObjectView()
+    /// Whether a property of the object has been read. Observation learns what to observe from
+    /// the getters it sees run, so until one has run nobody can be observing the object, and
+    /// `@Managed`'s setters skip the registrar (a new object's initializer sets every optional
+    /// property through its setter; an update by key sets a property of an object never read).
+    public var hasBeenRead = false
 
     // (The accessors `@Managed` writes call the methods marked inlinable here, so that they are
     // specialized for each property's type in the app's module: no witness-table calls.)

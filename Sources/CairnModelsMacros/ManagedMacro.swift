@@ -113,12 +113,14 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
+                _managedState.hasBeenRead = true
                 _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
                 return CairnModels.ManagedState.value(\(raw: ordinal), of: self)
             }
             """,
             """
             set {
+                guard _managedState.hasBeenRead else { return CairnModels.ManagedState.setValue(newValue, \(raw: ordinal), of: self) }
                 _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
                     CairnModels.ManagedState.setValue(newValue, \(raw: ordinal), of: self)
                 }

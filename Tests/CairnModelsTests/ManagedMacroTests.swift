@@ -32,10 +32,14 @@ final class ManagedMacroTests: XCTestCase {
                             _title = CairnModels.ManagedSlot()
                         }
                         get {
+                            _managedState.hasBeenRead = true
                             _$observationRegistrar.access(self, keyPath: \\.title)
                             return CairnModels.ManagedState.value(0, of: self)
                         }
                         set {
+                            guard _managedState.hasBeenRead else {
+                                return CairnModels.ManagedState.setValue(newValue, 0, of: self)
+                            }
                             _$observationRegistrar.withMutation(of: self, keyPath: \\.title) {
                                 CairnModels.ManagedState.setValue(newValue, 0, of: self)
                             }
@@ -50,10 +54,14 @@ final class ManagedMacroTests: XCTestCase {
                             _tags = CairnModels.ManagedSlot()
                         }
                         get {
+                            _managedState.hasBeenRead = true
                             _$observationRegistrar.access(self, keyPath: \\.tags)
                             return CairnModels.ManagedState.value(1, of: self)
                         }
                         set {
+                            guard _managedState.hasBeenRead else {
+                                return CairnModels.ManagedState.setValue(newValue, 1, of: self)
+                            }
                             _$observationRegistrar.withMutation(of: self, keyPath: \\.tags) {
                                 CairnModels.ManagedState.setValue(newValue, 1, of: self)
                             }
