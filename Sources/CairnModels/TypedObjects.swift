@@ -138,7 +138,9 @@ enum TypedObjects {
             }
         }
         let (object, refused) = try context.insertTyped(binding.entity, values: values) { object in
+            let read = model._managedState.hasBeenRead
             model._managedState = ManagedState(object: object, binding: binding)
+            model._managedState.hasBeenRead = read  // (observers of the new object keep hearing)
             return model
         }
         if let refused { context.deferError(refused) }

@@ -122,4 +122,19 @@ import Testing
         book.title = "Final"
         #expect(changed.load(ordering: .relaxed) == 1)
     }
+
+    @Test func anObjectObservedBeforeItIsInsertedIsStillObservedAfter() throws {
+        let store = try Store(inMemoryFor: [Author.self, Book.self])
+        let context = store.newBackgroundContext()
+        let book = Book(title: "Draft")
+        let changed = Atomic(0)
+        withObservationTracking {
+            _ = book.title
+        } onChange: {
+            changed.add(1, ordering: .relaxed)
+        }
+        context.insert(book)
+        book.title = "Final"
+        #expect(changed.load(ordering: .relaxed) == 1)
+    }
 }

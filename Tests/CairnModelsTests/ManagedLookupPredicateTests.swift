@@ -74,6 +74,9 @@ import Testing
         #expect(lookup == .comparison(key: "code", .equal, .string("A-1")))
         let count = try FetchPredicate(typed: #Predicate<Specimen> { $0.int == 7 }, entity: "Specimen")
         #expect(count == .comparison(key: "int", .equal, .integer(7)))
+        // NaN is refused, as the general translation refuses it.
+        let notANumber = Double("nan") ?? 0
+        #expect(throws: StoreError.self) { try FetchPredicate(typed: #Predicate<Specimen> { $0.double == notANumber }, entity: "Specimen") }
         // A transient property is still refused by name.
         #expect(throws: StoreError.self) { try FetchPredicate(typed: #Predicate<Specimen> { $0.scratch == 1 }, entity: "Specimen") }
     }

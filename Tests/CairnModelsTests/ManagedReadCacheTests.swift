@@ -61,6 +61,25 @@ import Testing
         #expect(parent.model(for: id, as: Book.self)?.title == "Changed in the child")
     }
 
+    @Test func aLongRowIsReadValueByValueAndFollowsChangesToo() async throws {
+        let store = try Store(inMemoryFor: [Specimen.self])
+        let context = store.newBackgroundContext()
+        let specimen = Specimen(code: "long")
+        let bytes = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0) })
+        specimen.bytes = bytes
+        specimen.text = "before"
+        context.insert(specimen)
+        try await context.save()
+        let other = store.newBackgroundContext()
+        let id = try #require(specimen.persistentModelID)
+        let read = try #require(other.model(for: id, as: Specimen.self))
+        #expect(read.bytes == bytes)
+        #expect(read.text == "before")
+        try read.managedObject?.setValue("after", forKey: "text")
+        #expect(read.text == "after")
+        #expect(read.bytes == bytes)
+    }
+
     @Test func aNewObjectReadsWhatItIsSetToAfterItIsInserted() async throws {
         let (store, _) = try await library()
         let context = store.newBackgroundContext()

@@ -336,6 +336,32 @@ import Testing
         #expect(context.object(with: ObjectID(entity: 99, key: 1)) == nil)
     }
 
+    /// A fetch with no predicate, no sort and nothing unsaved reads the table's IDs alone; it
+    /// must page exactly as a fetch whose predicate makes it test every row.
+    @Test func anUnfilteredFetchPagesAsAFilteredOne() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let context = store.newBackgroundContext()
+        for index in 0..<7 {
+            try context.make("Book", ["code": .string("B\(index)"), "title": "T", "year": .integer(Int64(1900 + index))])
+            if index % 3 == 0 { try context.make("Magazine", ["code": .string("M\(index)")]) }
+        }
+        try await context.save()
+        for entity in ["Book", "Item"] {
+            for (offset, limit) in [(0, nil), (1, Int.max), (2, 3), (0, 0), (Int.max, 1), (-5, -1), (6, 5), (1, 1)] as [(Int, Int?)] {
+                for reversed in [false, true] {
+                    var plain = FetchRequest(entity, fetchOffset: offset, fetchLimit: limit)
+                    plain.reversesOrder = reversed
+                    var filtered = plain
+                    filtered.predicate = .not(.equal("code", "none"))
+                    #expect(
+                        try context.fetchIDs(plain) == context.fetchIDs(filtered),
+                        "\(entity) offset \(offset) limit \(String(describing: limit)) reversed \(reversed)")
+                }
+            }
+        }
+        #expect(try context.fetchIDs(FetchRequest("Book", fetchOffset: 1, fetchLimit: Int.max)).count == 6)
+    }
+
     @Test func aReadOnlyOpenNeverWipes() async throws {
         let folder = TemporaryDirectory()
         let store = try Store(at: folder.store(), model: try libraryModel())

@@ -23,9 +23,12 @@ struct IdentityMap {
     /// ``checkInvariants()`` fail.
     var objects: [ObjectID: ManagedObject] = [:]
     /// The typed object (CairnModels' `@Managed` class instance) of each ID that has one. A
-    /// typed object holds its ``ManagedObject``; a sweep lets go of the typed objects nobody
-    /// else holds first, so that their managed objects are let go of in the same pass.
+    /// typed object holds its ``ManagedObject``.
     var typed: [ObjectID: AnyObject] = [:]
+    /// The typed objects a sweep let go of, set aside for the context to free once it no longer
+    /// holds its lock (``takeSwept()``): a typed object's `deinit` may read a property, which
+    /// takes that lock. Their managed objects go at the sweep after.
+    private var swept: [AnyObject] = []
     /// The count at which the next registration sweeps first.
     private var sweepAt = Tuning.identityMapMinimumSweep
     /// Objects registered since the last sweep.
@@ -79,23 +82,19 @@ struct IdentityMap {
         // dictionary, and the old one is dropped whole, freeing the rest. (Removing objects one
         // at a time moves and rehashes their neighbours at each removal: most of a sweep's time.
         // A new dictionary also shrinks with the map.)
-        // (Objects let go of here are freed here: freeing them on another thread while this one
-        // fetches more made both wait on the allocator, and fetches ran slower.)
+        // (Managed objects let go of here are freed here: freeing them on another thread while
+        // this one fetches more made both wait on the allocator, and fetches ran slower.)
         if !typed.isEmpty {
             var keptTyped: [ObjectID: AnyObject] = [:]
             var index = typed.startIndex
             while index != typed.endIndex {
-                if !isKnownUniquelyReferenced(&typed.values[index]) {
-                    let (id, object) = typed[index]
-                    keptTyped[id] = object
-                }
+                // (Checked before it is copied out: a copy is a second reference.)
+                let unique = isKnownUniquelyReferenced(&typed.values[index])
+                let (id, object) = typed[index]
+                if unique { swept.append(object) } else { keptTyped[id] = object }
                 typed.formIndex(after: &index)
             }
-            // The typed objects let go of are freed on another thread: their deinit may read a
-            // property, which takes the context's lock, held here.
-            let swept = typed
             typed = keptTyped
-            if swept.count != keptTyped.count { Reclaimer.releaseElsewhere(swept) }
         }
         var kept: [ObjectID: ManagedObject] = [:]
         var index = objects.startIndex
@@ -110,6 +109,17 @@ struct IdentityMap {
         sweepAt = max(Tuning.identityMapMinimumSweep, 2 * objects.count)
         registeredSinceSweep = 0
         checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
+    }
+
+    /// Whether a sweep let go of typed objects not yet taken.
+    var hasSwept: Bool { !swept.isEmpty }
+
+    /// The typed objects sweeps let go of since the last call, for the caller to free outside
+    /// the context's lock.
+    mutating func takeSwept() -> [AnyObject] {
+        guard !swept.isEmpty else { return [] }
+        defer { swept = [] }
+        return swept
     }
 
     /// Forgets every object. Returns the typed objects, for the caller to let go of once it no

@@ -188,7 +188,10 @@ extension ObjectContext {
             // One entity's IDs come in ID order (its keys' order), so a page from the start stops
             // once it has its objects.
             let single = query.family.count == 1 && !query.request.reversesOrder
-            let limit = query.request.fetchLimit.flatMap { single ? max(0, query.request.fetchOffset) &+ max(0, $0) : nil }
+            let limit = query.request.fetchLimit.flatMap { limit -> Int? in
+                let (end, overflow) = max(0, query.request.fetchOffset).addingReportingOverflow(max(0, limit))
+                return single && !overflow ? end : nil
+            }
             return query.page(ObjectID.ordered(snapshot.objects.ids(query.family, limit: limit)))
         }
         let reader = ObjectReader { [self] in view(of: $0, in: snapshot) }

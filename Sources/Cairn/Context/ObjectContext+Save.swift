@@ -46,7 +46,7 @@ extension ObjectContext {
         }
         // The end of the save, under one lock: the new snapshot, what was saved dropped, the
         // keys of saved objects forgotten, the identity map swept, the save over.
-        let (clearedAll, changedSince) = state.withLock { state -> (Bool, Set<ObjectID>) in
+        let (clearedAll, changedSince) = withStateSweeping { state -> (Bool, Set<ObjectID>) in
             defer {
                 state.registered.sweepIfDue()
                 state.saving = false

@@ -9,7 +9,7 @@ extension ObjectContext {
         for ids: [ObjectID], make: (Int, ManagedObject) -> AnyObject?
     ) -> [(object: ManagedObject, typed: AnyObject?)] {
         let descriptions = store.model.descriptions
-        return state.withLock { state in
+        return withStateSweeping { state in
             state.registered.prepare(forAdding: ids.count, typed: ids.count)
             return ids.enumerated().map { index, id in
                 let object = register(id, in: &state, descriptions)
@@ -50,7 +50,7 @@ extension ObjectContext {
                 refused = StoreError(.typeMismatch, "\(entity.name).\(name): \(value.misfit(type))", entity: entity.name, property: name)
             }
         }
-        return try state.withLock { state in
+        return try withStateSweeping { state in
             let id = ObjectID(entity: entity.index, key: try state.newKeys.next(reserve: store.reserveKeys))
             let slot = state.insert(id, row, constrained: !entity.uniqueness.isEmpty)
             let object = ManagedObject(id: id, entity: entity, context: self, slot: slot)

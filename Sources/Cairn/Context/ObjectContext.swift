@@ -140,15 +140,28 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         }
     }
 
+    /// `state.withLock(body)` for a body that may sweep the identity map: the typed objects the
+    /// sweep let go of are freed after the lock (a typed object's `deinit` may read a property,
+    /// which takes the lock), on this thread (they are not `Sendable`).
+    func withStateSweeping<R>(_ body: (inout ContextState) throws -> R) rethrows -> R {
+        var swept: [AnyObject] = []
+        let result = try state.withLock { state in
+            defer { swept = state.registered.takeSwept() }
+            return try body(&state)
+        }
+        swept.removeAll()  // the deinits run here
+        return result
+    }
+
     /// The one object instance of an ID in this context.
     func registeredObject(_ id: ObjectID) -> ManagedObject {
-        state.withLock { register(id, in: &$0) }
+        withStateSweeping { register(id, in: &$0) }
     }
 
     /// The object instances of these IDs, in order (one lock for all of them).
     func registeredObjects<IDs: Collection<ObjectID>>(_ ids: IDs) -> [ManagedObject] {
         let descriptions = store.model.descriptions
-        return state.withLock { state in
+        return withStateSweeping { state in
             state.registered.prepare(forAdding: ids.count)
             return ids.map { register($0, in: &state, descriptions) }
         }
@@ -219,7 +232,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         guard !entity.isAbstract else {
             throw StoreError(.abstractEntity, "\(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
         }
-        return try state.withLock { state in
+        return try withStateSweeping { state in
             let id = ObjectID(entity: entity.index, key: try state.newKeys.next(reserve: store.reserveKeys))
             let slot = state.insert(id, entity.newObjectValues, constrained: !entity.uniqueness.isEmpty)
             let object = ManagedObject(id: id, entity: entity, context: self, slot: slot)
@@ -428,7 +441,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// and lets go of the objects nobody holds any more when many were registered since the
     /// identity map last did.
     public func refresh() {
-        state.withLock { state in
+        withStateSweeping { state in
             if state.snapshot != nil { state.snapshot = store.snapshot }
             state.registered.sweepIfDue()
         }
@@ -438,6 +451,12 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// context otherwise does so as it registers more objects, and at saves). Objects still held
     /// keep their instance. A pass over every object the context holds.
     public func releaseUnusedObjects() {
-        state.withLock { $0.registered.sweep() }
+        var sweptTyped = false
+        withStateSweeping { state in
+            state.registered.sweep()
+            sweptTyped = state.registered.hasSwept
+        }
+        // The managed objects of the typed objects let go of are free now: a second pass.
+        if sweptTyped { withStateSweeping { $0.registered.sweep() } }
     }
 }

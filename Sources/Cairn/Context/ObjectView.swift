@@ -32,6 +32,20 @@ struct ObjectView: Sendable {
         }
     }
 
+    /// The number of values.
+    var count: Int {
+        switch base {
+        case .row(let row): row.count
+        case .values(let values): values.count
+        }
+    }
+
+    /// The bytes of the stored row it reads (0 for a new object's values).
+    var storedLength: Int {
+        if case .row(let row) = base { return row.length }
+        return 0
+    }
+
     /// Every value.
     var allValues: [PropertyValue] {
         var values: [PropertyValue]

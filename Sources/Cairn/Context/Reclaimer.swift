@@ -10,13 +10,6 @@ enum Reclaimer {
     /// arrays…) reach ``threshold``, here otherwise.
     static func release<T>(_ value: consuming T, parts: Int) {
         guard parts >= threshold else { return }
-        releaseElsewhere(value)
-    }
-
-    /// Lets go of `value` on a thread of the global dispatch queue, whatever its size: for
-    /// objects whose `deinit` may run code of the app's (typed objects, whose deinit may read a
-    /// property), let go of while a context holds its lock.
-    static func releaseElsewhere<T>(_ value: consuming T) {
         let box = Box(value)
         DispatchQueue.global(qos: .utility).async { box.drop() }
     }

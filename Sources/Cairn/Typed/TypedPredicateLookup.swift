@@ -35,9 +35,10 @@ extension PredicateExpressions.KeyPath: TypedLookupProperty where Root: TypedLoo
 extension PredicateExpressions.Value: TypedLookupConstant where Output: AttributeValue {
     var lookupValue: Value? {
         // (nil and Booleans take the general translation: `== nil` and a Boolean property as a
-        // condition have forms of their own there.)
+        // condition have forms of their own there; so does NaN, which it refuses.)
         switch value.storedValue {
         case .null?, .boolean?, nil: return nil
+        case let stored? where stored.isNaN: return nil
         case let stored?: return stored
         }
     }
