@@ -13,13 +13,21 @@ package struct CachedObjectView {
     /// The longest stored row kept decoded.
     static let decodedRowLimit = 1024
 
-    /// The version the values were read at; nil before the first read.
-    private var version: UInt64?
+    /// The version the values were read at; `UInt64.max` before the first read (a sum of
+    /// counts never reaches it).
+    private var version = UInt64.max
     /// The values read then, by position, decoded (a short row, or a new object's values).
     private var values: [PropertyValue]?
-    /// Or the view read then (a long row). Both nil: the object did not exist in its context,
-    /// or the context was gone.
-    private var view: ObjectView?
+    /// Or the view read then (a long row; boxed, so that a typed object does not carry a
+    /// view's room inline). Both nil: the object did not exist in its context, or the context
+    /// was gone.
+    private var long: LongRow?
+
+    /// A long row's view.
+    private final class LongRow {
+        let view: ObjectView
+        init(_ view: ObjectView) { self.view = view }
+    }
 
     @usableFromInline
     package init() {}
@@ -34,9 +42,9 @@ package struct CachedObjectView {
         }
         let read = object.context?.view(of: object.objectID)
         if let read, read.storedLength > Self.decodedRowLimit {
-            (values, view) = (nil, read)
+            (values, long) = (nil, LongRow(read))
         } else {
-            (values, view) = (read?.allValues, nil)
+            (values, long) = (read?.allValues, nil)
         }
         version = now
     }
@@ -48,7 +56,7 @@ package struct CachedObjectView {
         let fresh = object.context?.view(of: object.objectID)?.allValues
         guard object.viewVersion.current == now else { return }
         try require(
-            fresh == (values ?? view?.allValues), "CachedObjectView",
+            fresh == (values ?? long?.view.allValues), "CachedObjectView",
             "\(object.entity.name) \(object.objectID): the values kept at view version \(now) differ from what its context reads at that version")
     }
 
@@ -56,7 +64,7 @@ package struct CachedObjectView {
     private func value(at position: Int) -> PropertyValue? {
         guard position >= 0 else { return nil }
         if let count = values?.count { return position < count ? values?[position] : nil }
-        guard let view, position < view.count else { return nil }
+        guard let view = long?.view, position < view.count else { return nil }
         return view[position]
     }
 
