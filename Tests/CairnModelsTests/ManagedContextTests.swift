@@ -111,30 +111,24 @@ import Testing
         #expect(author.born == 1930)
     }
 
-    @Test func settingAPropertyNotifiesItsObservers() throws {
-        let book = Book(title: "Draft")
-        let changed = Atomic(0)
-        withObservationTracking {
-            _ = book.title
-        } onChange: {
-            changed.add(1, ordering: .relaxed)
-        }
-        book.title = "Final"
-        #expect(changed.load(ordering: .relaxed) == 1)
-    }
-
-    @Test func anObjectObservedBeforeItIsInsertedIsStillObservedAfter() throws {
+    @Test func settingAPropertyNotifiesItsObserversBeforeAndAfterInsertion() throws {
         let store = try Store(inMemoryFor: [Author.self, Book.self])
         let context = store.newBackgroundContext()
         let book = Book(title: "Draft")
         let changed = Atomic(0)
-        withObservationTracking {
-            _ = book.title
-        } onChange: {
-            changed.add(1, ordering: .relaxed)
+        func observeTitle() {
+            withObservationTracking {
+                _ = book.title
+            } onChange: {
+                changed.add(1, ordering: .relaxed)
+            }
         }
-        context.insert(book)
-        book.title = "Final"
+        observeTitle()
+        book.title = "Second"
         #expect(changed.load(ordering: .relaxed) == 1)
+        observeTitle()  // (each tracking hears one change)
+        context.insert(book)  // observed before, still observed after
+        book.title = "Final"
+        #expect(changed.load(ordering: .relaxed) == 2)
     }
 }

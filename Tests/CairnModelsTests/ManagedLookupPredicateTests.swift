@@ -14,33 +14,10 @@ import Testing
         let uuid = UUID()
         let url = try #require(URL(string: "https://example.com/a?b=c"))
         let decimal = try #require(Decimal(string: "12345.6789"))
-        for code in ["A-1", "B-2"] {
-            let specimen = Specimen(code: code)
-            guard code == "A-1" else {
-                context.insert(specimen)
-                continue
-            }
-            specimen.text = "héllo"
-            specimen.int = -42
-            specimen.int8 = -8
-            specimen.int16 = 1600
-            specimen.int32 = 320_000
-            specimen.int64 = .max
-            specimen.uint8 = 255
-            specimen.uint32 = .max
-            specimen.double = 2.5
-            specimen.float = 1.25
-            specimen.decimal = decimal
-            specimen.flag = true
-            specimen.date = date
-            specimen.bytes = Data([0, 1, 2, 255])
-            specimen.uuid = uuid
-            specimen.url = url
-            specimen.shelf = .science
-            specimen.priority = .high
-            specimen.tags = ["sf"]
-            context.insert(specimen)
-        }
+        context.insert(Specimen(code: "B-2"))
+        let specimen = Specimen.withEveryValue(code: "A-1", date: date, uuid: uuid)
+        specimen.tags = ["sf"]
+        context.insert(specimen)
         try await context.save()
         func codes(_ predicate: Predicate<Specimen>) throws -> [String] {
             try store.viewContext.fetch(FetchDescriptor(predicate: predicate)).map(\.code).sorted()

@@ -43,25 +43,7 @@ import Testing
         do {
             let store = try Store(at: path, for: [Specimen.self])
             let context = store.newBackgroundContext()
-            let specimen = Specimen(code: "A-1")
-            specimen.text = "héllo"
-            specimen.int = -42
-            specimen.int8 = -8
-            specimen.int16 = 1600
-            specimen.int32 = 320_000
-            specimen.int64 = .max
-            specimen.uint8 = 255
-            specimen.uint32 = .max
-            specimen.double = 2.5
-            specimen.float = 1.25
-            specimen.decimal = Decimal(string: "12345.6789")!
-            specimen.flag = true
-            specimen.date = date
-            specimen.bytes = Data([0, 1, 2, 255])
-            specimen.uuid = uuid
-            specimen.url = URL(string: "https://example.com/a?b=c")
-            specimen.shelf = .science
-            specimen.priority = .high
+            let specimen = Specimen.withEveryValue(code: "A-1", date: date, uuid: uuid)
             specimen.tags = ["sf", "classic"]
             specimen.size = Dimensions(width: 1.5, height: 2)
             specimen.note = "in memory"

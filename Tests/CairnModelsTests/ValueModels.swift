@@ -1,3 +1,4 @@
+import Foundation
 import CairnModels
 
 enum Shelf: String, Codable, CaseIterable {
@@ -43,4 +44,31 @@ struct Dimensions: Codable, Hashable {
     var shout: String { text?.uppercased() ?? "" }
 
     init(code: String) { self.code = code }
+}
+
+extension Specimen {
+    /// A specimen with a value of every scalar kind set, none left at its default (the value
+    /// tests' object); `tags`, `size` and `note` are the caller's.
+    static func withEveryValue(code: String, date: Date, uuid: UUID) -> Specimen {
+        let specimen = Specimen(code: code)
+        specimen.text = "héllo"
+        specimen.int = -42
+        specimen.int8 = -8
+        specimen.int16 = 1600
+        specimen.int32 = 320_000
+        specimen.int64 = .max
+        specimen.uint8 = 255
+        specimen.uint32 = .max
+        specimen.double = 2.5
+        specimen.float = 1.25
+        specimen.decimal = Decimal(string: "12345.6789") ?? 0
+        specimen.flag = true
+        specimen.date = date
+        specimen.bytes = Data([0, 1, 2, 255])
+        specimen.uuid = uuid
+        specimen.url = URL(string: "https://example.com/a?b=c")
+        specimen.shelf = .science
+        specimen.priority = .high
+        return specimen
+    }
 }
