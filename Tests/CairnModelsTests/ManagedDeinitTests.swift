@@ -17,7 +17,8 @@ private let lastWords = Mutex<[String]>([])
     }
 }
 
-@Suite(.serialized) struct ManagedDeinitTests {
+/// (A regression would hang on the context's lock: the time limit makes it a failure.)
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ManagedDeinitTests {
     func saved(_ labels: [String]) async throws -> Store {
         let store = try Store(inMemoryFor: [Farewell.self])
         try await store.performBackgroundTask { context in
@@ -28,7 +29,7 @@ private let lastWords = Mutex<[String]>([])
         return store
     }
 
-    /// Waits until the reads of `count` deinits are in (a context may let go on another thread).
+    /// Waits until the reads of `count` deinits are in (at most five seconds).
     func words(_ count: Int) async throws -> [String] {
         for _ in 0..<500 {
             let words = lastWords.withLock { $0 }

@@ -42,7 +42,7 @@ package struct CachedObjectView {
         }
         let read = object.context?.view(of: object.objectID)
         if let read, read.storedLength > Self.decodedRowLimit {
-            (values, long) = (nil, LongRow(read))
+            (values, long) = (nil, LongRow(read.detached))
         } else {
             (values, long) = (read?.allValues, nil)
         }
@@ -53,7 +53,9 @@ package struct CachedObjectView {
     /// values (every change to what it reads bumps its ``ViewVersion``). A change made while the
     /// check reads shows as a newer version, and the check then has nothing to compare.
     private func checkInvariants(_ object: ManagedObject, at now: UInt64) throws(InvariantViolation) {
-        let fresh = object.context?.view(of: object.objectID)?.allValues
+        // (A context being let go of reads as gone before its deinit bumps its version.)
+        guard let context = object.context else { return }
+        let fresh = context.view(of: object.objectID)?.allValues
         guard object.viewVersion.current == now else { return }
         try require(
             fresh == (values ?? long?.view.allValues), "CachedObjectView",

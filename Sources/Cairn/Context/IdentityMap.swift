@@ -84,6 +84,7 @@ struct IdentityMap {
         // A new dictionary also shrinks with the map.)
         // (Managed objects let go of here are freed here: freeing them on another thread while
         // this one fetches more made both wait on the allocator, and fetches ran slower.)
+        let sweptBefore = swept.count
         if !typed.isEmpty {
             var keptTyped: [ObjectID: AnyObject] = [:]
             var index = typed.startIndex
@@ -106,7 +107,8 @@ struct IdentityMap {
             objects.formIndex(after: &index)
         }
         objects = kept
-        sweepAt = max(Tuning.identityMapMinimumSweep, 2 * objects.count)
+        // (The managed objects of the typed objects just swept go once those are freed.)
+        sweepAt = max(Tuning.identityMapMinimumSweep, 2 * max(0, objects.count - (swept.count - sweptBefore)))
         registeredSinceSweep = 0
         checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
     }

@@ -451,12 +451,14 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// context otherwise does so as it registers more objects, and at saves). Objects still held
     /// keep their instance. A pass over every object the context holds.
     public func releaseUnusedObjects() {
-        var sweptTyped = false
-        withStateSweeping { state in
-            state.registered.sweep()
-            sweptTyped = state.registered.hasSwept
+        // The managed objects of the typed objects a pass lets go of are free after it: passes
+        // until one lets go of no typed object (each lets go of one at least, so they end).
+        var sweptTyped = true
+        while sweptTyped {
+            withStateSweeping { state in
+                state.registered.sweep()
+                sweptTyped = state.registered.hasSwept
+            }
         }
-        // The managed objects of the typed objects let go of are free now: a second pass.
-        if sweptTyped { withStateSweeping { $0.registered.sweep() } }
     }
 }

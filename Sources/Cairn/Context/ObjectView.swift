@@ -46,6 +46,13 @@ struct ObjectView: Sendable {
         return 0
     }
 
+    /// The same view with its stored row copied into a buffer of its own (a row of a chunk
+    /// shares the chunk's buffer: a view kept for long would keep the whole buffer alive).
+    var detached: ObjectView {
+        guard case .row(let row) = base, let own = row.copied(into: RowStorage.make(capacity: row.length)) else { return self }
+        return ObjectView(base: .row(own), changes: changes)
+    }
+
     /// Every value.
     var allValues: [PropertyValue] {
         var values: [PropertyValue]
