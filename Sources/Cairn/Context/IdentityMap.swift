@@ -25,9 +25,9 @@ struct IdentityMap {
     /// The typed object (CairnModels' `@Managed` class instance) of each ID that has one. A
     /// typed object holds its ``ManagedObject``.
     var typed: [ObjectID: AnyObject] = [:]
-    /// The typed objects a sweep let go of, set aside for the context to free once it no longer
-    /// holds its lock (``takeSwept()``): a typed object's `deinit` may read a property, which
-    /// takes that lock. Their managed objects go at the sweep after.
+    /// The typed objects a sweep (or ``removeAll()``) let go of, set aside for the context to
+    /// free once it no longer holds its lock (``takeSwept()``): a typed object's `deinit` may
+    /// read a property, which takes that lock. Their managed objects go at the sweep after.
     private var swept: [AnyObject] = []
     /// The count at which the next registration sweeps first.
     private var sweepAt = Tuning.identityMapMinimumSweep
@@ -124,15 +124,14 @@ struct IdentityMap {
         return swept
     }
 
-    /// Forgets every object. Returns the typed objects, for the caller to let go of once it no
-    /// longer holds the context's lock (a typed object's deinit may read a property).
-    mutating func removeAll() -> [ObjectID: AnyObject] {
-        let forgotten = typed
+    /// Forgets every object; the typed objects join those a sweep let go of (``takeSwept()``),
+    /// to be freed outside the context's lock.
+    mutating func removeAll() {
+        swept.append(contentsOf: typed.values)
         typed = [:]
         objects = [:]
         sweepAt = Tuning.identityMapMinimumSweep
         registeredSinceSweep = 0
-        return forgotten
     }
 
     /// Checks the map's rules: each object is filed under its own ID, once; the next sweep is

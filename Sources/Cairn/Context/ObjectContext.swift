@@ -428,13 +428,11 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
     /// Discards unsaved changes and forgets every object handed out, and moves a root context
     /// to the store's latest state.
     public func reset() {
-        let forgotten = state.withLock { state in
+        withStateSweeping { state in
             _ = state.takeChanges()
-            let typed = state.registered.removeAll()
+            state.registered.removeAll()
             if state.snapshot != nil { state.snapshot = store.snapshot }
-            return typed
         }
-        withExtendedLifetime(forgotten) {}  // let go of here, outside the lock
     }
 
     /// Moves a root background context to the store's latest state, keeping unsaved changes,

@@ -3,8 +3,8 @@ import Foundation
 /// `$0.property == value`, the lookup by key an app runs in a loop, translated without walking
 /// the expression: one conformance check for the whole predicate (the runtime caches it per
 /// predicate type), where the general translation checks each node. Any other predicate, and
-/// this one when its property is not a plain stored one or its value is nil or a Boolean, takes the general
-/// translation, which gives the same result.
+/// this one when its property is not a plain stored one or its value is nil, a Boolean or NaN,
+/// takes the general translation, which gives the same result.
 protocol TypedLookupNode {
     /// The property's name and the value it must equal; nil to translate the general way.
     var lookup: (name: String, value: Value)? { get }
