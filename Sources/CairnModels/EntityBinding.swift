@@ -12,6 +12,8 @@ final class EntityBinding: @unchecked Sendable {
     enum Slot {
         /// The attribute at `position`, its Swift values coded as `coding`.
         case attribute(position: Int, coding: PropertyKind.ValueCoding)
+        /// The attributes at `positions` (one per leaf of `layout`): a `@Composite` struct's elements.
+        case composite(positions: [Int], layout: CompositeLayout)
         /// The to-one relationship at `index`, to objects of a class.
         case toOne(index: Int, type: any ManagedModel.Type)
         /// The to-many relationship at `index`.
@@ -47,6 +49,15 @@ final class EntityBinding: @unchecked Sendable {
                 .modelMismatch, "\(where_) does not match entity \(entity.name) of the store's model: \(what)", entity: entity.name,
                 property: property.name)
         }
+        // What a non-optional property reads when its stored value cannot be read must exist.
+        func requirePlaceholder() throws(StoreError) {
+            guard !property.kind.isOptional, ValueCodec.placeholder(property.valueType) == nil else { return }
+            throw StoreError(
+                .typeMismatch,
+                "\(where_) has no value to read when its stored value cannot be (another program wrote one it does not decode, or "
+                    + "the object was deleted): declare it optional, or make the enum CaseIterable",
+                entity: entity.name, property: property.name)
+        }
         switch property.kind {
         case .unsupported:
             throw StoreError(
@@ -55,21 +66,30 @@ final class EntityBinding: @unchecked Sendable {
                     + "RawRepresentable enums of them, Codable values, and relationships to @Managed classes",
                 entity: entity.name, property: property.name)
         case .attribute(let type, let optional, let coding):
-            guard let position = entity.attributePosition(property.name) else {
-                let hint = entity.relationshipPosition(property.name) != nil ? "it is a relationship there" : "the entity has no attribute \(property.name)"
-                throw mismatch(hint)
-            }
-            let attribute = entity.attributes[position]
-            guard Self.fits(type, coding: coding, attribute.type) else {
-                throw mismatch("the property is stored as \(type), the attribute is \(attribute.type)")
-            }
-            if !optional, attribute.isOptional, attribute.defaultValue == nil, coding != .scalar || !Self.isNumberOrFlag(type) {
-                throw mismatch("the attribute is optional: declare the property \(property.valueType)? to read its nil")
-            }
-            if Self.narrows(type, attribute.type) {
-                throw mismatch("the attribute is \(attribute.type), which holds integers the property (\(type)) cannot: declare a wider integer")
-            }
+            try requirePlaceholder()
+            let position = try attributePosition(
+                property.name, type, optional: optional, coding: coding,
+                declared: ("the property", "the attribute", "the property \(property.valueType)?"), in: entity, mismatch: mismatch)
             return .attribute(position: position, coding: coding)
+        case .composite(let compositeType, let optional):
+            try requirePlaceholder()
+            let layout: CompositeLayout
+            do {
+                layout = try CompositeLayout.of(compositeType)
+            } catch {
+                throw StoreError(.typeMismatch, "\(where_): \(error.message)", entity: entity.name, property: property.name)
+            }
+            var positions: [Int] = []
+            for leaf in layout.leaves {
+                positions.append(
+                    try attributePosition(
+                        property.name + "." + leaf.path, leaf.type, optional: optional || leaf.optional, coding: leaf.coding,
+                        declared: (
+                            "the element \(layout.typeName).\(leaf.path)", "the attribute \(property.name).\(leaf.path)",
+                            "the element \(leaf.path) (or the property) optional"
+                        ), in: entity, mismatch: mismatch))
+            }
+            return .composite(positions: positions, layout: layout)
         case .toOne(let destination, _), .toMany(let destination):
             guard let index = entity.relationshipPosition(property.name) else {
                 let hint = entity.attributePosition(property.name) != nil ? "it is an attribute there" : "the entity has no relationship \(property.name)"
@@ -92,6 +112,33 @@ final class EntityBinding: @unchecked Sendable {
             }
             return toMany ? .toMany(index: index, type: destination) : .toOne(index: index, type: destination)
         }
+    }
+
+    /// The position of the attribute `name`, checked against a property or element's type.
+    private static func attributePosition(
+        _ name: String, _ type: AttributeType, optional: Bool, coding: PropertyKind.ValueCoding,
+        declared: (subject: String, attribute: String, optionalSpelling: String), in entity: EntityDescription,
+        mismatch: (String) -> StoreError
+    ) throws(StoreError) -> Int {
+        guard let position = entity.attributePosition(name) else {
+            let hint =
+                entity.relationshipPosition(name) != nil
+                ? "it is a relationship there"
+                : entity.isComposite(name)
+                    ? "it is a composite attribute there: declare a @Composite struct" : "the entity has no attribute \(name)"
+            throw mismatch(hint)
+        }
+        let attribute = entity.attributes[position]
+        guard Self.fits(type, coding: coding, attribute.type) else {
+            throw mismatch("\(declared.subject) is stored as \(type), \(declared.attribute) is \(attribute.type)")
+        }
+        if !optional, attribute.isOptional, attribute.defaultValue == nil, coding != .scalar || !Self.isNumberOrFlag(type) {
+            throw mismatch("\(declared.attribute) is optional: declare \(declared.optionalSpelling) to read its nil")
+        }
+        if Self.narrows(type, attribute.type) {
+            throw mismatch("\(declared.attribute) is \(attribute.type), which holds integers \(declared.subject) (\(type)) cannot: declare a wider integer")
+        }
+        return position
     }
 
     /// Whether Swift values stored as `type` fit an attribute of type `stored`.

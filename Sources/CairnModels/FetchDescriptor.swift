@@ -43,18 +43,30 @@ public struct FetchDescriptor<M: ManagedModel> {
     }
 
     private static func sortKey(_ descriptor: SortDescriptor<M>) throws -> SortKey {
-        guard let keyPath = descriptor.keyPath, let property = M.managedSchema.property(for: keyPath) else {
+        let caseInsensitive = descriptor.stringComparator.map { $0 != .lexical } ?? false
+        let schema = M.managedSchema
+        guard let keyPath = descriptor.keyPath, let property = schema.property(for: keyPath) else {
+            // An element of a composite property (`\.location.latitude`).
+            if let keyPath = descriptor.keyPath, let element = schema.compositeElementName(for: keyPath) {
+                return SortKey(element, ascending: descriptor.order == .forward, caseInsensitive: caseInsensitive)
+            }
             throw StoreError(
                 .invalidArgument,
                 "SortDescriptor on \(descriptor.keyPath.map { "\($0)" } ?? "a comparator") of \(M.self): sort by a persisted attribute's key path (\\.title)",
                 entity: M.entityName)
         }
-        guard case .attribute = property.kind else {
+        switch property.kind {
+        case .attribute: break
+        case .composite:
+            throw StoreError(
+                .invalidArgument,
+                "SortDescriptor on \(M.self).\(property.name): a composite has no order; sort by one of its elements (\\.\(property.name).element)",
+                entity: M.entityName, property: property.name)
+        case .toOne, .toMany, .unsupported:
             throw StoreError(
                 .invalidArgument, "SortDescriptor on \(M.self).\(property.name): a relationship has no order; sort by an attribute",
                 entity: M.entityName, property: property.name)
         }
-        let caseInsensitive = descriptor.stringComparator.map { $0 != .lexical } ?? false
         return SortKey(property.name, ascending: descriptor.order == .forward, caseInsensitive: caseInsensitive)
     }
 }

@@ -54,3 +54,18 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(m
 /// an index of a property named alone; several together become one of the entity's fetch indexes.
 @freestanding(declaration)
 public macro Index<T>(_ indexes: [PartialKeyPath<T>]...) = #externalMacro(module: "CairnModelsMacros", type: "ConstraintMacro")
+
+/// Makes a struct the type of a composite attribute (Core Data's): each stored property is an
+/// element, stored, fetched, sorted and queried as an attribute of its own
+/// (`#Predicate { $0.location.latitude > 60 }`), where a plain `Codable` struct is one
+/// attribute of JSON text. An element is a stored value type, optional or not, a
+/// `RawRepresentable` enum of one, or another `@Composite` struct.
+///
+/// ```swift
+/// @Composite struct Location {
+///     var latitude: Double
+///     var longitude: Double
+/// }
+/// ```
+@attached(extension, conformances: CompositeAttribute, names: named(compositeElements), named(init(compositeValues:)))
+public macro Composite() = #externalMacro(module: "CairnModelsMacros", type: "CompositeMacro")

@@ -13,6 +13,11 @@ public final class ManagedSchema: @unchecked Sendable {
     public let indexes: [[String]]
     /// The property of each key path.
     private let byKeyPath: [AnyKeyPath: Int]
+    /// The stored attribute of each key path to an element of a composite property
+    /// (`\Place.location.latitude`: `location.latitude`), through non-optional composites.
+    private let elementNames: [AnyKeyPath: String]
+    /// The description of each composite property's key path, with its ordinal.
+    private let compositePrefixes: [(String, Int)]
 
     /// Describes a class (the `@Managed` expansion calls this).
     public init<M: ManagedModel>(
@@ -23,6 +28,18 @@ public final class ManagedSchema: @unchecked Sendable {
         var byKeyPath: [AnyKeyPath: Int] = [:]
         for property in properties { byKeyPath[property.keyPath] = property.ordinal }
         self.byKeyPath = byKeyPath
+        var elementNames: [AnyKeyPath: String] = [:]
+        for property in properties {
+            guard case .composite(let type, optional: false) = property.kind, let layout = try? CompositeLayout.of(type) else { continue }
+            for leaf in layout.leaves {
+                if let path = leaf.keyPath.flatMap({ property.keyPath.appending(path: $0) }) { elementNames[path] = property.name + "." + leaf.path }
+            }
+        }
+        self.elementNames = elementNames
+        compositePrefixes = properties.compactMap { property in
+            guard case .composite = property.kind else { return nil }
+            return (String(describing: property.keyPath), property.ordinal)
+        }
         let name = { (path: PartialKeyPath<M>) in byKeyPath[path].map { properties[$0].name } ?? "\(path)" }
         self.uniqueness = uniqueness.map { $0.map(name) }
         self.indexes = indexes.map { $0.map(name) }
@@ -31,6 +48,26 @@ public final class ManagedSchema: @unchecked Sendable {
     /// The persisted property a key path of the class names, if it names one.
     public func property(for keyPath: AnyKeyPath) -> ManagedProperty? {
         byKeyPath[keyPath].map { properties[$0] }
+    }
+
+    /// The stored attribute an element of a composite property is (`location.latitude`), by
+    /// its key path from the class (`\Place.location.latitude`, `\Place.address?.city`); nil
+    /// when it names no element.
+    func compositeElementName(for keyPath: AnyKeyPath) -> String? {
+        if let name = elementNames[keyPath] { return name }
+        // Through an optional (`\Place.address?.city`), key paths cannot be appended: the
+        // description is the property's key path's (its computed accessor's, the same for both)
+        // followed by the elements' names.
+        let text = String(describing: keyPath)
+        for (prefix, ordinal) in compositePrefixes where text.hasPrefix(prefix) {
+            let rest = text.dropFirst(prefix.count)
+            guard rest.first == "?" || rest.first == "." else { continue }
+            let property = properties[ordinal]
+            guard case .composite(let type, _) = property.kind, let layout = try? CompositeLayout.of(type) else { return nil }
+            let path = rest.split(separator: ".").map { $0.trimmingCharacters(in: ["?", "!"]) }.filter { !$0.isEmpty }.joined(separator: ".")
+            return layout.leaves.contains { $0.path == path } ? property.name + "." + path : nil
+        }
+        return nil
     }
 
     /// The class's name, for messages.

@@ -103,6 +103,18 @@ public struct ManagedState {
             guard let stored = owner._managedState.cache.attributeValue(of: object, at: position) else { return gone(ordinal, of: owner, object) }
             if let value = ValueCodec.decode(stored, as: V.self, coding: coding) as? V { return value }
             return placeholder(ordinal, of: owner, because: "its stored value \(stored) does not read as \(V.self)")
+        case .composite(let positions, let layout):
+            var stored: [Value] = []
+            stored.reserveCapacity(positions.count)
+            for position in positions {
+                guard let value = owner._managedState.cache.attributeValue(of: object, at: position) else { return gone(ordinal, of: owner, object) }
+                stored.append(value)
+            }
+            do {
+                return try layout.value(stored[...], as: V.self)
+            } catch {
+                return placeholder(ordinal, of: owner, because: "\(error)")
+            }
         case .toOne(let index, let type):
             guard let targets = owner._managedState.cache.targets(of: object, relationship: index), let context = object.context else {
                 return gone(ordinal, of: owner, object)
@@ -177,9 +189,9 @@ public struct ManagedState {
         let message = "\(M.self).\(property.name) cannot be read: \(reason)"
         ManagedModelProblems.report(message)
         if let value = ValueCodec.placeholder(V.self) as? V { return value }
-        // No value of the type exists to give (a non-optional Codable struct or an enum that is
-        // not CaseIterable): nothing can be returned. Declare such a property optional to read
-        // nil instead.
+        // (Not reached: a class with a non-optional property of a type without a placeholder is
+        // refused when it is bound to an entity, and a new object's initializer sets every
+        // non-optional property.)
         fatalError("CairnModels: \(message); \(V.self) has no empty value to read instead (declare the property optional)")
     }
 }

@@ -19,8 +19,9 @@ extension Model {
     public init(for types: [any ManagedModel.Type]) throws {
         let all = ModelDerivation.closure(of: types)
         var entities: [Entity] = []
-        for type in all { entities.append(try ModelDerivation.entity(of: type, among: all)) }
-        self = try Model(entities)
+        var composites = ModelDerivation.Composites()
+        for type in all { entities.append(try ModelDerivation.entity(of: type, among: all, composites: &composites)) }
+        self = try Model(entities, composites: composites.described)
     }
 }
 
@@ -45,11 +46,11 @@ enum ModelDerivation {
     static func destination(of property: ManagedProperty) -> (any ManagedModel.Type)? {
         switch property.kind {
         case .toOne(let destination, _), .toMany(let destination): destination
-        case .attribute, .unsupported: nil
+        case .attribute, .composite, .unsupported: nil
         }
     }
 
-    static func entity(of type: any ManagedModel.Type, among all: [any ManagedModel.Type]) throws -> Entity {
+    static func entity(of type: any ManagedModel.Type, among all: [any ManagedModel.Type], composites: inout Composites) throws -> Entity {
         let schema = type.managedSchema
         var entity = Entity(type.entityName)
         for property in schema.properties {
@@ -69,6 +70,13 @@ enum ModelDerivation {
                         property.name, attributeType, optional: optional, indexed: indexed, transient: options.contains(.ephemeral),
                         renamingIdentifier: property.attribute?.originalName))
                 if options.contains(.unique) { entity.uniquenessConstraints.append([property.name]) }
+            case .composite(let compositeType, let optional):
+                let name = try composites.add(compositeType, for: "\(type).\(property.name)", entity: type.entityName)
+                entity.attributes.append(
+                    Attribute(
+                        property.name, .composite(name), optional: optional, transient: options.contains(.ephemeral),
+                        renamingIdentifier: property.attribute?.originalName))
+                if options.contains(.unique) { entity.uniquenessConstraints.append([property.name]) }
             case .toOne(let destination, let optional):
                 entity.relationships.append(relationship(property, of: type, to: destination, .toOne, optional: optional, among: all))
             case .toMany(let destination):
@@ -84,6 +92,46 @@ enum ModelDerivation {
             entity.fetchIndexes.append(FetchIndex(index.joined(separator: "_"), index.map { FetchIndex.Element($0) }))
         }
         return entity
+    }
+
+    /// The model's composite types, one per `@Composite` struct (nested ones included).
+    struct Composites {
+        private var byName: [String: (type: ObjectIdentifier, composite: Composite)] = [:]
+
+        /// The composites, by name.
+        var described: [Composite] { byName.values.map(\.composite).sorted { $0.name < $1.name } }
+
+        /// Adds a struct's composite type and those of its nested composites; returns its name.
+        mutating func add(_ type: any CompositeAttribute.Type, for property: String, entity: String) throws(StoreError) -> String {
+            let layout: CompositeLayout
+            do {
+                layout = try CompositeLayout.of(type)
+            } catch {
+                throw StoreError(.typeMismatch, "\(property): \(error.message)", entity: entity, property: property)
+            }
+            if let known = byName[layout.typeName] {
+                guard known.type == ObjectIdentifier(type) else {
+                    throw StoreError(
+                        .typeMismatch, "\(property): two @Composite structs are named \(layout.typeName); a model's composite types need distinct names",
+                        entity: entity, property: property)
+                }
+                return layout.typeName
+            }
+            var elements: [Attribute] = []
+            for (index, element) in layout.elements.enumerated() {
+                if let inner = layout.nested[index] {
+                    let innerName = try add(inner.type, for: property, entity: entity)
+                    guard case .composite(_, let optional) = element.kind else { continue }
+                    elements.append(Attribute(element.name, .composite(innerName), optional: optional))
+                } else {
+                    let leaf = layout.leaves[layout.offsets[index]]
+                    elements.append(Attribute(element.name, leaf.type, optional: leaf.optional))
+                }
+            }
+            // In name order, as an entity's attributes: reordering a struct's properties changes nothing stored.
+            byName[layout.typeName] = (ObjectIdentifier(type), Composite(layout.typeName, elements: elements.sorted { $0.name < $1.name }))
+            return layout.typeName
+        }
     }
 
     private static func relationship(

@@ -6,6 +6,8 @@ enum PropertyKind {
     /// An attribute of a type, stored as the type's values (`scalar`), as a `RawRepresentable`'s
     /// raw values (`rawValue`) or as JSON text (`json`, a `Codable` value).
     case attribute(AttributeType, optional: Bool, coding: ValueCoding)
+    /// A composite attribute: a `@Composite` struct, each element stored as an attribute.
+    case composite(any CompositeAttribute.Type, optional: Bool)
     /// A to-one relationship to objects of a class.
     case toOne(any ManagedModel.Type, optional: Bool)
     /// A to-many relationship (an array of objects of a class).
@@ -28,6 +30,8 @@ enum PropertyKind {
             self = .toOne(model, optional: optional)
         } else if !optional, let many = base as? any ToManyValue.Type {
             self = .toMany(many.elementType)
+        } else if let composite = base as? any CompositeAttribute.Type {
+            self = .composite(composite, optional: optional)
         } else if let scalar = base as? any ScalarAttribute.Type {
             self = .attribute(scalar.attributeType, optional: optional, coding: .scalar)
         } else if let raw = base as? any RawRepresentable.Type, let rawType = ValueCodec.rawScalarType(raw) {
@@ -39,11 +43,19 @@ enum PropertyKind {
         }
     }
 
+    /// Whether the property may be nil (a to-many is an array: never nil).
+    var isOptional: Bool {
+        switch self {
+        case .attribute(_, let optional, _), .composite(_, let optional), .toOne(_, let optional): optional
+        case .toMany, .unsupported: false
+        }
+    }
+
     /// Whether it is a relationship.
     var isRelationship: Bool {
         switch self {
         case .toOne, .toMany: true
-        case .attribute, .unsupported: false
+        case .attribute, .composite, .unsupported: false
         }
     }
 }

@@ -85,6 +85,15 @@ enum TypedObjects {
                         entity: object.entity.name, property: name)
                 }
                 try object.setAttributeValue(stored, at: position)
+            case .composite(let positions, let layout):
+                guard let stored = layout.storedValues(of: value) else {
+                    let name = binding.schema.properties[ordinal].name
+                    throw StoreError(
+                        .typeMismatch,
+                        "\(object.entity.name).\(name): an element of \(value) has no stored form (an integer above Int64.max, "
+                            + "or a value that does not encode)", entity: object.entity.name, property: name)
+                }
+                for (position, value) in zip(positions, stored) { try object.setAttributeValue(value, at: position) }
             case .toOne(let index, _), .toMany(let index, _):
                 guard let context = object.context else { throw object.goneError }
                 var targets: [ObjectID] = []

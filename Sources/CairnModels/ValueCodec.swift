@@ -57,14 +57,25 @@ enum ValueCodec {
     }
 
     /// What a property of `type` reads as when there is nothing to read: nil, an empty array,
-    /// a scalar's placeholder (zero, empty, false), a raw enum's first case; nil when the type
-    /// has no such value.
+    /// a scalar's placeholder (zero, empty, false), a raw enum's first case, a composite or a
+    /// `Codable` value made of such values, a new object for a to-one; nil when the type has no
+    /// such value (an enum with neither `CaseIterable` nor an empty raw value).
     static func placeholder(_ type: Any.Type) -> Any? {
         if let optional = type as? any OptionalValue.Type { return optional.none }
         if let many = type as? any ToManyValue.Type { return many.make([]) }
         if let scalar = type as? any ScalarAttribute.Type { return scalar.placeholder }
         if let collection = type as? any RangeReplaceableCollection.Type { return collection.init() }
         if let cases = type as? any CaseIterable.Type { return cases.allCases.first }
+        if let composite = type as? any CompositeAttribute.Type { return compositePlaceholder(composite) }
+        if let decodable = type as? any Decodable.Type { return PlaceholderDecoder.placeholder(decodable) }
+        // A to-one that points to no object: a new object of the class, in no context.
+        if let model = type as? any ManagedModel.Type { return model.init(managedState: ManagedState()) }
         return nil
+    }
+
+    /// A composite struct whose every element reads as its own placeholder.
+    private static func compositePlaceholder<C: CompositeAttribute>(_ type: C.Type) -> C? {
+        guard let layout = try? CompositeLayout.of(type) else { return nil }
+        return try? layout.value(ArraySlice(repeatElement(Value.null, count: layout.leaves.count)), as: C.self, lenient: true)
     }
 }

@@ -1,7 +1,7 @@
 import SwiftDiagnostics
 import SwiftSyntax
 
-/// What `@Managed` refuses, each with a message that says what to write instead.
+/// What `@Managed` and `@Composite` refuse, each with a message that says what to write instead.
 enum ManagedDiagnostic: DiagnosticMessage {
     case notAClass
     case notFinal
@@ -11,6 +11,10 @@ enum ManagedDiagnostic: DiagnosticMessage {
     case untyped(String)
     case observers(String)
     case transientWithoutValue
+    case compositeNotAStruct
+    case compositeGeneric
+    case compositeEmpty
+    case compositePattern
 
     var message: String {
         switch self {
@@ -22,6 +26,10 @@ enum ManagedDiagnostic: DiagnosticMessage {
         case .untyped(let name): "the persisted property '\(name)' needs a type annotation ('var \(name): String')"
         case .observers(let name): "the persisted property '\(name)' cannot have willSet or didSet: observe it with Observation instead"
         case .transientWithoutValue: "a @Transient property needs an initial value (Cairn makes fetched objects without calling your initializers)"
+        case .compositeNotAStruct: "@Composite applies to a struct"
+        case .compositeGeneric: "a @Composite struct cannot be generic: it is one composite type of the model"
+        case .compositeEmpty: "a @Composite struct needs a stored property: each is an element of the composite"
+        case .compositePattern: "declare one element per name (no tuple patterns)"
         }
     }
 

@@ -8,6 +8,7 @@ struct CairnModelsPlugin: CompilerPlugin {
         ManagedMacro.self,
         PersistedPropertyMacro.self,
         MarkerMacro.self,
-        ConstraintMacro.self
+        ConstraintMacro.self,
+        CompositeMacro.self
     ]
 }

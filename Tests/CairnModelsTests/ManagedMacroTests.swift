@@ -144,4 +144,62 @@ final class ManagedMacroTests: XCTestCase {
             diagnostics: [DiagnosticSpec(message: "@Managed applies to a final class", line: 1, column: 1)],
             macros: macros)
     }
+
+    func testACompositeListsItsElementsAndReadsEachByPosition() {
+        assertMacroExpansion(
+            """
+            @Composite public struct Location {
+                public var latitude: Double
+                var label: String? { didSet {} }
+                let unit = "deg"
+                let datum: String
+                var text: String { "" }
+                static var zero = 0
+            }
+            """,
+            expandedSource: """
+                public struct Location {
+                    public var latitude: Double
+                    var label: String? { didSet {} }
+                    let unit = "deg"
+                    let datum: String
+                    var text: String { "" }
+                    static var zero = 0
+                }
+
+                extension Location: CairnModels.CompositeAttribute {
+                    /// The struct's elements, in declaration order.
+                    public static let compositeElements: [CairnModels.CompositeElement] = [
+                        CairnModels.CompositeElement("latitude", \\Location.latitude),
+                        CairnModels.CompositeElement("label", \\Location.label),
+                        CairnModels.CompositeElement("datum", \\Location.datum)
+                    ]
+                    /// Makes a value of its elements' stored values.
+                    public init(compositeValues: CairnModels.CompositeValues) throws {
+                        self.latitude = try compositeValues.value(0)
+                        self.label = try compositeValues.value(1)
+                        self.datum = try compositeValues.value(2)
+                    }
+                }
+                """,
+            macros: ["Composite": CompositeMacro.self])
+    }
+
+    func testWhatCannotBeACompositeIsRefusedWithAMessage() {
+        assertMacroExpansion(
+            "@Composite final class Box { var x: Int = 0 }",
+            expandedSource: "final class Box { var x: Int = 0 \n}",
+            diagnostics: [DiagnosticSpec(message: "@Composite applies to a struct", line: 1, column: 1)],
+            macros: ["Composite": CompositeMacro.self])
+        assertMacroExpansion(
+            "@Composite struct Empty { static let shared = 1 }",
+            expandedSource: "struct Empty { static let shared = 1 \n}",
+            diagnostics: [DiagnosticSpec(message: "a @Composite struct needs a stored property: each is an element of the composite", line: 1, column: 19)],
+            macros: ["Composite": CompositeMacro.self])
+        assertMacroExpansion(
+            "@Composite struct Pair<T> { var x: T }",
+            expandedSource: "struct Pair<T> { var x: T \n}",
+            diagnostics: [DiagnosticSpec(message: "a @Composite struct cannot be generic: it is one composite type of the model", line: 1, column: 19)],
+            macros: ["Composite": CompositeMacro.self])
+    }
 }

@@ -92,6 +92,50 @@ import Testing
         #expect(reports.withLock { $0 }.contains { $0.contains("Book.title cannot be read: its context is gone") })
     }
 
+    /// An element of a composite whose stored value does not read as its type.
+    @Test func anElementThatDoesNotReadIsReportedAndReadsAsAPlaceholder() async throws {
+        let store = try Store(inMemoryFor: [Trail.self])
+        let context = store.newBackgroundContext()
+        let trail = Trail(name: "x", route: ManagedCompositeTests.stretch(1, 2, .paved))
+        context.insert(trail)
+        try await context.save()
+        let reports = Mutex<[String]>([])
+        ManagedModelProblems.setHandler { message in reports.withLock { $0.append(message) } }
+        defer { ManagedModelProblems.setHandler(nil) }
+        try trail.managedObject?.setValue(Value.string("lava"), forKey: "route.surface")
+        #expect(trail.route == Stretch(start: Position(latitude: 0, longitude: 0), length: 0, surface: .paved, note: nil))
+        #expect(reports.withLock { $0 }.contains { $0.contains("Trail.route cannot be read: element surface: its stored value") })
+    }
+
+    /// A stored value another program wrote that does not decode, and a required to-one that
+    /// points to nothing, read as empty values and are reported: nothing traps.
+    @Test func whatDoesNotReadGivesAnEmptyValueNotATrap() async throws {
+        let store = try Store(inMemoryFor: [Crate.self, Owner.self, Owned.self])
+        let context = store.newBackgroundContext()
+        let crate = Crate(size: Dimensions(width: 2, height: 3))
+        context.insert(crate)
+        let owned = Owned(owner: Owner())
+        context.insert(owned)
+        try await context.save()
+        let reports = Mutex<[String]>([])
+        ManagedModelProblems.setHandler { message in reports.withLock { $0.append(message) } }
+        defer { ManagedModelProblems.setHandler(nil) }
+        try crate.managedObject?.setValue(Value.string("{\"width\": \"wide\"}"), forKey: "size")
+        #expect(crate.size == Dimensions(width: 0, height: 0))
+        try owned.managedObject?.setObject(nil, forKey: "owner")
+        #expect(owned.owner.items.isEmpty)
+        #expect(owned.owner.persistentModelID == nil)
+        let messages = reports.withLock { $0 }
+        #expect(messages.contains { $0.contains("Crate.size cannot be read: its stored value") })
+        #expect(messages.contains { $0.contains("Owned.owner cannot be read: it points to no object") })
+    }
+
+    @Test func aNonOptionalPropertyWithNoEmptyValueIsRefusedWhenBound() throws {
+        let error = #expect(throws: StoreError.self) { try Store(inMemoryFor: [Diary.self]) }
+        #expect(error?.message.contains("Diary.mood (Mood) has no value to read when its stored value cannot be") == true)
+        #expect(error?.message.contains("declare it optional, or make the enum CaseIterable") == true)
+    }
+
     @Test func aNilToOneReadsNilWithoutAReport() async throws {
         let reports = Mutex<[String]>([])
         ManagedModelProblems.setHandler { message in reports.withLock { $0.append(message) } }
@@ -143,4 +187,19 @@ import Testing
 @Managed final class Owned {
     var owner: Owner
     init(owner: Owner) { self.owner = owner }
+}
+
+@Managed final class Crate {
+    var size: Dimensions
+    init(size: Dimensions) { self.size = size }
+}
+
+/// Not `CaseIterable`, and no case's raw value is empty.
+enum Mood: String, Codable {
+    case calm, stormy
+}
+
+@Managed final class Diary {
+    var mood: Mood
+    init(mood: Mood) { self.mood = mood }
 }

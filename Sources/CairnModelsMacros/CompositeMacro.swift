@@ -1,0 +1,70 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Composite`: makes a struct a composite attribute's type (``CompositeAttribute``).
+///
+/// Each stored property is an element (a `let` with an initial value is not: it cannot be set).
+/// The extension lists the elements by name and key path, and adds `init(compositeValues:)`,
+/// which sets each element from its stored value.
+public struct CompositeMacro: ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard let structDecl = declaration.as(StructDeclSyntax.self) else {
+            context.diagnose(ManagedDiagnostic.compositeNotAStruct.diagnose(at: node))
+            return []
+        }
+        if structDecl.genericParameterClause != nil {
+            context.diagnose(ManagedDiagnostic.compositeGeneric.diagnose(at: structDecl.name))
+            return []
+        }
+        var elements: [String] = []
+        for member in structDecl.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self), isStored(variable) else { continue }
+            for binding in variable.bindings {
+                // (A constant with a value is not stored per value: nothing to set.)
+                if variable.bindingSpecifier.tokenKind == .keyword(.let), binding.initializer != nil { continue }
+                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else {
+                    context.diagnose(ManagedDiagnostic.compositePattern.diagnose(at: binding.pattern))
+                    return []
+                }
+                elements.append(name)
+            }
+        }
+        guard !elements.isEmpty else {
+            context.diagnose(ManagedDiagnostic.compositeEmpty.diagnose(at: structDecl.name))
+            return []
+        }
+        let typeName = type.trimmedDescription
+        let access = structDecl.modifiers.contains { [.keyword(.public), .keyword(.package)].contains($0.name.tokenKind) } ? "public " : ""
+        let listed = elements.map { "CairnModels.CompositeElement(\(literal($0)), \\\(typeName).\($0))" }
+        let assigned = elements.enumerated().map { "self.\($1) = try compositeValues.value(\($0))" }
+        let decl: DeclSyntax = """
+            extension \(type.trimmed): CairnModels.CompositeAttribute {
+                /// The struct's elements, in declaration order.
+                \(raw: access)static let compositeElements: [CairnModels.CompositeElement] = [
+                    \(raw: listed.joined(separator: ",\n"))
+                ]
+                /// Makes a value of its elements' stored values.
+                \(raw: access)init(compositeValues: CairnModels.CompositeValues) throws {
+                    \(raw: assigned.joined(separator: "\n"))
+                }
+            }
+            """
+        return decl.as(ExtensionDeclSyntax.self).map { [$0] } ?? []
+    }
+
+    /// Whether a member is a stored instance property (not static, computed or lazy).
+    private static func isStored(_ variable: VariableDeclSyntax) -> Bool {
+        let skipped: [Keyword] = [.static, .class, .lazy]
+        if variable.modifiers.contains(where: { modifier in skipped.contains { modifier.name.tokenKind == .keyword($0) } }) { return false }
+        return !variable.bindings.contains { binding in
+            guard let block = binding.accessorBlock else { return false }
+            guard case .accessors(let accessors) = block.accessors else { return true }
+            return !accessors.allSatisfy { [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind) }
+        }
+    }
+}
