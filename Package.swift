@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "CairnModelsTests",
             dependencies: [
-                "CairnModels", "CairnModelsMacros", "Cairn", "CairnMapping", "CairnTestSupport",
+                "CairnModels", "CairnModelsMacros", "Cairn", "CairnMapping", "CairnSupport", "CairnTestSupport",
                 .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax")
             ]
         ),

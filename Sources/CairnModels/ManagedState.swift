@@ -18,6 +18,10 @@ public struct ManagedState {
     /// `@Managed`'s setters skip the registrar (a new object's initializer sets every optional
     /// property through its setter; an update by key sets a property of an object never read).
     public var hasBeenRead = false
+    #if CAIRN_INTERNAL_CHECKS
+        /// The check that one thread at a time uses the object (compiled in with the internal checks).
+        @usableFromInline let useCheck = ConcurrentUseCheck()
+    #endif
 
     // (The accessors `@Managed` writes call the methods marked inlinable here, so that they are
     // specialized for each property's type in the app's module: no witness-table calls.)
@@ -64,6 +68,11 @@ public struct ManagedState {
     /// The value of persisted property `ordinal` of `owner`, of a type the store holds as it is.
     @inlinable
     public static func value<M: ManagedModel, V: AttributeValue>(_ ordinal: Int, of owner: M) -> V {
+        checkingUse(ordinal, of: owner) { scalarValue(ordinal, of: owner) }
+    }
+
+    @inlinable
+    static func scalarValue<M: ManagedModel, V: AttributeValue>(_ ordinal: Int, of owner: M) -> V {
         if let object = owner._managedState.object, let binding = owner._managedState.binding,
             case .attribute(let position, .scalar) = binding.slots[ordinal],
             let stored = owner._managedState.cache.attributeValue(of: object, at: position),
@@ -81,7 +90,19 @@ public struct ManagedState {
 
     /// The value of persisted property `ordinal` of `owner`, as its context sees it.
     public static func value<M: ManagedModel, V>(_ ordinal: Int, of owner: M) -> V {
-        anyValue(ordinal, of: owner)
+        checkingUse(ordinal, of: owner) { anyValue(ordinal, of: owner) }
+    }
+
+    /// Runs an access to property `ordinal` of `owner`; with the internal checks compiled in,
+    /// as the one use of the object under way (``ConcurrentUseCheck``).
+    @inlinable
+    static func checkingUse<M: ManagedModel, R>(_ ordinal: Int, of owner: M, _ access: () -> R) -> R {
+        #if CAIRN_INTERNAL_CHECKS
+            let check = owner._managedState.useCheck
+            check.enter(M.self, ordinal, schema: M.managedSchema)
+            defer { check.leave() }
+        #endif
+        return access()
     }
 
     @usableFromInline
@@ -140,6 +161,11 @@ public struct ManagedState {
     /// Sets persisted property `ordinal` of `owner` to a value of a type the store holds as it is.
     @inlinable
     public static func setValue<M: ManagedModel, V: AttributeValue>(_ value: V, _ ordinal: Int, of owner: M) {
+        checkingUse(ordinal, of: owner) { setScalarValue(value, ordinal, of: owner) }
+    }
+
+    @inlinable
+    static func setScalarValue<M: ManagedModel, V: AttributeValue>(_ value: V, _ ordinal: Int, of owner: M) {
         if let object = owner._managedState.object, let binding = owner._managedState.binding,
             case .attribute(let position, .scalar) = binding.slots[ordinal], let stored = value.storedValue
         {
@@ -156,7 +182,7 @@ public struct ManagedState {
     /// first (as SwiftData inserts it). A change the context refuses (an integer out of the
     /// attribute's range, an object of another context) is thrown by the context's next save.
     public static func setValue<M: ManagedModel, V>(_ value: V, _ ordinal: Int, of owner: M) {
-        setAnyValue(value, ordinal, of: owner)
+        checkingUse(ordinal, of: owner) { setAnyValue(value, ordinal, of: owner) }
     }
 
     @usableFromInline

@@ -1,4 +1,5 @@
 import CairnModels
+import CairnSupport
 import CairnTestSupport
 import Foundation
 import Synchronization
@@ -134,6 +135,32 @@ import Testing
         let error = #expect(throws: StoreError.self) { try Store(inMemoryFor: [Diary.self]) }
         #expect(error?.message.contains("Diary.mood (Mood) has no value to read when its stored value cannot be") == true)
         #expect(error?.message.contains("declare it optional, or make the enum CaseIterable") == true)
+    }
+
+    /// What the compiler cannot stop (an object smuggled to another thread past `Sendable`
+    /// checking) is reported by the internal checks when two threads use the object at once.
+    @Test(.enabled(if: internalChecksEnabled, "the check is compiled in with CAIRN_INTERNAL_CHECKS=1 (the test command sets it)"))
+    func anObjectUsedByTwoThreadsAtOnceIsReported() async throws {
+        let store = try Store(inMemoryFor: [Author.self, Book.self])
+        let context = store.newBackgroundContext()
+        let author = Author(name: "Shared")
+        context.insert(author)
+        for index in 0..<200 { Book(title: "\(index)").author = author }
+        try await context.save()
+        let reports = Mutex<[String]>([])
+        ManagedModelProblems.setHandler { message in reports.withLock { $0.append(message) } }
+        defer { ManagedModelProblems.setHandler(nil) }
+        nonisolated(unsafe) let shared = author
+        // One thread after the other: no report.
+        DispatchQueue.global().sync { _ = shared.books.count }
+        #expect(shared.books.count == 200)
+        #expect(reports.withLock { $0 }.isEmpty)
+        // At once: reported, and the second waits for the first.
+        let deadline = ContinuousClock.now + .seconds(20)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            while reports.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { #expect(shared.books.count == 200) }
+        }
+        #expect(reports.withLock { $0 }.contains { $0.contains("misuse: Author.books was used by two threads at once") })
     }
 
     @Test func aNilToOneReadsNilWithoutAReport() async throws {
