@@ -72,13 +72,13 @@ final class EntityBinding: @unchecked Sendable {
                 declared: ("the property", "the attribute", "the property \(property.valueType)?"), in: entity, mismatch: mismatch)
             return .attribute(position: position, coding: coding)
         case .composite(let compositeType, let optional):
-            try requirePlaceholder()
             let layout: CompositeLayout
             do {
                 layout = try CompositeLayout.of(compositeType)
             } catch {
                 throw StoreError(.typeMismatch, "\(where_): \(error.message)", entity: entity.name, property: property.name)
             }
+            try requirePlaceholder()
             var positions: [Int] = []
             for leaf in layout.leaves {
                 positions.append(

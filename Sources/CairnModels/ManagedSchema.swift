@@ -36,11 +36,16 @@ public final class ManagedSchema: @unchecked Sendable {
             }
         }
         self.elementNames = elementNames
-        compositePrefixes = properties.compactMap { property in
+        let prefixes: [(String, Int)] = properties.compactMap { property in
             guard case .composite = property.kind else { return nil }
             return (String(describing: property.keyPath), property.ordinal)
         }
-        let name = { (path: PartialKeyPath<M>) in byKeyPath[path].map { properties[$0].name } ?? "\(path)" }
+        compositePrefixes = prefixes
+        // A property by its name; an element of a composite by its attribute's (`route.length`).
+        let name = { (path: PartialKeyPath<M>) in
+            byKeyPath[path].map { properties[$0].name }
+                ?? Self.compositeElementName(for: path, elementNames: elementNames, prefixes: prefixes, properties: properties) ?? "\(path)"
+        }
         self.uniqueness = uniqueness.map { $0.map(name) }
         self.indexes = indexes.map { $0.map(name) }
     }
@@ -54,14 +59,20 @@ public final class ManagedSchema: @unchecked Sendable {
     /// its key path from the class (`\Place.location.latitude`, `\Place.address?.city`); nil
     /// when it names no element.
     func compositeElementName(for keyPath: AnyKeyPath) -> String? {
+        Self.compositeElementName(for: keyPath, elementNames: elementNames, prefixes: compositePrefixes, properties: properties)
+    }
+
+    private static func compositeElementName(
+        for keyPath: AnyKeyPath, elementNames: [AnyKeyPath: String], prefixes: [(String, Int)], properties: [ManagedProperty]
+    ) -> String? {
         if let name = elementNames[keyPath] { return name }
         // Through an optional (`\Place.address?.city`), key paths cannot be appended: the
         // description is the property's key path's (its computed accessor's, the same for both)
         // followed by the elements' names.
         let text = String(describing: keyPath)
-        for (prefix, ordinal) in compositePrefixes where text.hasPrefix(prefix) {
+        for (prefix, ordinal) in prefixes where text.hasPrefix(prefix) {
             let rest = text.dropFirst(prefix.count)
-            guard rest.first == "?" || rest.first == "." else { continue }
+            guard let first = rest.first, "?!.".contains(first) else { continue }
             let property = properties[ordinal]
             guard case .composite(let type, _) = property.kind, let layout = try? CompositeLayout.of(type) else { return nil }
             let path = rest.split(separator: ".").map { $0.trimmingCharacters(in: ["?", "!"]) }.filter { !$0.isEmpty }.joined(separator: ".")

@@ -18,6 +18,9 @@ public struct ManagedState {
     /// `@Managed`'s setters skip the registrar (a new object's initializer sets every optional
     /// property through its setter; an update by key sets a property of an object never read).
     public var hasBeenRead = false
+    /// Whether the object stands in for a missing one (what a required to-one reads as when it
+    /// points to no object): no context takes it.
+    var isStandIn = false
     #if CAIRN_INTERNAL_CHECKS
         /// The check that one thread at a time uses the object (compiled in with the internal checks).
         @usableFromInline let useCheck = ConcurrentUseCheck()
@@ -33,6 +36,21 @@ public struct ManagedState {
     init(object: ManagedObject, binding: EntityBinding) {
         self.object = object
         self.binding = binding
+    }
+
+    /// The state of a stand-in for a missing object.
+    init(standIn: Void) {
+        isStandIn = true
+    }
+
+    /// Makes a new object's state that of an object of a context: its values are the context's
+    /// from now on. (Whether it has been read, and the use check, stay: observers and a use
+    /// under way carry on.)
+    mutating func bind(to object: ManagedObject, _ binding: EntityBinding) {
+        self.object = object
+        self.binding = binding
+        pending = nil
+        cache = CachedObjectView()
     }
 
     /// Sets a property's initial value (an initializer's assignment, or the property's
@@ -125,15 +143,13 @@ public struct ManagedState {
             if let value = ValueCodec.decode(stored, as: V.self, coding: coding) as? V { return value }
             return placeholder(ordinal, of: owner, because: "its stored value \(stored) does not read as \(V.self)")
         case .composite(let positions, let layout):
-            var stored: [Value] = []
-            stored.reserveCapacity(positions.count)
-            for position in positions {
-                guard let value = owner._managedState.cache.attributeValue(of: object, at: position) else { return gone(ordinal, of: owner, object) }
-                stored.append(value)
-            }
+            guard let stored = owner._managedState.cache.attributeValues(of: object, at: positions) else { return gone(ordinal, of: owner, object) }
             do {
                 return try layout.value(stored[...], as: V.self)
             } catch {
+                // The elements that read keep their values; the others read as empty ones.
+                ManagedModelProblems.report("\(M.self).\(M.managedSchema.properties[ordinal].name) cannot be read whole: \(error)")
+                if let value = try? layout.value(stored[...], as: V.self, lenient: true) { return value }
                 return placeholder(ordinal, of: owner, because: "\(error)")
             }
         case .toOne(let index, let type):

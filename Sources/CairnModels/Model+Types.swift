@@ -76,7 +76,12 @@ enum ModelDerivation {
                     Attribute(
                         property.name, .composite(name), optional: optional, transient: options.contains(.ephemeral),
                         renamingIdentifier: property.attribute?.originalName))
-                if options.contains(.unique) { entity.uniquenessConstraints.append([property.name]) }
+                // Unique or indexed: the whole value, every element together.
+                let leaves = try CompositeLayout.of(compositeType).leaves.map { property.name + "." + $0.path }
+                if options.contains(.unique) { entity.uniquenessConstraints.append(leaves) }
+                if options.contains(.indexed) || schema.indexes.contains([property.name]) {
+                    entity.fetchIndexes.append(FetchIndex(property.name, leaves.map { FetchIndex.Element($0) }))
+                }
             case .toOne(let destination, let optional):
                 entity.relationships.append(relationship(property, of: type, to: destination, .toOne, optional: optional, among: all))
             case .toMany(let destination):
@@ -88,8 +93,11 @@ enum ModelDerivation {
         entity.attributes.sort { $0.name < $1.name }
         entity.relationships.sort { $0.name < $1.name }
         entity.uniquenessConstraints += schema.uniqueness
-        for index in schema.indexes where index.count > 1 {
-            entity.fetchIndexes.append(FetchIndex(index.joined(separator: "_"), index.map { FetchIndex.Element($0) }))
+        // Several properties, or an element of a composite (`#Index<Trail>([\.route.length])`):
+        // a fetch index of the entity.
+        for index in schema.indexes where index.count > 1 || index.first?.contains(".") == true {
+            let name = index.joined(separator: "_").replacingOccurrences(of: ".", with: "_")
+            entity.fetchIndexes.append(FetchIndex(name, index.map { FetchIndex.Element($0) }))
         }
         return entity
     }

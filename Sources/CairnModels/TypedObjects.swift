@@ -93,7 +93,7 @@ enum TypedObjects {
                         "\(object.entity.name).\(name): an element of \(value) has no stored form (an integer above Int64.max, "
                             + "or a value that does not encode)", entity: object.entity.name, property: name)
                 }
-                for (position, value) in zip(positions, stored) { try object.setAttributeValue(value, at: position) }
+                try object.setAttributeValues(Array(zip(positions, stored)))
             case .toOne(let index, _), .toMany(let index, _):
                 guard let context = object.context else { throw object.goneError }
                 var targets: [ObjectID] = []
@@ -133,6 +133,13 @@ enum TypedObjects {
                     + "an object stays in its context; read it in this one with model(for: persistentModelID)",
                 entity: object.entity.name, objects: [object.objectID])
         }
+        guard !model._managedState.isStandIn else {
+            throw StoreError(
+                .invalidObject,
+                "\(M.self) is a stand-in for a missing object (what a required to-one reads as when its object was deleted or its "
+                    + "context is gone): no context takes it; set an object of the context",
+                entity: M.entityName)
+        }
         let binding = try ModelBinding.binding(M.self, in: context.store)
         // Values of the types the store holds as they are go in with the new object, under one
         // lock; the others (enums, Codable values, relationships) are set after it.
@@ -147,9 +154,7 @@ enum TypedObjects {
             }
         }
         let (object, refused) = try context.insertTyped(binding.entity, values: values) { object in
-            let read = model._managedState.hasBeenRead
-            model._managedState = ManagedState(object: object, binding: binding)
-            model._managedState.hasBeenRead = read  // (observers of the new object keep hearing)
+            model._managedState.bind(to: object, binding)
             return model
         }
         if let refused { context.deferError(refused) }

@@ -66,10 +66,11 @@ enum ValueCodec {
         if let scalar = type as? any ScalarAttribute.Type { return scalar.placeholder }
         if let collection = type as? any RangeReplaceableCollection.Type { return collection.init() }
         if let cases = type as? any CaseIterable.Type { return cases.allCases.first }
+        // A to-one that points to no object: a stand-in, a new object of the class that no
+        // context takes (a `Codable` class too: never its decoder).
+        if let model = type as? any ManagedModel.Type { return model.init(managedState: ManagedState(standIn: ())) }
         if let composite = type as? any CompositeAttribute.Type { return compositePlaceholder(composite) }
         if let decodable = type as? any Decodable.Type { return PlaceholderDecoder.placeholder(decodable) }
-        // A to-one that points to no object: a new object of the class, in no context.
-        if let model = type as? any ManagedModel.Type { return model.init(managedState: ManagedState()) }
         return nil
     }
 

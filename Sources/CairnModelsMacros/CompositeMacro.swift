@@ -21,17 +21,27 @@ public struct CompositeMacro: ExtensionMacro {
             context.diagnose(ManagedDiagnostic.compositeGeneric.diagnose(at: structDecl.name))
             return []
         }
-        var elements: [String] = []
+        // A static stored property (the element list) cannot live in a generic context.
+        if context.lexicalContext.contains(where: { Self.isGeneric($0) }) {
+            context.diagnose(ManagedDiagnostic.compositeGeneric.diagnose(at: structDecl.name))
+            return []
+        }
+        /// Each element: its name as code (`` `default` ``) and as the attribute's (`default`).
+        var elements: [(code: String, name: String)] = []
         for member in structDecl.memberBlock.members {
+            if member.decl.is(IfConfigDeclSyntax.self) {
+                context.diagnose(ManagedDiagnostic.compositeConditional.diagnose(at: member.decl))
+                return []
+            }
             guard let variable = member.decl.as(VariableDeclSyntax.self), isStored(variable) else { continue }
             for binding in variable.bindings {
                 // (A constant with a value is not stored per value: nothing to set.)
                 if variable.bindingSpecifier.tokenKind == .keyword(.let), binding.initializer != nil { continue }
-                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else {
+                guard let token = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier else {
                     context.diagnose(ManagedDiagnostic.compositePattern.diagnose(at: binding.pattern))
                     return []
                 }
-                elements.append(name)
+                elements.append((token.text, token.identifier?.name ?? token.text))
             }
         }
         guard !elements.isEmpty else {
@@ -40,8 +50,8 @@ public struct CompositeMacro: ExtensionMacro {
         }
         let typeName = type.trimmedDescription
         let access = structDecl.modifiers.contains { [.keyword(.public), .keyword(.package)].contains($0.name.tokenKind) } ? "public " : ""
-        let listed = elements.map { "CairnModels.CompositeElement(\(literal($0)), \\\(typeName).\($0))" }
-        let assigned = elements.enumerated().map { "self.\($1) = try compositeValues.value(\($0))" }
+        let listed = elements.map { "CairnModels.CompositeElement(\(literal($0.name)), \\\(typeName).\($0.code))" }
+        let assigned = elements.enumerated().map { "self.\($1.code) = try compositeValues.value(\($0))" }
         let decl: DeclSyntax = """
             extension \(type.trimmed): CairnModels.CompositeAttribute {
                 /// The struct's elements, in declaration order.
@@ -55,6 +65,15 @@ public struct CompositeMacro: ExtensionMacro {
             }
             """
         return decl.as(ExtensionDeclSyntax.self).map { [$0] } ?? []
+    }
+
+    /// Whether a declaration around the struct has generic parameters.
+    private static func isGeneric(_ syntax: Syntax) -> Bool {
+        if let decl = syntax.as(StructDeclSyntax.self) { return decl.genericParameterClause != nil }
+        if let decl = syntax.as(ClassDeclSyntax.self) { return decl.genericParameterClause != nil }
+        if let decl = syntax.as(EnumDeclSyntax.self) { return decl.genericParameterClause != nil }
+        if let decl = syntax.as(FunctionDeclSyntax.self) { return decl.genericParameterClause != nil }
+        return false
     }
 
     /// Whether a member is a stored instance property (not static, computed or lazy).

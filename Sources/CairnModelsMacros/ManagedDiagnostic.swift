@@ -15,6 +15,7 @@ enum ManagedDiagnostic: DiagnosticMessage {
     case compositeGeneric
     case compositeEmpty
     case compositePattern
+    case compositeConditional
 
     var message: String {
         switch self {
@@ -27,9 +28,10 @@ enum ManagedDiagnostic: DiagnosticMessage {
         case .observers(let name): "the persisted property '\(name)' cannot have willSet or didSet: observe it with Observation instead"
         case .transientWithoutValue: "a @Transient property needs an initial value (Cairn makes fetched objects without calling your initializers)"
         case .compositeNotAStruct: "@Composite applies to a struct"
-        case .compositeGeneric: "a @Composite struct cannot be generic: it is one composite type of the model"
+        case .compositeGeneric: "a @Composite struct cannot be generic, nor be declared in a generic type: it is one composite type of the model"
         case .compositeEmpty: "a @Composite struct needs a stored property: each is an element of the composite"
         case .compositePattern: "declare one element per name (no tuple patterns)"
+        case .compositeConditional: "declare a @Composite struct's elements outside #if: the model's composite type cannot vary"
         }
     }
 

@@ -61,6 +61,26 @@ enum TrailSurface: String, CaseIterable, Codable, Sendable {
     init() {}
 }
 
+@Managed final class Survey {
+    @Attribute(.unique) var spot: Position
+    var label: String
+    #Index<Survey>([\.spot.latitude])
+    init(spot: Position, label: String) {
+        self.spot = spot
+        self.label = label
+    }
+}
+
+@Composite struct Gauge {
+    var label: String
+    var count: Int
+}
+
+@Managed final class Meter {
+    var gauge: Gauge
+    init(gauge: Gauge) { self.gauge = gauge }
+}
+
 /// A `@Composite` struct as a composite attribute: each element stored as an attribute of its
 /// own, read and written through the struct, queried and sorted by element, bound to an Xcode
 /// model's composite, and refused with a message naming both when it does not match.
@@ -206,5 +226,46 @@ enum TrailSurface: String, CaseIterable, Codable, Sendable {
         let error = #expect(throws: StoreError.self) { try Store(inMemoryFor: [Buoy.self]) }
         #expect(error?.message.contains("composite Tethered.marker is Optional<Marker>") == true)
         #expect(error?.entity == "Buoy")
+    }
+
+    @Test func aUniqueOrIndexedCompositeCoversItsElements() async throws {
+        let model = try Model(for: [Survey.self])
+        let survey = try #require(model.entities.first { $0.name == "Survey" })
+        #expect(survey.uniquenessConstraints == [["spot.latitude", "spot.longitude"]])
+        #expect(survey.fetchIndexes.map(\.name) == ["spot_latitude"])
+        #expect(survey.fetchIndexes.first?.elements.map(\.attribute) == ["spot.latitude"])
+        let store = try Store(inMemoryFor: [Survey.self])
+        let context = store.newBackgroundContext()
+        context.insert(Survey(spot: Position(latitude: 1, longitude: 2), label: "a"))
+        context.insert(Survey(spot: Position(latitude: 1, longitude: 3), label: "b"))
+        try await context.save()
+        context.insert(Survey(spot: Position(latitude: 1, longitude: 2), label: "c"))
+        await #expect(throws: StoreError.self) { try await context.save() }
+    }
+
+    @Test func anOptionalCompositeWithEveryElementNilReadsAsNil() async throws {
+        let store = try Store(inMemoryFor: [Place.self])
+        let context = store.newBackgroundContext()
+        let blank = Place(label: "blank", address: Address(city: nil, postcode: nil, position: nil))
+        context.insert(blank)
+        #expect(blank.address == nil)  // as documented: nothing stored tells the two apart
+    }
+
+    @Test func aCompositeWriteThatAnElementRefusesChangesNoElement() async throws {
+        let model = try Model(composites: [Composite("Gauge", elements: [Attribute("count", .integer16), Attribute("label", .string, optional: false)])]) {
+            Entity("Meter") { Attribute("gauge", .composite("Gauge"), optional: false) }
+        }
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.path + "/meters", model: model, for: [Meter.self])
+        let context = store.newBackgroundContext()
+        let meter = Meter(gauge: Gauge(label: "old", count: 7))
+        context.insert(meter)
+        try await context.save()
+        meter.gauge = Gauge(label: "new", count: 100_000)  // beyond integer 16
+        #expect(try meter.managedObject?.value(forKey: "gauge.label") as String? == "old")
+        #expect(try meter.managedObject?.value(forKey: "gauge.count") as Int? == 7)
+        await #expect(throws: StoreError.self) { try await context.save() }
+        context.rollback()
+        try await store.close()
     }
 }

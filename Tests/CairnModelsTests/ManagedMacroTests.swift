@@ -199,7 +199,57 @@ final class ManagedMacroTests: XCTestCase {
         assertMacroExpansion(
             "@Composite struct Pair<T> { var x: T }",
             expandedSource: "struct Pair<T> { var x: T \n}",
-            diagnostics: [DiagnosticSpec(message: "a @Composite struct cannot be generic: it is one composite type of the model", line: 1, column: 19)],
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "a @Composite struct cannot be generic, nor be declared in a generic type: it is one composite type of the model", line: 1,
+                    column: 19)
+            ],
+            macros: ["Composite": CompositeMacro.self])
+    }
+
+    func testAnElementNamedByAKeywordIsStoredUnderItsName() {
+        assertMacroExpansion(
+            "@Composite struct Slot { var `default`: Int }",
+            expandedSource: """
+                struct Slot { var `default`: Int \("")
+                }
+
+                extension Slot: CairnModels.CompositeAttribute {
+                    /// The struct's elements, in declaration order.
+                    static let compositeElements: [CairnModels.CompositeElement] = [
+                        CairnModels.CompositeElement("default", \\Slot.`default`)
+                    ]
+                    /// Makes a value of its elements' stored values.
+                    init(compositeValues: CairnModels.CompositeValues) throws {
+                        self.`default` = try compositeValues.value(0)
+                    }
+                }
+                """,
+            macros: ["Composite": CompositeMacro.self])
+    }
+
+    func testAConditionalElementIsRefused() {
+        assertMacroExpansion(
+            """
+            @Composite struct Reading {
+                var value: Double
+                #if DEBUG
+                var probe: String?
+                #endif
+            }
+            """,
+            expandedSource: """
+                struct Reading {
+                    var value: Double
+                    #if DEBUG
+                    var probe: String?
+                    #endif
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "declare a @Composite struct's elements outside #if: the model's composite type cannot vary", line: 3, column: 5)
+            ],
             macros: ["Composite": CompositeMacro.self])
     }
 }

@@ -80,6 +80,20 @@ package struct CachedObjectView {
         return .null
     }
 
+    /// The stored values of attributes `positions` of `object` in its context, read at one
+    /// version (a composite's elements: none from before a change and another from after);
+    /// nil when the object was deleted or its context is gone.
+    package mutating func attributeValues(of object: ManagedObject, at positions: [Int]) -> [Value]? {
+        refresh(object)
+        var stored: [Value] = []
+        stored.reserveCapacity(positions.count)
+        for position in positions {
+            guard let value = value(at: position) else { return nil }
+            if case .attribute(let attribute) = value { stored.append(attribute) } else { stored.append(.null) }
+        }
+        return stored
+    }
+
     /// The objects relationship `index` of `object` points to; nil when the object was deleted
     /// or its context is gone.
     package mutating func targets(of object: ManagedObject, relationship index: Int) -> [ObjectID]? {

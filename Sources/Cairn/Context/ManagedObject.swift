@@ -147,14 +147,28 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
 
     /// Sets the attribute at `position` as ``setValue(_:forKey:)-(Value,_)`` does.
     package func setAttributeValue(_ value: Value, at position: Int) throws {
+        try store(try storable(value, at: position), at: position)
+    }
+
+    /// Sets several attributes (a composite's elements) together: each value is converted
+    /// first, so that one the attribute cannot hold changes none of them.
+    package func setAttributeValues(_ values: [(position: Int, value: Value)]) throws {
+        var converted: [(position: Int, value: Value)] = []
+        converted.reserveCapacity(values.count)
+        for (position, value) in values { converted.append((position, try storable(value, at: position))) }
+        for (position, value) in converted { try store(value, at: position) }
+    }
+
+    /// `value` as attribute `position` holds it.
+    private func storable(_ value: Value, at position: Int) throws -> Value {
         let type = entity.attributes[position].type
         // Most values fit as they are (and are stored without a copy); the others convert.
-        if value.fits(type) { return try store(value, at: position) }
+        if value.fits(type) { return value }
         guard let converted = value.converted(to: type) else {
             let key = entity.attributes[position].name
             throw StoreError(.typeMismatch, "\(entity.name).\(key): \(value.misfit(type))", entity: entity.name, property: key)
         }
-        try store(converted, at: position)
+        return converted
     }
 
     private func store(_ value: Value, at position: Int) throws {
