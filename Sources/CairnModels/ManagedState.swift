@@ -1,4 +1,5 @@
 import Cairn
+import Observation
 import CairnSupport
 
 /// Where a typed object's values live: in its context (an object inserted or fetched), or,
@@ -10,14 +11,14 @@ public struct ManagedState {
     /// Where the class's properties live in the object's entity.
     @usableFromInline var binding: EntityBinding?
     /// The values of a new object (by ordinal) until it is inserted.
-    @usableFromInline var pending: PendingValues?
+    @usableFromInline var pending = PendingValues()
     /// What the object's context read for it last, read again only when the context changed.
     @usableFromInline var cache = CachedObjectView()
-    /// Whether a property of the object has been read. Observation learns what to observe from
-    /// the getters it sees run, so until one has run nobody can be observing the object, and
-    /// `@Managed`'s setters skip the registrar (a new object's initializer sets every optional
-    /// property through its setter; an update by key sets a property of an object never read).
-    public var hasBeenRead = false
+    /// The object's observation registrar, made when a property of the object is first read.
+    /// Observation learns what to observe from the getters it sees run, so until one has run
+    /// nobody can be observing the object: an object never read (a new object inserted, an
+    /// object updated by key) makes none, and `@Managed`'s setters skip it.
+    public var observation: ObservationBox?
     /// Whether the object stands in for a missing one (what a required to-one reads as when it
     /// points to no object): no context takes it.
     var isStandIn = false
@@ -44,12 +45,11 @@ public struct ManagedState {
     }
 
     /// Makes a new object's state that of an object of a context: its values are the context's
-    /// from now on. (Whether it has been read, and the use check, stay: observers and a use
-    /// under way carry on.)
+    /// from now on. (Its registrar and the use check stay: observers and a use under way carry on.)
     mutating func bind(to object: ManagedObject, _ binding: EntityBinding) {
         self.object = object
         self.binding = binding
-        pending = nil
+        pending = PendingValues()
         cache = CachedObjectView()
     }
 
@@ -59,7 +59,7 @@ public struct ManagedState {
     @inlinable
     public mutating func initialize<V>(_ ordinal: Int, to value: V) {
         guard object == nil else { return }
-        pendingValues(for: ordinal).set(.swift(value), at: ordinal)
+        pending.set(.swift(PendingValues.Boxed(value)), at: ordinal)
     }
 
     /// Sets a property's initial value of a type the store holds as it is (kept as its stored value).
@@ -69,16 +69,27 @@ public struct ManagedState {
         let stored = value.storedValue
         // nil before any other value is no value: an optional property's implicit nil keeps no
         // storage (in the objects a fetch makes above all).
-        if pending == nil, stored == .null { return }
-        pendingValues(for: ordinal).set(stored.map(PendingValues.Entry.stored) ?? .swift(value), at: ordinal)
+        if pending.isEmpty, stored == .null { return }
+        pending.set(stored.map(PendingValues.Entry.stored) ?? .swift(PendingValues.Boxed(value)), at: ordinal)
     }
 
-    @usableFromInline
-    mutating func pendingValues(for ordinal: Int) -> PendingValues {
-        if let pending { return pending }
-        let made = PendingValues(capacity: ordinal + 1)
-        pending = made
-        return made
+    /// Tells the object's observation registrar (made now if it has none) that `owner`'s
+    /// property at `keyPath` is being read: a getter's call.
+    @inlinable
+    public mutating func access<M: Observable, V>(_ owner: M, keyPath: KeyPath<M, V>) {
+        if observation == nil { observation = ObservationBox() }
+        observation.unsafelyUnwrapped.registrar.access(owner, keyPath: keyPath)
+    }
+
+    /// An object's observation registrar, in a box of its own: `ObservationRegistrar` is a
+    /// resilient type, and an optional of it is copied and tested through its value witnesses
+    /// at every read; a reference to a box is not.
+    public final class ObservationBox: Sendable {
+        /// The registrar.
+        public let registrar = ObservationRegistrar()
+
+        @usableFromInline
+        init() {}
     }
 
     // MARK: Reading
@@ -98,7 +109,7 @@ public struct ManagedState {
         {
             return value
         }
-        if owner._managedState.object == nil, case .stored(let stored)? = owner._managedState.pending?.entry(at: ordinal),
+        if owner._managedState.object == nil, case .stored(let stored) = owner._managedState.pending.entry(at: ordinal),
             let value = V(storedValue: stored)
         {
             return value
@@ -126,12 +137,12 @@ public struct ManagedState {
     @usableFromInline
     static func anyValue<M: ManagedModel, V>(_ ordinal: Int, of owner: M) -> V {
         guard let object = owner._managedState.object, let binding = owner._managedState.binding else {
-            switch owner._managedState.pending?.entry(at: ordinal) {
-            case .swift(let value)?: if let value = value as? V { return value }
-            case .stored(let stored)?:
+            switch owner._managedState.pending.entry(at: ordinal) {
+            case .swift(let boxed): if let value = boxed.value as? V { return value }
+            case .stored(let stored):
                 let coding: PropertyKind.ValueCoding = (V.self is any AttributeValue.Type) ? .scalar : .json
                 if let value = ValueCodec.decode(stored, as: V.self, coding: coding) as? V { return value }
-            case .none?, nil:
+            case .none:
                 // An optional never set is nil.
                 if let optional = V.self as? any OptionalValue.Type, let none = optional.none as? V { return none }
             }
@@ -238,32 +249,50 @@ public struct ManagedState {
     }
 }
 
-/// The values a new object keeps until it is inserted, by ordinal.
+/// The values a new object keeps until it is inserted, by ordinal (inline in the object's
+/// state: no allocation until the first value, one buffer then).
 @usableFromInline
-final class PendingValues {
+struct PendingValues {
     /// One property's value.
     @usableFromInline
     enum Entry {
         case none
         /// A value of a type the store holds as it is, in its stored form.
         case stored(Value)
-        /// Any other value (an enum, a Codable value, objects), as it was set.
-        case swift(Any)
+        /// Any other value (an enum, a Codable value, objects), as it was set (boxed: an entry
+        /// stays the size of a stored value).
+        case swift(Boxed)
     }
 
-    private var entries: [Entry]
+    /// A value of any type, in a box.
+    @usableFromInline
+    final class Boxed {
+        @usableFromInline let value: Any
+        @usableFromInline init(_ value: Any) { self.value = value }
+    }
+
+    /// The fewest entries kept once one is set (most classes have fewer properties).
+    @usableFromInline static let initialCount = 16
+
+    @usableFromInline var entries: ContiguousArray<Entry> = []
 
     @usableFromInline
-    init(capacity: Int) { entries = Array(repeating: .none, count: max(capacity, 16)) }
+    init() {}
+
+    /// Whether no value was set.
+    @usableFromInline var isEmpty: Bool { entries.isEmpty }
 
     @usableFromInline
-    func set(_ entry: Entry, at ordinal: Int) {
-        if entries.count <= ordinal { entries += Array(repeating: .none, count: max(ordinal + 1 - entries.count, entries.count)) }
+    mutating func set(_ entry: Entry, at ordinal: Int) {
+        if entries.count <= ordinal {
+            let count = Swift.max(ordinal + 1, entries.count * 2, Self.initialCount)
+            entries.append(contentsOf: repeatElement(.none, count: count - entries.count))
+        }
         entries[ordinal] = entry
     }
 
     @usableFromInline
-    func entry(at ordinal: Int) -> Entry { ordinal < entries.count ? entries[ordinal] : .none }
+    func entry(at ordinal: Int) -> Entry { ordinal >= 0 && ordinal < entries.count ? entries[ordinal] : .none }
 
     /// Calls `body` with each value set, by ordinal.
     func forEach(_ body: (Int, Entry) throws -> Void) rethrows {

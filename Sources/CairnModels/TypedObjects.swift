@@ -146,7 +146,10 @@ enum TypedObjects {
         var values: [(position: Int, value: Value)] = []
         var later: [(ordinal: Int, entry: PendingValues.Entry)] = []
         values.reserveCapacity(binding.slots.count)
-        model._managedState.pending?.forEach { ordinal, entry in
+        // (Held here until the context's lock is let go of: the object's state drops its pending
+        // values under it, and their buffer is freed here, not in the lock.)
+        let pending = model._managedState.pending
+        pending.forEach { ordinal, entry in
             if case .stored(let value) = entry, case .attribute(let position, .scalar) = binding.slots[ordinal] {
                 values.append((position, value))
             } else {
@@ -157,11 +160,12 @@ enum TypedObjects {
             model._managedState.bind(to: object, binding)
             return model
         }
+        withExtendedLifetime(pending) {}
         if let refused { context.deferError(refused) }
         for (ordinal, entry) in later {
             switch entry {
             case .stored(let value): set(value, of: object, binding, ordinal)
-            case .swift(let value): set(value, of: object, binding, ordinal)
+            case .swift(let boxed): set(boxed.value, of: object, binding, ordinal)
             case .none: break
             }
         }

@@ -8,7 +8,8 @@ import SwiftSyntaxMacros
 /// - Each stored `var` (not `@Transient`) becomes a persisted property: `_PersistedProperty`
 ///   gives it accessors that read and write the object's values in its context (or, before the
 ///   object is inserted, values of its own), and a zero-sized peer that makes initializers set it.
-/// - The class gets its state, an observation registrar, `init(managedState:)` (how Cairn makes
+/// - The class gets its state (with its observation registrar, made when a property is first
+///   read), `init(managedState:)` (how Cairn makes
 ///   fetched objects), and `managedSchema`: each persisted property by name and key path with
 ///   what `@Attribute`, `@Relationship`, `#Unique` and `#Index` say.
 /// - An extension makes it `ManagedModel` and `Observable`.
@@ -34,13 +35,15 @@ public struct ManagedMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         let uniqueness = syntax.uniqueness.flatMap { $0.map(\.expression.trimmedDescription) }
         let indexes = syntax.indexes.flatMap { $0.map(\.expression.trimmedDescription) }
-        let changed = syntax.persisted.map { "_$observationRegistrar.willSet(self, keyPath: \\.\($0.name))" }
-        let notified = syntax.persisted.map { "_$observationRegistrar.didSet(self, keyPath: \\.\($0.name))" }
+        // (Nobody observes an object that no getter has read: it has no registrar yet.)
+        let changed = syntax.persisted.map { "registrar.willSet(self, keyPath: \\.\($0.name))" }
+        let notified = syntax.persisted.map { "registrar.didSet(self, keyPath: \\.\($0.name))" }
+        let notifying =
+            changed.isEmpty ? "" : (["guard let registrar = _managedState.observation?.registrar else { return }"] + changed + notified).joined(separator: "\n")
         return [
             // (Unchecked: an object stays in its context's isolation, and reading a property
             // must not pay for a dynamic exclusivity check.)
             "@exclusivity(unchecked) public var _managedState = CairnModels.ManagedState()",
-            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
             """
             /// Makes the object of a fetch: its values are read from `managedState`'s context.
             public init(managedState: CairnModels.ManagedState) {
@@ -60,8 +63,7 @@ public struct ManagedMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """
             /// Tells observers that every persisted property may have changed (a save merged).
             public func _managedPropertiesChanged() {
-                \(raw: changed.joined(separator: "\n"))
-                \(raw: notified.joined(separator: "\n"))
+                \(raw: notifying)
             }
             """
         ]
@@ -113,15 +115,14 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _managedState.hasBeenRead = true
-                _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
+                _managedState.access(self, keyPath: \\.\(raw: name))
                 return CairnModels.ManagedState.value(\(raw: ordinal), of: self)
             }
             """,
             """
             set {
-                guard _managedState.hasBeenRead else { return CairnModels.ManagedState.setValue(newValue, \(raw: ordinal), of: self) }
-                _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                guard let observation = _managedState.observation else { return CairnModels.ManagedState.setValue(newValue, \(raw: ordinal), of: self) }
+                observation.registrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
                     CairnModels.ManagedState.setValue(newValue, \(raw: ordinal), of: self)
                 }
             }

@@ -32,15 +32,14 @@ final class ManagedMacroTests: XCTestCase {
                             _title = CairnModels.ManagedSlot()
                         }
                         get {
-                            _managedState.hasBeenRead = true
-                            _$observationRegistrar.access(self, keyPath: \\.title)
+                            _managedState.access(self, keyPath: \\.title)
                             return CairnModels.ManagedState.value(0, of: self)
                         }
                         set {
-                            guard _managedState.hasBeenRead else {
+                            guard let observation = _managedState.observation else {
                                 return CairnModels.ManagedState.setValue(newValue, 0, of: self)
                             }
-                            _$observationRegistrar.withMutation(of: self, keyPath: \\.title) {
+                            observation.registrar.withMutation(of: self, keyPath: \\.title) {
                                 CairnModels.ManagedState.setValue(newValue, 0, of: self)
                             }
                         }
@@ -54,15 +53,14 @@ final class ManagedMacroTests: XCTestCase {
                             _tags = CairnModels.ManagedSlot()
                         }
                         get {
-                            _managedState.hasBeenRead = true
-                            _$observationRegistrar.access(self, keyPath: \\.tags)
+                            _managedState.access(self, keyPath: \\.tags)
                             return CairnModels.ManagedState.value(1, of: self)
                         }
                         set {
-                            guard _managedState.hasBeenRead else {
+                            guard let observation = _managedState.observation else {
                                 return CairnModels.ManagedState.setValue(newValue, 1, of: self)
                             }
-                            _$observationRegistrar.withMutation(of: self, keyPath: \\.tags) {
+                            observation.registrar.withMutation(of: self, keyPath: \\.tags) {
                                 CairnModels.ManagedState.setValue(newValue, 1, of: self)
                             }
                         }
@@ -73,8 +71,6 @@ final class ManagedMacroTests: XCTestCase {
                     init(title: String) { self.title = title }
 
                     @exclusivity(unchecked) public var _managedState = CairnModels.ManagedState()
-
-                    private let _$observationRegistrar = Observation.ObservationRegistrar()
 
                     /// Makes the object of a fetch: its values are read from `managedState`'s context.
                     public init(managedState: CairnModels.ManagedState) {
@@ -94,10 +90,13 @@ final class ManagedMacroTests: XCTestCase {
 
                     /// Tells observers that every persisted property may have changed (a save merged).
                     public func _managedPropertiesChanged() {
-                        _$observationRegistrar.willSet(self, keyPath: \\.title)
-                        _$observationRegistrar.willSet(self, keyPath: \\.tags)
-                        _$observationRegistrar.didSet(self, keyPath: \\.title)
-                        _$observationRegistrar.didSet(self, keyPath: \\.tags)
+                        guard let registrar = _managedState.observation?.registrar else {
+                            return
+                        }
+                        registrar.willSet(self, keyPath: \\.title)
+                        registrar.willSet(self, keyPath: \\.tags)
+                        registrar.didSet(self, keyPath: \\.title)
+                        registrar.didSet(self, keyPath: \\.tags)
                     }
                 }
 

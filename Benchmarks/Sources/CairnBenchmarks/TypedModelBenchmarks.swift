@@ -249,12 +249,13 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
     return report
 }
 
-/// One typed operation, five times, each rate printed (CAIRN_BENCH_PROFILE=typed-…).
+/// One typed operation, five times, each rate printed (CAIRN_BENCH_PROFILE=typed-…;
+/// `typed-insert-by-name` inserts the same people as managed objects by name, to compare).
 func profileTyped(_ profile: String, people: [Person], model: Model, root: String) async throws {
     let clock = ContinuousClock()
     let count = people.count
     let path = freshStore(root, "typed-profile")
-    if profile != "typed-insert" {
+    if !profile.hasPrefix("typed-insert") {
         let store = try Store(at: path, model: model)
         for offset in stride(from: 0, to: count, by: 10_000) {
             try await store.batchInsert("Person", columns: Person.columns, rows: people[offset..<min(count, offset + 10_000)].map(\.row))
@@ -268,6 +269,15 @@ func profileTyped(_ profile: String, people: [Person], model: Model, root: Strin
         switch profile {
         case "typed-insert":
             try await insertTyped(people, into: freshStore(root, "typed-insert-\(round)"), model: model)
+            done = count
+        case "typed-insert-by-name":
+            let byName = try Store(at: freshStore(root, "typed-insert-\(round)"), model: model)
+            for offset in stride(from: 0, to: count, by: 10_000) {
+                let context = byName.newBackgroundContext()
+                for person in people[offset..<min(count, offset + 10_000)] { try person.insert(into: context) }
+                try await context.save()
+            }
+            try await byName.close()
             done = count
         case "typed-fetch":
             let context = store.newBackgroundContext()
