@@ -23,7 +23,7 @@ final class EntityBinding: @unchecked Sendable {
     /// The class's schema.
     let schema: ManagedSchema
     /// The entity.
-    let entity: EntityDescription
+    @usableFromInline let entity: EntityDescription
     /// Each persisted property's place, by ordinal.
     @usableFromInline let slots: [Slot]
 
@@ -169,6 +169,7 @@ final class EntityBinding: @unchecked Sendable {
 }
 
 /// Which entity of a model a `@Managed` class binds to, and the bindings a store keeps.
+@usableFromInline
 enum ModelBinding {
     /// The entity a class binds to: the one an Xcode model's `representedClassName` gives the
     /// class's name, else the one named as the class's ``ManagedModel/entityName``.
@@ -184,6 +185,7 @@ enum ModelBinding {
 
     /// The binding of a class to the entity `entityIndex` of the store's model (its own entity,
     /// or a sub-entity an object of it belongs to), made once per store.
+    @usableFromInline
     static func binding(_ type: any ManagedModel.Type, entityIndex: Int? = nil, in store: Store) throws(StoreError) -> EntityBinding {
         // (The class's own entity is cached under -1: finding it compares names.)
         let key = TypedBindingKey(type: ObjectIdentifier(type), entity: entityIndex ?? -1)

@@ -30,7 +30,9 @@ public struct FetchDescriptor<M: ManagedModel> {
         self.sortBy = sortBy
     }
 
-    /// The request the descriptor stands for, in a store's model.
+    /// The request the descriptor stands for, in a store's model. (Inlinable: specialized for
+    /// the class where it is called, its fields are read without generic metadata.)
+    @inlinable
     func request(in store: Store) throws -> FetchRequest {
         let entity = try ModelBinding.binding(M.self, in: store).entity
         var sortKeys: [SortKey] = []
@@ -42,7 +44,8 @@ public struct FetchDescriptor<M: ManagedModel> {
             includesSubentities: includesSubentities)
     }
 
-    private static func sortKey(_ descriptor: SortDescriptor<M>) throws -> SortKey {
+    @usableFromInline
+    static func sortKey(_ descriptor: SortDescriptor<M>) throws -> SortKey {
         let caseInsensitive = descriptor.stringComparator.map { $0 != .lexical } ?? false
         let schema = M.managedSchema
         guard let keyPath = descriptor.keyPath, let property = schema.property(for: keyPath) else {

@@ -40,6 +40,7 @@ extension ObjectContext {
     ///
     /// - Throws: ``StoreError`` for a predicate or sort that cannot be translated (naming the
     ///   property and the operation), or a class the store's model has no entity for.
+    @inlinable
     public func fetch<M: ManagedModel>(_ descriptor: FetchDescriptor<M>) throws -> [M] {
         TypedObjects.make(try fetchIDs(descriptor.request(in: store)), in: self)
     }

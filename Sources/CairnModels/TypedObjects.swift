@@ -7,8 +7,10 @@ enum TypedObjects {
     /// The typed objects of these IDs in `context`, of class `M` (each bound to its object's
     /// entity, a sub-entity's objects included): the instances the context already has, or new
     /// ones. An ID of an entity `M` does not bind to is left out.
+    @usableFromInline
     static func make<M: ManagedModel>(_ ids: [ObjectID], of type: M.Type = M.self, in context: ObjectContext) -> [M] {
         guard !ids.isEmpty else { return [] }
+        if ids.count == 1 { return make(ids[0], of: type, in: context).map { [$0] } ?? [] }
         // Usually one entity: its binding looked up once.
         var last: (entity: Int, binding: EntityBinding?) = (-1, nil)
         var bindings: [EntityBinding?] = []
@@ -34,6 +36,15 @@ enum TypedObjects {
             }
         }
         return result
+    }
+
+    /// ``make(_:of:in:)`` for one ID (a lookup's, a to-one's): no arrays on the way.
+    static func make<M: ManagedModel>(_ id: ObjectID, of type: M.Type = M.self, in context: ObjectContext) -> M? {
+        guard let binding = try? ModelBinding.binding(M.self, entityIndex: id.entity, in: context.store) else { return nil }
+        // (Runs under the context's lock, as a fetch's: docs/MODELS.md.)
+        let (object, typed) = context.typedObject(for: id) { M(managedState: ManagedState(object: $0, binding: binding)) }
+        if let typed, Swift.type(of: typed) == M.self { return unsafeDowncast(typed, to: M.self) }
+        return M(managedState: ManagedState(object: object, binding: binding))
     }
 
     /// ``make(_:of:in:)`` for a class known only at run time (a relationship's destination).

@@ -11,14 +11,25 @@ extension ObjectContext {
         let descriptions = store.model.descriptions
         return withStateSweeping { state in
             state.registered.prepare(forAdding: ids.count, typed: ids.count)
-            return ids.enumerated().map { index, id in
-                let object = register(id, in: &state, descriptions)
-                if let typed = state.registered.typed[id] { return (object, typed) }
-                let typed = make(index, object)
-                if let typed { state.registered.typed[id] = typed }
-                return (object, typed)
-            }
+            return ids.enumerated().map { index, id in registerTyped(id, in: &state, descriptions) { make(index, $0) } }
         }
+    }
+
+    /// ``typedObjects(for:make:)`` for one ID, without arrays (a lookup's, a to-one's).
+    package func typedObject(for id: ObjectID, make: (ManagedObject) -> AnyObject?) -> (object: ManagedObject, typed: AnyObject?) {
+        let descriptions = store.model.descriptions
+        return withStateSweeping { state in registerTyped(id, in: &state, descriptions, make) }
+    }
+
+    /// The managed object of `id` and its typed object: those registered, or new ones.
+    private func registerTyped(
+        _ id: ObjectID, in state: inout ContextState, _ descriptions: [EntityDescription], _ make: (ManagedObject) -> AnyObject?
+    ) -> (object: ManagedObject, typed: AnyObject?) {
+        let object = register(id, in: &state, descriptions)
+        if let typed = state.registered.typed[id] { return (object, typed) }
+        let typed = make(object)
+        if let typed { state.registered.typed[id] = typed }
+        return (object, typed)
     }
 
     /// The typed objects registered for these IDs (those that have one).

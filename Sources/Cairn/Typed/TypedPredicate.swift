@@ -26,6 +26,7 @@ extension FetchPredicate {
     /// Translates a Foundation predicate over any type whose properties are named as the
     /// entity's (a ``StoredModel``, or a type that names its key paths:
     /// ``PredicateKeyPathNaming``).
+    @usableFromInline
     package init<T>(typed predicate: Predicate<T>, entity: String) throws {
         if let node = predicate.expression as? any TypedLookupNode, let (name, value) = node.lookup {
             self = .comparison(key: name, .equal, value)
