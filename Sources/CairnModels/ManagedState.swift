@@ -33,6 +33,12 @@ public struct ManagedState {
     /// The state of a new object.
     public init() {}
 
+    /// The state of a new object of a class with `propertyCount` persisted properties (what
+    /// `@Managed` writes: the values set before the object is inserted take one buffer of that size).
+    public init(propertyCount: Int) {
+        pending = PendingValues(count: propertyCount)
+    }
+
     /// The state of an object of a context.
     init(object: ManagedObject, binding: EntityBinding) {
         self.object = object
@@ -271,13 +277,16 @@ struct PendingValues {
         @usableFromInline init(_ value: Any) { self.value = value }
     }
 
-    /// The fewest entries kept once one is set (most classes have fewer properties).
-    @usableFromInline static let initialCount = 16
-
     @usableFromInline var entries: ContiguousArray<Entry> = []
+    /// How many entries to make room for at the first value (the class's persisted properties).
+    @usableFromInline var initialCount: Int32 = 16
 
     @usableFromInline
     init() {}
+
+    init(count: Int) {
+        initialCount = Int32(clamping: Swift.max(count, 1))
+    }
 
     /// Whether no value was set.
     @usableFromInline var isEmpty: Bool { entries.isEmpty }
@@ -285,8 +294,12 @@ struct PendingValues {
     @usableFromInline
     mutating func set(_ entry: Entry, at ordinal: Int) {
         if entries.count <= ordinal {
-            let count = Swift.max(ordinal + 1, entries.count * 2, Self.initialCount)
-            entries.append(contentsOf: repeatElement(.none, count: count - entries.count))
+            let count = Swift.max(ordinal + 1, entries.count * 2, Int(initialCount))
+            if entries.isEmpty {
+                entries = ContiguousArray(repeating: .none, count: count)
+            } else {
+                entries.append(contentsOf: repeatElement(.none, count: count - entries.count))
+            }
         }
         entries[ordinal] = entry
     }

@@ -136,7 +136,9 @@ enum TypedObjects {
     /// - Throws: ``StoreError`` when the object belongs to another context, or its class is not
     ///   bound to an entity of the store.
     static func attach<M: ManagedModel>(_ model: M, to context: ObjectContext) throws {
-        if let object = model._managedState.object {
+        // (Read once: each read of the state through the protocol copies all of it.)
+        let state = model._managedState
+        if let object = state.object {
             guard object.context !== context else { return }
             throw StoreError(
                 .invalidObject,
@@ -144,7 +146,7 @@ enum TypedObjects {
                     + "an object stays in its context; read it in this one with model(for: persistentModelID)",
                 entity: object.entity.name, objects: [object.objectID])
         }
-        guard !model._managedState.isStandIn else {
+        guard !state.isStandIn else {
             throw StoreError(
                 .invalidObject,
                 "\(M.self) is a stand-in for a missing object (what a required to-one reads as when its object was deleted or its "
@@ -157,10 +159,9 @@ enum TypedObjects {
         var values: [(position: Int, value: Value)] = []
         var later: [(ordinal: Int, entry: PendingValues.Entry)] = []
         values.reserveCapacity(binding.slots.count)
-        // (Held here until the context's lock is let go of: the object's state drops its pending
-        // values under it, and their buffer is freed here, not in the lock.)
-        let pending = model._managedState.pending
-        pending.forEach { ordinal, entry in
+        // (`state` holds the pending values until the context's lock is let go of: the object's
+        // state drops them under it, and their buffer is freed here, not in the lock.)
+        state.pending.forEach { ordinal, entry in
             if case .stored(let value) = entry, case .attribute(let position, .scalar) = binding.slots[ordinal] {
                 values.append((position, value))
             } else {
@@ -171,7 +172,7 @@ enum TypedObjects {
             model._managedState.bind(to: object, binding)
             return model
         }
-        withExtendedLifetime(pending) {}
+        withExtendedLifetime(state) {}
         if let refused { context.deferError(refused) }
         for (ordinal, entry) in later {
             switch entry {

@@ -43,7 +43,7 @@ public struct ManagedMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         return [
             // (Unchecked: an object stays in its context's isolation, and reading a property
             // must not pay for a dynamic exclusivity check.)
-            "@exclusivity(unchecked) public var _managedState = CairnModels.ManagedState()",
+            "@exclusivity(unchecked) public var _managedState = CairnModels.ManagedState(propertyCount: \(raw: syntax.persisted.count))",
             """
             /// Makes the object of a fetch: its values are read from `managedState`'s context.
             public init(managedState: CairnModels.ManagedState) {

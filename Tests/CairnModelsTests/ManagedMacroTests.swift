@@ -70,7 +70,7 @@ final class ManagedMacroTests: XCTestCase {
                     var draft = false
                     init(title: String) { self.title = title }
 
-                    @exclusivity(unchecked) public var _managedState = CairnModels.ManagedState()
+                    @exclusivity(unchecked) public var _managedState = CairnModels.ManagedState(propertyCount: 2)
 
                     /// Makes the object of a fetch: its values are read from `managedState`'s context.
                     public init(managedState: CairnModels.ManagedState) {
