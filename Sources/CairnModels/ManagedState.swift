@@ -75,7 +75,8 @@ public struct ManagedState {
         let stored = value.storedValue
         // nil before any other value is no value: an optional property's implicit nil keeps no
         // storage (in the objects a fetch makes above all).
-        if pending.isEmpty, stored == .null { return }
+        // (A tag test, not `==`: this runs for each optional property of every object made.)
+        if case .null? = stored, pending.isEmpty { return }
         pending.set(stored.map(PendingValues.Entry.stored) ?? .swift(PendingValues.Boxed(value)), at: ordinal)
     }
 
