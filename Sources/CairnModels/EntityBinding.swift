@@ -187,9 +187,15 @@ enum ModelBinding {
     /// or a sub-entity an object of it belongs to), made once per store.
     @usableFromInline
     static func binding(_ type: any ManagedModel.Type, entityIndex: Int? = nil, in store: Store) throws(StoreError) -> EntityBinding {
+        // The class's own entity in the store it was last bound in: its schema's memo, no hashing.
+        let schema = type.managedSchema
+        if entityIndex == nil, let binding = schema.lastBinding(in: store) { return binding }
         // (The class's own entity is cached under -1: finding it compares names.)
         let key = TypedBindingKey(type: ObjectIdentifier(type), entity: entityIndex ?? -1)
-        if let cached = store.typedBindings.withLock({ $0[key] }) as? EntityBinding { return cached }
+        if let cached = store.typedBindings.withLock({ $0[key] }) as? EntityBinding {
+            if entityIndex == nil { schema.noteBinding(cached, in: store) }
+            return cached
+        }
         let model = store.model
         guard let own = entity(of: type, in: model) else { throw unbound(type) }
         let index = entityIndex ?? own.index
@@ -199,6 +205,7 @@ enum ModelBinding {
         }
         let binding = try EntityBinding(type.managedSchema, entity: model.descriptions[index], model: model)
         store.typedBindings.withLock { $0[key] = binding }
+        if entityIndex == nil { schema.noteBinding(binding, in: store) }
         ManagedObservation.start(store)
         return binding
     }

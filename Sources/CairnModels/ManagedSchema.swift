@@ -1,3 +1,6 @@
+import Cairn
+import CairnSupport
+
 /// What `@Managed` says of a class: its persisted properties in order, and its `#Unique` and
 /// `#Index` lines. Cairn derives the class's entity from it, and binds it to a store's entity.
 public final class ManagedSchema: @unchecked Sendable {
@@ -79,6 +82,20 @@ public final class ManagedSchema: @unchecked Sendable {
             return layout.leaves.contains { $0.path == path } ? property.name + "." + path : nil
         }
         return nil
+    }
+
+    /// The binding of the class to its own entity in the store it was last bound in, with that
+    /// store's bindings (held: while it is, no other store's can take its address).
+    private let lastBound = Protected<(bindings: AnyObject, binding: EntityBinding)?>(nil)
+
+    /// The class's binding to its own entity in `store`, if it is the last one noted.
+    func lastBinding(in store: Store) -> EntityBinding? {
+        lastBound.withLock { last in last.flatMap { $0.bindings === store.typedBindings ? $0.binding : nil } }
+    }
+
+    /// Notes the class's binding to its own entity in `store`.
+    func noteBinding(_ binding: EntityBinding, in store: Store) {
+        lastBound.withLock { $0 = (store.typedBindings, binding) }
     }
 
     /// The class's name, for messages.

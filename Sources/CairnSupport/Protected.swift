@@ -9,13 +9,15 @@ import Foundation
 package final class Protected<Value>: @unchecked Sendable {
     // Safety: `value` is only touched inside `withLock`, which holds `lock` (so the dynamic
     // exclusivity check, a cost at every access, can go).
-    private let lock = NSLock()
-    @exclusivity(unchecked) private var value: Value
+    @usableFromInline let lock = NSLock()
+    @usableFromInline @exclusivity(unchecked) var value: Value
 
     /// Wraps `value`.
     package init(_ value: Value) { self.value = value }
 
-    /// Runs `body` with exclusive access to the value.
+    /// Runs `body` with exclusive access to the value. (Inlinable: specialized where it is
+    /// called, for the value's and the result's types.)
+    @inlinable
     package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
