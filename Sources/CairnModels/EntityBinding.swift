@@ -187,9 +187,10 @@ enum ModelBinding {
     /// or a sub-entity an object of it belongs to), made once per store.
     @usableFromInline
     static func binding(_ type: any ManagedModel.Type, entityIndex: Int? = nil, in store: Store) throws(StoreError) -> EntityBinding {
-        // The class's own entity in the store it was last bound in: its schema's memo, no hashing.
+        // The class's own entity in the store it was last bound in (asked for as such, or by its
+        // index): its schema's memo, no hashing.
         let schema = type.managedSchema
-        if entityIndex == nil, let binding = schema.lastBinding(in: store) { return binding }
+        if let binding = schema.lastBinding(in: store), entityIndex == nil || entityIndex == binding.entity.index { return binding }
         // (The class's own entity is cached under -1: finding it compares names.)
         let key = TypedBindingKey(type: ObjectIdentifier(type), entity: entityIndex ?? -1)
         if let cached = store.typedBindings.withLock({ $0[key] }) as? EntityBinding {

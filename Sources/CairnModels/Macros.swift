@@ -15,7 +15,7 @@
 /// The class becomes ``ManagedModel`` and `Observable`. Mark a stored property that the store
 /// must not keep `@Transient` (it needs an initial value). See docs/MODELS.md.
 @attached(
-    member, names: named(_managedState), named(init(managedState:)), named(managedSchema),
+    member, names: named(_managedState), named(_$observation), named(init(managedState:)), named(managedSchema),
     named(_managedPropertiesChanged))
 @attached(memberAttribute)
 @attached(extension, conformances: ManagedModel, Observable)

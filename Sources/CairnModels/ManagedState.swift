@@ -1,5 +1,4 @@
 import Cairn
-import Observation
 import CairnSupport
 
 /// Where a typed object's values live: in its context (an object inserted or fetched), or,
@@ -14,11 +13,6 @@ public struct ManagedState {
     @usableFromInline var pending = PendingValues()
     /// What the object's context read for it last, read again only when the context changed.
     @usableFromInline var cache = CachedObjectView()
-    /// The object's observation registrar, made when a property of the object is first read.
-    /// Observation learns what to observe from the getters it sees run, so until one has run
-    /// nobody can be observing the object: an object never read (a new object inserted, an
-    /// object updated by key) makes none, and `@Managed`'s setters skip it.
-    public var observation: ObservationBox?
     /// Whether the object stands in for a missing one (what a required to-one reads as when it
     /// points to no object): no context takes it.
     var isStandIn = false
@@ -51,7 +45,7 @@ public struct ManagedState {
     }
 
     /// Makes a new object's state that of an object of a context: its values are the context's
-    /// from now on. (Its registrar and the use check stay: observers and a use under way carry on.)
+    /// from now on. (The use check stays: a use under way carries on.)
     mutating func bind(to object: ManagedObject, _ binding: EntityBinding) {
         self.object = object
         self.binding = binding
@@ -78,25 +72,6 @@ public struct ManagedState {
         // (A tag test, not `==`: this runs for each optional property of every object made.)
         if case .null? = stored, pending.isEmpty { return }
         pending.set(stored.map(PendingValues.Entry.stored) ?? .swift(PendingValues.Boxed(value)), at: ordinal)
-    }
-
-    /// Tells the object's observation registrar (made now if it has none) that `owner`'s
-    /// property at `keyPath` is being read: a getter's call.
-    @inlinable
-    public mutating func access<M: Observable, V>(_ owner: M, keyPath: KeyPath<M, V>) {
-        if observation == nil { observation = ObservationBox() }
-        observation.unsafelyUnwrapped.registrar.access(owner, keyPath: keyPath)
-    }
-
-    /// An object's observation registrar, in a box of its own: `ObservationRegistrar` is a
-    /// resilient type, and an optional of it is copied and tested through its value witnesses
-    /// at every read; a reference to a box is not.
-    public final class ObservationBox: Sendable {
-        /// The registrar.
-        public let registrar = ObservationRegistrar()
-
-        @usableFromInline
-        init() {}
     }
 
     // MARK: Reading
@@ -179,7 +154,7 @@ public struct ManagedState {
                 if let optional = V.self as? any OptionalValue.Type, let none = optional.none as? V { return none }
                 return placeholder(ordinal, of: owner, because: "it points to no object")
             }
-            if let value = TypedObjects.make([target], type, in: context).first as? V { return value }
+            if let value = TypedObjects.make(target, type, in: context) as? V { return value }
             return placeholder(ordinal, of: owner, because: "its object \(target) is not a \(type)")
         case .toMany(let index, let type):
             guard let targets = owner._managedState.cache.targets(of: object, relationship: index), let context = object.context,

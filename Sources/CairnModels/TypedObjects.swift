@@ -47,6 +47,12 @@ enum TypedObjects {
         return M(managedState: ManagedState(object: object, binding: binding))
     }
 
+    /// The typed object of one ID for a class known only at run time (a to-one's destination).
+    static func make(_ id: ObjectID, _ type: any ManagedModel.Type, in context: ObjectContext) -> AnyObject? {
+        func opened<D: ManagedModel>(_ type: D.Type) -> AnyObject? { make(id, of: type, in: context) }
+        return opened(type)
+    }
+
     /// ``make(_:of:in:)`` for a class known only at run time (a relationship's destination).
     static func make(_ ids: [ObjectID], _ type: any ManagedModel.Type, in context: ObjectContext) -> [AnyObject] {
         func opened<D: ManagedModel>(_ type: D.Type) -> [AnyObject] { make(ids, of: type, in: context) }

@@ -8,8 +8,8 @@ import SwiftSyntaxMacros
 /// - Each stored `var` (not `@Transient`) becomes a persisted property: `_PersistedProperty`
 ///   gives it accessors that read and write the object's values in its context (or, before the
 ///   object is inserted, values of its own), and a zero-sized peer that makes initializers set it.
-/// - The class gets its state (with its observation registrar, made when a property is first
-///   read), `init(managedState:)` (how Cairn makes
+/// - The class gets its state, its observation registrar's slot (the registrar is made when a
+///   property is first read), `init(managedState:)` (how Cairn makes
 ///   fetched objects), and `managedSchema`: each persisted property by name and key path with
 ///   what `@Attribute`, `@Relationship`, `#Unique` and `#Index` say.
 /// - An extension makes it `ManagedModel` and `Observable`.
@@ -39,11 +39,12 @@ public struct ManagedMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let changed = syntax.persisted.map { "registrar.willSet(self, keyPath: \\.\($0.name))" }
         let notified = syntax.persisted.map { "registrar.didSet(self, keyPath: \\.\($0.name))" }
         let notifying =
-            changed.isEmpty ? "" : (["guard let registrar = _managedState.observation?.registrar else { return }"] + changed + notified).joined(separator: "\n")
+            changed.isEmpty ? "" : (["guard let registrar = _$observation.existing?.registrar else { return }"] + changed + notified).joined(separator: "\n")
         return [
             // (Unchecked: an object stays in its context's isolation, and reading a property
             // must not pay for a dynamic exclusivity check.)
             "@exclusivity(unchecked) public var _managedState = CairnModels.ManagedState(propertyCount: \(raw: syntax.persisted.count))",
+            "private let _$observation = CairnModels.ObservationSlot()",
             """
             /// Makes the object of a fetch: its values are read from `managedState`'s context.
             public init(managedState: CairnModels.ManagedState) {
@@ -115,13 +116,13 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _managedState.access(self, keyPath: \\.\(raw: name))
+                _$observation.access(self, keyPath: \\.\(raw: name))
                 return CairnModels.ManagedState.value(\(raw: ordinal), of: self)
             }
             """,
             """
             set {
-                guard let observation = _managedState.observation else { return CairnModels.ManagedState.setValue(newValue, \(raw: ordinal), of: self) }
+                guard let observation = _$observation.existing else { return CairnModels.ManagedState.setValue(newValue, \(raw: ordinal), of: self) }
                 observation.registrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
                     CairnModels.ManagedState.setValue(newValue, \(raw: ordinal), of: self)
                 }

@@ -32,11 +32,11 @@ final class ManagedMacroTests: XCTestCase {
                             _title = CairnModels.ManagedSlot()
                         }
                         get {
-                            _managedState.access(self, keyPath: \\.title)
+                            _$observation.access(self, keyPath: \\.title)
                             return CairnModels.ManagedState.value(0, of: self)
                         }
                         set {
-                            guard let observation = _managedState.observation else {
+                            guard let observation = _$observation.existing else {
                                 return CairnModels.ManagedState.setValue(newValue, 0, of: self)
                             }
                             observation.registrar.withMutation(of: self, keyPath: \\.title) {
@@ -53,11 +53,11 @@ final class ManagedMacroTests: XCTestCase {
                             _tags = CairnModels.ManagedSlot()
                         }
                         get {
-                            _managedState.access(self, keyPath: \\.tags)
+                            _$observation.access(self, keyPath: \\.tags)
                             return CairnModels.ManagedState.value(1, of: self)
                         }
                         set {
-                            guard let observation = _managedState.observation else {
+                            guard let observation = _$observation.existing else {
                                 return CairnModels.ManagedState.setValue(newValue, 1, of: self)
                             }
                             observation.registrar.withMutation(of: self, keyPath: \\.tags) {
@@ -71,6 +71,8 @@ final class ManagedMacroTests: XCTestCase {
                     init(title: String) { self.title = title }
 
                     @exclusivity(unchecked) public var _managedState = CairnModels.ManagedState(propertyCount: 2)
+
+                    private let _$observation = CairnModels.ObservationSlot()
 
                     /// Makes the object of a fetch: its values are read from `managedState`'s context.
                     public init(managedState: CairnModels.ManagedState) {
@@ -90,7 +92,7 @@ final class ManagedMacroTests: XCTestCase {
 
                     /// Tells observers that every persisted property may have changed (a save merged).
                     public func _managedPropertiesChanged() {
-                        guard let registrar = _managedState.observation?.registrar else {
+                        guard let registrar = _$observation.existing?.registrar else {
                             return
                         }
                         registrar.willSet(self, keyPath: \\.title)

@@ -169,6 +169,15 @@ import Testing
             while reports.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { #expect(shared.books.count == 200) }
         }
         #expect(reports.withLock { $0 }.contains { $0.contains("misuse: Author.books was used by two threads at once") })
+
+        // Objects never read, read first by two threads at once: one registrar each, whichever
+        // thread makes it first (a compare-and-swap), and every read right.
+        let fresh = store.newBackgroundContext()
+        nonisolated(unsafe) let books = try fresh.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]))
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            for book in books { #expect(!book.title.isEmpty) }
+        }
+        #expect(books.count == 200)
     }
 
     @Test func aNilToOneReadsNilWithoutAReport() async throws {
