@@ -28,7 +28,7 @@ extension FetchPredicate {
     /// ``PredicateKeyPathNaming``).
     @usableFromInline
     package init<T>(typed predicate: Predicate<T>, entity: String) throws {
-        if let node = predicate.expression as? any TypedLookupNode, let (name, value) = node.lookup {
+        if let (name, value) = TypedLookups.lookup(predicate.expression) {
             self = .comparison(key: name, .equal, value)
             return
         }

@@ -1,13 +1,48 @@
+import CairnSupport
 import Foundation
 
 /// `$0.property == value`, the lookup by key an app runs in a loop, translated without walking
-/// the expression: one conformance check for the whole predicate (the runtime caches it per
-/// predicate type), where the general translation checks each node. Any other predicate, and
+/// the expression: one conformance check for the whole predicate, made once per predicate type
+/// (``TypedLookups``), where the general translation checks each node. Any other predicate, and
 /// this one when its property is not a plain stored one or its value is nil, a Boolean or NaN,
 /// takes the general translation, which gives the same result.
 protocol TypedLookupNode {
     /// The property's name and the value it must equal; nil to translate the general way.
     var lookup: (name: String, value: Value)? { get }
+}
+
+extension TypedLookupNode {
+    /// The lookup of `expression`, an expression of this type.
+    static func lookup(in expression: Any) -> (name: String, value: Value)? {
+        (expression as? Self)?.lookup
+    }
+}
+
+/// Which predicate expression types are lookups, by type. A cast to a protocol that types
+/// conform to conditionally looks the conformance up at every call (most of the translation's
+/// time in a loop of lookups); a cast to the type found once is a comparison of types.
+enum TypedLookups {
+    private static let known = Protected<[ObjectIdentifier: KnownType]>([:])
+
+    /// A type, and whether it is a lookup's.
+    private struct KnownType {
+        var node: (any TypedLookupNode.Type)?
+    }
+
+    /// The lookup `expression` stands for, if it is `$0.property == value`.
+    static func lookup(_ expression: any StandardPredicateExpression<Bool>) -> (name: String, value: Value)? {
+        let type = Swift.type(of: expression)
+        let key = ObjectIdentifier(type)
+        let node: (any TypedLookupNode.Type)?
+        if let known = known.withLock({ $0[key] }) {
+            node = known.node
+        } else {
+            node = type as? any TypedLookupNode.Type
+            // (Bounded: one entry per expression type the program's predicates have.)
+            known.withLock { $0[key] = KnownType(node: node) }
+        }
+        return node?.lookup(in: expression)
+    }
 }
 
 /// The predicate's own variable (`$0`).
