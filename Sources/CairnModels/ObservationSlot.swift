@@ -41,11 +41,15 @@ public struct ObservationSlot: ~Copyable, Sendable {
     func made() -> ObservationBox {
         let box = ObservationBox()
         let bits = UInt(bitPattern: Unmanaged.passRetained(box).toOpaque())
-        let (exchanged, original) = address.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
-        if exchanged { return box }
-        Unmanaged<ObservationBox>.passUnretained(box).release()
-        guard let raw = UnsafeRawPointer(bitPattern: original) else { return box }  // (not reached: original is not 0)
-        return Unmanaged<ObservationBox>.fromOpaque(raw).takeUnretainedValue()
+        while true {
+            let (exchanged, original) = address.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
+            if exchanged { return box }
+            if let raw = UnsafeRawPointer(bitPattern: original) {
+                Unmanaged<ObservationBox>.passUnretained(box).release()
+                return Unmanaged<ObservationBox>.fromOpaque(raw).takeUnretainedValue()
+            }
+            // (A strong compare-exchange fails only when the slot holds a box: not reached.)
+        }
     }
 }
 

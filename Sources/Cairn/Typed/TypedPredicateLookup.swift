@@ -19,8 +19,10 @@ extension TypedLookupNode {
 }
 
 /// Which predicate expression types are lookups, by type. A cast to a protocol that types
-/// conform to conditionally looks the conformance up at every call (most of the translation's
-/// time in a loop of lookups); a cast to the type found once is a comparison of types.
+/// conform to conditionally goes through the runtime's conformance cache and instantiates the
+/// conditional witness table at every call (most of the translation's time in a loop of
+/// lookups); a cast to the type found once is a comparison of types. (One lock for the process:
+/// a lookup holds it for one dictionary read.)
 enum TypedLookups {
     private static let known = Protected<[ObjectIdentifier: KnownType]>([:])
 
