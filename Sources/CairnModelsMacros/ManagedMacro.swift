@@ -24,9 +24,9 @@ public struct ManagedMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             return []
         }
         let type = syntax.typeName
-        let slots = syntax.persisted.map { "self._\($0.name) = CairnModels.ManagedSlot()" }.joined(separator: "\n")
+        let slots = syntax.persisted.map { "self._\(unescaped($0.name)) = CairnModels.ManagedSlot()" }.joined(separator: "\n")
         let properties = syntax.persisted.map { property -> String in
-            var arguments = ["\(literal(property.name))", "\\\(type).\(property.name)", "ordinal: \(property.ordinal)"]
+            var arguments = ["\(literal(unescaped(property.name)))", "\\\(type).\(property.name)", "ordinal: \(property.ordinal)"]
             if let attribute = property.attributeArguments { arguments.append("attribute: CairnModels.AttributeOptions(\(attribute.trimmedDescription))") }
             if let relationship = property.relationshipArguments {
                 arguments.append("relationship: CairnModels.RelationshipOptions(\(relationship.trimmedDescription))")
@@ -94,6 +94,12 @@ public struct ManagedMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     }
 }
 
+/// A name as written in code, without the backticks that let a keyword be one (`` `default` ``):
+/// the attribute's name, and the stored peer's (`_default`).
+func unescaped(_ name: String) -> String {
+    name.count > 2 && name.hasPrefix("`") && name.hasSuffix("`") ? String(name.dropFirst().dropLast()) : name
+}
+
 /// A Swift string literal of `text`.
 func literal(_ text: String) -> String {
     StringLiteralExprSyntax(content: text).trimmedDescription
@@ -108,10 +114,10 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         guard let (name, ordinal) = property(node, declaration) else { return [] }
         return [
             """
-            @storageRestrictions(initializes: _\(raw: name), accesses: _managedState)
+            @storageRestrictions(initializes: _\(raw: unescaped(name)), accesses: _managedState)
             init(initialValue) {
                 _managedState.initialize(\(raw: ordinal), to: initialValue)
-                _\(raw: name) = CairnModels.ManagedSlot()
+                _\(raw: unescaped(name)) = CairnModels.ManagedSlot()
             }
             """,
             """
@@ -135,7 +141,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let (name, _) = property(node, declaration) else { return [] }
-        return ["private var _\(raw: name): CairnModels.ManagedSlot"]
+        return ["private var _\(raw: unescaped(name)): CairnModels.ManagedSlot"]
     }
 
     private static func property(_ node: AttributeSyntax, _ declaration: some DeclSyntaxProtocol) -> (String, Int)? {

@@ -3,6 +3,12 @@ import CairnModels
 import Foundation
 import Testing
 
+@Managed final class Preference {
+    var `default`: Bool
+    var `class`: String?
+    init(default: Bool) { self.default = `default` }
+}
+
 /// A class's binding to its entity, store by store: the memo of the last store a class was bound
 /// in must never answer for another.
 @Suite struct ManagedBindingTests {
@@ -24,5 +30,19 @@ import Testing
             }
         }
         #expect(try second.viewContext.fetchCount(FetchDescriptor<Stray>()) == 0)
+    }
+
+    @Test func aPropertyNamedByAKeywordIsStoredUnderItsName() async throws {
+        let model = try Model(for: [Preference.self])
+        #expect(model.entities.first?.attributes.map(\.name) == ["class", "default"])
+        let store = try Store(inMemoryFor: [Preference.self])
+        let context = store.newBackgroundContext()
+        let preference = Preference(default: true)
+        preference.class = "A"
+        context.insert(preference)
+        try await context.save()
+        #expect(try preference.managedObject?.value(forKey: "default") as Bool? == true)
+        let fetched = try store.viewContext.fetch(FetchDescriptor<Preference>())
+        #expect(fetched.first?.default == true && fetched.first?.class == "A")
     }
 }

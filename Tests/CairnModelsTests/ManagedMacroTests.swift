@@ -253,4 +253,33 @@ final class ManagedMacroTests: XCTestCase {
             ],
             macros: ["Composite": CompositeMacro.self])
     }
+
+    func testAPropertyNamedByAKeywordIsStoredUnderItsName() {
+        assertMacroExpansion(
+            "@_PersistedProperty(0) var `default`: Int",
+            expandedSource: """
+                var `default`: Int {
+                    @storageRestrictions(initializes: _default, accesses: _managedState)
+                    init(initialValue) {
+                        _managedState.initialize(0, to: initialValue)
+                        _default = CairnModels.ManagedSlot()
+                    }
+                    get {
+                        _$observation.access(self, keyPath: \\.`default`)
+                        return CairnModels.ManagedState.value(0, of: self)
+                    }
+                    set {
+                        guard let observation = _$observation.existing else {
+                            return CairnModels.ManagedState.setValue(newValue, 0, of: self)
+                        }
+                        observation.registrar.withMutation(of: self, keyPath: \\.`default`) {
+                            CairnModels.ManagedState.setValue(newValue, 0, of: self)
+                        }
+                    }
+                }
+
+                private var _default: CairnModels.ManagedSlot
+                """,
+            macros: macros)
+    }
 }

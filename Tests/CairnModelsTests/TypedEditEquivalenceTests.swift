@@ -35,6 +35,17 @@ import Testing
         let pair = try Pair(folder)
         var labels: [String] = []
         var counter = 0
+        // A link the context refuses (to an object another context deleted and saved) is thrown
+        // by the typed context's next save, and by the by-name call at once: the by-name side
+        // notes it, and fails its next save the same way.
+        var namedRefused = [false, false, false]
+        func byName(_ c: Int, _ edit: () throws -> Void) throws {
+            do {
+                try edit()
+            } catch let error as StoreError where error.code == .invalidObject {
+                namedRefused[c] = true
+            }
+        }
         for _ in 0..<400 {
             let c = Int.random(in: 0..<3, using: &random)
             let tc = pair.typedContexts[c], nc = pair.namedContexts[c]
@@ -87,17 +98,19 @@ import Testing
                 let author = authorLabel.flatMap(typedAuthor), authorObject = authorLabel.flatMap(namedObject)
                 if Bool.random(using: &random) || author == nil {
                     book.author = author
-                    try bookObject.setObject(authorObject, forKey: "author")
+                    try byName(c) { try bookObject.setObject(authorObject, forKey: "author") }
                 } else if let author, let authorObject {
                     author.books = author.books + [book]
-                    try authorObject.addObject(bookObject, forKey: "books")
+                    try byName(c) { try authorObject.addObject(bookObject, forKey: "books") }
                 }
             case 6:
                 guard let pick, pick.hasPrefix("a"), let author = typedAuthor(pick), let object = namedObject(pick),
                     let first = author.books.first
                 else { continue }
                 author.books = author.books.filter { $0 !== first }
-                try object.setObjects(try object.objects(forKey: "books").filter { $0.objectID != first.persistentModelID }, forKey: "books")
+                try byName(c) {
+                    try object.setObjects(try object.objects(forKey: "books").filter { $0.objectID != first.persistentModelID }, forKey: "books")
+                }
             case 7:
                 guard let pick, let object = namedObject(pick) else { continue }
                 if pick.hasPrefix("a"), let author = typedAuthor(pick) { tc.delete(author) } else if let book = typedBook(pick) { tc.delete(book) }
@@ -112,12 +125,18 @@ import Testing
                     typedOutcome = false
                 }
                 let namedOutcome: Bool
-                do {
-                    try await nc.save()
-                    namedOutcome = true
-                } catch {
+                if namedRefused[c] {
                     nc.rollback()
+                    namedRefused[c] = false
                     namedOutcome = false
+                } else {
+                    do {
+                        try await nc.save()
+                        namedOutcome = true
+                    } catch {
+                        nc.rollback()
+                        namedOutcome = false
+                    }
                 }
                 #expect(typedOutcome == namedOutcome, "save of context \(c)")
             default:
@@ -128,7 +147,11 @@ import Testing
         }
         for c in 0..<3 {
             do { try await pair.typedContexts[c].save() } catch { pair.typedContexts[c].rollback() }
-            do { try await pair.namedContexts[c].save() } catch { pair.namedContexts[c].rollback() }
+            if namedRefused[c] {
+                pair.namedContexts[c].rollback()
+            } else {
+                do { try await pair.namedContexts[c].save() } catch { pair.namedContexts[c].rollback() }
+            }
         }
         let typedDump = try Self.dump(pair.typed), namedDump = try Self.dump(pair.named)
         #expect(typedDump == namedDump)
