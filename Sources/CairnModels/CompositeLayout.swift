@@ -42,10 +42,7 @@ final class CompositeLayout: @unchecked Sendable {
     /// The layout of `type`, or what makes it one Cairn cannot store (an element of a type that
     /// is not an attribute's, a relationship), naming the struct and the element.
     static func of(_ type: any CompositeAttribute.Type) throws(StoreError) -> CompositeLayout {
-        if let known = made.withLock({ $0[ObjectIdentifier(type)] }) { return known }
-        let layout = try CompositeLayout(type, depth: 0)
-        made.withLock { $0[ObjectIdentifier(type)] = layout }
-        return layout
+        try of(type, depth: 0)
     }
 
     /// Composites nest no deeper than this (a struct cannot hold itself, but a chain of types can be long).
@@ -94,7 +91,9 @@ final class CompositeLayout: @unchecked Sendable {
 
     private static func of(_ type: any CompositeAttribute.Type, depth: Int) throws(StoreError) -> CompositeLayout {
         if let known = made.withLock({ $0[ObjectIdentifier(type)] }) { return known }
-        return try CompositeLayout(type, depth: depth)
+        let layout = try CompositeLayout(type, depth: depth)
+        made.withLock { $0[ObjectIdentifier(type)] = layout }
+        return layout
     }
 
     // MARK: Values

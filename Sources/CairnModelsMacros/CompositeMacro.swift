@@ -33,7 +33,7 @@ public struct CompositeMacro: ExtensionMacro {
                 context.diagnose(ManagedDiagnostic.compositeConditional.diagnose(at: member.decl))
                 return []
             }
-            guard let variable = member.decl.as(VariableDeclSyntax.self), isStored(variable) else { continue }
+            guard let variable = member.decl.as(VariableDeclSyntax.self), ManagedClassSyntax.isStored(variable) else { continue }
             for binding in variable.bindings {
                 // (A constant with a value is not stored per value: nothing to set.)
                 if variable.bindingSpecifier.tokenKind == .keyword(.let), binding.initializer != nil { continue }
@@ -41,7 +41,7 @@ public struct CompositeMacro: ExtensionMacro {
                     context.diagnose(ManagedDiagnostic.compositePattern.diagnose(at: binding.pattern))
                     return []
                 }
-                elements.append((token.text, token.identifier?.name ?? token.text))
+                elements.append((token.text, unescaped(token.text)))
             }
         }
         guard !elements.isEmpty else {
@@ -74,16 +74,5 @@ public struct CompositeMacro: ExtensionMacro {
         if let decl = syntax.as(EnumDeclSyntax.self) { return decl.genericParameterClause != nil }
         if let decl = syntax.as(FunctionDeclSyntax.self) { return decl.genericParameterClause != nil }
         return false
-    }
-
-    /// Whether a member is a stored instance property (not static, computed or lazy).
-    private static func isStored(_ variable: VariableDeclSyntax) -> Bool {
-        let skipped: [Keyword] = [.static, .class, .lazy]
-        if variable.modifiers.contains(where: { modifier in skipped.contains { modifier.name.tokenKind == .keyword($0) } }) { return false }
-        return !variable.bindings.contains { binding in
-            guard let block = binding.accessorBlock else { return false }
-            guard case .accessors(let accessors) = block.accessors else { return true }
-            return !accessors.allSatisfy { [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind) }
-        }
     }
 }

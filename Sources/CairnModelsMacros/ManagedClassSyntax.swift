@@ -99,18 +99,21 @@ struct ManagedClassSyntax {
     /// Whether a member is a persisted property, a transient stored one, or neither (nil: static,
     /// computed, lazy, or added by a macro).
     static func role(of variable: VariableDeclSyntax) -> Role? {
-        let skipped: [Keyword] = [.static, .class, .lazy]
-        if variable.modifiers.contains(where: { modifier in skipped.contains { modifier.name.tokenKind == .keyword($0) } }) { return nil }
-        if variable.bindings.contains(where: { binding in
-            if let block = binding.accessorBlock, !isObserversOnly(block) { return true }  // computed
-            return binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text.hasPrefix("_") == true
-        }) {
-            return nil
-        }
+        guard isStored(variable),
+            !variable.bindings.contains(where: { $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text.hasPrefix("_") == true })
+        else { return nil }
         if hasAttribute("Transient", in: variable.attributes) || hasAttribute("ObservationIgnored", in: variable.attributes) {
             return .transient
         }
         return .persisted
+    }
+
+    /// Whether a member is a stored instance property: not static, class or lazy, and with no
+    /// accessors but `willSet` and `didSet` (`@Managed`'s properties, `@Composite`'s elements).
+    static func isStored(_ variable: VariableDeclSyntax) -> Bool {
+        let skipped: [Keyword] = [.static, .class, .lazy]
+        if variable.modifiers.contains(where: { modifier in skipped.contains { modifier.name.tokenKind == .keyword($0) } }) { return false }
+        return !variable.bindings.contains { binding in binding.accessorBlock.map { !isObserversOnly($0) } ?? false }
     }
 
     private static func isObserversOnly(_ block: AccessorBlockSyntax) -> Bool {
