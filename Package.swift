@@ -50,7 +50,9 @@ let package = Package(
         // The object graph: schema, store, migration, contexts, queries, indexes, compaction; each save one log record.
         .target(
             name: "Cairn",
-            dependencies: ["CairnLog", "CairnSupport", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections")],
+            dependencies: ["CairnLog", "CairnSupport", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             swiftSettings: internalChecks
         ),
         // JSON import and export through mappings (Swift, a mapping file or the model's userInfo): docs/MAPPING.md.

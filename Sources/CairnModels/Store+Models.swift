@@ -47,9 +47,9 @@ enum ManagedObservation {
     static func start(_ store: Store) {
         store.typedObservation.withLock { observation in
             guard observation == nil else { return }
-            observation = store.observeSaves { [weak store] notification in
+            observation = store.observeSavesSynchronously { [weak store] save in
                 guard let store else { return }
-                let changed = notification.updated.union(notification.deleted)
+                let changed = Set(save.updated.map(\.id)).union(save.deleted)
                 for object in store.viewContext.registeredTypedObjects(changed) {
                     (object as? any ManagedModel)?._managedPropertiesChanged()
                 }

@@ -9,7 +9,7 @@ import Testing
     @Test func objectsAreSavedInOneSaveWithTheirDefaults() async throws {
         let store = Store(inMemory: try libraryModel())
         let saves = SaveCounter()
-        let observation = store.observeSaves { _ in saves.increment() }
+        let observation = store.observeSavesSynchronously { _ in saves.increment() }
         let ids = try await store.batchInsert("Author", [["name": "Jane Austen", "born": 1775], ["name": "Mary Shelley"]])
         #expect(ids.count == 2 && ids[0] < ids[1])
         #expect(saves.value == 1)
@@ -75,7 +75,7 @@ import Testing
         do {
             let store = try Store(at: directory, model: model)
             let saves = SaveCounter()
-            let observation = store.observeSaves { note in
+            let observation = store.observeSavesSynchronously { note in
                 #expect(note.inserted.count == 3 && note.updated.isEmpty && note.deleted.isEmpty)
                 saves.increment()
             }

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 @testable import Cairn
 
-/// Change records of version 2, whose inserts are in parts (docs/FORMAT.md, "Change records",
+/// Change records whose inserts are in parts (version 2, or version 3 with its header's flag) (docs/FORMAT.md, "Change records",
 /// "Version 2"): written for large saves, read back whole (a save's own read-back) and part by
 /// part (replay), to the same snapshot; a damaged part table is refused, never trusted.
 @Suite struct ChangeRecordPartsTests {
@@ -37,8 +37,9 @@ import Testing
     func aLargeSaveIsWrittenInPartsAndReadsBackWholeAndPartByPart(inserts count: Int) throws {
         let model = try libraryModel()
         let changes = try Self.changes(model, inserts: count)
-        let bytes = StoreRecord.changes(changes).encoded()
-        #expect(bytes[1] == (count >= Self.threshold ? 2 : 1), "record version")
+        let bytes = StoreRecord.changes(changes, .testing).encoded()
+        #expect(bytes[1] == StoreRecord.version, "record version")
+        #expect(try StoreRecord.changeRecordBody(bytes, lsn: LSN(2)).inParts == (count >= Self.threshold), "the header's layout flag")
         guard case .changes(let whole) = try StoreRecord.decode(bytes, lsn: LSN(2), model: model) else {
             Issue.record("not read whole")
             return
@@ -73,21 +74,21 @@ import Testing
         let model = try libraryModel()
         let changes = try Self.changes(model, inserts: Self.threshold + 3)
         let ids = changes.inserts.map(\.id)
-        let bytes = StoreRecord.encodedInserts(ids, capacity: 1 << 20, updates: changes.updates) { index, writer in
+        let bytes = StoreRecord.encodedInserts(ids, capacity: 1 << 20, updates: changes.updates, transaction: .testing) { index, writer in
             for value in changes.inserts[index].values { ValueEncoding.write(value, &writer) }
         }
-        #expect(bytes[1] == 2)
-        #expect(bytes == StoreRecord.changes(ChangeSet(inserts: changes.inserts, updates: changes.updates)).encoded())
+        #expect(try StoreRecord.changeRecordBody(bytes, lsn: LSN(2)).inParts)
+        #expect(bytes == StoreRecord.changes(ChangeSet(inserts: changes.inserts, updates: changes.updates), .testing).encoded())
     }
 
     // MARK: Damaged part tables
 
-    /// A version-2 record of `threshold` authors, and where its table's entries start.
+    /// A record in parts of `threshold` authors, and where its table's entries start.
     static func partedRecord() throws -> (bytes: [UInt8], table: Int, model: Model) {
         let model = try libraryModel()
-        let bytes = StoreRecord.changes(try changes(model, inserts: threshold)).encoded()
+        let bytes = StoreRecord.changes(try changes(model, inserts: threshold), .testing).encoded()
         let table = try bytes.withUnsafeBytes { raw in
-            var reader = ByteReader(raw, offset: 2)
+            var reader = ByteReader(raw, offset: try StoreRecord.changeRecordBody(bytes, lsn: LSN(7)).start)
             _ = try reader.readVarint()
             #expect(try reader.readVarint() == 2)
             return reader.offset
@@ -274,7 +275,7 @@ import Testing
         try await store.close()
 
         let recordVersions = try readAll(path).map { $0.payload[1] }
-        #expect(recordVersions == [1, 2, 2, 1], "model, batch insert, large save, small save")
+        #expect(recordVersions == [1, 3, 3, 3], "model, batch insert, large save, small save")
         let opened = try Store.replay(directory: path, model: model, logOptions: Self.readOnly, through: nil)
         try opened.log.closeNow()
         try Self.expectSame(opened.snapshot, try Self.oneThreadSnapshot(path))

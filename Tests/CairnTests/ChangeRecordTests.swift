@@ -27,7 +27,7 @@ import Testing
                 changes: [PropertyChange(position: 1, value: .attribute(.string("Emma")))])
         ]
         changes.deletes = [ObjectID(entity: book.index, key: 20_001)]
-        let bytes = StoreRecord.changes(changes).encoded()
+        let bytes = StoreRecord.changes(changes, .testing).encoded()
         guard case .changes(let rows) = try StoreRecord.decode(bytes, lsn: LSN(2), model: model) else {
             Issue.record("not a change record")
             return

@@ -306,7 +306,7 @@ import Testing
         let author = try context.make("Author", ["name": "During"])
         let child = context.newChildContext()
         let seenByChild = Protected<Bool>(false)
-        let observation = store.observeSaves { _ in
+        let observation = store.observeSavesSynchronously { _ in
             // Inside the save, before it returns: the context still shows its changes, and a
             // change made now is not lost.
             seenByChild.withLock { $0 = child.object(with: author.objectID) != nil }

@@ -56,7 +56,7 @@ import Testing
         var changes = ChangeSet()
         changes.inserts = [ChangeSet.Insert(id: id, values: [.attribute(.null), .attribute(.integer(7)), .attribute(.null), .toOne(nil)])]
         _ = try await store.commitRecord { _ in
-            EncodedSave(bytes: StoreRecord.changes(changes).encoded(), inserted: [id], updated: [], deleted: [])
+            EncodedSave(bytes: StoreRecord.changes(changes, .testing).encoded(), inserted: [id], updated: [], deleted: [], transaction: .testing)
         }
         let root = store.newBackgroundContext()
         let child = root.newChildContext()

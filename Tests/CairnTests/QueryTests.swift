@@ -184,7 +184,7 @@ import Testing
         let (store, context) = try await Self.library()
         context.rollback()
         let saves = SaveCounter()
-        let observation = store.observeSaves { _ in saves.increment() }
+        let observation = store.observeSavesSynchronously { _ in saves.increment() }
         let old = FetchRequest("Book", predicate: try FetchPredicate(format: "year < 1850"))
         #expect(try await store.batchUpdate(old, set: ["archived": true, "rating": 5.0]) == 2)
         #expect(try Self.titles(context, "archived == YES AND rating == 5") == ["Emma", "Persuasion"])

@@ -43,7 +43,7 @@ import CairnMapping
         let since = 1970
         let recent = try store.viewContext.fetch(
             FetchRequest("Book", predicate: .compare("year", .greater, since), sortKeys: [SortKey("title")]))
-        let observation = store.observeSaves { note in print("saved at", note.lsn) }   // after every save
+        let observation = try store.observeSaves(of: ["Book"]) { event in print(event) }   // every save after this
         _ = (recent, year, observation)
     }
 

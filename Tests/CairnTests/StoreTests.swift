@@ -204,25 +204,6 @@ import Testing
         #expect(try reopened.count(of: "Author") == 1)
         try await reopened.close()
     }
-
-    @Test func saveNotificationsListWhatChanged() async throws {
-        let store = Store(inMemory: try libraryModel())
-        let notes = Protected<[SaveNotification]>([])
-        let observation = store.observeSaves { note in notes.withLock { $0.append(note) } }
-        let context = store.viewContext
-        let author = try context.make("Author", ["name": "N. K. Jemisin"])
-        try await context.save()
-        try author.setValue(1972, forKey: "born")
-        try await context.save()
-        try author.delete()
-        try await context.save()
-        observation.cancel()
-        let seen = notes.current
-        #expect(seen.count == 3)
-        #expect(seen.map(\.inserted) == [[author.objectID], [], []])
-        #expect(seen.map(\.updated) == [[], [author.objectID], []])
-        #expect(seen.map(\.deleted) == [[], [], [author.objectID]])
-    }
 }
 
 @Suite struct StoreLifetimeTests {

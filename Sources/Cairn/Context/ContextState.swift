@@ -51,6 +51,8 @@ struct ContextState {
 
     /// How saves resolve conflicts.
     var mergePolicy: MergePolicy = .error
+    /// The author its saves record.
+    var transactionAuthor: String?
     /// Whether a save of the context is under way.
     var saving = false
     /// A change a typed property could not make (its setter cannot throw): the next save

@@ -15,14 +15,14 @@ extension ObjectContext {
     ///   ``StoreError/Code/uniquenessViolation``, ``StoreError/Code/mergeConflict``, …) or a
     ///   ``LogError``; the changes then stay in the context.
     public func save() async throws {
-        let (changes, policy, changeCount) = try state.withLock { state -> (PendingChanges, MergePolicy, UInt64) in
+        let (changes, policy, author, changeCount) = try state.withLock { state -> (PendingChanges, MergePolicy, String?, UInt64) in
             guard !state.saving else {
                 throw StoreError(.invalidObject, "a save of \(name) is already in progress; use a context from one task at a time")
             }
             if let error = state.deferredError { throw error }
             let changes = state.pendingChanges
             state.saving = !changes.isEmpty
-            return (changes, state.mergePolicy, state.changeCount)
+            return (changes, state.mergePolicy, state.transactionAuthor, state.changeCount)
         }
         guard !changes.isEmpty else { return }
         var ended = false
@@ -39,7 +39,7 @@ extension ObjectContext {
         } else {
             // Changes kept for the next save are rebased on the state this save produced, not on
             // a later save's: their conflict checks must still see that later save.
-            let saved = try await store.commit(changes, policy: policy)
+            let saved = try await store.commit(changes, policy: policy, author: author, contextName: name)
             let published = store.snapshot
             latest = published
             committed = { (saved ?? published).record($0) }

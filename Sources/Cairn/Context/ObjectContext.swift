@@ -75,6 +75,14 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         set { state.withLock { $0.mergePolicy = newValue } }
     }
 
+    /// The author its saves record (Core Data's `transactionAuthor`): in every
+    /// ``SaveNotification`` and in the save's change record. Nil (the default): none. A child
+    /// context's changes are saved by its root, under the root's author.
+    public var transactionAuthor: String? {
+        get { state.withLock { $0.transactionAuthor } }
+        set { state.withLock { $0.transactionAuthor = newValue } }
+    }
+
     /// A child context: it sees this context's unsaved changes; its saves go into this context.
     public func newChildContext(name: String = "child") -> ObjectContext {
         ObjectContext(store: store, parent: self, name: name, followsStore: false)

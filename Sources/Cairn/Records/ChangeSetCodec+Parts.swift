@@ -159,12 +159,13 @@ struct ChangeRecordParts: Sendable {
     let model: Model
     let table: ChangeSetCodec.PartTable
 
-    /// Reads the part table of the version-2 change record `bytes` (kind and version included).
-    init(_ bytes: [UInt8], lsn: LSN, model: Model) throws {
+    /// Reads the part table of the change record `bytes` (kind and version included) whose body,
+    /// in parts, starts at byte `body`.
+    init(_ bytes: [UInt8], lsn: LSN, model: Model, body: Int) throws {
         self.bytes = bytes
         self.lsn = lsn
         self.model = model
-        table = try StoreRecord.reading(bytes, lsn: lsn) { reader in try ChangeSetCodec.readPartTable(&reader) }
+        table = try StoreRecord.reading(bytes, lsn: lsn, from: body) { reader in try ChangeSetCodec.readPartTable(&reader) }
     }
 
     /// The number of parts.

@@ -101,7 +101,9 @@ extension Store {
         for position in entity.transientPositions { transient[position] = true }
         let keys = try reserveKeys(rows.count)
         let ids = keys.map { ObjectID(entity: entity.index, key: $0) }
-        let bytes = try StoreRecord.encodedInserts(ids, capacity: 16 + rows.count * (12 + 12 * defaults.count)) { index, writer in
+        let transaction = TransactionInfo.now()
+        let bytes = try StoreRecord.encodedInserts(ids, capacity: 16 + rows.count * (12 + 12 * defaults.count), transaction: transaction) {
+            index, writer in
             let row = rows[index]
             guard row.count == columns.count else {
                 throw StoreError(.invalidArgument, "batch insert: object \(index) has \(row.count) values for \(columns.count) columns", entity: entity.name)
@@ -131,7 +133,7 @@ extension Store {
             }
             for value in defaults[entity.attributes.count...] { ValueEncoding.write(value, &writer) }
         }
-        _ = try await commitRecord { _ in EncodedSave(bytes: bytes, inserted: ids, updated: [], deleted: []) }
+        _ = try await commitRecord { _ in EncodedSave(bytes: bytes, inserted: ids, updated: [], deleted: [], transaction: transaction) }
         return ids
     }
 

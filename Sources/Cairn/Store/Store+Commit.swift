@@ -7,13 +7,14 @@ extension Store {
     ///
     /// Saves are accepted one at a time, in LSN order, against every save accepted before
     /// (durable or not yet); their syncs are shared by the log's group commit.
-    func commit(_ pending: PendingChanges, policy: MergePolicy) async throws -> StoreSnapshot? {
+    func commit(_ pending: PendingChanges, policy: MergePolicy, author: String?, contextName: String) async throws -> StoreSnapshot? {
         try await commitRecord { accepted in
             let changes = try resolve(pending, policy: policy, against: accepted)
             guard !changes.isEmpty else { return nil }
+            let transaction = TransactionInfo.now(author: author, contextName: contextName)
             return EncodedSave(
-                bytes: StoreRecord.changes(changes).encoded(), inserted: changes.inserts.map(\.id),
-                updated: changes.updates.map(\.id), deleted: changes.deletes)
+                bytes: StoreRecord.changes(changes, transaction).encoded(), inserted: changes.inserts.map(\.id),
+                updated: changes.updates.map { ($0.id, $0.changes.map(\.position)) }, deleted: changes.deletes, transaction: transaction)
         }
     }
 
@@ -61,7 +62,7 @@ extension Store {
                 throw failure
             }
             state.accepted = next
-            state.inFlight.append((lsn, next))
+            state.inFlight.append((lsn, next, save))
             return (lsn, save, next)
         }
         guard let (lsn, save, built) = accepted else { return nil }
@@ -71,25 +72,34 @@ extension Store {
             commits.withLock { $0.failure = error }
             throw error
         }
-        let ready = commits.withLock { state -> StoreSnapshot? in
-            let done = state.inFlight.filter { $0.lsn <= lsn }
-            state.inFlight.removeAll { $0.lsn <= lsn }
-            return done.last?.snapshot
-        }
-        if let ready {
+        // Saves become durable in LSN order, but their tasks may resume in any order: the first
+        // to resume publishes every save up to its own, and hands them to the observations'
+        // feeds, in LSN order, under the same lock (a later save cannot pass them).
+        let summary = commits.withLock { state -> SaveSummary? in
+            let done = state.inFlight.prefix { $0.lsn <= lsn }
+            state.inFlight.removeFirst(done.count)
+            guard let ready = done.last?.snapshot else { return nil }
             published.withLock { current in
                 if ready.lsn > current.lsn {
                     current = ready
                     viewVersion.bump()
                 }
             }
+            let feeds = saveFeeds.withLock { Array($0.values) }
+            var own: SaveSummary?
+            for (doneLSN, _, doneSave) in done {
+                let summary = SaveSummary(lsn: doneLSN, save: doneSave, entities: model.descriptions)
+                for feed in feeds { feed.put(summary) }
+                if doneLSN == lsn { own = summary }
+            }
+            return own
         }
         noteSaved(bytes: save.bytes.count)
-        // The notification's sets are made only for observers to read.
+        // Observers on the saving task: this save's own, once published.
         let listening = observers.withLock { Array($0.values) }
         if !listening.isEmpty {
-            let note = SaveNotification(lsn: lsn, inserted: Set(save.inserted), updated: Set(save.updated), deleted: Set(save.deleted))
-            for observer in listening { observer(note) }
+            let own = summary ?? SaveSummary(lsn: lsn, save: save, entities: model.descriptions)
+            for observer in listening { observer(own) }
         }
         return built
     }
@@ -208,10 +218,13 @@ extension Store {
     }
 }
 
-/// One save's change record, encoded, with the objects it changes (for the did-save notification).
-struct EncodedSave {
+/// One save's change record, encoded, with the objects it changes and its transaction header
+/// (for the did-save notification).
+struct EncodedSave: Sendable {
     var bytes: [UInt8]
     var inserted: [ObjectID]
-    var updated: [ObjectID]
+    /// Updated objects, each with the positions of the properties it changed.
+    var updated: [(id: ObjectID, positions: [Int])]
     var deleted: [ObjectID]
+    var transaction: TransactionInfo
 }

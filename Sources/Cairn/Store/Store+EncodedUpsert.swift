@@ -347,7 +347,6 @@ struct EncodedUpsertPlan {
     /// nothing changes.
     func encodedSave(_ rows: EncodedRows) throws -> EncodedSave? {
         var updates: [ChangeSet.Update] = []
-        var updated: [ObjectID] = []
         var newSlots: [Int] = []
         try rows.withBytes { buffer in
             for (index, slot) in slots.enumerated() {
@@ -373,7 +372,6 @@ struct EncodedUpsertPlan {
                 }
                 changes += slot.relinks  // relationships: after every attribute
                 updates.append(ChangeSet.Update(id: ids[index], changes: changes))
-                updated.append(ids[index])
             }
         }
         for index in newSlots {
@@ -387,7 +385,6 @@ struct EncodedUpsertPlan {
             }
         }
         updates += inverseUpdates
-        updated += inverseUpdates.map(\.id)
         guard !newSlots.isEmpty || !updates.isEmpty else { return nil }
         var relationshipDefaults = ByteWriter(capacity: 16)
         for value in entity.newObjectValues[entity.attributes.count...] { ValueEncoding.write(value, &relationshipDefaults) }
@@ -398,8 +395,9 @@ struct EncodedUpsertPlan {
         let required = entity.requiredPositions
         let simple = !transient.contains(true)
         let capacity = 16 + rows.withBytes { $0.count } + newSlots.count * (12 + relationshipDefaults.count) + updates.count * 32
+        let transaction = TransactionInfo.now()
         let bytes = try rows.withBytes { buffer in
-            try StoreRecord.encodedInserts(insertedIDs, capacity: capacity, updates: updates) { index, writer in
+            try StoreRecord.encodedInserts(insertedIDs, capacity: capacity, updates: updates, transaction: transaction) { index, writer in
                 let slot = slots[newSlots[index]]
                 for position in required {
                     let row = slot.sources.isEmpty ? slot.firstRow : slot.sources[position]
@@ -426,6 +424,7 @@ struct EncodedUpsertPlan {
                 }
             }
         }
-        return EncodedSave(bytes: bytes, inserted: insertedIDs, updated: updated, deleted: [])
+        return EncodedSave(
+            bytes: bytes, inserted: insertedIDs, updated: updates.map { ($0.id, $0.changes.map(\.position)) }, deleted: [], transaction: transaction)
     }
 }

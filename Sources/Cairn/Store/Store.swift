@@ -28,7 +28,11 @@ public final class Store: Sendable {
     let viewVersion = ViewVersion(next: nil)
     /// Serializes the accept-and-submit step of saves; holds the state saves are checked against.
     let commits: Protected<CommitState>
-    let observers = Protected<[UUID: @Sendable (SaveNotification) -> Void]>([:])
+    /// Save observers called on the saving task (``observeSavesSynchronously(_:)``).
+    let observers = Protected<[UUID: @Sendable (SaveSummary) -> Void]>([:])
+    /// Save observations' feeds (``observeSaves(of:bufferLimit:_:)``, ``saves(of:bufferLimit:)``),
+    /// fed in LSN order under `commits`.
+    let saveFeeds = Protected<[ObjectIdentifier: SaveFeed]>([:])
     private let mainContext = Protected<ObjectContext?>(nil)
     /// The next object key: its own lock, so that inserting never waits behind a save's I/O.
     private let keys: Protected<UInt64>
@@ -142,13 +146,6 @@ public final class Store: Sendable {
         return published.withLock { $0.count(entity: entity.index) }
     }
 
-    /// Calls `handler` after every save, on the saving task.
-    public func observeSaves(_ handler: @escaping @Sendable (SaveNotification) -> Void) -> SaveObservation {
-        let token = UUID()
-        observers.withLock { $0[token] = handler }
-        return SaveObservation { [weak self] in _ = self?.observers.withLock { $0.removeValue(forKey: token) } }
-    }
-
     /// Finishes pending saves, stops a running compaction (the store stays as it was before
     /// it) and closes the log, releasing the store's lock. Later saves throw.
     ///
@@ -156,6 +153,7 @@ public final class Store: Sendable {
     /// store that is dropped without `close()` keeps its log (and lock) open until the process ends.
     public func close() async throws {
         commits.withLock { $0.closed = true }
+        for feed in saveFeeds.withLock({ Array($0.values) }) { feed.finish() }
         mainContext.withLock { $0 = nil }
         await waitForCompaction(stopping: true)
         try await log?.close()
@@ -183,7 +181,7 @@ struct CommitState: Sendable {
     /// Every accepted save applied, durable or not yet.
     var accepted: StoreSnapshot
     /// Accepted saves not yet durable, in LSN order, with the snapshot each produces.
-    var inFlight: [(lsn: LSN, snapshot: StoreSnapshot)] = []
+    var inFlight: [(lsn: LSN, snapshot: StoreSnapshot, save: EncodedSave)] = []
     /// The failure that stops all later saves.
     var failure: (any Error)?
     var closed = false
