@@ -50,8 +50,9 @@ let package = Package(
         // The object graph: schema, store, migration, contexts, queries, indexes, compaction; each save one log record.
         .target(
             name: "Cairn",
-            dependencies: ["CairnLog", "CairnSupport", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections"),
-                .product(name: "DequeModule", package: "swift-collections"),
+            dependencies: [
+                "CairnLog", "CairnSupport", "CCairnSupport", .product(name: "HashTreeCollections", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections")
             ],
             swiftSettings: internalChecks
         ),

@@ -4,19 +4,39 @@ import Foundation
 import Testing
 @testable import Cairn
 
-/// A Cairn store holding change records of store record version 2 (inserts in parts), kept in
-/// `Fixtures/Stores/store-v2`, with the expected contents of its stations and of every 97th
-/// object in `store-v2.expected.txt`: every later build must open it and read exactly those
-/// objects, and every reading as the generator made it (docs/FORMAT.md, "Compatibility").
+/// Cairn stores holding change records in parts, kept in `Fixtures/Stores`, with the expected
+/// contents of their stations and of every 97th object in `store-v2.expected.txt`: every later
+/// build must open them and read exactly those objects, and every reading as the generator made
+/// it (docs/FORMAT.md, "Compatibility").
 ///
-/// Four saves: a small one (record version 1), a context's save of 8,300 readings linked to the
-/// stations with a delete (version 2: parts, then updates and a delete), a batch insert of 8,200
-/// readings (version 2, from the batch path) and a small change (version 1). Regenerate it only
-/// when a format version changes, next to the old one:
-/// `CAIRN_WRITE_FIXTURES=1 swift test --filter writeStoreVersion2Fixture`.
+/// Four saves, written by the same generator: a small one, a context's save of 8,300 readings
+/// linked to the stations with a delete (parts, then updates and a delete), a batch insert of
+/// 8,200 readings (parts, from the batch path) and a small change.
+/// - `store-v2`, written by the build of record version 2: versions 1, 2, 2, 1.
+/// - `store-v3`, written by the build of record version 3: each save a version-3 record, with
+///   its transaction header (time, author, context name) listed in `store-v3.transactions.txt`.
+///
+/// Regenerate only when a format version changes, next to the old ones:
+/// `CAIRN_WRITE_FIXTURES=1 swift test --filter writeStoreVersion3Fixture` (renamed for the next version).
 @Suite struct GoldenPartedStoreTests {
-    static let store = GoldenGraphStoreTests.fixtures.appendingPathComponent("store-v2").path
-    static let expected = GoldenGraphStoreTests.fixtures.appendingPathComponent("store-v2.expected.txt").path
+    /// One fixture: its store, its expected dump (the generator makes the same objects in each:
+    /// one file), and the versions of its records.
+    struct Fixture: Sendable, CustomTestStringConvertible {
+        var name: String
+        var recordVersions: [UInt8]
+        var store: String { GoldenGraphStoreTests.fixtures.appendingPathComponent(name).path }
+        var expected: String { GoldenGraphStoreTests.fixtures.appendingPathComponent("store-v2.expected.txt").path }
+        /// The transaction headers of its change records, one a line (version 3 on).
+        var transactions: String { GoldenGraphStoreTests.fixtures.appendingPathComponent(name + ".transactions.txt").path }
+        var testDescription: String { name }
+    }
+
+    static let fixtures = [
+        Fixture(name: "store-v2", recordVersions: [1, 1, 2, 2, 1]),
+        Fixture(name: "store-v3", recordVersions: [1, 3, 3, 3, 3])
+    ]
+    /// The fixture the generator writes.
+    static let newest = fixtures[1]
 
     static func model() throws -> Model {
         try Model {
@@ -58,13 +78,15 @@ import Testing
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["CAIRN_WRITE_FIXTURES"] == "1"))
-    func writeStoreVersion2Fixture() async throws {
-        try? FileManager.default.removeItem(atPath: Self.store)
+    func writeStoreVersion3Fixture() async throws {
+        let path = Self.newest.store
+        try? FileManager.default.removeItem(atPath: path)
         var options = StoreOptions()
         options.segmentSize = 4096
         options.durability = .none
-        let store = try Store(at: Self.store, model: try Self.model(), options: options)
-        let context = store.newBackgroundContext(name: "golden v2")
+        let store = try Store(at: path, model: try Self.model(), options: options)
+        let context = store.newBackgroundContext(name: "golden v3")
+        context.transactionAuthor = "generator ✍️"
         let stations = try (0..<3).map { number in
             let station = try context.insert("Station")
             try station.setValue(.string("Station \(number)"), forKey: "name")
@@ -90,19 +112,34 @@ import Testing
         }
         _ = try await store.batchInsert("Reading", columns: ["code", "n", "value", "taken"], rows: rows)
         // A context made after the batch insert sees its objects.
-        let last = store.newBackgroundContext(name: "golden v2, last save")
+        let last = store.newBackgroundContext(name: "golden v3, last save")
         try #require(try last.fetchFirst(FetchRequest("Reading", predicate: .equal("code", "R-\(Self.renamed)"))))
             .setValue(.double(Self.values(Self.renamed).value), forKey: "value")
         try #require(try last.fetchFirst(FetchRequest("Reading", predicate: .equal("code", "R-8400")))).delete()
         try await last.save()
         try await store.close()
-        try FileManager.default.removeItem(atPath: Self.store + "/LOCK")
+        try FileManager.default.removeItem(atPath: path + "/LOCK")
 
         var readOnly = StoreOptions()
         readOnly.readOnly = true
-        let reader = try Store(at: Self.store, model: try Self.model(), options: readOnly)
-        try Data(try Self.sampledDump(reader).utf8).write(to: URL(fileURLWithPath: Self.expected))
+        let reader = try Store(at: path, model: try Self.model(), options: readOnly)
+        #expect(try Self.sampledDump(reader) == String(contentsOfFile: Self.newest.expected, encoding: .utf8), "the objects of every fixture")
         try await reader.close()
+        try? FileManager.default.removeItem(atPath: path + "/READERS")
+        try Data(try Self.transactionLines(path).utf8).write(to: URL(fileURLWithPath: Self.newest.transactions))
+    }
+
+    /// Each change record's transaction header, a line each: LSN, whether its inserts are in
+    /// parts, time in microseconds, author and context name (`-`: none).
+    static func transactionLines(_ path: String) throws -> String {
+        var lines: [String] = []
+        for record in try readAll(path) where record.payload.first == StoreRecord.changesKind {
+            let body = try StoreRecord.changeRecordBody(record.payload, lsn: record.lsn)
+            let header = try #require(body.transaction, "LSN \(record.lsn) has no transaction header")
+            lines.append(
+                "\(record.lsn.rawValue) parts=\(body.inParts) time=\(header.microseconds) author=\(header.author ?? "-") context=\(header.contextName ?? "-")")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The canonical dump (``GoldenGraphStoreTests/dump(_:)``) of every station and of every
@@ -137,16 +174,20 @@ import Testing
         #expect(seen == Set(0..<all).subtracting(deleted))
     }
 
-    @Test func storeVersion2OpensWithItsObjectsAndTakesChanges() async throws {
-        try #require(FileManager.default.fileExists(atPath: Self.store + "/MANIFEST"), "fixture missing: \(Self.store)")
+    @Test(arguments: fixtures)
+    func aStoreOfRecordsInPartsOpensWithItsObjectsAndTakesChanges(_ fixture: Fixture) async throws {
+        try #require(FileManager.default.fileExists(atPath: fixture.store + "/MANIFEST"), "fixture missing: \(fixture.store)")
         let directory = TemporaryDirectory()
         let copy = directory.store()
-        try FileManager.default.copyItem(atPath: Self.store, toPath: copy)
-        #expect(try readAll(copy).map { $0.payload[1] } == [1, 1, 2, 2, 1], "model, small save, large save, batch insert, small save")
+        try FileManager.default.copyItem(atPath: fixture.store, toPath: copy)
+        #expect(try readAll(copy).map { $0.payload[1] } == fixture.recordVersions, "model, small save, large save, batch insert, small save")
+        if fixture.recordVersions.contains(3) {
+            #expect(try Self.transactionLines(copy) == String(contentsOfFile: fixture.transactions, encoding: .utf8))
+        }
 
         let model = try Self.model()
         let store = try Store(at: copy, model: model)
-        #expect(try Self.sampledDump(store) == String(contentsOfFile: Self.expected, encoding: .utf8))
+        #expect(try Self.sampledDump(store) == String(contentsOfFile: fixture.expected, encoding: .utf8))
         try Self.expectEveryReading(store)
 
         // A change saved and read back after a reopen.

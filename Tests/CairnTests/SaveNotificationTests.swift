@@ -214,6 +214,18 @@ extension TransactionInfo {
         try await reopened.close()
     }
 
+    @Test func theFormatDocumentsExampleOfVersion3IsWhatIsWritten() throws {
+        let model = try libraryModel()
+        let book = try #require(model.entity(named: "Book"))
+        let changes = ChangeSet(deletes: [ObjectID(entity: book.index, key: 2)])
+        let bytes = StoreRecord.changes(changes, TransactionInfo(microseconds: 1_767_225_600_000_000, author: "app", contextName: "main")).encoded()
+        // docs/FORMAT.md, "Version 3: the transaction header", the example.
+        let documented = "02 03 00 80 80 82 e2 88 d2 a3 06 03 61 70 70 04 6d 61 69 6e 00 00 01 01 02"
+        #expect(bytes.map { String(format: "%02x", $0) }.joined(separator: " ") == documented)
+        let body = try StoreRecord.changeRecordBody(bytes, lsn: LSN(1))
+        #expect(body.transaction?.date == Date(timeIntervalSince1970: 1_767_225_600) && body.transaction?.author == "app")
+    }
+
     @Test func aDamagedTransactionHeaderIsRefusedNamingTheRecord() throws {
         let model = try libraryModel()
         var writer = ByteWriter(capacity: 64)
