@@ -16,14 +16,23 @@ package final class SaveSummary: Sendable {
     package let deleted: [ObjectID]
     /// The store's entities (for the names of changed properties).
     let entities: [EntityDescription]
+    /// The state the save produced (for fetched results, which update from it).
+    let snapshot: StoreSnapshot?
 
-    init(lsn: LSN, save: EncodedSave, entities: [EntityDescription]) {
+    init(lsn: LSN, save: EncodedSave, entities: [EntityDescription], snapshot: StoreSnapshot?) {
         self.lsn = lsn
+        self.snapshot = snapshot
         transaction = save.transaction
         inserted = save.inserted
         updated = save.updated
         deleted = save.deleted
         self.entities = entities
+    }
+
+    /// The same save with the state it produced.
+    func with(_ snapshot: StoreSnapshot) -> SaveSummary {
+        let copy = SaveSummary(lsn: lsn, save: EncodedSave(bytes: [], inserted: inserted, updated: updated, deleted: deleted, transaction: transaction), entities: entities, snapshot: snapshot)
+        return copy
     }
 
     /// Whether the save touches an object of an entity `wanted` holds (by entity index).
@@ -90,21 +99,39 @@ package final class SaveFeed: Sendable {
         var cancelled = false
         /// A handler's delivery is running.
         var delivering = false
+        /// Entries are kept, not handed to the handler, until ``resume()``.
+        var paused = false
     }
 
     /// The entities wanted, by index (nil: all).
     let wanted: [Bool]?
     /// The most entries buffered.
     let limit: Int
+    /// Whether the saves it gets carry the state each produced (fetched results update from it).
+    let wantsStates: Bool
     let state: Protected<State>
     /// The handler, for a feed delivered to one.
-    private let handler: (@Sendable (SaveEvent) -> Void)?
+    private let handler: (@Sendable (Entry) -> Void)?
 
-    init(wanted: [Bool]?, limit: Int, after lsn: LSN, handler: (@Sendable (SaveEvent) -> Void)?) {
+    init(
+        wanted: [Bool]?, limit: Int, after lsn: LSN, wantsStates: Bool = false, paused: Bool = false, handler: (@Sendable (Entry) -> Void)?
+    ) {
         self.wanted = wanted
         self.limit = max(1, limit)
+        self.wantsStates = wantsStates
         self.handler = handler
-        state = Protected(State(handedOut: lsn))
+        state = Protected(State(handedOut: lsn, paused: paused))
+    }
+
+    /// Starts handing entries to the handler (of a feed made paused), those kept meanwhile first.
+    func resume() {
+        let deliver = state.withLock { state -> Bool in
+            state.paused = false
+            guard handler != nil, !state.delivering, !state.buffer.isEmpty else { return false }
+            state.delivering = true
+            return true
+        }
+        if deliver { DispatchQueue.global().async { self.deliver() } }
     }
 
     /// Queues a published save (under the store's `commits` lock, in LSN order).
@@ -123,7 +150,7 @@ package final class SaveFeed: Sendable {
             } else {
                 state.buffer.append(.save(save))
             }
-            guard handler != nil, !state.delivering else { return (nil, false) }
+            guard handler != nil, !state.delivering, !state.paused else { return (nil, false) }
             state.delivering = true
             return (nil, true)
         }
@@ -135,7 +162,7 @@ package final class SaveFeed: Sendable {
     /// Hands the buffered entries to the handler, one at a time, until none is left.
     private func deliver() {
         while let entry = take(endingDelivery: true) {
-            handler?(event(entry))
+            handler?(entry)
         }
     }
 
@@ -152,8 +179,8 @@ package final class SaveFeed: Sendable {
         }
     }
 
-    /// The public form of an entry.
-    func event(_ entry: Entry) -> SaveEvent {
+    /// The public form of an entry, with only the objects of the entities `wanted` holds (nil: all).
+    static func event(_ entry: Entry, _ wanted: [Bool]?) -> SaveEvent {
         switch entry {
         case .save(let save): .saved(save.notification(wanted))
         case .missed(let missed): .missed(missed)

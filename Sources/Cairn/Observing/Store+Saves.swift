@@ -23,7 +23,8 @@ extension Store {
     public func observeSaves(
         of entities: [String]? = nil, bufferLimit: Int = Store.defaultSaveBuffer, _ handler: @escaping @Sendable (SaveEvent) -> Void
     ) throws -> SaveObservation {
-        let feed = SaveFeed(wanted: try wantedEntities(entities), limit: bufferLimit, after: lastSaveLSN, handler: handler)
+        let wanted = try wantedEntities(entities)
+        let feed = SaveFeed(wanted: wanted, limit: bufferLimit, after: lastSaveLSN) { entry in handler(SaveFeed.event(entry, wanted)) }
         register(feed)
         return SaveObservation { [weak self] in
             feed.cancel()
@@ -70,11 +71,11 @@ extension Store {
         return wanted
     }
 
-    private func register(_ feed: SaveFeed) {
+    func register(_ feed: SaveFeed) {
         saveFeeds.withLock { $0[ObjectIdentifier(feed)] = feed }
     }
 
-    fileprivate func unregister(_ feed: SaveFeed) {
+    func unregister(_ feed: SaveFeed) {
         saveFeeds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(feed)) }
     }
 }
@@ -109,13 +110,13 @@ public struct SaveEvents: AsyncSequence, Sendable {
         /// The next event; nil once the store closed or the task was cancelled.
         public mutating func next() async -> SaveEvent? {
             guard let entry = await registration.feed.next() else { return nil }
-            return registration.feed.event(entry)
+            return SaveFeed.event(entry, registration.feed.wanted)
         }
 
         /// The next event (nil: ended), for a caller on any actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> SaveEvent? {
             guard let entry = await registration.feed.next() else { return nil }
-            return registration.feed.event(entry)
+            return SaveFeed.event(entry, registration.feed.wanted)
         }
     }
 

@@ -87,9 +87,12 @@ extension Store {
             }
             let feeds = saveFeeds.withLock { Array($0.values) }
             var own: SaveSummary?
-            for (doneLSN, _, doneSave) in done {
-                let summary = SaveSummary(lsn: doneLSN, save: doneSave, entities: model.descriptions)
-                for feed in feeds { feed.put(summary) }
+            for (doneLSN, doneSnapshot, doneSave) in done {
+                let summary = SaveSummary(lsn: doneLSN, save: doneSave, entities: model.descriptions, snapshot: nil)
+                // (The save's state goes only to the feeds that update from it, fetched results:
+                // a notification waiting in a slow observer's buffer keeps no state alive.)
+                let withState = feeds.contains(where: \.wantsStates) ? summary.with(doneSnapshot) : summary
+                for feed in feeds { feed.put(feed.wantsStates ? withState : summary) }
                 if doneLSN == lsn { own = summary }
             }
             return own
@@ -98,7 +101,7 @@ extension Store {
         // Observers on the saving task: this save's own, once published.
         let listening = observers.withLock { Array($0.values) }
         if !listening.isEmpty {
-            let own = summary ?? SaveSummary(lsn: lsn, save: save, entities: model.descriptions)
+            let own = summary ?? SaveSummary(lsn: lsn, save: save, entities: model.descriptions, snapshot: nil)
             for observer in listening { observer(own) }
         }
         return built
