@@ -2,6 +2,7 @@ import CairnLog
 import CairnSupport
 import CairnTestSupport
 import Foundation
+import Observation
 import Testing
 @testable import Cairn
 
@@ -175,6 +176,55 @@ import Testing
         #expect(controller.results.count == 20)
         #expect(follower.seen.current.problems == [])
         #expect(follower.seen.current.updates == 2)
+    }
+
+    @Test func updatesComeAsAnAsyncSequenceThatCatchesUpAfterFallingBehind() async throws {
+        let folder = TemporaryDirectory()
+        let store = try Store(at: folder.store(), model: try libraryModel())
+        let context = store.viewContext
+        let controller = try FetchedResultsController(FetchRequest("Member", sortKeys: [SortKey("email")]), in: store)
+        let updates = controller.updates(bufferLimit: 2)
+        var iterator = updates.makeAsyncIterator()
+        var shown: [ObjectID] = []
+        // Five saves before the consumer reads: more than its buffer, so they come as one.
+        for number in 0..<5 {
+            try context.make("Member", ["email": .string("m\(number)@example.org")])
+            try await context.save()
+        }
+        try await Self.caughtUp(controller, store)
+        var taken = 0
+        while shown.count < 5, let update = await iterator.next() {
+            taken += 1
+            shown = try #require(shown.applying(update.difference))
+        }
+        #expect(shown == controller.results.objectIDs)
+        #expect(taken < 5, "the updates past the buffer came as one")
+        try context.make("Member", ["email": "a-first@example.org"])
+        try await context.save()
+        let next = await iterator.next()
+        #expect(next?.changes.inserted.map(\.place) == [FetchedIndexPath(item: 0, section: 0)])
+        let ended = Task {
+            var iterator = iterator
+            return await iterator.next()
+        }
+        try await store.close()
+        #expect(await ended.value == nil, "the store closed: the sequence ends")
+    }
+
+    @Test func observedResultsTellObserversOfASave() async throws {
+        let store = Store(inMemory: try libraryModel())
+        let observed = try FetchedResultsController(FetchRequest("Member", sortKeys: [SortKey("email")]), in: store).observed()
+        let changed = Protected(false)
+        withObservationTracking {
+            _ = observed.results.count
+        } onChange: {
+            changed.withLock { $0 = true }
+        }
+        try store.viewContext.make("Member", ["email": "observed@example.org"])
+        try await store.viewContext.save()
+        for _ in 0..<10_000 where !changed.current { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(changed.current)
+        #expect(observed.results.count == 1 && observed.lastChanges?.inserted.count == 1)
     }
 
     /// The request shapes the randomised test follows.

@@ -41,6 +41,10 @@ public final class FetchedResultsController: Sendable {
     let state: Protected<State>
     /// The controller's registration for the store's saves.
     private let feed: SaveFeed
+    /// The async sequences of updates handed out (``updates(bufferLimit:)``), ended with the store.
+    let mailboxes = Protected<[UUID: Weak<FetchedResultsUpdates.Mailbox>]>([:])
+    /// Whether the store closed: no update comes any more.
+    let ended = Protected(false)
 
     struct State {
         var snapshot: StoreSnapshot
@@ -87,7 +91,10 @@ public final class FetchedResultsController: Sendable {
         // (Every save, so that the results' LSN follows the store's; paused until the controller
         // is made: what comes meanwhile waits in the feed.)
         let holder = WeakController()
-        feed = SaveFeed(wanted: nil, limit: Store.defaultSaveBuffer, after: store.lastSaveLSN, wantsStates: true, paused: true) { entry in
+        feed = SaveFeed(
+            wanted: nil, limit: Store.defaultSaveBuffer, after: store.lastSaveLSN, wantsStates: true, paused: true,
+            onEnd: { holder.controller?.end() }
+        ) { entry in
             holder.controller?.follow(entry)
         }
         store.register(feed)
@@ -127,12 +134,18 @@ public final class FetchedResultsController: Sendable {
             let old = state.results
             state.pages += 1
             state.results = results(state)
-            return (windowUpdate(from: old, to: state.results, changed: [], before: state.snapshot, after: state.snapshot), Array(state.listeners.values))
+            return (windowUpdate(from: old, to: state.results, changed: []), Array(state.listeners.values))
         }
         for listener in listeners { listener(update) }
     }
 
     // MARK: Following saves
+
+    /// Ends the async sequences of updates (the store closed).
+    func end() {
+        ended.withLock { $0 = true }
+        for mailbox in mailboxes.withLock({ $0.values.compactMap(\.object) }) { mailbox.finish() }
+    }
 
     /// Whether the results show a part of the order (an offset, a limit or pages): their changes
     /// are then worked out from the part shown before and after.
@@ -178,7 +191,7 @@ public final class FetchedResultsController: Sendable {
         state.list = list
         if sectionKey != nil && !windowed { state.sections = sectionsAfter(state.sections, diff, before: before, after: after) }
         state.results = results(state)
-        if windowed { return windowUpdate(from: old, to: state.results, changed: affected, before: before, after: after) }
+        if windowed { return windowUpdate(from: old, to: state.results, changed: affected) }
         return update(state.results, diff, oldSections: old.sections)
     }
 
@@ -188,12 +201,11 @@ public final class FetchedResultsController: Sendable {
     private func refetch(at snapshot: StoreSnapshot, changed: Set<ObjectID>?, to state: inout State) -> FetchedResultsUpdate? {
         guard let ids = try? Self.fetchAll(query, fetcher, at: snapshot) else { return nil }
         let old = state.results
-        let before = state.snapshot
         state.list = OrderedIDList(ids)
         state.snapshot = snapshot
         if sectionKey != nil && !windowed { state.sections = wholeSections(state.list, snapshot) }
         state.results = results(state)
-        return windowUpdate(from: old, to: state.results, changed: changed, before: before, after: snapshot)
+        return windowUpdate(from: old, to: state.results, changed: changed)
     }
 
     /// `list` with the objects `affected` taken out as `before` placed them and put back as
@@ -348,10 +360,8 @@ public final class FetchedResultsController: Sendable {
     }
 
     /// The update between two results, worked out from the IDs they show (`changed`: the objects
-    /// a save changed, shown as updated when they keep their place; nil: all of them).
-    private func windowUpdate(
-        from old: FetchedResults, to new: FetchedResults, changed: Set<ObjectID>?, before: StoreSnapshot, after: StoreSnapshot
-    ) -> FetchedResultsUpdate {
+    /// changed, shown as updated when they keep their place; nil: all of them).
+    func windowUpdate(from old: FetchedResults, to new: FetchedResults, changed: Set<ObjectID>?) -> FetchedResultsUpdate {
         let oldIDs = old.objectIDs, newIDs = new.objectIDs
         var newIndex: [ObjectID: Int] = [:]
         newIndex.reserveCapacity(newIDs.count)
@@ -360,14 +370,18 @@ public final class FetchedResultsController: Sendable {
         oldIndex.reserveCapacity(oldIDs.count)
         for (index, id) in oldIDs.enumerated() { oldIndex[id] = index }
         var diff = ResultDiff()
+        let oldPlaces = ResultDiff.Places(old.sections), newPlaces = ResultDiff.Places(new.sections)
         for (index, id) in oldIDs.enumerated() {
-            guard let new = newIndex[id] else {
+            guard let newPlace = newIndex[id] else {
                 diff.deleted.append((id, index))
                 continue
             }
-            let changedSection = sectionKey != nil && !sameSection(id, before: before, after: after)
+            let changedSection =
+                sectionKey != nil
+                && !sameValue(old.sections[oldPlaces.place(index).section].value, new.sections[newPlaces.place(newPlace).section].value)
             diff.kept.append(
-                ResultDiff.Kept(id: id, old: index, new: new, gapOld: 0, gapNew: 0, changedSection: changedSection, changed: changed?.contains(id) ?? true))
+                ResultDiff.Kept(
+                    id: id, old: index, new: newPlace, gapOld: 0, gapNew: 0, changedSection: changedSection, changed: changed?.contains(id) ?? true))
         }
         for (index, id) in newIDs.enumerated() where oldIndex[id] == nil { diff.inserted.append((id, index)) }
         let (changes, difference) = diff.changes(oldSections: old.sections, newSections: new.sections, same: sameValue, precedes: sectionPrecedes)

@@ -112,10 +112,14 @@ package final class SaveFeed: Sendable {
     let state: Protected<State>
     /// The handler, for a feed delivered to one.
     private let handler: (@Sendable (Entry) -> Void)?
+    /// Called once when the feed is finished (the store closed).
+    private let onEnd: (@Sendable () -> Void)?
 
     init(
-        wanted: [Bool]?, limit: Int, after lsn: LSN, wantsStates: Bool = false, paused: Bool = false, handler: (@Sendable (Entry) -> Void)?
+        wanted: [Bool]?, limit: Int, after lsn: LSN, wantsStates: Bool = false, paused: Bool = false, onEnd: (@Sendable () -> Void)? = nil,
+        handler: (@Sendable (Entry) -> Void)?
     ) {
+        self.onEnd = onEnd
         self.wanted = wanted
         self.limit = max(1, limit)
         self.wantsStates = wantsStates
@@ -214,16 +218,18 @@ package final class SaveFeed: Sendable {
     func cancel() { end(cancelling: true) }
 
     private func end(cancelling: Bool) {
-        let waiting = state.withLock { state -> CheckedContinuation<Entry?, Never>? in
+        let (waiting, first) = state.withLock { state -> (CheckedContinuation<Entry?, Never>?, Bool) in
+            let first = !state.finished
             state.finished = true
             if cancelling {
                 state.cancelled = true
                 state.buffer.removeAll()
             }
             defer { state.waiting = nil }
-            return state.waiting
+            return (state.waiting, first)
         }
         waiting?.resume(returning: nil)
+        if first && !cancelling { onEnd?() }
     }
 }
 
