@@ -4,7 +4,7 @@ import Glibc
 
 // Cairn benchmarks. Usage (from the repository root):
 //
-//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|all]... [--quick] [--dir PATH] [--chart PATH]
+//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|observe|all]... [--quick] [--dir PATH] [--chart PATH]
 //
 // Runs each suite named (the log's when none is), in the order above. Prints markdown tables:
 // figures, and each target as met or NOT MET. A run that compared Cairn with a peer writes the
@@ -39,7 +39,7 @@ defer { if ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] == nil { try?
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
-let named = Set(["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "all"].filter { arguments.contains($0) })
+let named = Set(["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "observe", "all"].filter { arguments.contains($0) })
 /// Whether the run includes `suite`.
 func runs(_ suite: String) -> Bool { named.contains(suite) || named.contains("all") || (named.isEmpty && suite == "log") }
 if runs("log") { report = try await logBenchmarks(report, root: root, quick: quick) }
@@ -51,6 +51,7 @@ if runs("values") { report = try await importValueBenchmarks(report, root: root,
 if runs("relations") { report = try await relationshipImportBenchmarks(report, root: root, quick: quick) }
 if runs("import-memory") { report = try await importMemoryBenchmarks(report, root: root, quick: quick) }
 if runs("compaction") { report = try await compactionBenchmarks(report, root: root, quick: quick) }
+if runs("observe") { report = try await observationBenchmarks(report, root: root, quick: quick) }
 
 print(report.markdown)
 
