@@ -36,7 +36,8 @@ import Testing
                         }
                         if applied != update.results.sectionedObjectIDs {
                             seen.problems.append(
-                                "LSN \(update.results.lsn): \(update.changes) applied to \(seen.sections) gives \(applied), not \(update.results.sectionedObjectIDs)")
+                                "LSN \(update.results.lsn): \(update.changes) applied to \(seen.sections) gives \(applied), not \(update.results.sectionedObjectIDs)"
+                            )
                         }
                         let flat = seen.flat.applying(update.difference)
                         if flat != update.results.objectIDs {
@@ -254,7 +255,8 @@ import Testing
             try setup.make("Author", ["name": .string("Author \(number % 5)\(number)"), "born": number % 3 == 0 ? .null : .integer(Int64(1940 + number * 5))])
         }
         try await setup.save()
-        let controllers = try Self.shapes.map { request, section, page in try FetchedResultsController(request, in: store, sectionKey: section, pageSize: page) }
+        let controllers = try Self.shapes.map { request, section, page in try FetchedResultsController(request, in: store, sectionKey: section, pageSize: page)
+        }
         let followers = controllers.map(Follower.init)
         let contexts = (0..<3).map { store.newBackgroundContext(name: "writer \($0)") }
         var nextCode = 0
@@ -276,7 +278,9 @@ import Testing
                         try book.setValue(.integer(Int64.random(in: 1980...2020, using: &random)), forKey: "year")
                     }
                 case 5:
-                    if let book = books.randomElement(using: &random), !book.isDeleted { try book.setObject(authors.randomElement(using: &random), forKey: "author") }
+                    if let book = books.randomElement(using: &random), !book.isDeleted {
+                        try book.setObject(authors.randomElement(using: &random), forKey: "author")
+                    }
                 case 6:
                     if let book = books.randomElement(using: &random), !book.isDeleted { try book.delete() }
                 case 7:

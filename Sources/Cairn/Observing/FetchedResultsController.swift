@@ -211,7 +211,9 @@ public final class FetchedResultsController: Sendable {
     /// `list` with the objects `affected` taken out as `before` placed them and put back as
     /// `after` places them, and what that did; nil when a result is not where `before` places
     /// it (the list does not hold what `before` gives: fetched again).
-    private func updated(_ list: OrderedIDList, _ affected: Set<ObjectID>, before: StoreSnapshot, after: StoreSnapshot) -> (list: OrderedIDList, diff: ResultDiff)? {
+    private func updated(
+        _ list: OrderedIDList, _ affected: Set<ObjectID>, before: StoreSnapshot, after: StoreSnapshot
+    ) -> (list: OrderedIDList, diff: ResultDiff)? {
         var list = list
         // (In ID order: the same work whatever order the set holds them in.)
         let ids = affected.sorted()
@@ -252,7 +254,8 @@ public final class FetchedResultsController: Sendable {
             let changedSection = sectionKey != nil && !sameSection(id, before: before, after: after)
             diff.kept.append(
                 ResultDiff.Kept(
-                    id: id, old: old, new: new, gapOld: old - countBelow(oldPlaces, old), gapNew: new - countBelow(newPlaces, new), changedSection: changedSection,
+                    id: id, old: old, new: new, gapOld: old - countBelow(oldPlaces, old), gapNew: new - countBelow(newPlaces, new),
+                    changedSection: changedSection,
                     changed: true))
         }
         return (list, diff)
