@@ -19,7 +19,7 @@ import Testing
         #expect(controller.results.sections.map(\.name) == ["1974", "1985", "1990"])
         #expect(controller.results.models(Book.self, in: view).map(\.title) == ["The Dispossessed", "Always Coming Home", "Tehanu"])
         let updates = Mutex<[FetchedResultsUpdate]>([])
-        let observation = controller.observe { update in updates.withLock { $0.append(update) } }
+        let observation = controller.observe { update in if !update.isInitial { updates.withLock { $0.append(update) } } }
         let before = controller.results.sectionedObjectIDs
 
         let lathe = try #require(try view.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.title == "Lathe" })).first)

@@ -80,12 +80,12 @@ public struct FetchedChanges: Sendable, Equatable {
             remaining.remove(at: section)
         }
         for section in insertedSections.sorted() {
-            guard section <= remaining.count else { return nil }
+            guard section >= 0, section <= remaining.count else { return nil }
             remaining.insert([], at: section)
         }
         let arriving = (inserted.map { ($0.place, $0.id) } + moved.map { ($0.to, $0.id) }).sorted { $0.0 < $1.0 }
         for (place, id) in arriving {
-            guard remaining.indices.contains(place.section), place.item <= remaining[place.section].count else { return nil }
+            guard remaining.indices.contains(place.section), place.item >= 0, place.item <= remaining[place.section].count else { return nil }
             remaining[place.section].insert(id, at: place.item)
         }
         return remaining

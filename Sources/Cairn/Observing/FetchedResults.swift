@@ -77,4 +77,22 @@ public struct FetchedResultsUpdate: Sendable {
     /// The same changes on the list of IDs (sections one after the other), for code that keeps
     /// a plain list: `old.applying(difference)` is ``FetchedResults/objectIDs``.
     public var difference: CollectionDifference<ObjectID>
+    /// Whether this is an observation's first update: the results as they were when it began,
+    /// with no changes (show them whole).
+    public var isInitial: Bool
+
+    init(results: FetchedResults, changes: FetchedChanges, difference: CollectionDifference<ObjectID>) {
+        self.results = results
+        self.changes = changes
+        self.difference = difference
+        isInitial = false
+    }
+
+    /// An observation's first update: `results`, whole.
+    init(initial results: FetchedResults) {
+        self.results = results
+        changes = FetchedChanges()
+        difference = CollectionDifference<ObjectID>([]) ?? results.objectIDs.difference(from: results.objectIDs)
+        isInitial = true
+    }
 }

@@ -1,5 +1,6 @@
 import CairnLog
 import CairnSupport
+import DequeModule
 import Foundation
 
 /// The results of a fetch request, kept up to date as saves change them, with what each save
@@ -56,6 +57,12 @@ public final class FetchedResultsController: Sendable {
         var pages: Int
         var results: FetchedResults
         var listeners: [UUID: @Sendable (FetchedResultsUpdate) -> Void] = [:]
+        /// Updates made and not yet told, in order, each with the listeners to tell.
+        var outbox = Deque<(FetchedResultsUpdate, [@Sendable (FetchedResultsUpdate) -> Void])>()
+        /// Whether a thread is telling the outbox's updates.
+        var delivering = false
+        /// A fetch failed: the next save fetches again rather than apply its changes.
+        var stale = false
     }
 
     /// Fetches `request` in `store` and follows its saves.
@@ -87,9 +94,9 @@ public final class FetchedResultsController: Sendable {
         dependencies = ResultDependencies(query)
         fetcher = store.newBackgroundContext(name: "fetched results of \(request.entityName)")
         // Registered before the first fetch: a save published after it is in the feed (one
-        // published before is in the fetch, and its event is skipped).
-        // (Every save, so that the results' LSN follows the store's; paused until the controller
-        // is made: what comes meanwhile waits in the feed.)
+        // published before is in the fetch, and its event is skipped). Every save, so that the
+        // results' LSN follows the store's; paused until the controller is made (what comes
+        // meanwhile waits in the feed).
         let holder = WeakController()
         feed = SaveFeed(
             wanted: nil, limit: Store.defaultSaveBuffer, after: store.lastSaveLSN, wantsStates: true, paused: true,
@@ -99,16 +106,23 @@ public final class FetchedResultsController: Sendable {
         }
         store.register(feed)
         let snapshot = store.snapshot
-        let list = OrderedIDList(try Self.fetchAll(query, fetcher, at: snapshot))
-        var state = State(
-            snapshot: snapshot, list: list, sections: [], pages: 1,
-            results: FetchedResults(lsn: snapshot.lsn, sections: [], list: list, window: 0..<0))
-        self.state = Protected(state)
-        if sectionKey != nil && !windowed { state.sections = wholeSections(list, snapshot) }
-        state.results = results(state)
-        self.state.withLock { $0 = state }
+        let ids: [ObjectID]
+        do {
+            ids = try Self.fetchAll(query, fetcher, at: snapshot)
+        } catch {
+            store.unregister(feed)
+            throw error
+        }
+        let list = OrderedIDList(ids)
+        state = Protected(
+            State(snapshot: snapshot, list: list, sections: [], pages: 1, results: FetchedResults(lsn: snapshot.lsn, sections: [], list: list, window: 0..<0)))
+        let sections = sectionKey != nil && !windowed ? self.sections(of: ids, in: snapshot) : []
+        let results = makeResults(list: list, snapshot: snapshot, sections: sections, pages: 1)
+        state.withLock { state in (state.sections, state.results) = (sections, results) }
         holder.controller = self
         feed.resume()
+        // (A store closed before the controller was made tells it nothing more.)
+        if store.commits.withLock({ $0.closed }) { end() }
     }
 
     deinit {
@@ -119,24 +133,60 @@ public final class FetchedResultsController: Sendable {
     /// The results as of the last save the controller followed.
     public var results: FetchedResults { state.withLock { $0.results } }
 
-    /// Calls `handler` with every update from now on, in LSN order, one call at a time, on the
-    /// controller's thread. Keep the returned observation while you want them.
+    /// Calls `handler` first with the results as they are now (an update with no changes), then
+    /// with every update after them, in order, one call at a time, on the controller's thread
+    /// (or, for ``loadMore()``'s, on the thread that asked for the page, when no other update is
+    /// being told). Keep the returned observation while you want them.
     public func observe(_ handler: @escaping @Sendable (FetchedResultsUpdate) -> Void) -> SaveObservation {
         let token = UUID()
-        state.withLock { $0.listeners[token] = handler }
+        let drain = state.withLock { state -> Bool in
+            state.listeners[token] = handler
+            return enqueue(FetchedResultsUpdate(initial: state.results), to: [handler], in: &state)
+        }
+        if drain { deliverQueued() }
         return SaveObservation { [weak self] in _ = self?.state.withLock { $0.listeners.removeValue(forKey: token) } }
     }
 
     /// Shows one more page (with paging; otherwise does nothing), telling listeners what it added.
     public func loadMore() {
         guard pageSize != nil else { return }
-        let (update, listeners) = state.withLock { state -> (FetchedResultsUpdate, [@Sendable (FetchedResultsUpdate) -> Void]) in
+        let drain = state.withLock { state -> Bool in
             let old = state.results
             state.pages += 1
-            state.results = results(state)
-            return (windowUpdate(from: old, to: state.results, changed: []), Array(state.listeners.values))
+            state.results = makeResults(list: state.list, snapshot: state.snapshot, sections: state.sections, pages: state.pages)
+            return enqueue(windowUpdate(from: old, to: state.results, changed: []), to: Array(state.listeners.values), in: &state)
         }
-        for listener in listeners { listener(update) }
+        if drain { deliverQueued() }
+    }
+
+    // MARK: Telling updates
+
+    /// Queues `update` for `listeners` (under the state lock, so in the order updates are made);
+    /// true when the caller is to tell the queued updates (no other thread is).
+    private func enqueue(
+        _ update: FetchedResultsUpdate, to listeners: [@Sendable (FetchedResultsUpdate) -> Void], in state: inout State
+    ) -> Bool {
+        guard !listeners.isEmpty, !update.changes.isEmpty || update.isInitial else { return false }
+        state.outbox.append((update, listeners))
+        guard !state.delivering else { return false }
+        state.delivering = true
+        return true
+    }
+
+    /// Tells the queued updates, one at a time, until none is left.
+    private func deliverQueued() {
+        typealias Queued = (FetchedResultsUpdate, [@Sendable (FetchedResultsUpdate) -> Void])
+        while true {
+            let next = state.withLock { state -> Queued? in
+                guard let next = state.outbox.popFirst() else {
+                    state.delivering = false
+                    return nil
+                }
+                return next
+            }
+            guard let (update, listeners) = next else { return }
+            for listener in listeners { listener(update) }
+        }
     }
 
     // MARK: Following saves
@@ -151,61 +201,81 @@ public final class FetchedResultsController: Sendable {
     /// are then worked out from the part shown before and after.
     var windowed: Bool { request.fetchOffset > 0 || request.fetchLimit != nil || pageSize != nil }
 
-    /// Takes one save (or word of saves missed) from the feed, on its thread.
+    /// What following one save made: the new state, and the diff of the whole list (nil: work the
+    /// change set out from the IDs shown).
+    private struct Followed {
+        var snapshot: StoreSnapshot
+        var list: OrderedIDList
+        var sections: [FetchedSection]
+        var diff: ResultDiff?
+        var changed: Set<ObjectID>?
+        var stale = false
+    }
+
+    /// Takes one save (or word of saves missed) from the feed, on its thread. Only this changes
+    /// the list, its state and sections (the feed tells one entry at a time): they are worked out
+    /// outside the lock, so that reading the results never waits for a fetch.
     func follow(_ entry: SaveFeed.Entry) {
-        let outcome = state.withLock { state -> (FetchedResultsUpdate, [@Sendable (FetchedResultsUpdate) -> Void])? in
-            let update: FetchedResultsUpdate?
-            switch entry {
-            case .save(let save):
-                guard save.lsn > state.snapshot.lsn, let after = save.snapshot else { return nil }
-                update = apply(save, reaching: after, to: &state)
-            case .missed(let missed):
-                guard missed.through > state.snapshot.lsn else { return nil }
-                update = refetch(at: store.snapshot, changed: nil, to: &state)
+        let (before, list, sections, stale) = state.withLock { ($0.snapshot, $0.list, $0.sections, $0.stale) }
+        let followed: Followed?
+        switch entry {
+        case .save(let save):
+            guard save.lsn > before.lsn, let after = save.snapshot else { return }
+            followed = stale ? refetch(at: after, changed: nil, sections) : apply(save, before: before, after: after, list, sections)
+        case .missed(let missed):
+            guard missed.through > before.lsn else { return }
+            followed = refetch(at: store.snapshot, changed: nil, sections)
+        }
+        guard let followed else { return }
+        let drain = state.withLock { state -> Bool in
+            let old = state.results
+            (state.snapshot, state.list, state.sections, state.stale) = (followed.snapshot, followed.list, followed.sections, followed.stale)
+            state.results = makeResults(list: followed.list, snapshot: followed.snapshot, sections: followed.sections, pages: state.pages)
+            let update: FetchedResultsUpdate
+            if let diff = followed.diff, !windowed {
+                update = self.update(state.results, diff, oldSections: old.sections)
+            } else {
+                update = windowUpdate(from: old, to: state.results, changed: followed.changed)
             }
-            guard let update, !update.changes.isEmpty || update.results.lsn != state.results.lsn else { return nil }
-            return (update, Array(state.listeners.values))
+            return enqueue(update, to: Array(state.listeners.values), in: &state)
         }
-        guard let (update, listeners) = outcome else { return }
-        for listener in listeners { listener(update) }
+        if drain { deliverQueued() }
     }
 
-    /// Applies one save, whose state is `after`, to the results.
-    private func apply(_ save: SaveSummary, reaching after: StoreSnapshot, to state: inout State) -> FetchedResultsUpdate? {
-        let changed = save.inserted + save.updated.map(\.id) + save.deleted
-        let before = state.snapshot
+    /// One save applied to `list` (at `before`), whose state is `after`.
+    private func apply(_ save: SaveSummary, before: StoreSnapshot, after: StoreSnapshot, _ list: OrderedIDList, _ sections: [FetchedSection]) -> Followed? {
         // A change that cannot be traced, or one to many of the results: fetched again.
-        guard let affected = dependencies.affected(by: changed, before: before, after: after),
-            affected.count <= max(1_000, state.list.count / 8),
-            let (list, diff) = updated(state.list, affected, before: before, after: after)
-        else {
-            return refetch(at: after, changed: Set(changed), to: &state)
+        guard let affected = dependencies.affected(by: save.inserted + save.deleted, updated: save.updated, before: before, after: after) else {
+            return refetch(at: after, changed: nil, sections)
         }
-        let old = state.results
-        state.snapshot = after
         guard !affected.isEmpty else {
-            // Nothing the results read changed: they are the same, at a later LSN.
-            state.results = FetchedResults(lsn: after.lsn, sections: old.sections, list: old.list, window: old.window)
-            return nil
+            // Nothing the results read changed: the same results, at a later LSN.
+            return Followed(snapshot: after, list: list, sections: sections, diff: ResultDiff(), changed: [])
         }
-        state.list = list
-        if sectionKey != nil && !windowed { state.sections = sectionsAfter(state.sections, diff, before: before, after: after) }
-        state.results = results(state)
-        if windowed { return windowUpdate(from: old, to: state.results, changed: affected) }
-        return update(state.results, diff, oldSections: old.sections)
+        guard affected.count <= Self.refetchThreshold(list.count), let (newList, diff) = updated(list, affected, before: before, after: after) else {
+            return refetch(at: after, changed: affected, sections)
+        }
+        var newSections = sections
+        if sectionKey != nil && !windowed { newSections = sectionsAfter(sections, diff, before: before, after: after) }
+        return Followed(snapshot: after, list: newList, sections: newSections, diff: diff, changed: affected)
     }
 
-    /// Fetches again at `snapshot` and tells what changed between the results shown and the new
-    /// ones (after missed saves, a change the dependencies cannot trace, or a save that changes
-    /// many of the results).
-    private func refetch(at snapshot: StoreSnapshot, changed: Set<ObjectID>?, to state: inout State) -> FetchedResultsUpdate? {
-        guard let ids = try? Self.fetchAll(query, fetcher, at: snapshot) else { return nil }
-        let old = state.results
-        state.list = OrderedIDList(ids)
-        state.snapshot = snapshot
-        if sectionKey != nil && !windowed { state.sections = wholeSections(state.list, snapshot) }
-        state.results = results(state)
-        return windowUpdate(from: old, to: state.results, changed: changed)
+    /// The most objects a save may change for its changes to be applied one by one (more are
+    /// fetched again: a sort costs less than that many binary searches).
+    static func refetchThreshold(_ results: Int) -> Int { max(1_000, results / 8) }
+
+    /// The results fetched again at `snapshot` (after missed saves, a change the dependencies
+    /// cannot trace, or a save that changes many of the results); `changed`: the objects to show
+    /// as updated where they keep their place (nil: all). A failed fetch keeps the list and
+    /// marks the results stale: the next save fetches again.
+    private func refetch(at snapshot: StoreSnapshot, changed: Set<ObjectID>?, _ sections: [FetchedSection]) -> Followed? {
+        guard let ids = try? Self.fetchAll(query, fetcher, at: snapshot) else {
+            let (list, old) = state.withLock { ($0.list, $0.snapshot) }
+            return Followed(snapshot: old, list: list, sections: sections, diff: ResultDiff(), changed: [], stale: true)
+        }
+        let list = OrderedIDList(ids)
+        let newSections = sectionKey != nil && !windowed ? self.sections(of: ids, in: snapshot) : sections
+        return Followed(snapshot: snapshot, list: list, sections: newSections, diff: nil, changed: changed)
     }
 
     /// `list` with the objects `affected` taken out as `before` placed them and put back as
@@ -217,28 +287,25 @@ public final class FetchedResultsController: Sendable {
         var list = list
         // (In ID order: the same work whatever order the set holds them in.)
         let ids = affected.sorted()
-        var removed: [(id: ObjectID, old: Int)] = []
+        var removed: [(id: ObjectID, old: Int, key: ResultOrder.Key)] = []
         for id in ids where matches(id, in: before) {
             guard let key = order.key(id, in: before) else { continue }
-            let place = list.place { order.key($0, in: before).map { order.precedes($0, key) } ?? false }
+            let place = place(of: key, in: list, at: before)
             guard list.id(at: place) == id else { return nil }
-            removed.append((id, list.index(of: place)))
+            removed.append((id, list.index(of: place), key))
         }
-        for (id, _) in removed.sorted(by: { $0.old > $1.old }) {
-            guard let key = order.key(id, in: before) else { continue }
-            list.remove(at: list.place { order.key($0, in: before).map { order.precedes($0, key) } ?? false })
-        }
-        var added: [(ObjectID, ResultOrder.Key)] = []
+        for (_, _, key) in removed.sorted(by: { $0.old > $1.old }) { list.remove(at: place(of: key, in: list, at: before)) }
+        var added: [ResultOrder.Key] = []
         for id in ids where matches(id, in: after) {
             guard let key = order.key(id, in: after) else { continue }
-            list.insert(id, at: list.place { order.key($0, in: after).map { order.precedes($0, key) } ?? false })
-            added.append((id, key))
+            list.insert(id, at: place(of: key, in: list, at: after))
+            added.append(key)
         }
-        let inserted = added.map { id, key in (id: id, new: list.index(of: list.place { order.key($0, in: after).map { order.precedes($0, key) } ?? false })) }
+        let inserted = added.map { key in (id: key.id, new: list.index(of: place(of: key, in: list, at: after))) }
         var diff = ResultDiff()
         let removedIDs = Dictionary(uniqueKeysWithValues: removed.map { ($0.id, $0.old) })
         let insertedIDs = Dictionary(uniqueKeysWithValues: inserted.map { ($0.id, $0.new) })
-        let oldPlaces = removed.map(\.old).sorted(), newPlaces = inserted.map(\.new).sorted()
+        let oldPlaces = removed.map { $0.old }.sorted(), newPlaces = inserted.map(\.new).sorted()
         func countBelow(_ sorted: [Int], _ index: Int) -> Int {
             var low = 0, high = sorted.count
             while low < high {
@@ -247,9 +314,9 @@ public final class FetchedResultsController: Sendable {
             }
             return low
         }
-        for (id, old) in removed where insertedIDs[id] == nil { diff.deleted.append((id, old)) }
+        for (id, old, _) in removed where insertedIDs[id] == nil { diff.deleted.append((id, old)) }
         for (id, new) in inserted where removedIDs[id] == nil { diff.inserted.append((id, new)) }
-        for (id, old) in removed {
+        for (id, old, _) in removed {
             guard let new = insertedIDs[id] else { continue }
             let changedSection = sectionKey != nil && !sameSection(id, before: before, after: after)
             diff.kept.append(
@@ -259,6 +326,12 @@ public final class FetchedResultsController: Sendable {
                     changed: true))
         }
         return (list, diff)
+    }
+
+    /// The first place of `list` (in the order `snapshot` gives its IDs) whose ID does not come
+    /// before `key`: where an ID of that key is, or goes.
+    private func place(of key: ResultOrder.Key, in list: OrderedIDList, at snapshot: StoreSnapshot) -> OrderedIDList.Place {
+        list.place { order.key($0, in: snapshot).map { order.precedes($0, key) } ?? false }
     }
 
     /// Whether `id` is one of the results in `snapshot`.
@@ -332,27 +405,31 @@ public final class FetchedResultsController: Sendable {
 
     // MARK: Results and their changes
 
-    /// The part of the order the results show.
-    private func window(_ state: State) -> Range<Int> {
-        let start = min(max(0, request.fetchOffset), state.list.count)
-        var length = state.list.count - start
+    /// The part of `list`'s order the results show with `pages` loaded.
+    private func window(_ list: OrderedIDList, pages: Int) -> Range<Int> {
+        let start = min(max(0, request.fetchOffset), list.count)
+        var length = list.count - start
         if let limit = request.fetchLimit { length = min(length, max(0, limit)) }
-        if let pageSize { length = min(length, pageSize.multipliedReportingOverflow(by: state.pages).partialValue) }
+        if let pageSize {
+            let (loaded, overflow) = pageSize.multipliedReportingOverflow(by: pages)
+            length = min(length, overflow ? .max : loaded)
+        }
         return start..<(start + length)
     }
 
-    /// The results `state` shows.
-    private func results(_ state: State) -> FetchedResults {
-        let window = window(state)
-        let sections: [FetchedSection]
+    /// The results of `list` (at `snapshot`, with the whole list's `sections` when kept) with
+    /// `pages` loaded.
+    private func makeResults(list: OrderedIDList, snapshot: StoreSnapshot, sections: [FetchedSection], pages: Int) -> FetchedResults {
+        let window = window(list, pages: pages)
+        let shown: [FetchedSection]
         if sectionKey == nil {
-            sections = [FetchedSection(value: .null, count: window.count)]
+            shown = [FetchedSection(value: .null, count: window.count)]
         } else if windowed {
-            sections = self.sections(of: state.list.ids(window), in: state.snapshot)
+            shown = self.sections(of: list.ids(window), in: snapshot)
         } else {
-            sections = state.sections
+            shown = sections
         }
-        return FetchedResults(lsn: state.snapshot.lsn, sections: sections, list: state.list, window: window)
+        return FetchedResults(lsn: snapshot.lsn, sections: shown, list: list, window: window)
     }
 
     /// The update from a diff of the whole list.
@@ -400,10 +477,16 @@ public final class FetchedResultsController: Sendable {
     }
 }
 
-/// The controller a feed's handler reaches, held weakly (the store holds the feed).
-private final class WeakController: @unchecked Sendable {
-    // Safety: set once, in the controller's init, before the feed can deliver anything that
-    // reads it (the feed's first delivery comes from a save after the registration, which
-    // happens-after the write through the feed's lock).
-    weak var controller: FetchedResultsController?
+/// The controller a feed's handlers reach, held weakly (the store holds the feed), behind a
+/// lock: the store's close may reach it while the controller is being made.
+private final class WeakController: Sendable {
+    private struct Reference {
+        weak var controller: FetchedResultsController?
+    }
+    private let reference = Protected(Reference())
+
+    var controller: FetchedResultsController? {
+        get { reference.withLock { $0.controller } }
+        set { reference.withLock { $0.controller = newValue } }
+    }
 }

@@ -3,20 +3,26 @@ import DequeModule
 import Foundation
 
 extension FetchedResultsController {
-    /// The updates from now on as an async sequence (for one consumer), for server code that
-    /// ships changes elsewhere: each update's changes are relative to the results of the one
-    /// before it (or to ``results`` for the first). It ends when the store closes or the
-    /// iterating task is cancelled; letting the sequence go stops it too.
+    /// The updates as an async sequence (for one consumer), for server code that ships changes
+    /// elsewhere: first the results as they are now (an update with no changes,
+    /// ``FetchedResultsUpdate/isInitial``), then each update after them, its changes relative to
+    /// the results of the one before. It ends when the store closes or the iterating task is
+    /// cancelled; letting the sequence go stops it too.
     ///
     /// A consumer that falls behind by more than `bufferLimit` updates gets, in their place, one
     /// update from the last results it was given to the latest (its items all listed as updated
     /// or moved): nothing is lost, and it never holds up the controller.
     public func updates(bufferLimit: Int = 64) -> FetchedResultsUpdates {
-        let mailbox = FetchedResultsUpdates.Mailbox(shown: results, limit: bufferLimit, controller: self)
+        let mailbox = FetchedResultsUpdates.Mailbox(limit: bufferLimit, controller: self)
         let token = UUID()
-        state.withLock { $0.listeners[token] = { [weak mailbox] update in mailbox?.put(update) } }
-        mailbox.stop = { [weak self] in _ = self?.state.withLock { $0.listeners.removeValue(forKey: token) } }
+        mailbox.stop = { [weak self] in
+            self?.state.withLock { _ = $0.listeners.removeValue(forKey: token) }
+            self?.mailboxes.withLock { _ = $0.removeValue(forKey: token) }
+        }
         mailboxes.withLock { $0[token] = Weak(mailbox) }
+        // (Registered through `observe`: the first update is the results as they are then.)
+        let observation = observe { [weak mailbox] update in mailbox?.put(update) }
+        mailbox.observation = observation
         if ended.withLock({ $0 }) { mailbox.finish() }
         return FetchedResultsUpdates(mailbox: mailbox)
     }
@@ -29,13 +35,15 @@ public struct FetchedResultsUpdates: AsyncSequence, Sendable {
 
     /// The updates waiting for the consumer, bounded: past the limit they become one.
     final class Mailbox: @unchecked Sendable {
-        // Safety: `stop` is set once, right after init, before the mailbox is shared.
+        // Safety: `stop` and `observation` are set once, right after init, before the mailbox is
+        // shared.
         struct State {
-            /// The results the consumer was last given.
-            var shown: FetchedResults
+            /// The results the consumer was last given (nil before the first update).
+            var shown: FetchedResults?
             var pending = Deque<FetchedResultsUpdate>()
-            /// The latest results, when the pending updates overflowed (then replaced by one).
-            var collapsed: FetchedResults?
+            /// When the pending updates overflowed: the results before the first of them and the
+            /// latest, told as one update after what is still pending (the first update, whole).
+            var collapsed: (from: FetchedResults, to: FetchedResults)?
             var waiting: CheckedContinuation<FetchedResultsUpdate?, Never>?
             var finished = false
         }
@@ -44,9 +52,10 @@ public struct FetchedResultsUpdates: AsyncSequence, Sendable {
         let limit: Int
         let controller: FetchedResultsController
         var stop: (@Sendable () -> Void)?
+        var observation: SaveObservation?
 
-        init(shown: FetchedResults, limit: Int, controller: FetchedResultsController) {
-            state = Protected(State(shown: shown))
+        init(limit: Int, controller: FetchedResultsController) {
+            state = Protected(State(shown: nil))
             self.limit = Swift.max(1, limit)
             self.controller = controller
         }
@@ -62,9 +71,17 @@ public struct FetchedResultsUpdates: AsyncSequence, Sendable {
                     state.shown = update.results
                     return waiting
                 }
-                if state.collapsed != nil || state.pending.count >= limit {
-                    state.pending.removeAll()
-                    state.collapsed = update.results
+                if let collapsed = state.collapsed {
+                    state.collapsed = (collapsed.from, update.results)
+                } else if state.pending.count >= limit {
+                    // The first update (the results whole) stays; the others become one.
+                    let first = state.pending.first.flatMap { $0.isInitial ? $0 : nil }
+                    guard let from = first?.results ?? state.shown else {
+                        state.pending.append(update)
+                        return nil
+                    }
+                    state.pending = first.map { [$0] } ?? []
+                    state.collapsed = (from, update.results)
                 } else {
                     state.pending.append(update)
                 }
@@ -82,18 +99,17 @@ public struct FetchedResultsUpdates: AsyncSequence, Sendable {
                         case collapsed(from: FetchedResults, to: FetchedResults)
                     }
                     let ready = state.withLock { state -> Ready? in
-                        if let latest = state.collapsed {
-                            defer {
-                                state.shown = latest
-                                state.collapsed = nil
-                            }
-                            return .collapsed(from: state.shown, to: latest)
-                        }
                         if let update = state.pending.popFirst() {
                             state.shown = update.results
                             return .update(update)
                         }
-                        if state.finished || Task.isCancelled { return .update(nil) }
+                        if let (from, to) = state.collapsed {
+                            state.shown = to
+                            state.collapsed = nil
+                            return .collapsed(from: from, to: to)
+                        }
+                        // (A second consumer waiting at once ends: one consumer a sequence.)
+                        if state.finished || Task.isCancelled || state.waiting != nil { return .update(nil) }
                         state.waiting = continuation
                         return nil
                     }

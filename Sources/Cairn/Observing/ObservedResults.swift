@@ -19,11 +19,9 @@ public final class ObservedResults: Observable, Sendable {
     init(_ controller: FetchedResultsController) {
         self.controller = controller
         current = Protected((controller.results, nil))
+        // (The first update is the results as they are at the registration: nothing between.)
         let observation = controller.observe { [weak self] update in self?.take(update) }
         self.observation.withLock { $0 = observation }
-        // (An update between the first read and the registration: read again.)
-        let latest = controller.results
-        current.withLock { if $0.results.lsn < latest.lsn { $0 = (latest, nil) } }
     }
 
     /// The results as of the last save that changed them.
@@ -39,6 +37,10 @@ public final class ObservedResults: Observable, Sendable {
     }
 
     private func take(_ update: FetchedResultsUpdate) {
+        if update.isInitial {
+            current.withLock { $0.results = update.results }
+            return
+        }
         registrar.withMutation(of: self, keyPath: \.lastChanges) {
             registrar.withMutation(of: self, keyPath: \.results) {
                 current.withLock { $0 = (update.results, update.changes) }

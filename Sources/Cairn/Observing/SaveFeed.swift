@@ -57,7 +57,8 @@ package final class SaveSummary: Sendable {
         properties.reserveCapacity(updated.count)
         for (id, positions) in updated where wants(id) {
             let entity = entities[id.entity]
-            properties[id] = Set(positions.compactMap { Self.name(of: $0, in: entity) })
+            // (An object listed twice, as an upsert may list it: the names of both.)
+            properties[id, default: []].formUnion(positions.compactMap { Self.name(of: $0, in: entity) })
         }
         return SaveNotification(
             lsn: lsn, timestamp: transaction.date, contextName: transaction.contextName, author: transaction.author,
@@ -202,7 +203,8 @@ package final class SaveFeed: Sendable {
                         state.handedOut = entry.lsn
                         return .some(entry)
                     }
-                    if state.finished || state.cancelled || Task.isCancelled { return .some(nil) }
+                    // (A second consumer waiting at once ends: one consumer a feed.)
+                    if state.finished || state.cancelled || Task.isCancelled || state.waiting != nil { return .some(nil) }
                     state.waiting = continuation
                     return nil
                 }

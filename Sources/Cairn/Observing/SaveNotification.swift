@@ -46,7 +46,7 @@ public struct SavesMissed: Sendable, Equatable {
     public var since: LSN
     /// The LSN of the last save dropped.
     public var through: LSN
-    /// How many saves were dropped (those an entity filter would have left out included).
+    /// How many saves were dropped (of those the observation asked for).
     public var count: Int
 }
 
@@ -54,7 +54,8 @@ public struct SavesMissed: Sendable, Equatable {
 public final class SaveObservation: Sendable {
     private let stop: @Sendable () -> Void
     init(stop: @escaping @Sendable () -> Void) { self.stop = stop }
-    /// Stops the observation: no handler call starts after it returns.
+    /// Stops the observation: the handler is not called again, but for a call under way (or
+    /// starting) as this runs.
     public func cancel() { stop() }
     deinit { stop() }
 }

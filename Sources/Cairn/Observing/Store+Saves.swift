@@ -49,7 +49,7 @@ extension Store {
     public func saves(of entities: [String]? = nil, bufferLimit: Int = Store.defaultSaveBuffer) throws -> SaveEvents {
         let feed = SaveFeed(wanted: try wantedEntities(entities), limit: bufferLimit, after: lastSaveLSN, handler: nil)
         register(feed)
-        if commits.withLock({ $0.closed }) { feed.finish() }
+        if commits.withLock({ $0.closed && ($0.inFlight.isEmpty || $0.failure != nil) }) { feed.finish() }
         return SaveEvents(SaveEvents.Registration(feed: feed, store: self))
     }
 

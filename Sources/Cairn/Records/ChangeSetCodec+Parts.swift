@@ -7,9 +7,9 @@ import Foundation
 /// parts of one large save one after another on the opening thread while the builder applies
 /// the ones before, as it does for many small saves (``ChangeRecordParts``).
 extension ChangeSetCodec {
-    /// The record version for a save of `inserts` new objects: 2 (in parts) from two parts' worth
-    /// (``Tuning/recordPartInserts``) on, 1 below, so that stores of small saves stay readable
-    /// by builds that read version 1 alone.
+    /// The body layout for a save of `inserts` new objects: 2 (in parts) from two parts' worth
+    /// (``Tuning/recordPartInserts``) on, 1 (whole) below; written in a version-3 record, whose
+    /// header's flag says which.
     static func recordVersion(inserts: Int) -> UInt8 {
         inserts >= 2 * Tuning.recordPartInserts ? 2 : 1
     }

@@ -26,7 +26,9 @@ package struct TransactionInfo: Sendable, Equatable {
         let microseconds = (Date().timeIntervalSince1970 * 1_000_000).rounded()
         // (A clock beyond ±292,000 years from 1970 reads as 1970, not as a trap.)
         let stored = microseconds.isFinite && abs(microseconds) < 9.2e18 ? Int64(microseconds) : 0
-        return TransactionInfo(microseconds: stored, author: author, contextName: contextName)
+        // (An empty name is stored as none: the record cannot tell them apart.)
+        return TransactionInfo(
+            microseconds: stored, author: author.flatMap { $0.isEmpty ? nil : $0 }, contextName: contextName.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The time the save was made.

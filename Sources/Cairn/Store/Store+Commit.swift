@@ -69,7 +69,10 @@ extension Store {
         do {
             try await log?.waitUntilAcknowledged(lsn)
         } catch {
-            commits.withLock { $0.failure = error }
+            commits.withLock { state in
+                state.failure = error
+                endFeedsIfClosed(state)
+            }
             throw error
         }
         // Saves become durable in LSN order, but their tasks may resume in any order: the first
@@ -95,6 +98,7 @@ extension Store {
                 for feed in feeds { feed.put(feed.wantsStates ? withState : summary) }
                 if doneLSN == lsn { own = summary }
             }
+            endFeedsIfClosed(state)
             return own
         }
         noteSaved(bytes: save.bytes.count)

@@ -152,8 +152,12 @@ public final class Store: Sendable {
     /// Call it when done with a store: the view context and the store refer to each other, so a
     /// store that is dropped without `close()` keeps its log (and lock) open until the process ends.
     public func close() async throws {
-        commits.withLock { $0.closed = true }
-        for feed in saveFeeds.withLock({ Array($0.values) }) { feed.finish() }
+        // (Saves accepted before the close are still told: the last of them to be published
+        // ends the feeds, or this does when none is in flight.)
+        commits.withLock { state in
+            state.closed = true
+            endFeedsIfClosed(state)
+        }
         mainContext.withLock { $0 = nil }
         await waitForCompaction(stopping: true)
         try await log?.close()
@@ -162,6 +166,13 @@ public final class Store: Sendable {
     /// What opening the store's log found and did: a torn tail saved and cut (or, read-only,
     /// ignored), left-over files removed, a fallback manifest. Nil for an in-memory store.
     public var recoveryReport: RecoveryReport? { log?.recoveryReport }
+
+    /// Ends the save feeds once the store is closed and no accepted save waits to be told (or
+    /// the log failed: none will be). Called under `commits`.
+    func endFeedsIfClosed(_ state: CommitState) {
+        guard state.closed, state.inFlight.isEmpty || state.failure != nil else { return }
+        for feed in saveFeeds.withLock({ Array($0.values) }) { feed.finish() }
+    }
 
     /// The current published snapshot.
     var snapshot: StoreSnapshot { published.withLock { $0 } }
