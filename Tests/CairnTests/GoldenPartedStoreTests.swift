@@ -14,7 +14,8 @@ import Testing
 /// 8,200 readings (parts, from the batch path) and a small change.
 /// - `store-v2`, written by the build of record version 2: versions 1, 2, 2, 1.
 /// - `store-v3`, written by the build of record version 3: each save a version-3 record, with
-///   its transaction header (time, author, context name) listed in `store-v3.transactions.txt`.
+///   its transaction header (time, author, context name, the deleted readings' tombstones)
+///   listed in `store-v3.transactions.txt`.
 ///
 /// Regenerate only when a format version changes, next to the old ones:
 /// `CAIRN_WRITE_FIXTURES=1 swift test --filter writeStoreVersion3Fixture` (renamed for the next version).
@@ -134,10 +135,14 @@ import Testing
     static func transactionLines(_ path: String) throws -> String {
         var lines: [String] = []
         for record in try readAll(path) where record.payload.first == StoreRecord.changesKind {
-            let body = try StoreRecord.changeRecordBody(record.payload, lsn: record.lsn)
+            let body = try StoreRecord.changeRecordBody(record.payload, lsn: record.lsn, model: try model())
             let header = try #require(body.transaction, "LSN \(record.lsn) has no transaction header")
+            let tombstones = header.tombstones.sorted { $0.key < $1.key }.map { id, values in
+                "\(id)" + values.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+            }
             lines.append(
-                "\(record.lsn.rawValue) parts=\(body.inParts) time=\(header.microseconds) author=\(header.author ?? "-") context=\(header.contextName ?? "-")")
+                "\(record.lsn.rawValue) parts=\(body.inParts) time=\(header.microseconds) author=\(header.author ?? "-") context=\(header.contextName ?? "-")"
+                    + " tombstones=[\(tombstones.joined(separator: ", "))]")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -248,10 +248,45 @@ extension TransactionInfo {
         let changes = ChangeSet(deletes: [ObjectID(entity: book.index, key: 2)])
         let bytes = StoreRecord.changes(changes, TransactionInfo(microseconds: 1_767_225_600_000_000, author: "app", contextName: "main")).encoded()
         // docs/FORMAT.md, "Version 3: the transaction header", the example.
-        let documented = "02 03 00 80 80 82 e2 88 d2 a3 06 03 61 70 70 04 6d 61 69 6e 00 00 01 01 02"
+        let documented = "02 03 00 80 80 82 e2 88 d2 a3 06 03 61 70 70 04 6d 61 69 6e 00 00 00 01 01 02"
         #expect(bytes.map { String(format: "%02x", $0) }.joined(separator: " ") == documented)
         let body = try StoreRecord.changeRecordBody(bytes, lsn: LSN(1))
         #expect(body.transaction?.date == Date(timeIntervalSince1970: 1_767_225_600) && body.transaction?.author == "app")
+    }
+
+    @Test func aDeleteRecordsItsObjectsUniqueKeysAsTombstones() async throws {
+        let folder = TemporaryDirectory()
+        let path = folder.store()
+        let model = try libraryModel()
+        let store = try Store(at: path, model: model)
+        let context = store.viewContext
+        let author = try context.make("Author", ["name": "Gone", "born": 1900])
+        let loan = try context.make("Loan", [:])
+        try await context.save()
+        try author.delete()
+        try loan.delete()
+        try await context.save()
+        try await store.close()
+        let records = try readAll(path)
+        let body = try StoreRecord.changeRecordBody(records[2].payload, lsn: records[2].lsn, model: model)
+        let name = try #require(model.entity(named: "Author")?.attributePosition("name"))
+        #expect(body.transaction?.tombstones == [author.objectID: [name: .string("Gone")]], "a Loan has no unique key: no tombstone")
+        #expect(try StoreRecord.changeRecordBody(records[2].payload, lsn: records[2].lsn).transaction?.tombstones == [:], "read without a model")
+
+        // A tombstone that names an attribute outside the constraints is damage.
+        var forged = ByteWriter(capacity: 64)
+        forged.write(StoreRecord.changesKind)
+        forged.write(StoreRecord.version)
+        let authors = try #require(model.entity(named: "Author"))
+        let born = try #require(authors.attributePosition("born"))
+        TransactionInfo(microseconds: 1, author: nil, contextName: nil, tombstones: [author.objectID: [born: .integer(1900)]])
+            .write(inParts: false, into: &forged)
+        ChangeSetCodec.encode(ChangeSet(), into: &forged)
+        #expect {
+            try StoreRecord.decode(forged.bytes, lsn: LSN(9), model: model)
+        } throws: { error in
+            (error as? StoreError)?.code == .corruptRecord && "\(error)".contains("not a constrained attribute")
+        }
     }
 
     @Test func aDamagedTransactionHeaderIsRefusedNamingTheRecord() throws {

@@ -132,7 +132,7 @@ enum StoreRecord: Sendable {
             }
         case changesKind:
             guard let model else { throw damaged("a change record comes before any model record") }
-            let body = try changeRecordBody(bytes, lsn: lsn)
+            let body = try changeRecordBody(bytes, lsn: lsn, model: model)
             if body.inParts && inParts { return .parts(try ChangeRecordParts(bytes, lsn: lsn, model: model, body: body.start)) }
             return .changes(
                 try reading(bytes, lsn: lsn, from: body.start) { reader in
@@ -149,10 +149,10 @@ enum StoreRecord: Sendable {
     /// layout, and its transaction header.
     ///
     /// - Throws: ``StoreError/Code/corruptRecord`` naming the LSN for a damaged header.
-    static func changeRecordBody(_ bytes: [UInt8], lsn: LSN) throws -> ChangeRecordBody {
+    static func changeRecordBody(_ bytes: [UInt8], lsn: LSN, model: Model? = nil) throws -> ChangeRecordBody {
         guard bytes.count >= 2, bytes[1] >= 3 else { return ChangeRecordBody(start: 2, inParts: bytes.count >= 2 && bytes[1] == 2) }
         return try reading(bytes, lsn: lsn) { reader in
-            let (transaction, inParts) = try TransactionInfo.read(&reader)
+            let (transaction, inParts) = try TransactionInfo.read(&reader, model: model)
             return ChangeRecordBody(start: reader.offset, inParts: inParts, transaction: transaction)
         }
     }

@@ -11,7 +11,8 @@ extension Store {
         try await commitRecord { accepted in
             let changes = try resolve(pending, policy: policy, against: accepted)
             guard !changes.isEmpty else { return nil }
-            let transaction = TransactionInfo.now(author: author, contextName: contextName)
+            let transaction = TransactionInfo.now(
+                author: author, contextName: contextName, tombstones: TransactionInfo.tombstones(of: changes.deletes, in: accepted, model: model))
             return EncodedSave(
                 bytes: StoreRecord.changes(changes, transaction).encoded(), inserted: changes.inserts.map(\.id),
                 updated: changes.updates.map { ($0.id, $0.changes.map(\.position)) }, deleted: changes.deletes, transaction: transaction)
