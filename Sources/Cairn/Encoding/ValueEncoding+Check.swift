@@ -115,6 +115,18 @@ extension ValueEncoding {
         }
     }
 
+    /// Reads the value of attribute `position` of `entity`, checked as
+    /// ``skipChecked(_:model:entity:position:)`` checks it.
+    ///
+    /// - Throws: ``EncodingProblem`` for a value of the wrong kind (or a relationship's).
+    static func readCheckedAttribute(_ reader: inout ByteReader, model: Model, entity: EntityDescription, position: Int) throws -> Value {
+        var check = reader
+        try skipChecked(&check, model: model, entity: entity, position: position)
+        let tagByte = try reader.readByte()
+        guard let tag = ValueTag(rawValue: tagByte) else { throw EncodingProblem(message: "unknown value tag \(tagByte)") }
+        return try readAttribute(tag, &reader)
+    }
+
     /// Reads an object ID whose entity is in `model`.
     static func readID(_ reader: inout ByteReader, model: Model) throws -> ObjectID {
         let entity = try reader.readVarint()

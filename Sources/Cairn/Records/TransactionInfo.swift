@@ -141,11 +141,7 @@ package struct TransactionInfo: Sendable, Equatable {
                     throw EncodingProblem(message: "\(entity.name)'s tombstone names position \(position), not a constrained attribute after \(last)")
                 }
                 last = position
-                var check = reader
-                try ValueEncoding.skipChecked(&check, model: model, entity: entity, position: position)
-                let tagByte = try reader.readByte()
-                guard let tag = ValueTag(rawValue: tagByte) else { throw EncodingProblem(message: "unknown value tag \(tagByte)") }
-                read[position] = try ValueEncoding.readAttribute(tag, &reader)
+                read[position] = try ValueEncoding.readCheckedAttribute(&reader, model: model, entity: entity, position: position)
             }
             tombstones[id] = read
         }
