@@ -294,7 +294,7 @@ import Testing
                 nil, nil
             ))
         shapes.append((FetchRequest("Author", predicate: try? FetchPredicate(format: "books.@count >= 2"), sortKeys: [SortKey("name")]), nil, nil))
-        shapes.append((FetchRequest("Book", predicate: try? FetchPredicate(format: "ANY author.books.year > 2010"), sortKeys: [SortKey("code")]), nil, nil))
+        shapes.append((FetchRequest("Book", predicate: try? FetchPredicate(format: "ANY author.books.year > 1995"), sortKeys: [SortKey("code")]), nil, nil))
         shapes.append((FetchRequest("Book", sortKeys: [SortKey("title", caseInsensitive: true), SortKey("code")]), "title", nil))
         shapes.append((FetchRequest("Book", sortKeys: [SortKey("author.born", ascending: false), SortKey("title")]), "author.born", 4))
         return shapes
