@@ -92,7 +92,7 @@ public struct FetchedResultsUpdate: Sendable {
     init(initial results: FetchedResults) {
         self.results = results
         changes = FetchedChanges()
-        difference = CollectionDifference<ObjectID>([]) ?? results.objectIDs.difference(from: results.objectIDs)
+        difference = ResultDiff.none
         isInitial = true
     }
 }

@@ -376,8 +376,6 @@ public final class FetchedResultsController: Sendable {
         return sections
     }
 
-    private func wholeSections(_ list: OrderedIDList, _ snapshot: StoreSnapshot) -> [FetchedSection] { sections(of: list.ids, in: snapshot) }
-
     /// `sections` after the items `diff` lists left their old sections and joined their new ones.
     private func sectionsAfter(_ sections: [FetchedSection], _ diff: ResultDiff, before: StoreSnapshot, after: StoreSnapshot) -> [FetchedSection] {
         var sections = sections

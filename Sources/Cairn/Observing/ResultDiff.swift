@@ -65,7 +65,12 @@ struct ResultDiff {
         }
         // (The steps are made from two lists, so they are consistent; an empty difference
         // stands in should they not be.)
-        return (changes, CollectionDifference(steps) ?? CollectionDifference<ObjectID>([])!)
+        return (changes, CollectionDifference(steps) ?? Self.none)
+    }
+
+    /// A difference that changes nothing.
+    static var none: CollectionDifference<ObjectID> {
+        [ObjectID]().difference(from: [])
     }
 
     /// The longest run of `items` (in old order) whose new places increase.

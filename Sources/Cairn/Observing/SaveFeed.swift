@@ -31,10 +31,9 @@ package final class SaveSummary: Sendable {
 
     /// The same save with the state it produced.
     func with(_ snapshot: StoreSnapshot) -> SaveSummary {
-        let copy = SaveSummary(
+        SaveSummary(
             lsn: lsn, save: EncodedSave(bytes: [], inserted: inserted, updated: updated, deleted: deleted, transaction: transaction), entities: entities,
             snapshot: snapshot)
-        return copy
     }
 
     /// Whether the save touches an object of an entity `wanted` holds (by entity index).

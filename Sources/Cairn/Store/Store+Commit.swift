@@ -91,7 +91,8 @@ extension Store {
             }
             let feeds = saveFeeds.withLock { Array($0.values) }
             var own: SaveSummary?
-            for (doneLSN, doneSnapshot, doneSave) in done {
+            // (No observation: no summary made; observers on the saving task make their own.)
+            for (doneLSN, doneSnapshot, doneSave) in done where !feeds.isEmpty {
                 let summary = SaveSummary(lsn: doneLSN, save: doneSave, entities: model.descriptions, snapshot: nil)
                 // (The save's state goes only to the feeds that update from it, fetched results:
                 // a notification waiting in a slow observer's buffer keeps no state alive.)
