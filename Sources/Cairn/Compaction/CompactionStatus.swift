@@ -80,4 +80,9 @@ public struct CompactionReport: Sendable {
     public let removedFiles: [String]
     /// Whether the store started it by itself.
     public let automatic: Bool
+    /// The saves whose history it dropped (history since an LSN before their last is no longer
+    /// available: ``Store/historyHorizon``); nil when it dropped none. It keeps those after the
+    /// oldest registered history consumer's token (``Store/registerHistoryConsumer(_:at:)``) and
+    /// what `retainHistory` asks for.
+    public let historyDropped: ClosedRange<LSN>?
 }

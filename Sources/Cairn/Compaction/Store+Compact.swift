@@ -64,7 +64,13 @@ extension Store {
             try log.sealActiveSegment()
             // The published snapshot: every save it holds is acknowledged.
             let latest = self.snapshot
-            let retained = retainHistory.map { retainedLSN($0, latest: latest.lsn, log: log) } ?? latest.lsn
+            let horizonBefore = Self.horizon(of: log)
+            // The oldest of what the options keep and what a registered history consumer needs.
+            let retained = try beginInstallingHorizon(log) { oldestConsumer in
+                [retainHistory, oldestConsumer.map { .since($0) }].compactMap { $0 }.map { retainedLSN($0, latest: latest.lsn, log: log) }.min()
+                    ?? latest.lsn
+            }
+            defer { endInstallingHorizon() }
             // On a thread of its own: writing the base, and installing it (removing the replaced
             // files cuts them down a step at a time, each step synced:
             // ``Log/installBase(_:stopCutting:)``).
@@ -77,7 +83,7 @@ extension Store {
             let report = CompactionReport(
                 lsn: written.lastLSN, objects: objects, baseBytes: written.length, liveBytes: live, bytesBefore: before,
                 bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: removed,
-                automatic: automatic)
+                automatic: automatic, historyDropped: written.lastLSN > horizonBefore ? horizonBefore.next...written.lastLSN : nil)
             endCompaction { $0.finished(report, keptHistory: written.lastLSN < latest.lsn, keptSegments: keptSegments) }
             notifyCompaction(.finished(report))
             return report

@@ -134,14 +134,20 @@ enum StoreRecord: Sendable {
             guard let model else { throw damaged("a change record comes before any model record") }
             let body = try changeRecordBody(bytes, lsn: lsn, model: model)
             if body.inParts && inParts { return .parts(try ChangeRecordParts(bytes, lsn: lsn, model: model, body: body.start)) }
-            return .changes(
-                try reading(bytes, lsn: lsn, from: body.start) { reader in
-                    let changes = try ChangeSetCodec.decodeRows(&reader, model: model, version: body.inParts ? 2 : 1)
-                    guard reader.isAtEnd else { throw damaged("\(reader.remaining) bytes after the last change") }
-                    return changes
-                })
+            return .changes(try changes(bytes, lsn: lsn, model: model, body: body))
         default:
             throw damaged("unknown record kind \(bytes[0])")
+        }
+    }
+
+    /// The changes of change record `bytes`, whose body is `body`, as one set of rows.
+    static func changes(_ bytes: [UInt8], lsn: LSN, model: Model, body: ChangeRecordBody) throws -> RowChangeSet {
+        try reading(bytes, lsn: lsn, from: body.start) { reader in
+            let changes = try ChangeSetCodec.decodeRows(&reader, model: model, version: body.inParts ? 2 : 1)
+            guard reader.isAtEnd else {
+                throw StoreError(.corruptRecord, "record at LSN \(lsn): \(reader.remaining) bytes after the last change", lsn: lsn)
+            }
+            return changes
         }
     }
 

@@ -45,6 +45,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     func validates(_ changes: PropertyChanges) -> Bool { changes.containsPosition { isValidated[$0] } }
     /// This entity and its descendants (the entities a fetch or a constraint of it covers).
     package let family: Set<Int>
+    /// Every property's name by position: attributes, then relationships (one array, shared by
+    /// every history change that lists an inserted object's values).
+    package let propertyNames: [String]
     /// What each property may hold, in a form cheap to check at replay (no strings to retain).
     let storedKinds: [StoredKind]
     let relationshipPositions: NameTable
@@ -57,6 +60,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.entity = entity
         self.attributes = attributes
         self.relationships = relationships
+        self.propertyNames = attributes.map(\.name) + relationships.map(\.name)
         self.parentIndex = parentIndex
         self.descendants = descendants
         self.uniqueness = uniqueness

@@ -76,17 +76,21 @@ struct Row: @unchecked Sendable {
 
     /// Every value, decoded (in one pass).
     var values: [PropertyValue] {
-        withBytes { bytes in
-            var values: [PropertyValue] = []
-            values.reserveCapacity(count)
-            var offset = 0
-            for _ in 0..<count {
-                let end = offset + Self.storedLength(bytes, at: offset)
-                values.append(ValueEncoding.decodeProperty(UnsafeRawBufferPointer(rebasing: bytes[offset..<end])))
-                offset = end
-            }
-            return values
+        withBytes { Self.decodedValues($0, count: count) }
+    }
+
+    /// The `count` values encoded one after the other in `bytes` (a checked row or patch),
+    /// decoded.
+    static func decodedValues(_ bytes: UnsafeRawBufferPointer, count: Int) -> [PropertyValue] {
+        var values: [PropertyValue] = []
+        values.reserveCapacity(count)
+        var offset = 0
+        for _ in 0..<count {
+            let end = offset + storedLength(bytes, at: offset)
+            values.append(ValueEncoding.decodeProperty(UnsafeRawBufferPointer(rebasing: bytes[offset..<end])))
+            offset = end
         }
+        return values
     }
 
     /// A row of `count` values, `old`, with the values at `positions` (increasing) replaced by

@@ -7,10 +7,22 @@ struct OpenedLog {
     var log: Log
     var snapshot: StoreSnapshot
     var history: [Model]
+    /// The models the log's records are written in, each with the LSN it starts at (what
+    /// history decodes records with): the base's model at the base's LSN, then each model and
+    /// migration record after it. A read-only open's migration, which records nothing, is not
+    /// among them.
+    var recordedModels: [RecordedModel] = []
     /// The base's entries, uncompressed.
     var baseBytes: UInt64 = 0
     /// The payloads of the frames replayed after it, uncompressed.
     var logBytes: UInt64 = 0
+}
+
+/// A model the log's records are written in from `lsn` on (its model or migration record's
+/// LSN; the base's LSN for the model a base holds last).
+struct RecordedModel: Sendable {
+    var lsn: LSN
+    var model: Model
 }
 
 extension Store {
@@ -42,14 +54,22 @@ extension Store {
             }
             guard !options.readOnly else { return OpenedLog(log: log, snapshot: StoreSnapshot(model: model), history: [model]) }
             var empty = StoreSnapshot(model: model)
-            empty.advance(to: try log.appendNow(StoreRecord.model(model).encoded()))
-            return OpenedLog(log: log, snapshot: empty, history: [model])
+            let lsn = try log.appendNow(StoreRecord.model(model).encoded())
+            empty.advance(to: lsn)
+            return OpenedLog(log: log, snapshot: empty, history: [model], recordedModels: [RecordedModel(lsn: lsn, model: model)])
         }
         guard let model, recorded != model else { return opened }
         do {
             let (migrated, steps) = try reconcile(log: log, snapshot: opened.snapshot, stored: recorded, with: model, options: options)
             opened.snapshot = migrated
             opened.history += steps
+            if !options.readOnly {
+                // The steps' records end the log, one each.
+                let first = log.lastLSN.rawValue - UInt64(steps.count) + 1
+                for (offset, step) in steps.enumerated() {
+                    opened.recordedModels.append(RecordedModel(lsn: LSN(first + UInt64(offset)), model: step))
+                }
+            }
             return opened
         } catch is WipeRequest {
             try Self.wipe(log: log)
@@ -79,6 +99,7 @@ extension Store {
 
     private static func replayOnce(directory: String, model: Model?, logOptions: LogOptions, through: LSN?) throws -> OpenedLog {
         var history: [Model] = []
+        var recordedModels: [RecordedModel] = []
         var baseBytes: UInt64 = 0
         var logBytes: UInt64 = 0
         var stored: Model? { history.last }
@@ -105,10 +126,12 @@ extension Store {
                             throw StoreError(.corruptRecord, "record at LSN \(record.lsn): a second model record", lsn: record.lsn)
                         }
                         history = [recorded]
+                        recordedModels = [RecordedModel(lsn: record.lsn, model: recorded)]
                         try builder.submit(.start(recorded, record.lsn))
                     case .migration(let recorded, let plan):
                         // The plan as recorded, never inferred again: replay does what the migration did.
                         history.append(recorded)
+                        recordedModels.append(RecordedModel(lsn: record.lsn, model: recorded))
                         try builder.submit(.migrate(plan, record.lsn))
                     case .changes(let changes):
                         try builder.submit(.changes(changes, record.lsn))
@@ -120,6 +143,7 @@ extension Store {
                 base: { base in
                     if let through, base.lastLSN > through { throw Self.historyUnavailable(through, oldest: base.lastLSN) }
                     (history, baseBytes) = try loadBase(base, into: builder)
+                    recordedModels = history.last.map { [RecordedModel(lsn: base.lastLSN, model: $0)] } ?? []
                 })
         } catch {
             _ = try? builder.finish()
@@ -134,7 +158,8 @@ extension Store {
                 throw StoreError(
                     .historyUnavailable, "LSN \(through) is later than the store's last save, LSN \(log.lastLSN)", lsn: log.lastLSN)
             }
-            return OpenedLog(log: log, snapshot: snapshot, history: history, baseBytes: baseBytes, logBytes: logBytes)
+            return OpenedLog(
+                log: log, snapshot: snapshot, history: history, recordedModels: recordedModels, baseBytes: baseBytes, logBytes: logBytes)
         } catch {
             try? log.closeNow()
             throw locations.locate(error)

@@ -40,6 +40,12 @@ public final class Store: Sendable {
     /// Every model the store was written with, oldest first (the last is ``model``): what a
     /// base keeps of the log's model and migration records.
     let modelHistory: [Model]
+    /// The models the log's records are written in, from the base on, each with the LSN it
+    /// starts at (``OpenedLog/recordedModels``): what history decodes records with.
+    let recordedModels: [RecordedModel]
+    /// Held while the history consumers' file is read, changed and written; holds the horizon
+    /// a running compaction installs (zero: none), below which no consumer may register.
+    let historyConsumerFile = Protected<LSN>(.zero)
     /// The running compaction, the status and the automatic thresholds' byte counts.
     let compaction: Protected<CompactionState>
     let compactionObservers = Protected<[UUID: @Sendable (CompactionEvent) -> Void]>([:])
@@ -103,6 +109,7 @@ public final class Store: Sendable {
         let snapshot = opened?.snapshot ?? StoreSnapshot(model: model)
         self.model = model
         self.modelHistory = opened?.history ?? [model]
+        self.recordedModels = opened?.recordedModels ?? []
         self.directory = directory
         self.options = options
         self.log = opened?.log

@@ -1,0 +1,129 @@
+import CairnLog
+import Foundation
+
+/// Reads a store's history: the transactions after a token, one at a time, from the store's
+/// log (``Store/historyReader(since:entities:)``; ``Store/history(since:entities:)`` is the
+/// same as an async sequence).
+///
+/// A reader reads up to the last save acknowledged when it was made; it holds one log frame at
+/// a time, never the whole history. Use one reader from one task at a time.
+public final class HistoryReader {
+    private let records: LogReader
+    private let storeID: UUID
+    /// The model the next record is written in (nil before the model record, LSN 1).
+    private var model: Model?
+    /// The entities asked for, by name (nil: all).
+    private let entityNames: [String]?
+    /// Their indexes and their sub-entities' in ``model`` (nil: all).
+    private var wanted: Set<Int>?
+    /// The oldest LSN history keeps, for the error when a compaction replaces what is read.
+    private let horizon: @Sendable () -> LSN
+
+    init(records: LogReader, storeID: UUID, model: Model?, entities: [String]?, horizon: @escaping @Sendable () -> LSN) {
+        self.records = records
+        self.storeID = storeID
+        self.model = model
+        self.entityNames = entities
+        self.horizon = horizon
+        self.wanted = model.map { Self.family(of: entities, in: $0) } ?? nil
+    }
+
+    /// The indexes of the entities named (with their sub-entities) in `model`; nil: all. A name
+    /// the model does not have matches nothing.
+    private static func family(of names: [String]?, in model: Model) -> Set<Int>? {
+        names.map { names in names.reduce(into: Set<Int>()) { $0.formUnion(model.entity(named: $1)?.family ?? []) } }
+    }
+
+    /// The next transaction (of those touching the entities asked for), or nil after the last.
+    ///
+    /// - Throws: ``StoreError/Code/historyUnavailable`` when a compaction replaced the history
+    ///   this reader had still to read (its message names the new horizon);
+    ///   ``StoreError/Code/corruptRecord`` naming the LSN, segment file and offset of a damaged
+    ///   record; a ``LogError`` for a damaged frame or a failed read.
+    public func next() throws -> HistoryTransaction? {
+        while true {
+            let record: LogRecord
+            do {
+                guard let next = try records.next() else { return nil }
+                record = next
+            } catch let error as LogError where error.code == .busy {
+                throw StoreError(
+                    .historyUnavailable,
+                    "a compaction replaced the history this reader had still to read (\(error.message)); history now starts after LSN \(horizon())",
+                    lsn: horizon())
+            }
+            do {
+                if let transaction = try transaction(of: record) { return transaction }
+            } catch var error as StoreError {
+                if error.file == nil {
+                    error.file = record.file
+                    error.offset = record.offset
+                }
+                throw error
+            }
+        }
+    }
+
+    /// The transaction of `record`, or nil when it changes none of the entities asked for.
+    private func transaction(of record: LogRecord) throws -> HistoryTransaction? {
+        let bytes = record.payload
+        let lsn = record.lsn
+        let token = HistoryToken(storeID: storeID, lsn: lsn)
+        guard let model, bytes.count >= 2, bytes[0] == StoreRecord.changesKind, (1...StoreRecord.version).contains(bytes[1]) else {
+            switch try StoreRecord.decode(bytes, lsn: lsn, model: model) {
+            case .model(let recorded), .migration(let recorded, _):
+                model = recorded
+                wanted = Self.family(of: entityNames, in: recorded)
+                return HistoryTransaction(lsn: lsn, token: token, newModel: recorded, changes: [])
+            case .changes, .parts:
+                // (A change record is read above once a model is known; before one, decode threw.)
+                throw StoreError(.corruptRecord, "record at LSN \(lsn): a change record comes before any model record", lsn: lsn)
+            }
+        }
+        let body = try StoreRecord.changeRecordBody(bytes, lsn: lsn, model: model)
+        let rows = try StoreRecord.changes(bytes, lsn: lsn, model: model, body: body)
+        let changes = Self.changes(rows, tombstones: body.transaction?.tombstones ?? [:], model: model, wanted: wanted)
+        if changes.isEmpty && wanted != nil { return nil }
+        let info = body.transaction
+        return HistoryTransaction(
+            lsn: lsn, token: token, timestamp: info?.date, author: info?.author, contextName: info?.contextName, changes: changes)
+    }
+
+    /// The changes of a record's rows, of the entities `wanted` (nil: all).
+    private static func changes(_ rows: RowChangeSet, tombstones: [ObjectID: [Int: Value]], model: Model, wanted: Set<Int>?) -> [HistoryChange] {
+        let descriptions = model.descriptions
+        func include(_ id: ObjectID) -> Bool {
+            descriptions.indices.contains(id.entity) && (wanted?.contains(id.entity) ?? true)
+        }
+        func names(_ positions: some Sequence<Int>, of description: EntityDescription) -> [String] {
+            let all = description.propertyNames
+            return positions.map { all.indices.contains($0) ? all[$0] : "#\($0)" }
+        }
+        var changes: [HistoryChange] = []
+        changes.reserveCapacity(rows.inserts.count + rows.updates.count + rows.deletes.count)
+        for insert in rows.inserts where include(insert.id) {
+            let description = descriptions[insert.id.entity]
+            changes.append(
+                HistoryChange(
+                    kind: .inserted, objectID: insert.id, entity: description.entity.name, properties: description.propertyNames,
+                    values: rows.row(insert).values))
+        }
+        for update in rows.updates where include(update.id) {
+            let description = descriptions[update.id.entity]
+            let (properties, values) = rows.withPatch(update) { positions, patch in
+                (names(positions, of: description), Row.decodedValues(patch, count: positions.count))
+            }
+            changes.append(
+                HistoryChange(kind: .updated, objectID: update.id, entity: description.entity.name, properties: properties, values: values))
+        }
+        for id in rows.deletes where include(id) {
+            let description = descriptions[id.entity]
+            let tombstone = (tombstones[id] ?? [:]).sorted { $0.key < $1.key }
+            changes.append(
+                HistoryChange(
+                    kind: .deleted, objectID: id, entity: description.entity.name, properties: names(tombstone.map(\.key), of: description),
+                    values: tombstone.map { .attribute($0.value) }))
+        }
+        return changes
+    }
+}

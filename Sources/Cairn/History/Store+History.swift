@@ -1,0 +1,116 @@
+import CairnLog
+import Foundation
+
+extension Store {
+    /// The token of the store's state now: history since it starts with the next save.
+    public var currentHistoryToken: HistoryToken {
+        HistoryToken(storeID: log?.storeID ?? memoryIdentifier, lsn: lastSaveLSN)
+    }
+
+    /// The oldest token history can be read from: compaction replaced the saves up to it (the
+    /// LSN of the store's base), or, before any compaction, the token before the first record.
+    /// What compaction keeps is set by ``registerHistoryConsumer(_:at:)`` and
+    /// ``compact(level:retainHistory:progress:)``'s `retainHistory`.
+    public var historyHorizon: HistoryToken {
+        HistoryToken(storeID: log?.storeID ?? memoryIdentifier, lsn: log.map(Self.horizon) ?? lastSaveLSN)
+    }
+
+    /// The oldest LSN history since which `log` can tell.
+    static func horizon(of log: Log) -> LSN {
+        log.baseLSN ?? log.firstLSN.previous
+    }
+
+    /// The transactions after `token` (nil: every one the store keeps), streamed from the log:
+    /// each save with its LSN, time, author, context name and changes (Core Data's persistent
+    /// history). The sequence ends with the last save acknowledged when it starts to be read.
+    ///
+    /// ```swift
+    /// for try await transaction in try store.history(since: savedToken, entities: ["Book"]) {
+    ///     for change in transaction.changes { print(change.kind, change.objectID, change.valuesByName) }
+    ///     savedToken = transaction.token
+    /// }
+    /// ```
+    ///
+    /// - Parameter entities: the entities whose changes to list (their sub-entities' too; nil:
+    ///   all). A transaction that changes none of them is left out; one that records a model
+    ///   or a migration is kept.
+    /// - Throws: as ``historyReader(since:entities:)`` (here for the token; while reading, for
+    ///   the records).
+    public func history(since token: HistoryToken?, entities: [String]? = nil) throws -> StoreHistory {
+        _ = try historyStart(since: token, entities: entities)
+        return StoreHistory(store: self, token: token, entities: entities)
+    }
+
+    /// A reader of the transactions after `token` (nil: every one the store keeps), one at a
+    /// time: ``history(since:entities:)`` without the async sequence.
+    ///
+    /// - Throws: ``StoreError/Code/historyUnavailable`` naming the horizon when `token` is older
+    ///   than what compaction kept (``historyHorizon``); ``StoreError/Code/invalidArgument`` for a
+    ///   token of another store, one later than the last save, an entity the model does not
+    ///   have, or an in-memory store (it keeps no history).
+    public func historyReader(since token: HistoryToken?, entities: [String]? = nil) throws -> HistoryReader {
+        let (log, start) = try historyStart(since: token, entities: entities)
+        let model = recordedModels.last { $0.lsn <= start }?.model
+        return HistoryReader(records: log.records(from: start.next), storeID: log.storeID, model: model, entities: entities) { [weak log] in
+            log.map(Self.horizon) ?? .zero
+        }
+    }
+
+    /// The log and the LSN history after `token` starts after, checked.
+    private func historyStart(since token: HistoryToken?, entities: [String]?) throws -> (Log, LSN) {
+        guard let log else { throw StoreError(.invalidArgument, "an in-memory store keeps no history") }
+        for name in entities ?? [] where model.entity(named: name) == nil {
+            throw StoreError(.invalidArgument, "history of entity \(name), which the model does not have", entity: name)
+        }
+        let horizon = Self.horizon(of: log)
+        guard let token else { return (log, horizon) }
+        try checkToken(token, of: log)
+        guard token.lsn >= horizon else { throw Self.historyGone(since: token.lsn, horizon: horizon) }
+        return (log, token.lsn)
+    }
+
+    /// Checks that `token` is one of this store's, not later than its last save.
+    func checkToken(_ token: HistoryToken, of log: Log) throws {
+        guard token.storeID == log.storeID else {
+            throw StoreError(.invalidArgument, "history token \(token) belongs to another store (this one is \(log.storeID.uuidString.lowercased()))")
+        }
+        let last = lastSaveLSN
+        guard token.lsn <= last else {
+            throw StoreError(.invalidArgument, "history token \(token) is later than the store's last save, LSN \(last)", lsn: last)
+        }
+    }
+
+    /// The error for history since `lsn`, which compaction replaced up to `horizon`.
+    static func historyGone(since lsn: LSN, horizon: LSN) -> StoreError {
+        StoreError(
+            .historyUnavailable,
+            "history since LSN \(lsn) is gone: compaction replaced the saves up to LSN \(horizon), the horizon (register a history consumer, or compact with retainHistory, to keep it)",
+            lsn: horizon)
+    }
+}
+
+/// The transactions of a store's history after a token, as an async sequence
+/// (``Store/history(since:entities:)``). Each iteration reads the log anew.
+public struct StoreHistory: AsyncSequence, Sendable {
+    /// One save.
+    public typealias Element = HistoryTransaction
+
+    let store: Store
+    let token: HistoryToken?
+    let entities: [String]?
+
+    /// An iterator that opens its reader at its first step.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(history: self) }
+
+    /// Reads the transactions one at a time.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let history: StoreHistory
+        var reader: HistoryReader?
+
+        /// The next transaction, or nil after the last.
+        public mutating func next() async throws -> HistoryTransaction? {
+            if reader == nil { reader = try history.store.historyReader(since: history.token, entities: history.entities) }
+            return try reader?.next()
+        }
+    }
+}
