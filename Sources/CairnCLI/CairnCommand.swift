@@ -14,7 +14,7 @@ struct CairnCommand: AsyncParsableCommand {
         version: "cairn \(version)",
         subcommands: [
             DemoCommand.self, CreateCommand.self, ModelCommand.self, DumpCommand.self, QueryCommand.self, VerifyCommand.self,
-            StatsCommand.self, ImportCommand.self, ExportCommand.self, CompactCommand.self, BackupCommand.self
+            StatsCommand.self, ImportCommand.self, ExportCommand.self, CompactCommand.self, BackupCommand.self, HistoryCommand.self
         ]
     )
 

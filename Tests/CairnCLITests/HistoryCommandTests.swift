@@ -1,0 +1,52 @@
+import CairnTestSupport
+import Foundation
+import Testing
+
+/// `cairn history`: one line per transaction, text or JSON, after a token or an LSN, for some
+/// entities; a clear error past the horizon.
+@Suite struct HistoryCommandTests {
+    func cairn(_ arguments: String...) throws -> (status: Int32, output: String) {
+        let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
+        let process = try ChildProcess(executable, arguments, includeStandardError: true)
+        let status = process.waitUntilExit()
+        return (status, String(decoding: process.outputBytes, as: UTF8.self))
+    }
+
+    func jsonLines(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+
+    @Test func historyPrintsEachSaveAfterATokenOrAnLSN() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.store()
+        #expect(try cairn("demo", "--dir", store, "--books", "120").status == 0)
+        let all = try cairn("history", store, "--json")
+        #expect(all.status == 0, "\(all.output)")
+        let lines = try jsonLines(all.output)
+        let lsns = lines.compactMap { $0["lsn"] as? Int }
+        #expect(lsns == Array(1...lsns.count), "one line per save, in order, from the model record")
+        #expect(lines.first?["model"] != nil)
+        let changes = lines.flatMap { $0["changes"] as? [[String: Any]] ?? [] }
+        let insertedBooks = changes.filter { $0["kind"] as? String == "inserted" && $0["entity"] as? String == "Book" }
+        #expect(insertedBooks.count == 120)
+        #expect(insertedBooks.allSatisfy { ($0["values"] as? [String: Any])?["title"] is String && ($0["id"] as? String)?.hasPrefix("cairn://") == true })
+
+        // After a token (as printed) or an LSN: the lines after it; for one entity, its changes.
+        let token = try #require(lines[2]["token"] as? String)
+        let sinceToken = try jsonLines(try cairn("history", store, "--since", token, "--json").output)
+        #expect(sinceToken.compactMap { $0["lsn"] as? Int } == Array(lsns.dropFirst(3)))
+        let text = try cairn("history", store, "--since", "3", "--entity", "Member")
+        #expect(text.status == 0 && !text.output.isEmpty)
+        for line in text.output.split(separator: "\n") {
+            #expect(line.hasPrefix("LSN ") && line.contains("Member/p") && !line.contains("Book/p"), "\(line)")
+        }
+
+        // Compacted: history before the horizon is refused, naming it; wrong usage is status 2.
+        #expect(try cairn("compact", store).status == 0)
+        let gone = try cairn("history", store, "--since", "3")
+        #expect(gone.status == 1 && gone.output.contains("horizon"), "\(gone.output)")
+        #expect(try cairn("history", store, "--since", "three").status == 2)
+        let after = try cairn("history", store, "--since", String(lsns.count))
+        #expect(after.status == 0 && after.output.isEmpty, "\(after.output)")
+    }
+}
