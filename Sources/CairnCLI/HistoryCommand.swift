@@ -41,7 +41,7 @@ struct HistoryCommand: AsyncParsableCommand {
             let token = since.map { HistoryToken($0) ?? HistoryToken(storeID: opened.identifier, lsn: LSN(UInt64($0) ?? 0)) }
             let reader = try opened.historyReader(since: token, entities: entities.isEmpty ? nil : entities)
             let lines = HistoryLines(store: opened, json: json)
-            while let transaction = try reader.next() { print(lines.line(transaction)) }
+            while let transaction = try reader.next() { print(try lines.line(transaction)) }
         }
     }
 }
@@ -51,12 +51,12 @@ struct HistoryLines {
     let store: Store
     let json: Bool
 
-    func line(_ transaction: HistoryTransaction) -> String {
-        json ? JSONWriter.text(object(transaction)) : text(transaction)
+    func line(_ transaction: HistoryTransaction) throws -> String {
+        json ? JSONWriter.text(try object(transaction)) : try text(transaction)
     }
 
     /// `LSN 42 · 2026-11-28T17:30:01.123Z · author "sync" · context "importer" · Book/p5 inserted {…}; …`
-    private func text(_ transaction: HistoryTransaction) -> String {
+    private func text(_ transaction: HistoryTransaction) throws -> String {
         var parts = ["LSN \(transaction.lsn)"]
         if let timestamp = transaction.timestamp { parts.append(DateText.iso8601(timestamp)) }
         if let author = transaction.author { parts.append("author " + JSONWriter.text(.string(author))) }
@@ -64,14 +64,14 @@ struct HistoryLines {
         if let model = transaction.newModel {
             parts.append("model: " + model.entities.map(\.name).joined(separator: ", ") + " (every object may have changed)")
         }
-        let changes = transaction.changes.map { change in
+        let changes = try transaction.changes.map { change in
             "\(change.entity)/p\(change.objectID.key) \(change.kind.rawValue) " + JSONWriter.text(values(change, target: short))
         }
         if !changes.isEmpty { parts.append(changes.joined(separator: "; ")) }
         return parts.joined(separator: " · ")
     }
 
-    private func object(_ transaction: HistoryTransaction) -> JSONValue {
+    private func object(_ transaction: HistoryTransaction) throws -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("lsn", .number(String(transaction.lsn.rawValue))), ("token", .string(transaction.token.description)),
             ("timestamp", transaction.timestamp.map { .string(DateText.iso8601($0)) } ?? .null),
@@ -83,7 +83,7 @@ struct HistoryLines {
             (
                 "changes",
                 .array(
-                    transaction.changes.map { change in
+                    try transaction.changes.map { change in
                         .object([
                             ("kind", .string(change.kind.rawValue)), ("entity", .string(change.entity)),
                             ("id", .string("cairn://\(store.identifier.uuidString)/\(change.entity)/p\(change.objectID.key)")),

@@ -4,7 +4,7 @@ import Glibc
 
 // Cairn benchmarks. Usage (from the repository root):
 //
-//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|observe|all]... [--quick] [--dir PATH] [--chart PATH]
+//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|observe|history|all]... [--quick] [--dir PATH] [--chart PATH]
 //
 // Runs each suite named (the log's when none is), in the order above. Prints markdown tables:
 // figures, and each target as met or NOT MET. A run that compared Cairn with a peer writes the
@@ -40,7 +40,7 @@ var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
 let named = Set(
-    ["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "observe", "all"].filter { arguments.contains($0) })
+    ["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "observe", "history", "all"].filter { arguments.contains($0) })
 /// Whether the run includes `suite`.
 func runs(_ suite: String) -> Bool { named.contains(suite) || named.contains("all") || (named.isEmpty && suite == "log") }
 if runs("log") { report = try await logBenchmarks(report, root: root, quick: quick) }
@@ -53,6 +53,7 @@ if runs("relations") { report = try await relationshipImportBenchmarks(report, r
 if runs("import-memory") { report = try await importMemoryBenchmarks(report, root: root, quick: quick) }
 if runs("compaction") { report = try await compactionBenchmarks(report, root: root, quick: quick) }
 if runs("observe") { report = try await observationBenchmarks(report, root: root, quick: quick) }
+if runs("history") { report = try await historyBenchmarks(report, root: root, quick: quick) }
 
 print(report.markdown)
 

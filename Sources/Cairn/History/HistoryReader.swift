@@ -74,56 +74,18 @@ public final class HistoryReader {
             case .model(let recorded), .migration(let recorded, _):
                 model = recorded
                 wanted = Self.family(of: entityNames, in: recorded)
-                return HistoryTransaction(lsn: lsn, token: token, newModel: recorded, changes: [])
+                return HistoryTransaction(lsn: lsn, token: token, newModel: recorded)
             case .changes, .parts:
                 // (A change record is read above once a model is known; before one, decode threw.)
                 throw StoreError(.corruptRecord, "record at LSN \(lsn): a change record comes before any model record", lsn: lsn)
             }
         }
-        let body = try StoreRecord.changeRecordBody(bytes, lsn: lsn, model: model)
-        let rows = try StoreRecord.changes(bytes, lsn: lsn, model: model, body: body)
-        let changes = Self.changes(rows, tombstones: body.transaction?.tombstones ?? [:], model: model, wanted: wanted)
-        if changes.isEmpty && wanted != nil { return nil }
-        let info = body.transaction
+        // The header now (its tombstones skipped); the changes when asked for, unless only some
+        // entities' are wanted: then now, to leave out a transaction without any.
+        let info = try StoreRecord.changeRecordBody(bytes, lsn: lsn).transaction
+        let body = HistoryChanges(record: record, model: model, wanted: wanted)
+        if wanted != nil, try body.decoded().isEmpty { return nil }
         return HistoryTransaction(
-            lsn: lsn, token: token, timestamp: info?.date, author: info?.author, contextName: info?.contextName, changes: changes)
-    }
-
-    /// The changes of a record's rows, of the entities `wanted` (nil: all).
-    private static func changes(_ rows: RowChangeSet, tombstones: [ObjectID: [Int: Value]], model: Model, wanted: Set<Int>?) -> [HistoryChange] {
-        let descriptions = model.descriptions
-        func include(_ id: ObjectID) -> Bool {
-            descriptions.indices.contains(id.entity) && (wanted?.contains(id.entity) ?? true)
-        }
-        func names(_ positions: some Sequence<Int>, of description: EntityDescription) -> [String] {
-            let all = description.propertyNames
-            return positions.map { all.indices.contains($0) ? all[$0] : "#\($0)" }
-        }
-        var changes: [HistoryChange] = []
-        changes.reserveCapacity(rows.inserts.count + rows.updates.count + rows.deletes.count)
-        for insert in rows.inserts where include(insert.id) {
-            let description = descriptions[insert.id.entity]
-            changes.append(
-                HistoryChange(
-                    kind: .inserted, objectID: insert.id, entity: description.entity.name, properties: description.propertyNames,
-                    values: rows.row(insert).values))
-        }
-        for update in rows.updates where include(update.id) {
-            let description = descriptions[update.id.entity]
-            let (properties, values) = rows.withPatch(update) { positions, patch in
-                (names(positions, of: description), Row.decodedValues(patch, count: positions.count))
-            }
-            changes.append(
-                HistoryChange(kind: .updated, objectID: update.id, entity: description.entity.name, properties: properties, values: values))
-        }
-        for id in rows.deletes where include(id) {
-            let description = descriptions[id.entity]
-            let tombstone = (tombstones[id] ?? [:]).sorted { $0.key < $1.key }
-            changes.append(
-                HistoryChange(
-                    kind: .deleted, objectID: id, entity: description.entity.name, properties: names(tombstone.map(\.key), of: description),
-                    values: tombstone.map { .attribute($0.value) }))
-        }
-        return changes
+            lsn: lsn, token: token, timestamp: info?.date, author: info?.author, contextName: info?.contextName, body: body)
     }
 }

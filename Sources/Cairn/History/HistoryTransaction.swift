@@ -19,9 +19,34 @@ public struct HistoryTransaction: Sendable {
     /// one: the model from here on. Every object may have changed: a consumer refetches. The
     /// transaction then has no ``changes``.
     public var newModel: Model?
+    /// The record's changes, decoded when first asked for.
+    let body: HistoryChanges?
+
+    init(
+        lsn: LSN, token: HistoryToken, timestamp: Date? = nil, author: String? = nil, contextName: String? = nil, newModel: Model? = nil,
+        body: HistoryChanges? = nil
+    ) {
+        self.lsn = lsn
+        self.token = token
+        self.timestamp = timestamp
+        self.author = author
+        self.contextName = contextName
+        self.newModel = newModel
+        self.body = body
+    }
+
     /// The objects the save changed (of the entities asked for), in the order the record lists
     /// them: inserts, updates, deletes.
-    public var changes: [HistoryChange]
+    ///
+    /// Decoded from the save's record when first asked for, then kept: a reader that looks only
+    /// at who saved and when reads history at the speed of the log's frames.
+    ///
+    /// - Throws: ``StoreError/Code/corruptRecord`` naming the LSN, segment file and offset when
+    ///   the record's changes do not read (its frame's checksum held: a record forged, or written
+    ///   by a faulty build).
+    public var changes: [HistoryChange] {
+        get throws { try body?.decoded() ?? [] }
+    }
 }
 
 /// One object's change in a ``HistoryTransaction`` (Core Data's `NSPersistentHistoryChange`).
