@@ -39,8 +39,8 @@ defer { if ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] == nil { try?
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
-let named = Set(
-    ["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "observe", "history", "all"].filter { arguments.contains($0) })
+let suites = ["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "observe", "history", "all"]
+let named = Set(suites.filter { arguments.contains($0) })
 /// Whether the run includes `suite`.
 func runs(_ suite: String) -> Bool { named.contains(suite) || named.contains("all") || (named.isEmpty && suite == "log") }
 if runs("log") { report = try await logBenchmarks(report, root: root, quick: quick) }
