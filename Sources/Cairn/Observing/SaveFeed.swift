@@ -165,6 +165,27 @@ package final class SaveFeed: Sendable {
         if deliver { DispatchQueue.global().async { self.deliver() } }
     }
 
+    /// Queues word that saves up to `through` were not told one by one (a following store
+    /// that opened its log again: ``Store/init(followingAt:options:)``), `count` of them.
+    func putMissed(through: LSN, count: Int) {
+        let (resume, deliver, missed) = state.withLock { state -> (CheckedContinuation<Entry?, Never>?, Bool, SavesMissed?) in
+            guard !state.finished && !state.cancelled else { return (nil, false, nil) }
+            let dropped = state.buffer.reduce(count) { $0 + $1.count }
+            let missed = SavesMissed(since: state.handedOut, through: through, count: dropped)
+            if let waiting = state.waiting {
+                state.waiting = nil
+                state.handedOut = through
+                return (waiting, false, missed)
+            }
+            state.buffer = [.missed(missed)]
+            guard handler != nil, !state.delivering, !state.paused else { return (nil, false, nil) }
+            state.delivering = true
+            return (nil, true, nil)
+        }
+        if let resume, let missed { resume.resume(returning: .missed(missed)) }
+        if deliver { DispatchQueue.global().async { self.deliver() } }
+    }
+
     /// Hands the buffered entries to the handler, one at a time, until none is left.
     private func deliver() {
         while let entry = take(endingDelivery: true) {

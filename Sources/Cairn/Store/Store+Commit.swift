@@ -82,24 +82,7 @@ extension Store {
         let summary = commits.withLock { state -> SaveSummary? in
             let done = state.inFlight.prefix { $0.lsn <= lsn }
             state.inFlight.removeFirst(done.count)
-            guard let ready = done.last?.snapshot else { return nil }
-            published.withLock { current in
-                if ready.lsn > current.lsn {
-                    current = ready
-                    viewVersion.bump()
-                }
-            }
-            let feeds = saveFeeds.withLock { Array($0.values) }
-            var own: SaveSummary?
-            // (No observation: no summary made; observers on the saving task make their own.)
-            for (doneLSN, doneSnapshot, doneSave) in done where !feeds.isEmpty {
-                let summary = SaveSummary(lsn: doneLSN, save: doneSave, entities: model.descriptions, snapshot: nil)
-                // (The save's state goes only to the feeds that update from it, fetched results:
-                // a notification waiting in a slow observer's buffer keeps no state alive.)
-                let withState = feeds.contains(where: \.wantsStates) ? summary.with(doneSnapshot) : summary
-                for feed in feeds { feed.put(feed.wantsStates ? withState : summary) }
-                if doneLSN == lsn { own = summary }
-            }
+            let own = publish(done, own: lsn)
             endFeedsIfClosed(state)
             return own
         }
@@ -111,6 +94,31 @@ extension Store {
             for observer in listening { observer(own) }
         }
         return built
+    }
+
+    /// Publishes the saves `done` (in LSN order: readers see the last one's state) and hands
+    /// each to the save feeds. Returns the summary made for the save at `own`, if any. Called
+    /// under `commits`, which keeps the saves in LSN order from one call to the next.
+    func publish(_ done: some Collection<(lsn: LSN, snapshot: StoreSnapshot, save: EncodedSave)>, own: LSN?) -> SaveSummary? {
+        guard let ready = done.reversed().first?.snapshot else { return nil }
+        published.withLock { current in
+            if ready.lsn > current.lsn {
+                current = ready
+                viewVersion.bump()
+            }
+        }
+        let feeds = saveFeeds.withLock { Array($0.values) }
+        var ownSummary: SaveSummary?
+        // (No observation: no summary made; observers on the saving task make their own.)
+        for (doneLSN, doneSnapshot, doneSave) in done where !feeds.isEmpty {
+            let summary = SaveSummary(lsn: doneLSN, save: doneSave, entities: model.descriptions, snapshot: nil)
+            // (The save's state goes only to the feeds that update from it, fetched results:
+            // a notification waiting in a slow observer's buffer keeps no state alive.)
+            let withState = feeds.contains(where: \.wantsStates) ? summary.with(doneSnapshot) : summary
+            for feed in feeds { feed.put(feed.wantsStates ? withState : summary) }
+            if doneLSN == own { ownSummary = summary }
+        }
+        return ownSummary
     }
 
     /// Turns pending changes into a change set, resolving conflicts by `policy`.

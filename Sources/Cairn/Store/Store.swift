@@ -21,7 +21,12 @@ public final class Store: Sendable {
     public let directory: String?
     /// The options it was opened with.
     public let options: StoreOptions
-    let log: Log?
+    /// The store's log (nil in memory); a following store's is replaced when it opens the log
+    /// again after a compaction in the writer's process replaced what it was to read next.
+    var log: Log? { currentLog.withLock { $0 } }
+    let currentLog: Protected<Log?>
+    /// A following store's follower (``init(followingAt:options:)``).
+    let follower = Protected<StoreFollower?>(nil)
     /// The published (durable, visible) snapshot and the failure, if any.
     let published: Protected<StoreSnapshot>
     /// Counts the snapshots published (the end of every context's ``ViewVersion`` chain).
@@ -112,7 +117,7 @@ public final class Store: Sendable {
         self.recordedModels = opened?.recordedModels ?? []
         self.directory = directory
         self.options = options
-        self.log = opened?.log
+        self.currentLog = Protected(opened?.log)
         self.published = Protected(snapshot)
         self.commits = Protected(CommitState(accepted: snapshot))
         self.keys = Protected(snapshot.nextKey)
@@ -166,6 +171,7 @@ public final class Store: Sendable {
             endFeedsIfClosed(state)
         }
         mainContext.withLock { $0 = nil }
+        await follower.withLock { $0 }?.stop()
         await waitForCompaction(stopping: true)
         try await log?.close()
     }

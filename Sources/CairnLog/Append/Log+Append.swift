@@ -214,10 +214,10 @@ extension Log {
     /// Records progress and resumes the appends it completes.
     private func publish(_ target: SyncTarget, synced: Bool) {
         let durability = options.durability
-        let ready = appendState.withLock { state -> [Waiter] in
+        let (ready, acknowledged) = appendState.withLock { state -> ([Waiter], LSN?) in
             // After a failure nothing more is acknowledged: the writer is cutting the frames
             // that were not acknowledged before it, and their appends have been told they failed.
-            guard state.failure == nil else { return [] }
+            guard state.failure == nil else { return ([], nil) }
             state.writtenLSN = max(state.writtenLSN, target.lsn)
             if synced {
                 state.durableLSN = max(state.durableLSN, target.lsn)
@@ -229,8 +229,10 @@ extension Log {
                 state.extents[index].end = max(state.extents[index].end, target.end)
                 state.extents[index].nextLSN = max(state.extents[index].nextLSN, target.lsn.next)
             }
-            return state.takeSatisfiedWaiters(durability)
+            return (state.takeSatisfiedWaiters(durability), state.acknowledged(for: durability))
         }
+        // Followers in other processes learn of it before the appends return.
+        if let acknowledged { acknowledgedFile.withLock { $0?.write(acknowledged, io) } }
         for waiter in ready { waiter.continuation.resume() }
     }
 

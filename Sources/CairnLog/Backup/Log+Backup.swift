@@ -148,7 +148,7 @@ extension Log {
     ///
     /// - Throws: the manifest's own errors.
     func manifestIfFilesUnchanged() throws -> Manifest? {
-        try manifestFile.manifest(keepingFilesOf: openedManifest)
+        try manifestFile.manifest(keepingFilesOf: followedManifest.withLock { $0 })
     }
 
     private func plan(_ source: Manifest, extents: [SegmentExtent]) throws -> BackupPlan {

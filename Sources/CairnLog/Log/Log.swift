@@ -36,8 +36,6 @@ public final class Log: Sendable {
     public let storeID: UUID
     /// The largest frame readers accept: the manifest's maximum frame size.
     let frameLimit: Int
-    /// The manifest as this log opened it: for a read-only log, the files it reads.
-    let openedManifest: Manifest
     let lockFile: Protected<OpenFile?>
     let appendState: Protected<AppendState>
     /// The active segment and manifest; held by the one task that writes, syncs or rolls.
@@ -55,13 +53,20 @@ public final class Log: Sendable {
     let installedBase: Protected<Manifest.Base?>
     /// Set while a base is being written (one compaction at a time).
     let compacting = Atomic<Bool>(false)
+    /// A writer's ``AcknowledgedFile``, rewritten after each acknowledgement.
+    let acknowledgedFile = Protected<AcknowledgedFileWriter?>(nil)
+    /// A read-only log's manifest as it last read it (its open's, or a later one
+    /// ``followWriter(byteLimit:)`` read): the files it reads.
+    let followedManifest: Protected<Manifest>
+    /// What ``followWriter(byteLimit:)`` reads next.
+    let following = Protected<FollowPosition?>(nil)
 
     init(
         layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
         frameLimit: Int, lockFile: OpenFile?, writer: WriterState?, extents: [SegmentExtent], nextLSN: LSN, manifest: Manifest
     ) {
         self.installedBase = Protected(manifest.base)
-        self.openedManifest = manifest
+        self.followedManifest = Protected(manifest)
         self.layout = layout
         self.directory = layout.directory
         self.options = options
@@ -82,6 +87,12 @@ public final class Log: Sendable {
 
     deinit {
         syncThread.withLock { $0?.stopSoon() }
+        acknowledgedFile.withLock { writer in
+            if let writer { io.close(writer.file) }
+        }
+        following.withLock { position in
+            if let file = position?.file { io.close(file) }
+        }
         lockFile.withLock { file in
             if let file { io.close(file) }
         }

@@ -12,6 +12,9 @@ enum LogTuning {
     static let searchWindow = 1 << 20
     /// Bytes copied at a time when a torn tail is saved to its side file.
     static let copyChunkSize = 1 << 20
+    /// The payload bytes one step of following a writer reads at most (the records it hands
+    /// over are held in memory until applied): ``Log/followWriter(byteLimit:)``.
+    package static let followBatchBytes = 64 << 20
     /// Bytes of zeros written at a time over unacknowledged bytes a failed cut left.
     static let zeroFillChunkSize = 64 << 10
 

@@ -75,6 +75,10 @@ extension Log {
             throw ManifestFile(layout: layout, io: io).busy(error)
         }
         log.startSyncThread()
+        if options.isWritable {
+            let opened = AcknowledgedFileWriter.open(layout, io, storeID: log.storeID, lsn: log.lastLSN)
+            log.acknowledgedFile.withLock { $0 = opened }
+        }
         return log
     }
 

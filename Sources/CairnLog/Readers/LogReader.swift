@@ -152,6 +152,6 @@ extension Log {
     /// manifest no longer names every file this log opened: ``ManifestFile/changedUnderReader(since:)``).
     func segmentReplaced(_ number: UInt64) -> Bool {
         if !appendState.withLock({ $0.extents.contains { $0.segment.number == number } }) { return true }
-        return !options.isWritable && manifestFile.changedUnderReader(since: openedManifest)
+        return !options.isWritable && manifestFile.changedUnderReader(since: followedManifest.withLock { $0 })
     }
 }

@@ -67,9 +67,7 @@ package struct SegmentHeader: Equatable, Sendable {
             number = try reader.read()
             firstLSN = LSN(try reader.read(UInt64.self))
             let idBytes = try reader.readBytes(16)
-            var uuid = UUID().uuid
-            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: idBytes) }
-            self.storeID = UUID(uuid: uuid)
+            self.storeID = UUID(bytes: idBytes)
         } catch let overrun as ByteReader.Overrun {
             throw LogError.corruption("segment header truncated", path: path, offset: UInt64(overrun.offset))
         }

@@ -1,0 +1,70 @@
+import struct Foundation.UUID
+
+/// `ACKNOWLEDGED`, in the store directory: the LSN of the last frame the writer acknowledged,
+/// for followers in other processes (``Log/followWriter(byteLimit:)``). A follower applies no
+/// frame after it: a frame written but not yet acknowledged may still be cut (a failed sync).
+///
+/// ```
+/// offset  size  field
+///      0    16  store ID
+///     16     8  LSN (little-endian)
+///     24     4  CRC32C of bytes 0..<24, masked
+/// ```
+///
+/// The writer rewrites the 28 bytes in place after each acknowledgement, without syncing: the
+/// file tells live followers, it is never needed to recover. A read that meets a torn write
+/// (checksum mismatch) reads again. A store written by a build without the file is followed
+/// up to its last complete frame.
+package enum AcknowledgedFile {
+    /// The file's name in the store directory.
+    package static let name = "ACKNOWLEDGED"
+    static let size = 28
+
+    /// The file's bytes for `lsn` of store `storeID`.
+    static func bytes(storeID: UUID, lsn: LSN) -> [UInt8] {
+        var bytes = withUnsafeBytes(of: storeID.uuid) { Array($0) }
+        withUnsafeBytes(of: lsn.rawValue.littleEndian) { bytes += $0 }
+        let checksum = bytes.withUnsafeBytes { CRC32C.mask(CRC32C.checksum($0)) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes += $0 }
+        return bytes
+    }
+
+    /// What the file says: the store and its last acknowledged LSN; nil when there is no file
+    /// (or it stays torn or short over a few reads).
+    static func read(_ layout: StoreLayout, _ io: any FileIO) -> (storeID: UUID, lsn: LSN)? {
+        let path = layout.path(name)
+        for _ in 0..<8 {
+            guard let bytes = try? io.readWholeFile(path, limit: 4096), bytes.count == size else { return nil }
+            let read = bytes.withUnsafeBytes { raw -> (UUID, LSN)? in
+                let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self))
+                guard stored == CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<24]))) else { return nil }
+                return (UUID(bytes: raw), LSN(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))))
+            }
+            if let read { return (read.0, read.1) }
+        }
+        return nil
+    }
+}
+
+/// The writer's side of ``AcknowledgedFile``: the open file and the LSN it last wrote.
+struct AcknowledgedFileWriter {
+    let file: OpenFile
+    let storeID: UUID
+    var written: LSN
+
+    /// Opens (or creates) the file and writes `lsn` in it.
+    static func open(_ layout: StoreLayout, _ io: any FileIO, storeID: UUID, lsn: LSN) -> AcknowledgedFileWriter? {
+        guard let file = try? io.open(layout.path(AcknowledgedFile.name), mode: .createOrOpen) else { return nil }
+        var writer = AcknowledgedFileWriter(file: file, storeID: storeID, written: .zero)
+        writer.write(lsn, io)
+        try? io.truncate(file, to: UInt64(AcknowledgedFile.size))
+        return writer
+    }
+
+    /// Writes `lsn` when it is later than the last written (best effort: a follower then lags).
+    mutating func write(_ lsn: LSN, _ io: any FileIO) {
+        guard lsn > written || written == .zero else { return }
+        let bytes = AcknowledgedFile.bytes(storeID: storeID, lsn: lsn)
+        if (try? bytes.withUnsafeBytes({ try io.writeAll(file, $0, at: 0) })) != nil { written = lsn }
+    }
+}
