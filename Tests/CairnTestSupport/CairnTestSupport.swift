@@ -194,6 +194,8 @@ public func builtExecutable(_ name: String) -> String? {
 public struct HelperError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+    /// An error saying `message`.
+    public init(message: String) { self.message = message }
 }
 
 /// Seeds for randomized tests, so that any failing run can be replayed.

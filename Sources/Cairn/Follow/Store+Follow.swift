@@ -23,14 +23,24 @@ extension Store {
     ///   - model: the model the app expects (nil: the store's own); a store written with
     ///     another is refused.
     ///   - options: as for a read-only open (`readOnly` is set; `asOf` must be nil).
-    /// - Throws: as ``init(at:options:)``; ``StoreError/Code/modelMismatch`` when `model`
+    /// - Throws: as ``init(at:options:)``; ``LogError/Code/busy`` for a folder caught between
+    ///   two copies (its manifest names a file that is not there); ``StoreError/Code/modelMismatch`` when `model`
     ///   differs from the store's; ``StoreError/Code/invalidArgument`` with `asOf`; a
     ///   ``LogError`` when the directory cannot be watched.
     public convenience init(followingAt directory: String, model: Model? = nil, options: StoreOptions = StoreOptions()) throws {
         var options = options
         options.readOnly = true
         guard options.asOf == nil else { throw StoreError(.invalidArgument, "a following store follows the latest saves: asOf must be nil") }
-        try self.init(at: directory, options: options)
+        do {
+            try self.init(at: directory, options: options)
+        } catch let error as LogError where error.code == .io || error.code == .notFound {
+            // A file the manifest names is missing: a copy (rsync of a backup folder) under way.
+            guard let missing = error.path, missing != directory, !FileManager.default.fileExists(atPath: missing) else { throw error }
+            throw LogError(
+                .busy,
+                "the folder is caught between two copies: its manifest names \((missing as NSString).lastPathComponent), which is not there (yet); open it again once the copy is complete",
+                path: missing)
+        }
         if let model, model != self.model {
             let differences = model.differences(from: self.model)
             try? log?.closeNow()

@@ -46,7 +46,17 @@ extension Log {
                 if position?.number != extent.segment.number {
                     if let file = position?.file { io.close(file) }
                     position = nil
-                    position = FollowPosition(number: extent.segment.number, file: try openSegment(extent))
+                    do {
+                        position = FollowPosition(number: extent.segment.number, file: try openSegment(extent))
+                    } catch  where !io.exists(extent.path) {
+                        // Gone: a compaction replaced it (the manifest says what holds the
+                        // next frame), or, still listed, a copy has yet to bring it.
+                        switch try nextFollowedSegment(after: extent, last: last) {
+                        case .added: continue
+                        case .wait: throw error
+                        case .replaced(let why): return records.isEmpty ? .replaced(why) : .records(records)
+                        }
+                    }
                 }
                 guard let file = position?.file else { break }
                 var scanner = FrameScanner(
@@ -71,6 +81,13 @@ extension Log {
                 }
                 holdFollowed(extent, through: last)
                 guard last < bound && bytes < byteLimit else { break }
+                // A copy (a backup, rsync) replaced the file read with a longer one: read on in
+                // the file now at its path.
+                if let file = position?.file, (try? io.linkCount(of: file)) == 0, io.exists(extent.path) {
+                    io.close(file)
+                    position = nil
+                    continue
+                }
                 // No more frames in this segment now: the next ones may be in a later one.
                 switch try nextFollowedSegment(after: extent, last: last) {
                 case .added: continue
