@@ -15,6 +15,7 @@ struct HistoryCommand: AsyncParsableCommand {
             Examples:
               cairn history library.store --since 120 --entity Book
               cairn history library.store --since 6f1c…:120 --json
+              cairn history library.store --follow --entity Loan
             """
     )
 
@@ -30,6 +31,9 @@ struct HistoryCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per line.")
     var json = false
 
+    @Flag(help: "Then follow the store: print each save its writer makes, as it is acknowledged, until interrupted.")
+    var follow = false
+
     func validate() throws {
         if let since, HistoryToken(since) == nil && UInt64(since) == nil {
             throw ValidationError("--since takes a history token (\"<store ID>:<LSN>\") or an LSN, not \(since)")
@@ -37,12 +41,32 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await withOpenedStore(at: store, options: readOnlyOptions()) { opened in
-            let token = since.map { HistoryToken($0) ?? HistoryToken(storeID: opened.identifier, lsn: LSN(UInt64($0) ?? 0)) }
-            let reader = try opened.historyReader(since: token, entities: entities.isEmpty ? nil : entities)
-            let lines = HistoryLines(store: opened, json: json)
-            while let transaction = try reader.next() { print(try lines.line(transaction)) }
+        guard follow else {
+            try await withOpenedStore(at: store, options: readOnlyOptions()) { opened in _ = try printHistory(of: opened, since: nil) }
+            return
         }
+        // Following: the saves kept, then each new one, woken by the store's saves.
+        let following = try Store(followingAt: store)
+        RecoveryWarning.print(following.recoveryReport, store: store)
+        let saves = try following.saves()
+        var printed = try printHistory(of: following, since: nil)
+        for await _ in saves { printed = try printHistory(of: following, since: printed) }
+        try await following.close()
+    }
+
+    /// Prints the transactions after `printed` (nil: after `--since`, or every one kept) and
+    /// returns the token after the last printed.
+    private func printHistory(of opened: Store, since printed: HistoryToken?) throws -> HistoryToken {
+        let token = printed ?? since.map { HistoryToken($0) ?? HistoryToken(storeID: opened.identifier, lsn: LSN(UInt64($0) ?? 0)) }
+        let reader = try opened.historyReader(since: token, entities: entities.isEmpty ? nil : entities)
+        let lines = HistoryLines(store: opened, json: json)
+        var last = token ?? opened.historyHorizon
+        while let transaction = try reader.next() {
+            print(try lines.line(transaction))
+            last = transaction.token
+        }
+        fflush(nil)  // (every output stream: a follower piped to another program is read line by line)
+        return last
     }
 }
 

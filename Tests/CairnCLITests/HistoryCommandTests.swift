@@ -1,3 +1,4 @@
+import Cairn
 import CairnTestSupport
 import Foundation
 import Testing
@@ -48,5 +49,38 @@ import Testing
         #expect(try cairn("history", store, "--since", "three").status == 2)
         let after = try cairn("history", store, "--since", String(lsns.count))
         #expect(after.status == 0 && after.output.isEmpty, "\(after.output)")
+    }
+}
+
+/// `cairn history --follow`: the saves kept, then each new one as the writer (here, this
+/// process) makes it.
+@Suite struct HistoryFollowCommandTests {
+    @Test func followPrintsEachNewSaveAsTheWriterMakesIt() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.store()
+        let model = try Model {
+            Entity("Note") {
+                Attribute("text", .string)
+            }
+        }
+        let writer = try Store(at: path, model: model)
+        let context = writer.newBackgroundContext(name: "notes")
+        try context.insert("Note").setValue(.string("before"), forKey: "text")
+        try await context.save()
+        let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
+        let follower = try ChildProcess(executable, ["history", path, "--follow", "--json"], includeStandardError: true)
+        defer { follower.kill() }
+        func lines() -> [String] { String(decoding: follower.outputBytes, as: UTF8.self).split(separator: "\n").map(String.init) }
+        for _ in 0..<10_000 where lines().count < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        for index in 0..<5 {
+            try context.insert("Note").setValue(.string("note \(index)"), forKey: "text")
+            try await context.save()
+        }
+        for _ in 0..<10_000 where lines().count < 7 { try await Task.sleep(for: .milliseconds(1)) }
+        let printed = lines()
+        #expect(printed.count == 7, "\(printed)")
+        #expect(printed.compactMap { Int($0.split(separator: ",").first?.split(separator: ":").last ?? "") } == Array(1...7))
+        #expect(printed.last?.contains("note 4") == true && printed.last?.contains("\"context\":\"notes\"") == true, "\(printed)")
+        try await writer.close()
     }
 }
