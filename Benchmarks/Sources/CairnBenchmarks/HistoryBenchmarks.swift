@@ -104,6 +104,46 @@ func historyBenchmarks(_ initial: Report, root: String, quick: Bool) async throw
     return report
 }
 
+/// A follower's lag: from a writer's acknowledged save (its `save()` returned) to the
+/// follower's view holding it (``Store/init(followingAt:model:options:)``, woken by inotify),
+/// one changed person per save, 100,000 people in the store (a follower in this process: the
+/// same path through the files as from another).
+func followerBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
+    var report = initial
+    let count = quick ? 10_000 : 100_000
+    let path = freshStore(root, "follow")
+    let writer = try Store(at: path, model: try Person.model())
+    for offset in stride(from: 0, to: count, by: 10_000) {
+        try await writer.batchInsert("Person", columns: Person.columns, rows: (offset..<min(count, offset + 10_000)).map { Person(number: $0).row })
+    }
+    let follower = try Store(followingAt: path)
+    let context = writer.newBackgroundContext(name: "scores")
+    let clock = ContinuousClock()
+    var lags: [Double] = []
+    for round in 0..<(quick ? 100 : 400) {
+        let person = try context.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key((round * 7_919) % count)))))
+        try person?.setValue(.double(Double(round) / 10), forKey: "score")
+        try await context.save()
+        let saved = clock.now
+        let lsn = writer.lastSaveLSN
+        // (Looked at without sleeping, yielding the core: the lag itself, not a sleep's.)
+        while follower.lastSaveLSN < lsn && clock.now - saved < .seconds(5) { sched_yield() }
+        lags.append(seconds(clock.now - saved))
+        if round % 50 == 49 { try await Task.sleep(for: .milliseconds(5)) }
+    }
+    try await follower.close()
+    try await writer.close()
+    let sorted = lags.sorted()
+    let median = sorted[sorted.count / 2]
+    let p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
+    report.row(
+        "follower lag: a writer's acknowledged save → the follower's view (\(grouped(count)) people, one changed per save)",
+        "median \(fixed(median * 1000, 3)) ms, 99th percentile \(fixed(p99 * 1000, 3)) ms",
+        note: "\(lags.count) saves; range \(fixed(sorted[0] * 1000, 3))–\(fixed(sorted[sorted.count - 1] * 1000, 3)) ms")
+    report.target("follower lag ≤ 10 ms median", met: median <= 0.010, figure: "\(fixed(median * 1000, 3)) ms")
+    return report
+}
+
 /// The bytes of the files in `path`.
 private func directoryBytes(_ path: String) -> UInt64 {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []

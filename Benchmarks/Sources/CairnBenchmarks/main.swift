@@ -53,7 +53,10 @@ if runs("relations") { report = try await relationshipImportBenchmarks(report, r
 if runs("import-memory") { report = try await importMemoryBenchmarks(report, root: root, quick: quick) }
 if runs("compaction") { report = try await compactionBenchmarks(report, root: root, quick: quick) }
 if runs("observe") { report = try await observationBenchmarks(report, root: root, quick: quick) }
-if runs("history") { report = try await historyBenchmarks(report, root: root, quick: quick) }
+if runs("history") {
+    report = try await historyBenchmarks(report, root: root, quick: quick)
+    report = try await followerBenchmarks(report, root: root, quick: quick)
+}
 
 print(report.markdown)
 

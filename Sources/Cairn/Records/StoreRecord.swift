@@ -8,7 +8,7 @@ import Foundation
 /// ```
 /// model record:     0x01, version (u8, 1), the model in Cairn's JSON model format
 /// change record:    0x02, version (u8, 3), the transaction header (flags, time, author, context
-///                   name), then the body: inserts, updates, deletes (docs/FORMAT.md), the
+///                   name, the deleted objects' tombstones), then the body: inserts, updates, deletes (docs/FORMAT.md), the
 ///                   inserts in parts after a table of them when the header's flag says so;
 ///                   (read, not written:) 0x02, version 1, the body; 0x02, version 2, the body in parts
 /// migration record: 0x03, version (u8, 1), the new model's JSON length (varint) and JSON,

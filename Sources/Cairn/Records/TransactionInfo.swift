@@ -105,47 +105,68 @@ package struct TransactionInfo: Sendable, Equatable {
         }
         let author = try text("author")
         let contextName = try text("context name")
-        let start = reader.offset
         let section = try reader.readLengthPrefixed()
+        // (Offsets in messages count from the record's first byte.)
+        let start = reader.offset - section.count
         var tombstones: [ObjectID: [Int: Value]] = [:]
         if let model, !section.isEmpty {
             do {
-                tombstones = try Self.readTombstones(section, model: model)
-            } catch let problem as EncodingProblem {
-                throw EncodingProblem(message: "the tombstones at byte \(start): \(problem.message)")
+                tombstones = try Self.readTombstones(section, model: model, at: start)
             } catch let overrun as ByteReader.Overrun {
-                throw EncodingProblem(message: "the tombstones at byte \(start) run past their \(section.count) bytes (at \(overrun.offset))")
+                throw EncodingProblem(
+                    message: "the tombstones at byte \(start) run past their \(section.count) bytes (at byte \(start + overrun.offset))")
             }
         }
         let info = TransactionInfo(microseconds: microseconds, author: author, contextName: contextName, tombstones: tombstones)
         return (info, flags & insertsInParts != 0)
     }
 
-    /// Reads and checks a tombstone section against `model`: each object's entity in the model,
-    /// once; each position one of its constrained attributes, increasing; each value of its
-    /// attribute's kind; nothing left over.
-    private static func readTombstones(_ bytes: UnsafeRawBufferPointer, model: Model) throws -> [ObjectID: [Int: Value]] {
+    /// Reads and checks a tombstone section against `model` (its first byte at byte `start` of
+    /// the record): each object's entity in the model, concrete and constrained, its key in the
+    /// keys' range, once; each position one of its constrained attributes, increasing; each value
+    /// of its attribute's kind; nothing left over.
+    private static func readTombstones(_ bytes: UnsafeRawBufferPointer, model: Model, at start: Int) throws -> [ObjectID: [Int: Value]] {
         var reader = ByteReader(bytes, offset: 0)
+        func refused(_ message: String, at offset: Int) -> EncodingProblem {
+            EncodingProblem(message: "the tombstone at byte \(start + offset): \(message)")
+        }
         var tombstones: [ObjectID: [Int: Value]] = [:]
         let count = try reader.readCount(limit: reader.remaining / 3)  // an ID, a count: three bytes at least
         for _ in 0..<count {
-            let id = try ValueEncoding.readID(&reader, model: model)
-            guard tombstones[id] == nil else { throw EncodingProblem(message: "object \(id) has two tombstones") }
+            let at = reader.offset
+            let id: ObjectID
+            do {
+                id = try ValueEncoding.readID(&reader, model: model)
+            } catch let problem as EncodingProblem {
+                throw refused(problem.message, at: at)
+            }
             let entity = model.descriptions[id.entity]
+            guard id.key > 0 && id.key < ObjectID.keyLimit else { throw refused("object key \(id.key) is out of range", at: at) }
+            guard !entity.entity.isAbstract else { throw refused("\(entity.name) is abstract: no object is one", at: at) }
+            guard !entity.uniquePositions.isEmpty else { throw refused("\(entity.name) has no uniqueness constraint", at: at) }
+            guard tombstones[id] == nil else { throw refused("object \(id) has two tombstones", at: at) }
             let values = try reader.readCount(limit: reader.remaining / 2)
             var read: [Int: Value] = [:]
             var last = -1
             for _ in 0..<values {
-                let position = try reader.readCount(limit: max(0, entity.attributes.count - 1))
-                guard position > last, entity.uniquePositions.contains(position) else {
-                    throw EncodingProblem(message: "\(entity.name)'s tombstone names position \(position), not a constrained attribute after \(last)")
+                let positionAt = reader.offset
+                let position = try reader.readVarint()
+                guard position < UInt64(entity.attributes.count), entity.uniquePositions.contains(Int(position)) else {
+                    throw refused("\(entity.name)'s tombstone names position \(position), not a constrained attribute", at: positionAt)
                 }
-                last = position
-                read[position] = try ValueEncoding.readCheckedAttribute(&reader, model: model, entity: entity, position: position)
+                guard Int(position) > last else {
+                    throw refused("\(entity.name)'s tombstone names position \(position) after \(last): out of order", at: positionAt)
+                }
+                last = Int(position)
+                do {
+                    read[last] = try ValueEncoding.readCheckedAttribute(&reader, model: model, entity: entity, position: last)
+                } catch let problem as EncodingProblem {
+                    throw refused(problem.message, at: positionAt)
+                }
             }
             tombstones[id] = read
         }
-        guard reader.isAtEnd else { throw EncodingProblem(message: "\(reader.remaining) bytes after the last tombstone") }
+        guard reader.isAtEnd else { throw refused("\(reader.remaining) bytes after the last tombstone", at: reader.offset) }
         return tombstones
     }
 }
