@@ -17,7 +17,8 @@ import Testing
         return options
     }
 
-    static func model() throws -> Model {
+    /// Items and tags; `addingText` gives items one more attribute, `added` (a model to migrate to).
+    static func model(addingText: Bool = false) throws -> Model {
         try Model {
             Entity("Item") {
                 Attribute("code", .string, optional: false)
@@ -25,6 +26,7 @@ import Testing
                 Attribute("round", .integer64, indexed: true)
                 Attribute("note", .string)
                 Attribute("blob", .binary)
+                if addingText { Attribute("added", .string, default: "none") }
                 Relationship("tags", to: "Tag", inverse: "items", .toMany(ordered: false))
             }
             Entity("Tag") {

@@ -292,21 +292,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.store()
         let old = try CompactionTests.model()
-        let new = try Model {
-            Entity("Item") {
-                Attribute("code", .string, optional: false)
-                Unique("code")
-                Attribute("round", .integer64, indexed: true)
-                Attribute("note", .string)
-                Attribute("blob", .binary)
-                Attribute("added", .string, default: "none")
-                Relationship("tags", to: "Tag", inverse: "items", .toMany(ordered: false))
-            }
-            Entity("Tag") {
-                Attribute("name", .string)
-                Relationship("items", to: "Item", inverse: "tags", .toMany(ordered: false))
-            }
-        }
+        let new = try CompactionTests.model(addingText: true)
         let store = try Store(at: path, model: old)
         let context = store.newBackgroundContext()
         try context.insert("Item").setValue(.string("old"), forKey: "code")

@@ -47,24 +47,41 @@ package enum AcknowledgedFile {
 }
 
 /// The writer's side of ``AcknowledgedFile``: the open file and the LSN it last wrote.
+///
+/// The file is advisory: a write that fails after the open is not the log's failure (the
+/// frames are durable; only followers are told late). The writer then stops writing it, and
+/// followers wait at the last LSN it holds until the store is opened again.
 struct AcknowledgedFileWriter {
     let file: OpenFile
     let storeID: UUID
     var written: LSN
+    /// A write failed: no more are tried.
+    var failed = false
 
     /// Opens (or creates) the file and writes `lsn` in it.
-    static func open(_ layout: StoreLayout, _ io: any FileIO, storeID: UUID, lsn: LSN) -> AcknowledgedFileWriter? {
-        guard let file = try? io.open(layout.path(AcknowledgedFile.name), mode: .createOrOpen) else { return nil }
-        var writer = AcknowledgedFileWriter(file: file, storeID: storeID, written: .zero)
-        writer.write(lsn, io)
-        try? io.truncate(file, to: UInt64(AcknowledgedFile.size))
-        return writer
+    ///
+    /// - Throws: ``LogError/Code/corruption`` when it is not a regular file (a FIFO, a
+    ///   directory, a symbolic link put in its place); I/O errors.
+    static func open(_ layout: StoreLayout, _ io: any FileIO, storeID: UUID, lsn: LSN) throws -> AcknowledgedFileWriter {
+        let file = try io.open(layout.path(AcknowledgedFile.name), mode: .createOrOpen)
+        do {
+            try io.truncate(file, to: UInt64(AcknowledgedFile.size))
+            try AcknowledgedFile.bytes(storeID: storeID, lsn: lsn).withUnsafeBytes { try io.writeAll(file, $0, at: 0) }
+        } catch {
+            io.close(file)
+            throw error
+        }
+        return AcknowledgedFileWriter(file: file, storeID: storeID, written: lsn)
     }
 
-    /// Writes `lsn` when it is later than the last written (best effort: a follower then lags).
+    /// Writes `lsn` when it is later than the last written.
     mutating func write(_ lsn: LSN, _ io: any FileIO) {
-        guard lsn > written || written == .zero else { return }
+        guard lsn > written, !failed else { return }
         let bytes = AcknowledgedFile.bytes(storeID: storeID, lsn: lsn)
-        if (try? bytes.withUnsafeBytes({ try io.writeAll(file, $0, at: 0) })) != nil { written = lsn }
+        if (try? bytes.withUnsafeBytes({ try io.writeAll(file, $0, at: 0) })) != nil {
+            written = lsn
+        } else {
+            failed = true
+        }
     }
 }

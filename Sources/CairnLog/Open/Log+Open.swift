@@ -76,8 +76,13 @@ extension Log {
         }
         log.startSyncThread()
         if options.isWritable {
-            let opened = AcknowledgedFileWriter.open(layout, io, storeID: log.storeID, lsn: log.lastLSN)
-            log.acknowledgedFile.withLock { $0 = opened }
+            do {
+                let opened = try AcknowledgedFileWriter.open(layout, io, storeID: log.storeID, lsn: log.lastLSN)
+                log.acknowledgedFile.withLock { $0 = opened }
+            } catch {
+                try? log.closeNow()
+                throw error
+            }
         }
         return log
     }
