@@ -27,6 +27,8 @@ package final class FaultyFileIO: FileIO, Sendable {
     private let base = PosixFileIO()
     private struct State {
         var writes = 0
+        /// The file of each write, in order.
+        var writePaths: [String] = []
         var syncs = 0
         var dataSyncs = 0
         var steps = 0
@@ -86,6 +88,8 @@ package final class FaultyFileIO: FileIO, Sendable {
     }
 
     package var writeCount: Int { state.withLock { $0.writes } }
+    /// The file each write went to, in order (call `n` is element `n - 1`).
+    package var writePaths: [String] { state.withLock { $0.writePaths } }
     package var syncCount: Int { state.withLock { $0.syncs } }
     /// `fdatasync` calls alone (the syncs that acknowledge appends).
     package var dataSyncCount: Int { state.withLock { $0.dataSyncs } }
@@ -118,6 +122,7 @@ package final class FaultyFileIO: FileIO, Sendable {
         enum Action { case pass, fail(Int32), short }
         let action = state.withLock { state -> Action in
             state.writes += 1
+            state.writePaths.append(file.path)
             if let pending = state.pendingError {
                 state.pendingError = nil
                 return .fail(pending)

@@ -138,7 +138,8 @@ import Testing
             // (The entries counted by batch in one pass: a fetch per printed line would scan them
             // all thousands of times.)
             var batches: [[Int64]: Int] = [:]
-            for entry in try following.newBackgroundContext().fetch(FetchRequest("Entry")) {
+            let context = following.newBackgroundContext()
+            for entry in try context.fetch(FetchRequest("Entry")) {
                 guard case .integer(let writer) = try entry.value(forKey: "writer", as: Value.self),
                     case .integer(let sequence) = try entry.value(forKey: "sequence", as: Value.self)
                 else { continue }
