@@ -57,7 +57,9 @@ import Testing
         #expect("\(error)".contains(".seg"), "the error names the file the copy has yet to bring: \(error)")
         try Self.rsync(backups, replicaPath)
         try await Self.wait(replica, reaches: backup.lsn)
-        #expect(replica.lastSaveLSN == backup.lsn && replica.followingError == nil, "\(replica.lastSaveLSN) of \(backup.lsn): \(String(describing: replica.followingError))")
+        #expect(
+            replica.lastSaveLSN == backup.lsn && replica.followingError == nil,
+            "\(replica.lastSaveLSN) of \(backup.lsn): \(String(describing: replica.followingError))")
         #expect(try GoldenGraphStoreTests.dump(replica) == GoldenGraphStoreTests.dump(writer))
         // A folder caught between two copies does not open: the error names what is missing.
         let partial = folder.store("partial")
