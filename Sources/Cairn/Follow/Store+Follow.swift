@@ -122,6 +122,13 @@ extension Store {
                 throw StoreError(.closed, "the store is closed")
             }
             let since = state.accepted.lsn
+            // Never back: a folder read while a copy replaced its manifest may show an older one.
+            guard reopened.snapshot.lsn >= since else {
+                try? reopened.log.closeNow()
+                throw LogError(
+                    .busy, "the store read back at LSN \(reopened.snapshot.lsn), before the LSN \(since) shown (a copy under way?); trying again",
+                    path: directory)
+            }
             state.accepted = reopened.snapshot
             currentLog.withLock { $0 = reopened.log }
             published.withLock { current in

@@ -41,6 +41,10 @@ struct HistoryConsumerFile: Codable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         let bytes = Array(try encoder.encode(self))
+        // (A file the reader would refuse is never written: compaction reads it.)
+        guard bytes.count <= Self.byteLimit else {
+            throw StoreError(.invalidArgument, "the history consumers would take more than \(Self.byteLimit) bytes: remove some first")
+        }
         try log.io.replaceAtomically(log.directory + "/" + Self.name, directory: log.directory, with: bytes)
     }
 }
