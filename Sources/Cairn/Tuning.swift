@@ -15,6 +15,9 @@ enum Tuning {
     /// The nice value of compaction and backup threads (0 is the default, 19 the lowest): with
     /// every core busy they get about a tenth of the share of an app thread.
     static let backgroundNice: Int32 = 10
+    /// The saves a following store applies before it publishes them: the states of the saves
+    /// applied and not yet published stay alive until then.
+    static let followedSavesPublishedTogether = 256
     /// Chunks of a base the opening thread hands to the snapshot builder at a time.
     static let chunksPerHandOver = 16
     /// The largest first buffer of a chunk (sized by its first row for a chunk of rows like it).

@@ -131,7 +131,7 @@ import Testing
             helper.kill()
             let following = try #require(follower)
             // The follower reaches the last save the killed writer acknowledged, and no further.
-            let acknowledged = try #require(AcknowledgedFile.read(StoreLayout(directory: path), PosixFileIO()))
+            let acknowledged = try #require(try AcknowledgedFile.read(StoreLayout(directory: path), PosixFileIO()))
             for _ in 0..<10_000 where following.lastSaveLSN < acknowledged.lsn { try await Task.sleep(for: .milliseconds(1)) }
             #expect(following.lastSaveLSN == acknowledged.lsn, "cycle \(cycle): \(String(describing: following.followingError))")
             // It holds every save the helper printed as acknowledged, whole.

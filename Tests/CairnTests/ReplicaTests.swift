@@ -57,15 +57,11 @@ import Testing
         let error = try #require(replica.followingError)
         #expect("\(error)".contains(".seg"), "the error names the file the copy has yet to bring: \(error)")
         try Self.rsync(backups, replicaPath)
-        // Known defect: now and then (under load), a replica that waited out a folder caught
-        // between two copies stops without an error short of the copy that completed it.
-        await withKnownIssue("a replica may stall after a folder caught between two copies", isIntermittent: true) {
-            try await Self.wait(replica, reaches: backup.lsn)
-            #expect(
-                replica.lastSaveLSN == backup.lsn && replica.followingError == nil,
-                "\(replica.lastSaveLSN) of \(backup.lsn): \(String(describing: replica.followingError))")
-            #expect(try GoldenGraphStoreTests.dump(replica) == GoldenGraphStoreTests.dump(writer))
-        }
+        try await Self.wait(replica, reaches: backup.lsn)
+        #expect(
+            replica.lastSaveLSN == backup.lsn && replica.followingError == nil,
+            "\(replica.lastSaveLSN) of \(backup.lsn): \(String(describing: replica.followingError))")
+        #expect(try GoldenGraphStoreTests.dump(replica) == GoldenGraphStoreTests.dump(writer))
         // A folder caught between two copies does not open: the error names what is missing.
         let partial = folder.store("partial")
         try FileManager.default.createDirectory(atPath: partial, withIntermediateDirectories: true)

@@ -26,6 +26,10 @@ void cairn_name_current_thread(const char *name);
 /// success, -1 when the system refused.
 int cairn_lower_current_thread_priority(int nice);
 
+/// `pipe2(fds, O_CLOEXEC)`: a pipe whose ends are closed in a child process (`pipe2` is a GNU
+/// extension the Glibc module does not export). Returns 0, or -1 with `errno` set.
+int cairn_pipe_cloexec(int fds[2]);
+
 /// `strtod` in the POSIX locale (a `.` decimal point whatever the process's locale): the
 /// number at `text` (NUL-terminated), `*end` set after it (to `text` when nothing was read).
 double cairn_strtod_posix(const char *text, char **end);

@@ -30,6 +30,7 @@ extension Store {
     public convenience init(followingAt directory: String, model: Model? = nil, options: StoreOptions = StoreOptions()) throws {
         var options = options
         options.readOnly = true
+        options.readsAcknowledgedOnly = true
         guard options.asOf == nil else { throw StoreError(.invalidArgument, "a following store follows the latest saves: asOf must be nil") }
         do {
             try self.init(at: directory, options: options)
@@ -51,70 +52,128 @@ extension Store {
         follower.start(self)
     }
 
-    /// For a following store (``init(followingAt:model:options:)``): what stopped it from moving
-    /// forward at its last try (a damaged frame, a migration by the writer, an I/O error);
-    /// nil while it follows, and for other stores.
-    public var followingError: (any Error)? { follower.withLock { $0 }?.failure.withLock { $0 } }
+    /// For a following store (``init(followingAt:model:options:)``): what keeps it from moving
+    /// forward. A ``StoreError/Code/followingStopped`` error is for good (the writer migrated
+    /// the store, the store was replaced or went back, a save could not be applied: open the
+    /// store again); any other (a copy under way, a damaged frame, an I/O error) is retried,
+    /// at most once a second, and cleared when a step succeeds. Nil while it follows, and for
+    /// other stores.
+    public var followingError: (any Error)? { follower.withLock { $0 }?.error }
 
     /// One step of following: the saves the writer acknowledged since the last one applied, a
     /// batch at a time, until there are none.
+    ///
+    /// - Throws: ``StoreError/Code/followingStopped`` when following cannot go on;
+    ///   ``StoreError/Code/closed``; any other error for a step to try again.
     func followWriter() throws {
         while let log, let directory {
             switch try log.followWriter() {
             case .records(let records):
                 guard !records.isEmpty else { return }
-                try applyFollowed(records)
-            case .replaced:
-                try reopenFollowed(directory: directory, replacing: log)
+                do {
+                    try applyFollowed(records)
+                } catch let gap as FollowedGap {
+                    // (The log holds saves the store did not apply: both start again from the files.)
+                    try reopenFollowed(directory: directory, replacing: log, because: gap.description)
+                    return
+                } catch let error as StoreError where error.code == .closed || error.code == .followingStopped {
+                    throw error
+                } catch {
+                    throw Self.followingStopped("a save could not be applied", error)
+                }
+            case .replaced(let why):
+                try reopenFollowed(directory: directory, replacing: log, because: why)
                 return
+            case .ended(let why):
+                throw Self.followingStopped(why, nil)
             }
         }
     }
 
-    /// Applies and publishes the records another process's writer acknowledged.
+    /// The error that ends following, with what caused it.
+    static func followingStopped(_ why: String, _ cause: (any Error)?) -> StoreError {
+        var error = StoreError(.followingStopped, why + (cause.map { ": \($0)" } ?? "") + "; open the following store again")
+        if let cause = cause as? StoreError { (error.lsn, error.file, error.offset) = (cause.lsn, cause.file, cause.offset) }
+        return error
+    }
+
+    /// Records another process's writer acknowledged that do not follow the last one applied.
+    private struct FollowedGap: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Applies and publishes the records another process's writer acknowledged, a few at a time
+    /// (the states of the saves waiting to be published are bounded), and calls the save
+    /// observers on this thread after each.
     private func applyFollowed(_ records: [LogRecord]) throws {
-        try commits.withLock { state in
+        var start = records.startIndex
+        while start < records.endIndex {
+            let end = records.index(start, offsetBy: Tuning.followedSavesPublishedTogether, limitedBy: records.endIndex) ?? records.endIndex
+            try applyFollowed(records[start..<end])
+            start = end
+        }
+    }
+
+    private func applyFollowed(_ records: ArraySlice<LogRecord>) throws {
+        var failure: (any Error)?
+        let applied = try commits.withLock { state -> [(lsn: LSN, save: EncodedSave)] in
             if state.closed { throw StoreError(.closed, "the store is closed") }
             var next = state.accepted
             var done: [(lsn: LSN, snapshot: StoreSnapshot, save: EncodedSave)] = []
-            defer {
-                // What applied is published, even when a later record fails.
-                state.accepted = next
-                _ = publish(done, own: nil)
-            }
-            for record in records {
-                let lsn = record.lsn
-                guard lsn == next.lsn.next else {
-                    throw StoreError(.corruptRecord, "the writer's next record is LSN \(lsn), after LSN \(next.lsn)", lsn: lsn, file: record.file)
+            do {
+                for record in records {
+                    let lsn = record.lsn
+                    guard lsn == next.lsn.next else { throw FollowedGap(description: "the writer's next record is LSN \(lsn), after LSN \(next.lsn)") }
+                    guard case .changes(let rows) = try StoreRecord.decode(record.payload, lsn: lsn, model: model) else {
+                        throw Self.followingStopped("the writer migrated the store to another model at LSN \(lsn)", nil)
+                    }
+                    var applied = next
+                    _ = try applied.apply(rows, at: lsn)
+                    next = applied
+                    let transaction =
+                        try StoreRecord.changeRecordBody(record.payload, lsn: lsn).transaction
+                        ?? TransactionInfo(microseconds: 0, author: nil, contextName: nil)
+                    let save = EncodedSave(
+                        bytes: [], inserted: rows.inserts.map(\.id), updated: rows.updates.map { ($0.id, Array(rows.updatedPositions[$0.positions])) },
+                        deleted: rows.deletes, transaction: transaction)
+                    done.append((lsn, next, save))
                 }
-                guard case .changes(let rows) = try StoreRecord.decode(record.payload, lsn: lsn, model: model) else {
-                    throw StoreError(
-                        .modelMismatch, "the writer migrated the store to another model at LSN \(lsn): open the following store again",
-                        lsn: lsn)
+            } catch var error as StoreError {
+                if error.file == nil, let record = records.first(where: { $0.lsn == next.lsn.next }) {
+                    (error.file, error.offset) = (record.file, record.offset)
                 }
-                var applied = next
-                _ = try applied.apply(rows, at: lsn)
-                next = applied
-                let transaction =
-                    try StoreRecord.changeRecordBody(record.payload, lsn: lsn).transaction
-                    ?? TransactionInfo(microseconds: 0, author: nil, contextName: nil)
-                let save = EncodedSave(
-                    bytes: [], inserted: rows.inserts.map(\.id), updated: rows.updates.map { ($0.id, Array(rows.updatedPositions[$0.positions])) },
-                    deleted: rows.deletes, transaction: transaction)
-                done.append((lsn, next, save))
+                failure = error
+            } catch {
+                failure = error
             }
+            // What applied is published, even when a later record failed.
+            state.accepted = next
+            _ = publish(done, own: nil)
+            return done.map { ($0.lsn, $0.save) }
         }
+        let listening = observers.withLock { Array($0.values) }
+        for (lsn, save) in applied where !listening.isEmpty {
+            let summary = SaveSummary(lsn: lsn, save: save, entities: model.descriptions, snapshot: nil)
+            for observer in listening { observer(summary) }
+        }
+        if let failure { throw failure }
     }
 
     /// Opens the log again (a compaction replaced the saves after the last applied) and
     /// publishes the state it holds; observers are told the saves between as missed.
-    private func reopenFollowed(directory: String, replacing old: Log) throws {
-        var logOptions = options.logOptions
-        logOptions.readOnly = true
-        let reopened = try Self.replay(directory: directory, model: nil, logOptions: logOptions, through: nil)
+    ///
+    /// - Throws: ``StoreError/Code/followingStopped`` when the store was replaced by another
+    ///   or the writer migrated it; ``LogError/Code/busy`` when it reads back an older state
+    ///   (a copy under way); the open's errors.
+    private func reopenFollowed(directory: String, replacing old: Log, because why: String) throws {
+        let reopened = try Self.replay(directory: directory, model: nil, logOptions: options.logOptions, through: nil)
+        guard reopened.log.storeID == old.storeID else {
+            try? reopened.log.closeNow()
+            throw Self.followingStopped("the store was replaced by another (wiped or created anew: store \(reopened.log.storeID))", nil)
+        }
         guard reopened.history.last == model else {
             try? reopened.log.closeNow()
-            throw StoreError(.modelMismatch, "the writer migrated the store to another model: open the following store again")
+            throw Self.followingStopped("the writer migrated the store to another model", nil)
         }
         try commits.withLock { state in
             if state.closed {
@@ -126,7 +185,8 @@ extension Store {
             guard reopened.snapshot.lsn >= since else {
                 try? reopened.log.closeNow()
                 throw LogError(
-                    .busy, "the store read back at LSN \(reopened.snapshot.lsn), before the LSN \(since) shown (a copy under way?); trying again",
+                    .busy,
+                    "the store read back at LSN \(reopened.snapshot.lsn), before the LSN \(since) shown (a copy under way?), after \(why); trying again",
                     path: directory)
             }
             state.accepted = reopened.snapshot
@@ -136,7 +196,7 @@ extension Store {
                 viewVersion.bump()
             }
             let through = reopened.snapshot.lsn
-            let count = Int(clamping: through.rawValue - min(through.rawValue, since.rawValue))
+            let count = Int(clamping: through.rawValue - since.rawValue)
             for feed in saveFeeds.withLock({ Array($0.values) }) { feed.putMissed(through: through, count: count) }
         }
         try? old.closeNow()

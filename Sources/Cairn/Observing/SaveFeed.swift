@@ -165,19 +165,25 @@ package final class SaveFeed: Sendable {
         if deliver { DispatchQueue.global().async { self.deliver() } }
     }
 
-    /// Queues word that saves up to `through` were not told one by one (a following store
-    /// that opened its log again: ``Store/init(followingAt:options:)``), `count` of them.
+    /// Queues word that `count` saves up to `through` were not told one by one (a following
+    /// store that opened its log again: ``Store/init(followingAt:options:)``), after the saves
+    /// already queued; nothing when `count` is 0.
     func putMissed(through: LSN, count: Int) {
+        guard count > 0 else { return }
         let (resume, deliver, missed) = state.withLock { state -> (CheckedContinuation<Entry?, Never>?, Bool, SavesMissed?) in
             guard !state.finished && !state.cancelled else { return (nil, false, nil) }
-            let dropped = state.buffer.reduce(count) { $0 + $1.count }
-            let missed = SavesMissed(since: state.handedOut, through: through, count: dropped)
             if let waiting = state.waiting {
                 state.waiting = nil
+                let missed = SavesMissed(since: state.handedOut, through: through, count: count)
                 state.handedOut = through
                 return (waiting, false, missed)
             }
-            state.buffer = [.missed(missed)]
+            if state.buffer.count >= limit {
+                let dropped = state.buffer.reduce(count) { $0 + $1.count }
+                state.buffer = [.missed(SavesMissed(since: state.handedOut, through: through, count: dropped))]
+            } else {
+                state.buffer.append(.missed(SavesMissed(since: state.buffer.last?.lsn ?? state.handedOut, through: through, count: count)))
+            }
             guard handler != nil, !state.delivering, !state.paused else { return (nil, false, nil) }
             state.delivering = true
             return (nil, true, nil)

@@ -58,6 +58,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A past LSN the store no longer keeps (compaction replaced it; the error's ``lsn`` is
         /// the oldest available) or has not reached.
         public static let historyUnavailable = Code(rawValue: "history unavailable")
+        /// A following store cannot go on (``Store/followingError``): its writer migrated the
+        /// store, or the store was replaced by another or went back to an earlier state, or a
+        /// save could not be applied. What it shows stays as it was; open it again.
+        public static let followingStopped = Code(rawValue: "following stopped")
         public var description: String { rawValue }
         /// Lets `catch StoreError.Code.mergeConflict` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? StoreError)?.code == code }

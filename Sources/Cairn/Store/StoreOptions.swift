@@ -70,6 +70,8 @@ public struct StoreOptions: Sendable {
     /// Bytes by which a file a compaction replaced is cut down at a time before it is removed
     /// (the log's `releaseStep`; tests make it small).
     package var releaseStep: UInt64?
+    /// A following store's: the log reads no frame after the writer's last acknowledgement.
+    var readsAcknowledgedOnly = false
 
     /// The default options.
     public init() {}
@@ -84,6 +86,7 @@ public struct StoreOptions: Sendable {
         if let fileIO { options.fileIO = fileIO }
         options.compactionStep = compactionStep
         if let releaseStep { options.releaseStep = releaseStep }
+        options.readsAcknowledgedOnly = readsAcknowledgedOnly
         return options
     }
 }

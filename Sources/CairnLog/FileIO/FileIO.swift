@@ -1,3 +1,5 @@
+import Glibc
+
 /// An open file: its descriptor and the path it was opened with (for error messages).
 package struct OpenFile: Sendable, Hashable {
     /// The operating system's descriptor.
@@ -115,6 +117,16 @@ extension FileIO {
         var bytes = [UInt8](repeating: 0, count: Int(length))
         try bytes.withUnsafeMutableBytes { try readExactly(file, into: $0, at: 0) }
         return bytes
+    }
+
+    /// Whether `file` is no longer the file at `path`: another was renamed there (a copy
+    /// replaced it), or none is (device and inode compared).
+    package func isReplaced(_ file: OpenFile, at path: String) -> Bool {
+        var open = stat()
+        var named = stat()
+        guard fstat(file.descriptor, &open) == 0 else { return false }
+        guard lstat(path, &named) == 0 else { return true }
+        return open.st_dev != named.st_dev || open.st_ino != named.st_ino
     }
 
     /// By default, holes are not known: every offset may hold data.

@@ -1,3 +1,4 @@
+import Glibc
 import struct Foundation.UUID
 
 /// `ACKNOWLEDGED`, in the store directory: the LSN of the last frame the writer acknowledged,
@@ -14,7 +15,8 @@ import struct Foundation.UUID
 /// The writer rewrites the 28 bytes in place after each acknowledgement, without syncing: the
 /// file tells live followers, it is never needed to recover. A read that meets a torn write
 /// (checksum mismatch) reads again. A store written by a build without the file is followed
-/// up to its last complete frame.
+/// up to its last complete frame. A following open reads no frame after it either
+/// (`LogOptions.readsAcknowledgedOnly`).
 package enum AcknowledgedFile {
     /// The file's name in the store directory.
     package static let name = "ACKNOWLEDGED"
@@ -30,19 +32,37 @@ package enum AcknowledgedFile {
     }
 
     /// What the file says: the store and its last acknowledged LSN; nil when there is no file
-    /// (or it stays torn or short over a few reads).
-    static func read(_ layout: StoreLayout, _ io: any FileIO) -> (storeID: UUID, lsn: LSN)? {
+    /// (a writer of an earlier build).
+    ///
+    /// - Throws: ``LogError/Code/busy`` when it stays torn or short over a few reads (a
+    ///   writer rewriting it that fast, or a damaged file: try again later);
+    ///   ``LogError/Code/corruption`` when it is not a regular file; other I/O errors.
+    static func read(_ layout: StoreLayout, _ io: any FileIO) throws -> (storeID: UUID, lsn: LSN)? {
         let path = layout.path(name)
+        var problem = ""
         for _ in 0..<8 {
-            guard let bytes = try? io.readWholeFile(path, limit: 4096), bytes.count == size else { return nil }
+            let bytes: [UInt8]
+            do {
+                bytes = try io.readWholeFile(path, limit: 4096)
+            } catch let error as LogError where error.errno == ENOENT {
+                return nil
+            }
+            guard bytes.count == size else {
+                problem = "\(bytes.count) bytes, not \(size)"
+                continue
+            }
             let read = bytes.withUnsafeBytes { raw -> (UUID, LSN)? in
                 let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self))
                 guard stored == CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<24]))) else { return nil }
                 return (UUID(bytes: raw), LSN(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))))
             }
-            if let read { return (read.0, read.1) }
+            guard let read else {
+                problem = "its checksum does not match"
+                continue
+            }
+            return (read.0, read.1)
         }
-        return nil
+        throw LogError(.busy, "the writer's acknowledgement stays unreadable over 8 reads (\(problem)); trying again later", path: path)
     }
 }
 

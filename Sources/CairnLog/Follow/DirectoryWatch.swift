@@ -1,3 +1,4 @@
+import CCairnSupport
 import Glibc
 
 /// Wakes a follower when a file in a store directory changes (Linux `inotify`): a frame
@@ -24,12 +25,11 @@ package final class DirectoryWatch: Sendable {
             throw LogError(.io, "inotify_add_watch failed (errno \(error))", path: directory)
         }
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
+        guard cairn_pipe_cloexec(&pipeEnds) == 0 else {
             let error = errno
             close(watch)
             throw LogError(.io, "pipe2 failed (errno \(error))", path: directory)
         }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         self.watch = watch
         self.wake = pipeEnds[0]
         self.waker = pipeEnds[1]
@@ -45,8 +45,7 @@ package final class DirectoryWatch: Sendable {
     /// returns false after ``stop()``. The changes seen are consumed.
     package func wait(timeout: Duration) -> Bool {
         var fds = [pollfd(fd: watch, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        _ = poll(&fds, 2, milliseconds)
+        _ = poll(&fds, 2, Self.milliseconds(timeout))
         if fds[1].revents != 0 { return false }
         if fds[0].revents != 0 {
             // Drained: the events themselves do not matter, only that something changed.
@@ -54,6 +53,18 @@ package final class DirectoryWatch: Sendable {
             while buffer.withUnsafeMutableBytes({ read(watch, $0.baseAddress, $0.count) }) > 0 {}
         }
         return true
+    }
+
+    /// Waits `duration` whatever changes meanwhile (a follower's pause after a failed step);
+    /// returns false after ``stop()``. The changes are seen by the next ``wait(timeout:)``.
+    package func pause(_ duration: Duration) -> Bool {
+        var fd = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        _ = poll(&fd, 1, Self.milliseconds(duration))
+        return fd.revents == 0
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        Int32(clamping: duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// Ends every ``wait(timeout:)``, now and later.

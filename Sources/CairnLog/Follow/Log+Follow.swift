@@ -1,10 +1,12 @@
 import struct Foundation.UUID
 
-/// Where a following read-only log reads next (``Log/followWriter(byteLimit:)``).
-struct FollowPosition {
+/// What ``Log/followWriter(byteLimit:)`` keeps from one step to the next.
+struct FollowState {
     /// The segment being read, and its file.
-    var number: UInt64
-    var file: OpenFile
+    var number: UInt64?
+    var file: OpenFile?
+    /// The writer's last acknowledgement read: one that goes lower is a store that went back.
+    var acknowledged: LSN?
 }
 
 /// What one step of following a writer found (``Log/followWriter(byteLimit:)``).
@@ -12,8 +14,12 @@ package enum FollowStep: Sendable {
     /// The frames the writer acknowledged since the last step (empty: none yet), in LSN order.
     case records([LogRecord])
     /// The frames after this log's last are no longer there: a compaction replaced them with
-    /// a base, or the store was wiped. Open the log again.
+    /// a base. Open the log again.
     case replaced(String)
+    /// Following cannot go on: the store was replaced by another (wiped, created anew) or went
+    /// back to an earlier state (restored from a backup). What this log showed is not the
+    /// store's past; open the store again.
+    case ended(String)
 }
 
 extension Log {
@@ -21,54 +27,96 @@ extension Log {
     /// acknowledged after the last this log holds, up to about `byteLimit` bytes of payload,
     /// and holds them too (``records(from:)`` and ``lastLSN`` include them). Follows the writer
     /// across segment rolls, new compression dictionaries and compactions that keep the frames
-    /// after this log's last.
+    /// after this log's last, and takes up the manifest a compaction installed while the
+    /// writer was idle (so that readers and backups of this log read the files now listed).
     ///
     /// A frame after the writer's last acknowledgement (``AcknowledgedFile``) is never read: it
-    /// may yet be cut. One step at a time (steps from several threads take turns).
+    /// may yet be cut. One step at a time (steps from several threads take turns). A step that
+    /// read frames and then met an error returns the frames; the next step meets the error.
     ///
     /// - Throws: ``LogError/Code/invalidArgument`` for a writable log; ``LogError/Code/corruption``
-    ///   naming file and offset for a damaged frame of a sealed segment or a segment that does
-    ///   not continue the last; I/O errors.
+    ///   naming file and offset for a damaged frame the writer acknowledged or a segment that
+    ///   does not continue the last; ``LogError/Code/busy`` for a segment shorter than its
+    ///   acknowledged frames (a copy under way); I/O errors.
     package func followWriter(byteLimit: Int = LogTuning.followBatchBytes) throws -> FollowStep {
         guard !options.isWritable else { throw LogError(.invalidArgument, "only a read-only log follows a writer", path: directory) }
-        let acknowledged = AcknowledgedFile.read(layout, io)
-        if let acknowledged, acknowledged.storeID != storeID {
-            return .replaced("the store was replaced by another (wiped or created anew: store \(acknowledged.storeID))")
+        return try following.withLock { state in
+            var records: [LogRecord] = []
+            do {
+                return try followStep(&state, byteLimit: byteLimit, into: &records)
+            } catch {
+                // What was read and held is handed out; the error comes again at the next step.
+                guard records.isEmpty else { return .records(records) }
+                throw error
+            }
+        }
+    }
+
+    /// ``followWriter(byteLimit:)``'s step, under its lock: appends to `records` what it holds.
+    private func followStep(_ state: inout FollowState, byteLimit: Int, into records: inout [LogRecord]) throws -> FollowStep {
+        let acknowledged = try AcknowledgedFile.read(layout, io)
+        var last = appendState.withLock { $0.nextLSN.previous }
+        if let acknowledged {
+            guard acknowledged.storeID == storeID else {
+                // The writer rewrites the file when it opens the store: until then it may be
+                // the last store's. The manifest tells whether this one is still there.
+                if let ended = try storeReplaced() { return .ended(ended) }
+                return .records([])
+            }
+            if let seen = state.acknowledged, acknowledged.lsn < seen {
+                return .ended("the store went back to LSN \(acknowledged.lsn), before LSN \(seen) its writer acknowledged (restored from a backup?)")
+            }
+            state.acknowledged = acknowledged.lsn
         }
         // (Without the file, a writer of an earlier build: every complete frame.)
         let bound = acknowledged?.lsn ?? LSN(UInt64.max >> 1)
-        return try following.withLock { position in
-            var records: [LogRecord] = []
-            var bytes = 0
-            var last = appendState.withLock { $0.nextLSN.previous }
-            while last < bound && bytes < byteLimit {
-                guard var extent = appendState.withLock({ $0.extents.last }) else { break }
-                if position?.number != extent.segment.number {
-                    if let file = position?.file { io.close(file) }
-                    position = nil
-                    do {
-                        position = FollowPosition(number: extent.segment.number, file: try openSegment(extent))
-                    } catch  where !io.exists(extent.path) {
-                        // Gone: a compaction replaced it (the manifest says what holds the
-                        // next frame), or, still listed, a copy has yet to bring it.
-                        switch try nextFollowedSegment(after: extent, last: last) {
-                        case .added: continue
-                        case .wait: throw error
-                        case .replaced(let why): return records.isEmpty ? .replaced(why) : .records(records)
-                        }
+        guard last < bound else {
+            // Nothing new: a compaction may still have replaced the files this log reads.
+            guard let extent = appendState.withLock({ $0.extents.last }) else { return .records([]) }
+            if case .replaced(let why) = try nextFollowedSegment(after: extent, last: last, scanned: false) { return .replaced(why) }
+            return .records([])
+        }
+        var bytes = 0
+        var reopened = false
+        while last < bound && bytes < byteLimit {
+            guard var extent = appendState.withLock({ $0.extents.last }) else { break }
+            if state.number != extent.segment.number || state.file == nil {
+                if let file = state.file { io.close(file) }
+                state = FollowState(acknowledged: state.acknowledged)
+                do {
+                    state.file = try openSegment(extent)
+                    state.number = extent.segment.number
+                } catch  where !io.exists(extent.path) {
+                    // Gone: a compaction replaced it (the manifest says what holds the
+                    // next frame), or, still listed, a copy has yet to bring it.
+                    switch try nextFollowedSegment(after: extent, last: last, scanned: false) {
+                    case .added: continue
+                    case .wait: throw error
+                    case .replaced(let why): return records.isEmpty ? .replaced(why) : .records(records)
                     }
                 }
-                guard let file = position?.file else { break }
-                var scanner = FrameScanner(
-                    io: io, file: file, epoch: extent.segment.epoch, firstLSN: extent.segment.firstLSN, end: try io.size(of: file),
-                    maximumFrameSize: frameLimit, buffer: ReadBuffer())
-                scanner.resume(at: extent.end, lsn: extent.nextLSN)
+            }
+            guard let file = state.file else { break }
+            var scanner = FrameScanner(
+                io: io, file: file, epoch: extent.segment.epoch, firstLSN: extent.segment.firstLSN, end: try io.size(of: file),
+                maximumFrameSize: frameLimit, buffer: ReadBuffer())
+            scanner.resume(at: extent.end, lsn: extent.nextLSN)
+            var problem: FrameScanner.Problem?
+            do {
+                // What was read is held, whatever ends the scan.
+                defer { holdFollowed(extent, through: last) }
                 scan: while last < bound && bytes < byteLimit {
-                    guard case .frame(let frame) = try scanner.next(), frame.header.lsn <= bound else { break scan }
-                    extent.end = frame.offset + UInt64(frame.size)
-                    extent.nextLSN = frame.header.lsn.next
+                    let step = try scanner.next()
+                    guard case .frame(let frame) = step, frame.header.lsn <= bound else {
+                        if case .invalid(let refused) = step { problem = refused }
+                        break scan
+                    }
+                    let end = frame.offset + UInt64(frame.size)
                     // (A segment taken up after a compaction may start before the next frame.)
-                    guard frame.header.lsn > last else { continue }
+                    guard frame.header.lsn > last else {
+                        (extent.end, extent.nextLSN) = (end, frame.header.lsn.next)
+                        continue
+                    }
                     // (A dictionary the writer trained since this log last read the manifest.)
                     if frame.header.codec == .lz4Dictionary && codec.dictionary(frame.header.dictionaryID) == nil {
                         guard case .found(let manifest, _) = try manifestFile.read(segmentsWithFrames: [], repair: false) else { break scan }
@@ -78,25 +126,56 @@ extension Log {
                     bytes += record.payload.count
                     records.append(record)
                     last = frame.header.lsn
-                }
-                holdFollowed(extent, through: last)
-                guard last < bound && bytes < byteLimit else { break }
-                // A copy (a backup, rsync) replaced the file read with a longer one: read on in
-                // the file now at its path.
-                if let file = position?.file, (try? io.linkCount(of: file)) == 0, io.exists(extent.path) {
-                    io.close(file)
-                    position = nil
-                    continue
-                }
-                // No more frames in this segment now: the next ones may be in a later one.
-                switch try nextFollowedSegment(after: extent, last: last) {
-                case .added: continue
-                case .wait: return .records(records)
-                case .replaced(let why): return records.isEmpty ? .replaced(why) : .records(records)
+                    (extent.end, extent.nextLSN) = (end, frame.header.lsn.next)
                 }
             }
-            return .records(records)
+            guard last < bound && bytes < byteLimit else { break }
+            // A copy (a backup, rsync) put another file at the path, longer: read on in it
+            // (once a step: a path replaced again and again waits for the next).
+            if !reopened, io.isReplaced(file, at: extent.path), io.exists(extent.path) {
+                reopened = true
+                io.close(file)
+                state = FollowState(acknowledged: state.acknowledged)
+                continue
+            }
+            // No more frames in this segment now: the next ones may be in a later one.
+            switch try nextFollowedSegment(after: extent, last: last, scanned: true) {
+            case .added: continue
+            case .replaced(let why): return records.isEmpty ? .replaced(why) : .records(records)
+            case .wait:
+                // Without the file, every complete frame was read; with it, the writer
+                // acknowledged frames this segment does not hold (readably).
+                guard acknowledged != nil else { return .records(records) }
+                throw try unreadableAcknowledged(extent, problem: problem, scanner: scanner, last: last, bound: bound)
+            }
         }
+        return .records(records)
+    }
+
+    /// The error for frames up to `bound` the writer acknowledged that `extent`'s file, the
+    /// segment that must hold them, does not give after LSN `last`: damage (a refused frame
+    /// that cannot be a write under way), or a copy that has yet to bring them.
+    private func unreadableAcknowledged(
+        _ extent: SegmentExtent, problem: FrameScanner.Problem?, scanner: FrameScanner, last: LSN, bound: LSN
+    ) throws -> LogError {
+        if let problem, try problem.isDefinitelyDamage || scanner.findValidFrame(after: problem.offset, laterThan: last) != nil {
+            return LogError.corruption(
+                "\(problem.reason): a frame the writer acknowledged (through LSN \(bound)) is damaged", path: extent.path, offset: problem.offset,
+                lsn: last.next)
+        }
+        return LogError(
+            .busy,
+            "the writer acknowledged LSN \(bound), but the segment ends after LSN \(last) (offset \(extent.end)): a copy under way? trying again",
+            path: extent.path, offset: extent.end, lsn: last.next)
+    }
+
+    /// Why following cannot go on when the store's manifest names another store (nil: it is
+    /// still this one, or has no manifest just now).
+    private func storeReplaced() throws -> String? {
+        guard case .found(let manifest, _) = try manifestFile.read(segmentsWithFrames: [], repair: false), manifest.storeID != storeID else {
+            return nil
+        }
+        return "the store was replaced by another (wiped or created anew: store \(manifest.storeID.uuidString.lowercased()))"
     }
 
     /// Opens a segment to follow, checking its header against the manifest's entry.
@@ -140,8 +219,10 @@ extension Log {
     }
 
     /// After the frames of `extent` (the last this log holds, up to `last`): reads the manifest
-    /// again and takes up the segment that holds the next frame, when there is one.
-    private func nextFollowedSegment(after extent: SegmentExtent, last: LSN) throws -> NextSegment {
+    /// again, takes up what it changed (a compaction's base and segments, new dictionaries)
+    /// and the segment that holds the next frame, when there is one. `scanned`: the frames of
+    /// `extent`'s file were read to its end (a sealed segment must then be whole).
+    private func nextFollowedSegment(after extent: SegmentExtent, last: LSN, scanned: Bool) throws -> NextSegment {
         guard case .found(let manifest, _) = try manifestFile.read(segmentsWithFrames: [], repair: false) else {
             return .replaced("the store's manifest is gone")
         }
@@ -157,7 +238,16 @@ extension Log {
         installedBase.withLock { $0 = manifest.base }
         followedManifest.withLock { $0 = manifest }
         if holder.number == extent.segment.number {
-            if holder.isSealed && extent.end < holder.length {
+            if scanned && holder.isSealed && extent.end < holder.length {
+                let length = (try? io.open(extent.path, mode: .readOnly)).map { file in
+                    defer { io.close(file) }
+                    return (try? io.size(of: file)) ?? 0
+                }
+                if let length, length < holder.length {
+                    throw LogError(
+                        .busy, "the sealed segment is \(length) bytes of its \(holder.length): a copy under way? trying again", path: extent.path,
+                        offset: length)
+                }
                 throw LogError.corruption(
                     "the sealed segment's frames end at offset \(extent.end), before its length \(holder.length)", path: extent.path,
                     offset: extent.end, lsn: needed)

@@ -59,7 +59,7 @@ public final class Log: Sendable {
     /// ``followWriter(byteLimit:)`` read): the files it reads.
     let followedManifest: Protected<Manifest>
     /// What ``followWriter(byteLimit:)`` reads next.
-    let following = Protected<FollowPosition?>(nil)
+    let following = Protected(FollowState())
 
     init(
         layout: StoreLayout, options: LogOptions, report: RecoveryReport, codec: PayloadCodec, storeID: UUID,
@@ -90,8 +90,8 @@ public final class Log: Sendable {
         acknowledgedFile.withLock { writer in
             if let writer { io.close(writer.file) }
         }
-        following.withLock { position in
-            if let file = position?.file { io.close(file) }
+        following.withLock { state in
+            if let file = state.file { io.close(file) }
         }
         lockFile.withLock { file in
             if let file { io.close(file) }
@@ -163,6 +163,14 @@ public final class Log: Sendable {
         lockFile.withLock { file in
             if let file { io.close(file) }
             file = nil
+        }
+        acknowledgedFile.withLock { writer in
+            if let writer { io.close(writer.file) }
+            writer = nil
+        }
+        following.withLock { state in
+            if let file = state.file { io.close(file) }
+            state = FollowState(acknowledged: state.acknowledged)
         }
         if let failure { throw failure }
     }

@@ -55,6 +55,10 @@ public struct LogOptions: Sendable {
     package var releaseStep = LogTuning.releaseStep
     /// How many files a read-only open holds open together (``PinnedFiles``); tests lower it.
     package var pinnedFilesLimit = LogTuning.pinnedFilesLimit
+    /// A read-only open reads no frame of the active segment after the writer's last
+    /// acknowledgement (``AcknowledgedFile``): a follower's, which must never show a save that
+    /// may yet be cut.
+    package var readsAcknowledgedOnly = false
 
     /// The default options.
     public init() {}

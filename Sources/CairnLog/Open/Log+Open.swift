@@ -63,6 +63,11 @@ extension Log {
         var recovery = Recovery(
             layout: layout, options: options, io: read.pinned ?? io, lock: lock, names: read.names, manifest: manifest, note: note,
             replay: replay)
+        if options.readsAcknowledgedOnly && !options.isWritable, let acknowledged = try AcknowledgedFile.read(layout, io),
+            acknowledged.storeID == manifest.storeID
+        {
+            recovery.acknowledged = acknowledged.lsn
+        }
         let log: Log
         do {
             log = try recovery.run(base: readBase)

@@ -1,13 +1,15 @@
 /// Recovery's walk of the segments, frame by frame (``SegmentScan``).
 extension Recovery {
     /// Walks one segment, checking every frame; the records after the base go to ``replay``.
+    /// An active segment's walk ends at the writer's acknowledgement when the open reads no
+    /// further (``acknowledged``; the base's frames are acknowledged whatever the file says).
     func scan(_ segment: Manifest.Segment, _ codec: PayloadCodec) throws -> SegmentScan {
         let path = layout.path(.segment, segment.number)
         let baseLSN = self.baseLSN
         let replay = self.replay
         return try SegmentScan.scan(
             segment, layout: layout, io: io, storeID: manifest.storeID,
-            maximumFrameSize: frameLimit, salvage: salvage, buffer: buffer
+            maximumFrameSize: frameLimit, salvage: salvage, buffer: buffer, through: segment.isSealed ? nil : acknowledged.map { max($0, baseLSN) }
         ) { frame in
             // Frames the base holds are checked, not replayed.
             let replayed = replay != nil && frame.header.lsn > baseLSN

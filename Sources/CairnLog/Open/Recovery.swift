@@ -20,6 +20,9 @@ struct Recovery {
     var extents: [SegmentExtent] = []
     /// The LSN after the last frame read.
     var nextLSN = LSN.first
+    /// The writer's last acknowledged LSN, for an open that reads no frame of the active
+    /// segment after it (``LogOptions/readsAcknowledgedOnly``); nil: every complete frame.
+    var acknowledged: LSN?
     /// Reused by every segment's scan.
     let buffer = ReadBuffer()
 

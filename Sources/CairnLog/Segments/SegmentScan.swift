@@ -45,10 +45,11 @@ package struct SegmentScan: Sendable {
     }
 
     /// Walks a segment. Throws for I/O failures and a bad segment header; frame problems are
-    /// recorded in ``problem`` (and skipped in salvage mode).
+    /// recorded in ``problem`` (and skipped in salvage mode). With `through`, the walk ends
+    /// before the first frame after that LSN, as at the file's end.
     package static func scan(
         _ segment: Manifest.Segment, layout: StoreLayout, io: any FileIO, storeID: UUID,
-        maximumFrameSize: Int, salvage: Bool, buffer: ReadBuffer,
+        maximumFrameSize: Int, salvage: Bool, buffer: ReadBuffer, through: LSN? = nil,
         visit: ((FrameScanner.Frame) throws -> Void)? = nil
     ) throws -> SegmentScan {
         let path = layout.path(.segment, segment.number)
@@ -71,6 +72,7 @@ package struct SegmentScan: Sendable {
             case .end:
                 break walk
             case .frame(let frame):
+                if let through, frame.header.lsn > through { break walk }
                 try visit?(frame)
                 result.frames += 1
                 result.storedBytes += UInt64(frame.header.storedLength)
