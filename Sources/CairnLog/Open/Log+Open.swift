@@ -79,6 +79,8 @@ extension Log {
             // it: the store changed under the read, it is not damaged.
             throw ManifestFile(layout: layout, io: io).busy(error)
         }
+        // (A following log's later acknowledgements are checked against the one it opened at.)
+        if let acknowledged = recovery.acknowledged { log.following.withLock { $0.acknowledged = acknowledged } }
         log.startSyncThread()
         if options.isWritable {
             do {
