@@ -94,9 +94,7 @@ import Testing
 
     @Test func dictionariesAreRetrainedAtRollsOfLargeEnoughSegmentsOnly() async throws {
         let directory = TemporaryDirectory()
-        var retraining = smallSegments(4096)
-        retraining.dictionaryTraining.threshold = 16
-        retraining.dictionaryTraining.retrainingSegmentSize = 2048
+        let retraining = retrainingDictionaries()
         try await makeStore(directory.store("a"), count: 120, options: retraining)
         let listed = try manifest(directory.store("a")).dictionaries.map(\.id)
         #expect(listed.count >= 3 && listed == Array(1...UInt16(listed.count)), "\(listed)")

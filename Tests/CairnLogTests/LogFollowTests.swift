@@ -30,10 +30,7 @@ import Testing
     @Test func aFollowerTakesUpDictionariesTheWriterTrainsAsItFollows() async throws {
         let directory = TemporaryDirectory()
         let store = directory.store()
-        var options = smallSegments(4096)
-        options.dictionaryTraining.threshold = 16
-        options.dictionaryTraining.retrainingSegmentSize = 2048
-        let writer = try Log.open(at: store, options: options)
+        let writer = try Log.open(at: store, options: retrainingDictionaries())
         try await writer.append(payload(0, size: 150))
         let follower = try Self.following(store)
         #expect(follower.lastLSN == LSN(1))

@@ -162,10 +162,7 @@ import Testing
     @Test func salvageReadsAnUnlistedSegmentWhoseFramesUseAnUnlistedDictionary() async throws {
         let directory = TemporaryDirectory()
         let store = directory.store()
-        var options = smallSegments(4096)
-        options.dictionaryTraining.threshold = 16
-        options.dictionaryTraining.retrainingSegmentSize = 2048
-        let log = try Log.open(at: store, options: options)
+        let log = try Log.open(at: store, options: retrainingDictionaries())
         var appended: [[UInt8]] = []
         for index in 0..<90 {
             appended.append(payload(index, size: 150))

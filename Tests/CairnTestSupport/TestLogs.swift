@@ -29,3 +29,12 @@ public func smallSegments(_ size: Int = 4096, durability: Durability = .always) 
     options.durability = durability
     return options
 }
+
+/// ``smallSegments(_:durability:)`` that also train a compression dictionary after 16 payloads
+/// and train again at each roll of a segment of 2 KiB or more: tests meet several dictionaries.
+package func retrainingDictionaries() -> LogOptions {
+    var options = smallSegments(4096)
+    options.dictionaryTraining.threshold = 16
+    options.dictionaryTraining.retrainingSegmentSize = 2048
+    return options
+}

@@ -106,26 +106,37 @@ import Testing
         try await writer.close()
     }
 
-    @Test func aWipedStoreEndsFollowingForGoodKeepingWhatItShows() async throws {
-        let directory = TemporaryDirectory()
-        let path = directory.store()
-        let model = try CompactionTests.model()
-        let writer = try Store(at: path, model: model)
+    /// A writer with four saves at `path`, and a store following it.
+    static func writerAndFollower(_ path: String) async throws -> (writer: Store, follower: Store) {
+        let writer = try Store(at: path, model: try CompactionTests.model())
         try await FollowerTests.save(4, from: writer.newBackgroundContext(), round: 0)
-        let follower = try Store(followingAt: path)
-        let shown = follower.lastSaveLSN
-        let dump = try GoldenGraphStoreTests.dump(follower)
-        try await writer.close()
-        try FileManager.default.removeItem(atPath: path)
-        let anew = try Store(at: path, model: model)
-        try await FollowerTests.save(8, from: anew.newBackgroundContext(), round: 0)
-        try await Self.wait { follower.followingError != nil }
+        return (writer, try Store(followingAt: path))
+    }
+
+    /// Expects `follower` to stop for good, saying `why`, still showing `shown`, after `more`
+    /// (which must not wake it again).
+    static func expectStopped(_ follower: Store, saying why: String, shown: LSN, after more: () async throws -> Void = {}) async throws {
+        try await wait { follower.followingError != nil }
         let error = try #require(follower.followingError as? StoreError)
-        #expect(error.code == .followingStopped && error.message.contains("replaced by another"), "\(error)")
-        try await FollowerTests.save(2, from: anew.newBackgroundContext(), round: 1)
+        #expect(error.code == .followingStopped && error.message.contains(why), "\(error)")
+        try await more()
         try await Task.sleep(for: .milliseconds(100))
         #expect((follower.followingError as? StoreError)?.code == .followingStopped)
         #expect(follower.lastSaveLSN == shown)
+    }
+
+    @Test func aWipedStoreEndsFollowingForGoodKeepingWhatItShows() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.store()
+        let (writer, follower) = try await Self.writerAndFollower(path)
+        let dump = try GoldenGraphStoreTests.dump(follower)
+        try await writer.close()
+        try FileManager.default.removeItem(atPath: path)
+        let anew = try Store(at: path, model: writer.model)
+        try await FollowerTests.save(8, from: anew.newBackgroundContext(), round: 0)
+        try await Self.expectStopped(follower, saying: "replaced by another", shown: writer.lastSaveLSN) {
+            try await FollowerTests.save(2, from: anew.newBackgroundContext(), round: 1)
+        }
         #expect(try GoldenGraphStoreTests.dump(follower) == dump)
         try await follower.close()
         try await anew.close()
@@ -134,16 +145,11 @@ import Testing
     @Test func aStoreRestoredToAnEarlierStateEndsFollowing() async throws {
         let directory = TemporaryDirectory()
         let path = directory.store()
-        let writer = try Store(at: path, model: try CompactionTests.model())
-        try await FollowerTests.save(4, from: writer.newBackgroundContext(), round: 0)
-        let follower = try Store(followingAt: path)
+        let (writer, follower) = try await Self.writerAndFollower(path)
         let shown = follower.lastSaveLSN
         // (What a writer opening a restored backup writes: its last LSN, lower.)
         try Self.acknowledge(LSN(shown.rawValue - 2), of: writer, at: path)
-        try await Self.wait { follower.followingError != nil }
-        let error = try #require(follower.followingError as? StoreError)
-        #expect(error.code == .followingStopped && error.message.contains("went back"), "\(error)")
-        #expect(follower.lastSaveLSN == shown)
+        try await Self.expectStopped(follower, saying: "went back", shown: shown)
         try await follower.close()
         try await writer.close()
     }
@@ -151,20 +157,11 @@ import Testing
     @Test func aMigrationByTheWriterEndsFollowing() async throws {
         let directory = TemporaryDirectory()
         let path = directory.store()
-        let writer = try Store(at: path, model: try CompactionTests.model())
-        try await FollowerTests.save(4, from: writer.newBackgroundContext(), round: 0)
-        let follower = try Store(followingAt: path)
-        let shown = follower.lastSaveLSN
+        let (writer, follower) = try await Self.writerAndFollower(path)
         try await writer.close()
         let migrated = try Store(at: path, model: try CompactionTests.model(addingText: true))
-        try await Self.wait { follower.followingError != nil }
-        let error = try #require(follower.followingError as? StoreError)
-        #expect(error.code == .followingStopped && error.message.contains("migrated"), "\(error)")
-        // A compaction after the migration: still stopped, not reopening again and again.
-        _ = try await migrated.compact()
-        try await Task.sleep(for: .milliseconds(100))
-        #expect((follower.followingError as? StoreError)?.code == .followingStopped)
-        #expect(follower.lastSaveLSN == shown)
+        // A compaction after the migration: still stopped, not opening the log again and again.
+        try await Self.expectStopped(follower, saying: "migrated", shown: writer.lastSaveLSN) { _ = try await migrated.compact() }
         try await follower.close()
         try await migrated.close()
     }
