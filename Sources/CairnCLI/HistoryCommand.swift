@@ -31,7 +31,10 @@ struct HistoryCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per line.")
     var json = false
 
-    @Flag(help: "Then follow the store: print each save its writer makes, as it is acknowledged, until interrupted.")
+    @Flag(
+        help: """
+            Then follow the store: print each save its writer makes, as it is acknowledged, until interrupted. Why following is held up (a copy under way) goes to standard error; saves compacted before they could be printed are named there too. Exits with an error when following stops for good (the writer migrated the store, or it was wiped or restored).
+            """)
     var follow = false
 
     func validate() throws {
@@ -42,31 +45,73 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard follow else {
-            try await withOpenedStore(at: store, options: readOnlyOptions()) { opened in _ = try printHistory(of: opened, since: nil) }
+            try await withOpenedStore(at: store, options: readOnlyOptions()) { opened in
+                var position: HistoryToken?
+                try printHistory(of: opened, from: &position)
+            }
             return
         }
-        // Following: the saves kept, then each new one, woken by the store's saves.
+        // Following: the saves kept, then each new one, woken by the store's saves and once a
+        // second (to see why following is held up, or stopped).
         let following = try Store(followingAt: store)
         RecoveryWarning.print(following.recoveryReport, store: store)
-        let saves = try following.saves()
-        var printed = try printHistory(of: following, since: nil)
-        for await _ in saves { printed = try printHistory(of: following, since: printed) }
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let observation = try following.observeSaves { _ in wake.yield() }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                wake.yield()
+            }
+        }
+        defer {
+            ticker.cancel()
+            observation.cancel()
+        }
+        var position: HistoryToken?
+        var told: String?
+        try printFollowed(following, from: &position)
+        for await _ in wakes {
+            if let error = following.followingError {
+                if let stopped = error as? StoreError, stopped.code == .followingStopped { throw stopped }
+                // Held up (a copy under way, a damaged frame): said once, tried again.
+                if "\(error)" != told { FileHandle.standardError.write(Data("cairn: following is held up: \(error)\n".utf8)) }
+                told = "\(error)"
+            } else {
+                told = nil
+            }
+            try printFollowed(following, from: &position)
+        }
         try await following.close()
     }
 
-    /// Prints the transactions after `printed` (nil: after `--since`, or every one kept) and
-    /// returns the token after the last printed.
-    private func printHistory(of opened: Store, since printed: HistoryToken?) throws -> HistoryToken {
-        let token = printed ?? since.map { HistoryToken($0) ?? HistoryToken(storeID: opened.identifier, lsn: LSN(UInt64($0) ?? 0)) }
+    /// ``printHistory(of:from:)`` for `--follow`: saves a compaction replaced before they were
+    /// printed are said on standard error, and printing goes on after them.
+    private func printFollowed(_ following: Store, from position: inout HistoryToken?) throws {
+        do {
+            try printHistory(of: following, from: &position)
+        } catch let error as StoreError where error.code == .historyUnavailable {
+            let horizon = following.historyHorizon
+            let after = position.map { "after LSN \($0.lsn)" } ?? "before the first printed"
+            FileHandle.standardError.write(
+                Data("cairn: the saves \(after) up to LSN \(horizon.lsn) were compacted before they could be printed; going on after them\n".utf8))
+            position = horizon
+            try printHistory(of: following, from: &position)
+        }
+    }
+
+    /// Prints the transactions after `position` (nil: after `--since`, or every one kept) and
+    /// moves it past each record read (printed or left out by `--entity`).
+    private func printHistory(of opened: Store, from position: inout HistoryToken?) throws {
+        let token = position ?? since.map { HistoryToken($0) ?? HistoryToken(storeID: opened.identifier, lsn: LSN(UInt64($0) ?? 0)) }
         let reader = try opened.historyReader(since: token, entities: entities.isEmpty ? nil : entities)
         let lines = HistoryLines(store: opened, json: json)
-        var last = token ?? opened.historyHorizon
+        defer {
+            position = reader.position
+            fflush(nil)  // (every output stream: a follower piped to another program is read line by line)
+        }
         while let transaction = try reader.next() {
             print(try lines.line(transaction))
-            last = transaction.token
         }
-        fflush(nil)  // (every output stream: a follower piped to another program is read line by line)
-        return last
     }
 }
 
@@ -89,7 +134,8 @@ struct HistoryLines {
             parts.append("model: " + model.entities.map(\.name).joined(separator: ", ") + " (every object may have changed)")
         }
         let changes = try transaction.changes.map { change in
-            "\(change.entity)/p\(change.objectID.key) \(change.kind.rawValue) " + JSONWriter.text(values(change, target: short))
+            "\(change.entity)/p\(change.objectID.key) \(change.kind.rawValue) "
+                + JSONWriter.text(values(change) { .string(Self.name(of: $0, in: transaction)) })
         }
         if !changes.isEmpty { parts.append(changes.joined(separator: "; ")) }
         return parts.joined(separator: " · ")
@@ -110,18 +156,22 @@ struct HistoryLines {
                     try transaction.changes.map { change in
                         .object([
                             ("kind", .string(change.kind.rawValue)), ("entity", .string(change.entity)),
-                            ("id", .string("cairn://\(store.identifier.uuidString)/\(change.entity)/p\(change.objectID.key)")),
-                            ("values", values(change, target: { .string(store.uri(for: $0)) }))
+                            ("id", .string(uri(change.objectID, in: transaction))),
+                            ("values", values(change) { .string(uri($0, in: transaction)) })
                         ])
                     })
             ))
         return .object(members)
     }
 
-    /// An object as the text form names it: `Book/p12`.
-    private func short(_ id: ObjectID) -> JSONValue {
-        let descriptions = store.model.descriptions
-        return .string((descriptions.indices.contains(id.entity) ? descriptions[id.entity].name : "entity\(id.entity)") + "/p\(id.key)")
+    /// An object as the text form names it: `Book/p12` (its entity as the save's model names it).
+    private static func name(of id: ObjectID, in transaction: HistoryTransaction) -> String {
+        (transaction.entityName(of: id) ?? "entity\(id.entity)") + "/p\(id.key)"
+    }
+
+    /// An object's URI: `cairn://<store ID>/Book/p12`.
+    private func uri(_ id: ObjectID, in transaction: HistoryTransaction) -> String {
+        "cairn://\(store.identifier.uuidString)/" + Self.name(of: id, in: transaction)
     }
 
     /// A change's values: attributes as export writes them, relationships as `target` names

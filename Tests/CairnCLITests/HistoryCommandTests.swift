@@ -83,4 +83,45 @@ import Testing
         #expect(printed.last?.contains("note 4") == true && printed.last?.contains("\"context\":\"notes\"") == true, "\(printed)")
         try await writer.close()
     }
+
+    @Test func followGoesOnPastACompactionOfUnprintedSavesAndExitsWhenFollowingStops() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.store()
+        func model(_ version: Int) throws -> Model {
+            try Model {
+                Entity("Note") {
+                    Attribute("text", .string)
+                    if version == 2 { Attribute("pinned", .boolean, default: false) }
+                }
+                Entity("Tag") { Attribute("name", .string) }
+            }
+        }
+        var writer = try Store(at: path, model: try model(1))
+        let context = writer.newBackgroundContext()
+        try context.insert("Note").setValue(.string("first"), forKey: "text")
+        try await context.save()
+        let executable = try #require(cairnExecutable(), "the cairn executable is built next to the tests")
+        let follower = try ChildProcess(executable, ["history", path, "--follow", "--entity", "Note"], includeStandardError: true)
+        defer { follower.kill() }
+        func text() -> String { String(decoding: follower.outputBytes, as: UTF8.self) }
+        for _ in 0..<10_000 where !text().contains("first") { try await Task.sleep(for: .milliseconds(1)) }
+        // Saves of another entity, compacted away: the follower's last printed save is behind
+        // the horizon; it goes on with the next note.
+        for index in 0..<20 {
+            try context.insert("Tag").setValue(.string("tag \(index)"), forKey: "name")
+            try await context.save()
+        }
+        _ = try await writer.compact()
+        try context.insert("Note").setValue(.string("second"), forKey: "text")
+        try await context.save()
+        for _ in 0..<10_000 where !text().contains("second") { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(text().contains("second") && follower.isRunning, "\(text())")
+        // The writer migrates the store: following stops for good, and the command says so.
+        try await writer.close()
+        writer = try Store(at: path, model: try model(2))
+        for _ in 0..<10_000 where follower.isRunning { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(!follower.isRunning && follower.waitUntilExit() != 0)
+        #expect(text().contains("following stopped") && text().contains("migrated"), "\(text())")
+        try await writer.close()
+    }
 }

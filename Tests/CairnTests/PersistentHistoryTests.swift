@@ -116,8 +116,9 @@ import Testing
         let path = directory.store()
         let model = try CompactionTests.model()
         var store = try Store(at: path, model: model, options: HistoryTests.smallSegments)
-        let origin = store.currentHistoryToken
-        try store.registerHistoryConsumer("all", at: HistoryToken(storeID: origin.storeID, lsn: .zero))
+        // A consumer of every save from the first record (the model's) on.
+        let origin = HistoryToken(storeID: store.currentHistoryToken.storeID, lsn: .zero)
+        try store.registerHistoryConsumer("all", at: origin)
         var generator = SeededRandom(seed: 36)
         var live: [ObjectID] = []
         for round in 0..<6 {
@@ -162,6 +163,8 @@ import Testing
             }
         }
         let read = try await Self.transactions(store, since: origin)
+        #expect(store.historyHorizon == origin, "the compaction kept every record")
+        #expect(read.first?.lsn == .first && read.first?.newModel == model)
         #expect(read.map(\.lsn) == read.map(\.lsn).sorted() && read.last?.lsn == store.lastSaveLSN)
         #expect(try await Self.fold(read, model: model) == Self.objects(of: store))
         // From a token in the middle: the fold onto the state then equals the store too.
@@ -266,6 +269,33 @@ import Testing
         try await reopened.close()
     }
 
+    @Test func aRegistrationBehindTheHorizonACompactionIsInstallingIsToldToTryAgain() async throws {
+        let directory = TemporaryDirectory()
+        let opened = Protected<Store?>(nil)
+        let refusal = Protected<(any Error)?>(nil)
+        var options = StoreOptions()
+        options.compactionStep = { step in
+            // Mid-compaction: its base written, not yet installed (it may still fail).
+            guard step == .baseWritten, let store = opened.current else { return }
+            do {
+                try store.registerHistoryConsumer("late", at: HistoryToken(storeID: store.currentHistoryToken.storeID, lsn: LSN(3)))
+            } catch {
+                refusal.withLock { $0 = error }
+            }
+        }
+        let store = try Store(at: directory.store(), model: try libraryModel(), options: options)
+        opened.withLock { $0 = store }
+        let context = store.newBackgroundContext()
+        for index in 0..<6 {
+            _ = try context.make("Author", ["name": .string("A\(index)")])
+            try await context.save()
+        }
+        _ = try await store.compact()
+        #expect((refusal.current as? LogError)?.code == .busy, "\(String(describing: refusal.current))")
+        opened.withLock { $0 = nil }
+        try await store.close()
+    }
+
     @Test func tokensArePlainValuesThatBelongToOneStore() async throws {
         let directory = TemporaryDirectory()
         let store = try Store(at: directory.store(), model: try libraryModel())
@@ -285,6 +315,14 @@ import Testing
         #expect { try store.history(since: future) } throws: { ($0 as? StoreError)?.code == .invalidArgument }
         #expect { try Store(inMemory: try libraryModel()).history(since: nil) } throws: { ($0 as? StoreError)?.code == .invalidArgument }
         #expect { try store.registerHistoryConsumer("", at: token) } throws: { ($0 as? StoreError)?.code == .invalidArgument }
+        // A reader reads up to the last save when it was made: every token it gives is one the
+        // store takes back.
+        let reader = try store.historyReader(since: nil)
+        _ = try context.make("Author", ["name": "B"])
+        try await context.save()
+        var last = store.historyHorizon
+        while let transaction = try reader.next() { last = transaction.token }
+        #expect(last == token)
         try await store.close()
     }
 

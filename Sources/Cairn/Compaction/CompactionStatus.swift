@@ -63,7 +63,8 @@ public struct CompactionProgress: Sendable {
 
 /// What one compaction did.
 public struct CompactionReport: Sendable {
-    /// The LSN whose state the new base holds.
+    /// The LSN whose state the new base holds; zero when it wrote none (the history to keep
+    /// reached back to the store's first record: nothing could be replaced).
     public let lsn: LSN
     /// The objects it holds.
     public let objects: Int

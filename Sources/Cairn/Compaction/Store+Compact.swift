@@ -71,6 +71,16 @@ extension Store {
                     ?? latest.lsn
             }
             defer { endInstallingHorizon() }
+            guard retained > .zero else {
+                // The history to keep reaches back before the first record: nothing is replaced.
+                let report = CompactionReport(
+                    lsn: .zero, objects: latest.objects.counts.reduce(0, +), baseBytes: 0, liveBytes: expected, bytesBefore: before,
+                    bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: [], automatic: automatic,
+                    historyDropped: nil)
+                endCompaction { $0.finished(report, keptHistory: true, keptSegments: log.segmentBytes) }
+                notifyCompaction(.finished(report))
+                return report
+            }
             // On a thread of its own: writing the base, and installing it (removing the replaced
             // files cuts them down a step at a time, each step synced:
             // ``Log/installBase(_:stopCutting:)``).
@@ -190,7 +200,8 @@ extension Store {
     }
 
     /// The LSN a compaction keeping `retention` writes its base at: never past the latest
-    /// save, never before the installed base or the model record (LSN 1) that starts the log.
+    /// save, never before the installed base; zero (no base) when it keeps every record from
+    /// the first, the model record, on.
     private func retainedLSN(_ retention: HistoryRetention, latest: LSN, log: Log) -> LSN {
         let wanted: LSN
         switch retention {
@@ -199,7 +210,7 @@ extension Store {
         case .duration(let duration):
             wanted = log.lastLSN(writtenBefore: Date(timeIntervalSinceNow: -duration.inSeconds)) ?? .zero
         }
-        return max(min(wanted, latest), log.baseLSN ?? .first)
+        return max(min(wanted, latest), log.baseLSN ?? .zero)
     }
 
     /// The state as of `lsn` and the models written up to it, replayed from the store's files

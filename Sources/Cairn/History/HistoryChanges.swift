@@ -6,7 +6,7 @@ import Foundation
 /// for (``HistoryTransaction/changes``), then kept.
 final class HistoryChanges: Sendable {
     private let record: LogRecord
-    private let model: Model
+    let model: Model
     /// The entities wanted, by index (nil: all).
     private let wanted: Set<Int>?
     private let decodedChanges = Protected<Result<[HistoryChange], StoreError>?>(nil)

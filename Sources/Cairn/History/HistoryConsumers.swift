@@ -24,10 +24,13 @@ struct HistoryConsumerFile: Codable, Equatable {
         let path = log.directory + "/" + name
         let empty = HistoryConsumerFile(store: log.storeID, consumers: [:])
         guard log.io.exists(path) else { return empty }
-        let bytes = try log.io.readWholeFile(path, limit: byteLimit)
         let file: HistoryConsumerFile
         do {
+            // (Not a regular file, or larger than any written: refused as one that does not read.)
+            let bytes = try log.io.readWholeFile(path, limit: byteLimit)
             file = try JSONDecoder().decode(HistoryConsumerFile.self, from: Data(bytes))
+        } catch let error as LogError where error.code != .corruption {
+            throw error
         } catch {
             throw StoreError(
                 .corruptRecord, "the history consumers' file does not read (\(error)); remove it to drop every registration",
@@ -61,7 +64,9 @@ extension Store {
     /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory or read-only store, an
     ///   empty name or one longer than 256 bytes, a token of another store or later than the
     ///   last save; ``StoreError/Code/historyUnavailable`` naming the horizon when `token` is
-    ///   older than the history kept; an I/O error writing the file.
+    ///   older than the history kept; ``LogError/Code/busy`` when a running compaction is
+    ///   replacing the saves after `token` (register again once it ends: if it failed, they are
+    ///   still kept); an I/O error writing the file.
     public func registerHistoryConsumer(_ name: String, at token: HistoryToken) throws {
         let log = try consumerLog()
         guard !name.isEmpty, name.utf8.count <= HistoryConsumerFile.nameLimit else {
@@ -71,8 +76,15 @@ extension Store {
         try historyConsumerFile.withLock { installing in
             // Checked under the lock a compaction reads the file under, against the horizon it
             // installs: no compaction drops the token's history after this check.
-            let horizon = max(Self.horizon(of: log), installing)
+            let horizon = Self.horizon(of: log)
             guard token.lsn >= horizon else { throw Self.historyGone(since: token.lsn, horizon: horizon) }
+            guard token.lsn >= installing else {
+                // (It may yet fail and keep that history: the caller tries again.)
+                throw LogError(
+                    .busy,
+                    "a compaction is replacing the saves up to LSN \(installing), after token \(token): register again once it ends",
+                    path: log.directory)
+            }
             var file = try HistoryConsumerFile.read(log)
             guard file.consumers[name] != token.lsn.rawValue else { return }
             file.consumers[name] = token.lsn.rawValue

@@ -9,6 +9,13 @@ import Foundation
 /// a time, never the whole history. Use one reader from one task at a time.
 public final class HistoryReader {
     private let records: LogReader
+    /// The LSN of the next record to read: history has no gaps.
+    private var expected: LSN
+    /// The last save when the reader was made: it reads no further.
+    private let end: LSN
+    /// A record read whose transaction could not be made: the next call tries it again (it
+    /// is not skipped).
+    private var pending: LogRecord?
     private let storeID: UUID
     /// The model the next record is written in (nil before the model record, LSN 1).
     private var model: Model?
@@ -19,8 +26,13 @@ public final class HistoryReader {
     /// The oldest LSN history keeps, for the error when a compaction replaces what is read.
     private let horizon: @Sendable () -> LSN
 
-    init(records: LogReader, storeID: UUID, model: Model?, entities: [String]?, horizon: @escaping @Sendable () -> LSN) {
+    init(
+        records: LogReader, after start: LSN, through end: LSN, storeID: UUID, model: Model?, entities: [String]?,
+        horizon: @escaping @Sendable () -> LSN
+    ) {
         self.records = records
+        self.expected = start.next
+        self.end = end
         self.storeID = storeID
         self.model = model
         self.entityNames = entities
@@ -34,6 +46,10 @@ public final class HistoryReader {
         names.map { names in names.reduce(into: Set<Int>()) { $0.formUnion(model.entity(named: $1)?.family ?? []) } }
     }
 
+    /// The token after the last record read, whether or not its transaction touched the
+    /// entities asked for: a reader made since it goes on where this one stopped.
+    public var position: HistoryToken { HistoryToken(storeID: storeID, lsn: expected.previous) }
+
     /// The next transaction (of those touching the entities asked for), or nil after the last.
     ///
     /// - Throws: ``StoreError/Code/historyUnavailable`` when a compaction replaced the history
@@ -41,19 +57,26 @@ public final class HistoryReader {
     ///   ``StoreError/Code/corruptRecord`` naming the LSN, segment file and offset of a damaged
     ///   record; a ``LogError`` for a damaged frame or a failed read.
     public func next() throws -> HistoryTransaction? {
-        while true {
+        while expected <= end {
             let record: LogRecord
-            do {
-                guard let next = try records.next() else { return nil }
-                record = next
-            } catch let error as LogError where error.code == .busy {
-                throw StoreError(
-                    .historyUnavailable,
-                    "a compaction replaced the history this reader had still to read (\(error.message)); history now starts after LSN \(horizon())",
-                    lsn: horizon())
+            if let pending {
+                record = pending
+            } else {
+                do {
+                    guard let next = try records.next() else { return nil }
+                    record = next
+                } catch let error as LogError where error.code == .busy {
+                    throw replaced(error.message)
+                }
+                // (A compaction between the reader's start and its first read: records gone.)
+                guard record.lsn == expected else { throw replaced("the next record is LSN \(record.lsn), not LSN \(expected)") }
+                pending = record
             }
             do {
-                if let transaction = try transaction(of: record) { return transaction }
+                let transaction = try transaction(of: record)
+                pending = nil
+                expected = record.lsn.next
+                if let transaction { return transaction }
             } catch var error as StoreError {
                 if error.file == nil {
                     error.file = record.file
@@ -62,6 +85,16 @@ public final class HistoryReader {
                 throw error
             }
         }
+        return nil
+    }
+
+    /// The error when a compaction replaced the history this reader had still to read.
+    private func replaced(_ detail: String) -> StoreError {
+        let horizon = horizon()
+        return StoreError(
+            .historyUnavailable,
+            "a compaction replaced the history this reader had still to read (\(detail)); history now starts after LSN \(horizon)",
+            lsn: horizon)
     }
 
     /// The transaction of `record`, or nil when it changes none of the entities asked for.

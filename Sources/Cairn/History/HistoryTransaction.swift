@@ -47,6 +47,14 @@ public struct HistoryTransaction: Sendable {
     public var changes: [HistoryChange] {
         get throws { try body?.decoded() ?? [] }
     }
+
+    /// The name of the entity of `id` (a changed object, or a relationship's target among
+    /// their values) in the model the save was written with, which may differ from the store's
+    /// model now; nil for an entity that model does not have.
+    public func entityName(of id: ObjectID) -> String? {
+        guard let descriptions = (body?.model ?? newModel)?.descriptions, descriptions.indices.contains(id.entity) else { return nil }
+        return descriptions[id.entity].name
+    }
 }
 
 /// One object's change in a ``HistoryTransaction`` (Core Data's `NSPersistentHistoryChange`).
@@ -77,7 +85,8 @@ public struct HistoryChange: Sendable {
 
     /// The value of the property named `name` among ``values``, if it is there.
     public subscript(name: String) -> PropertyValue? {
-        properties.firstIndex(of: name).map { values[$0] }
+        guard let index = properties.firstIndex(of: name), values.indices.contains(index) else { return nil }
+        return values[index]
     }
 
     /// ``values`` by property name.

@@ -51,7 +51,9 @@ extension Store {
     public func historyReader(since token: HistoryToken?, entities: [String]? = nil) throws -> HistoryReader {
         let (log, start) = try historyStart(since: token, entities: entities)
         let model = recordedModels.last { $0.lsn <= start }?.model
-        return HistoryReader(records: log.records(from: start.next), storeID: log.storeID, model: model, entities: entities) { [weak log] in
+        return HistoryReader(
+            records: log.records(from: start.next), after: start, through: lastSaveLSN, storeID: log.storeID, model: model, entities: entities
+        ) { [weak log] in
             log.map(Self.horizon) ?? .zero
         }
     }
