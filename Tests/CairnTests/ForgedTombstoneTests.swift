@@ -56,7 +56,10 @@ import Testing
         let name = try position("Author", "name")
         return [
             ("a count larger than the bytes", section(count: 1_000_000) { _ in }, "run past"),
-            ("a value of another kind", section(count: 1) { tombstone(author, [(name, .integer(3))], into: &$0) }, "byte"),
+            (
+                "a value of another kind", section(count: 1) { tombstone(author, [(name, .integer(3))], into: &$0) },
+                "Author.name holds a value of the wrong kind"
+            ),
             (
                 "two tombstones of one object",
                 section(count: 2) {

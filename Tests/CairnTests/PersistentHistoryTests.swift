@@ -338,6 +338,13 @@ import Testing
         try await store.close()
         var options = StoreOptions()
         options.modelMismatch = .migrate
+        // Read-only, migrated in memory: history tells only of what the log holds.
+        var readOnly = options
+        readOnly.readOnly = true
+        let inMemory = try Store(at: path, model: new, options: readOnly)
+        #expect(inMemory.currentHistoryToken.lsn == LSN(2) && inMemory.lastSaveLSN > LSN(2))
+        #expect(try inMemory.historyReader(since: inMemory.currentHistoryToken).next() == nil)
+        try await inMemory.close()
         let migrated = try Store(at: path, model: new, options: options)
         let later = migrated.newBackgroundContext()
         let item = try later.insert("Item")

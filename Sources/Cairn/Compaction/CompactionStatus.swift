@@ -63,8 +63,9 @@ public struct CompactionProgress: Sendable {
 
 /// What one compaction did.
 public struct CompactionReport: Sendable {
-    /// The LSN whose state the new base holds; zero when it wrote none (the history to keep
-    /// reached back to the store's first record: nothing could be replaced).
+    /// The LSN whose state the new base holds. When the history to keep reaches back to the
+    /// store's base (or before its first record: zero), nothing can be replaced and no base is
+    /// written: the LSN is then the base's, ``baseBytes`` is 0 and no file is removed.
     public let lsn: LSN
     /// The objects it holds.
     public let objects: Int

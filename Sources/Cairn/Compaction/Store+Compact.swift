@@ -71,10 +71,12 @@ extension Store {
                     ?? latest.lsn
             }
             defer { endInstallingHorizon() }
-            guard retained > .zero else {
-                // The history to keep reaches back before the first record: nothing is replaced.
+            guard retained > .zero, retained == latest.lsn || retained > (log.baseLSN ?? .zero) else {
+                // The history to keep reaches back to the base, or before the first record:
+                // nothing can be replaced. (A base of the latest state is written again, at
+                // the level asked for.)
                 let report = CompactionReport(
-                    lsn: .zero, objects: latest.objects.counts.reduce(0, +), baseBytes: 0, liveBytes: expected, bytesBefore: before,
+                    lsn: retained, objects: latest.objects.counts.reduce(0, +), baseBytes: 0, liveBytes: expected, bytesBefore: before,
                     bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: [], automatic: automatic,
                     historyDropped: nil)
                 endCompaction { $0.finished(report, keptHistory: true, keptSegments: log.segmentBytes) }

@@ -4,7 +4,13 @@ import Foundation
 extension Store {
     /// The token of the store's state now: history since it starts with the next save.
     public var currentHistoryToken: HistoryToken {
-        HistoryToken(storeID: log?.storeID ?? memoryIdentifier, lsn: lastSaveLSN)
+        HistoryToken(storeID: log?.storeID ?? memoryIdentifier, lsn: log.map(historyEnd) ?? lastSaveLSN)
+    }
+
+    /// The last save history tells of: the last one published that `log` holds (a read-only
+    /// open that migrated in memory publishes LSNs its log does not hold).
+    func historyEnd(of log: Log) -> LSN {
+        min(lastSaveLSN, log.lastLSN)
     }
 
     /// The oldest token history can be read from: compaction replaced the saves up to it (the
@@ -46,13 +52,13 @@ extension Store {
     ///
     /// - Throws: ``StoreError/Code/historyUnavailable`` naming the horizon when `token` is older
     ///   than what compaction kept (``historyHorizon``); ``StoreError/Code/invalidArgument`` for a
-    ///   token of another store, one later than the last save, an entity the model does not
-    ///   have, or an in-memory store (it keeps no history).
+    ///   token of another store, one later than the last save, an entity no model of the store
+    ///   has, or an in-memory store (it keeps no history).
     public func historyReader(since token: HistoryToken?, entities: [String]? = nil) throws -> HistoryReader {
         let (log, start) = try historyStart(since: token, entities: entities)
         let model = recordedModels.last { $0.lsn <= start }?.model
         return HistoryReader(
-            records: log.records(from: start.next), after: start, through: lastSaveLSN, storeID: log.storeID, model: model, entities: entities
+            records: log.records(from: start.next), after: start, through: historyEnd(of: log), storeID: log.storeID, model: model, entities: entities
         ) { [weak log] in
             log.map(Self.horizon) ?? .zero
         }
@@ -61,8 +67,10 @@ extension Store {
     /// The log and the LSN history after `token` starts after, checked.
     private func historyStart(since token: HistoryToken?, entities: [String]?) throws -> (Log, LSN) {
         guard let log else { throw StoreError(.invalidArgument, "an in-memory store keeps no history") }
-        for name in entities ?? [] where model.entity(named: name) == nil {
-            throw StoreError(.invalidArgument, "history of entity \(name), which the model does not have", entity: name)
+        // (Names of the models the records were written in: an entity a migration renamed or
+        // removed still has its history.)
+        for name in entities ?? [] where model.entity(named: name) == nil && !recordedModels.contains(where: { $0.model.entity(named: name) != nil }) {
+            throw StoreError(.invalidArgument, "history of entity \(name), which no model of the store has", entity: name)
         }
         let horizon = Self.horizon(of: log)
         guard let token else { return (log, horizon) }
@@ -76,7 +84,7 @@ extension Store {
         guard token.storeID == log.storeID else {
             throw StoreError(.invalidArgument, "history token \(token) belongs to another store (this one is \(log.storeID.uuidString.lowercased()))")
         }
-        let last = lastSaveLSN
+        let last = historyEnd(of: log)
         guard token.lsn <= last else {
             throw StoreError(.invalidArgument, "history token \(token) is later than the store's last save, LSN \(last)", lsn: last)
         }
