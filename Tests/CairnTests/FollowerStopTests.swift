@@ -57,7 +57,8 @@ import Testing
         try await writer.close()
     }
 
-    @Test func anAcknowledgedFrameThatDoesNotReadIsReportedNotWaitedOnSilently() async throws {
+    @Test(arguments: [false, true])
+    func anAcknowledgedFrameThatDoesNotReadIsReportedNotWaitedOnSilently(lastDamaged: Bool) async throws {
         let directory = TemporaryDirectory()
         let path = directory.store()
         let writer = try Store(at: path, model: try CompactionTests.model())
@@ -73,7 +74,8 @@ import Testing
         let follower = try Store(followingAt: path)
         #expect(follower.lastSaveLSN == shown)
         // The next frame damaged, valid ones after it: corruption, naming file and offset.
-        let damaged = try #require(try Self.frameOffsets(path)[shown.next])
+        // (The last frame damaged, none after it: damage too, not a copy under way.)
+        let damaged = try #require(try Self.frameOffsets(path)[lastDamaged ? last : shown.next])
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: damaged.file))
         try handle.seek(toOffset: damaged.offset + UInt64(FrameHeader.size) + 1)
         let byte = try #require(try handle.read(upToCount: 1)?.first)
@@ -84,7 +86,7 @@ import Testing
         try await Self.wait { follower.followingError != nil }
         let error = try #require(follower.followingError as? LogError)
         #expect(error.code == .corruption && error.path == damaged.file && error.offset == damaged.offset, "\(error)")
-        #expect(follower.lastSaveLSN == shown)
+        #expect(follower.lastSaveLSN == (lastDamaged ? last.previous : shown))
         try await follower.close()
     }
 
@@ -164,6 +166,66 @@ import Testing
         try await Self.expectStopped(follower, saying: "migrated", shown: writer.lastSaveLSN) { _ = try await migrated.compact() }
         try await follower.close()
         try await migrated.close()
+    }
+
+    /// A read-only store stepped by hand (no thread): a follower whose every step the test makes.
+    static func steppedFollower(_ path: String) throws -> Store {
+        var options = StoreOptions()
+        options.readOnly = true
+        options.readsAcknowledgedOnly = true
+        return try Store(at: path, options: options)
+    }
+
+    /// Expects the next step of `follower` to stop following, saying `why`.
+    static func expectStep(of follower: Store, stopsSaying why: String) {
+        #expect {
+            try follower.followWriter()
+        } throws: { error in
+            (error as? StoreError)?.code == .followingStopped && "\(error)".contains(why)
+        }
+    }
+
+    @Test func aMigrationThenACompactionStopsAStepThatOpensTheLogAgain() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.store()
+        let (writer, threaded) = try await Self.writerAndFollower(path)
+        try await threaded.close()
+        let follower = try Self.steppedFollower(path)
+        try await writer.close()
+        let migrated = try Store(at: path, model: try CompactionTests.model(addingText: true))
+        try await FollowerTests.save(3, from: migrated.newBackgroundContext(), round: 1)
+        _ = try await migrated.compact()
+        Self.expectStep(of: follower, stopsSaying: "migrated")
+        #expect(follower.lastSaveLSN == writer.lastSaveLSN)
+        try await follower.close()
+        try await migrated.close()
+    }
+
+    @Test func aStoreRestoredFromACopyStopsFollowingRatherThanMixingTwoHistories() async throws {
+        let directory = TemporaryDirectory()
+        let (path, copy) = (directory.store(), directory.store("copy"))
+        let model = try CompactionTests.model()
+        var writer = try Store(at: path, model: model)
+        try await FollowerTests.save(4, from: writer.newBackgroundContext(), round: 0)
+        let follower = try Self.steppedFollower(path)
+        try await writer.close()
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        writer = try Store(at: path, model: model)
+        try await FollowerTests.save(4, from: writer.newBackgroundContext(), round: 1)
+        try follower.followWriter()
+        let shown = follower.lastSaveLSN
+        #expect(shown == writer.lastSaveLSN)
+        try await writer.close()
+        // The copy put back (new files), and saved on past what the follower shows.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: copy, toPath: path)
+        writer = try Store(at: path, model: model)
+        try await FollowerTests.save(8, from: writer.newBackgroundContext(), round: 2)
+        #expect(writer.lastSaveLSN > shown)
+        Self.expectStep(of: follower, stopsSaying: "restored")
+        #expect(follower.lastSaveLSN == shown)
+        try await follower.close()
+        try await writer.close()
     }
 
     @Test func missedSavesComeAfterTheSavesAlreadyQueuedAndNoneIsNothing() throws {

@@ -47,7 +47,13 @@ extension Store {
             try? log?.closeNow()
             throw StoreError(.modelMismatch, "the store was written with another model:\n" + differences.joined(separator: "\n"))
         }
-        let follower = try StoreFollower(directory: directory)
+        let follower: StoreFollower
+        do {
+            follower = try StoreFollower(directory: directory)
+        } catch {
+            try? log?.closeNow()
+            throw error
+        }
         self.follower.withLock { $0 = follower }
         follower.start(self)
     }
@@ -55,8 +61,8 @@ extension Store {
     /// For a following store (``init(followingAt:model:options:)``): what keeps it from moving
     /// forward. A ``StoreError/Code/followingStopped`` error is for good (the writer migrated
     /// the store, the store was replaced or went back, a save could not be applied: open the
-    /// store again); any other (a copy under way, a damaged frame, an I/O error) is retried,
-    /// at most once a second, and cleared when a step succeeds. Nil while it follows, and for
+    /// store again); any other (a copy under way, a damaged frame, an I/O error) is retried
+    /// after a pause that doubles from 10 ms to a second, and cleared when a step succeeds. Nil while it follows, and for
     /// other stores.
     public var followingError: (any Error)? { follower.withLock { $0 }?.error }
 
@@ -66,6 +72,10 @@ extension Store {
     /// - Throws: ``StoreError/Code/followingStopped`` when following cannot go on;
     ///   ``StoreError/Code/closed``; any other error for a step to try again.
     func followWriter() throws {
+        try followingStep.withLock { _ in try followWriterOnce() }
+    }
+
+    private func followWriterOnce() throws {
         while let log, let directory {
             switch try log.followWriter() {
             case .records(let records):
@@ -184,6 +194,12 @@ extension Store {
             // Never back: a folder read while a copy replaced its manifest may show an older one.
             guard reopened.snapshot.lsn >= since else {
                 try? reopened.log.closeNow()
+                // A live store (its writer's acknowledgements seen) went back: restored. A
+                // replica's folder read mid-copy may show an older manifest for a while.
+                if old.followsAcknowledgements || reopened.log.followsAcknowledgements {
+                    throw Self.followingStopped(
+                        "the store went back to LSN \(reopened.snapshot.lsn), before LSN \(since) shown (restored from a backup?)", nil)
+                }
                 throw LogError(
                     .busy,
                     "the store read back at LSN \(reopened.snapshot.lsn), before the LSN \(since) shown (a copy under way?), after \(why); trying again",

@@ -27,6 +27,9 @@ public final class Store: Sendable {
     let currentLog: Protected<Log?>
     /// A following store's follower (``init(followingAt:options:)``).
     let follower = Protected<StoreFollower?>(nil)
+    /// Held through one step of following (``followWriter()``): a step read from the log and
+    /// applied whole before the next reads.
+    let followingStep = Protected(())
     /// The published (durable, visible) snapshot and the failure, if any.
     let published: Protected<StoreSnapshot>
     /// Counts the snapshots published (the end of every context's ``ViewVersion`` chain).
@@ -171,7 +174,11 @@ public final class Store: Sendable {
             endFeedsIfClosed(state)
         }
         mainContext.withLock { $0 = nil }
-        await follower.withLock { $0 }?.stop()
+        // (Its watch's descriptors go with it.)
+        await follower.withLock { follower in
+            defer { follower = nil }
+            return follower
+        }?.stop()
         await waitForCompaction(stopping: true)
         try await log?.close()
     }

@@ -52,10 +52,16 @@ extension Log {
         }
     }
 
+    /// Whether the store this log follows has a writer's ``AcknowledgedFile`` (a live store;
+    /// not a replica's folder, which a copy writes).
+    package var followsAcknowledgements: Bool { following.withLock { $0.acknowledged != nil } }
+
     /// ``followWriter(byteLimit:)``'s step, under its lock: appends to `records` what it holds.
     private func followStep(_ state: inout FollowState, byteLimit: Int, into records: inout [LogRecord]) throws -> FollowStep {
         let acknowledged = try AcknowledgedFile.read(layout, io)
         var last = appendState.withLock { $0.nextLSN.previous }
+        // (Seen once, then gone: a live store whose file is being replaced; wait for it.)
+        if acknowledged == nil && state.acknowledged != nil { return .records([]) }
         if let acknowledged {
             guard acknowledged.storeID == storeID else {
                 // The writer rewrites the file when it opens the store: until then it may be
@@ -63,18 +69,29 @@ extension Log {
                 if let ended = try storeReplaced() { return .ended(ended) }
                 return .records([])
             }
-            if let seen = state.acknowledged, acknowledged.lsn < seen {
-                return .ended("the store went back to LSN \(acknowledged.lsn), before LSN \(seen) its writer acknowledged (restored from a backup?)")
+            // Lower than both what this log showed and what the writer acknowledged before: the
+            // store went back. (Not lower than what it showed: a stale file read at the open,
+            // or one left high by a crash that lost what it named, which this log never read.)
+            if let seen = state.acknowledged, acknowledged.lsn < min(seen, last) {
+                return .ended("the store went back to LSN \(acknowledged.lsn), before LSN \(last) shown (restored from a backup?)")
             }
             state.acknowledged = acknowledged.lsn
+            // A live store's segment is never replaced by another file at its path (only a
+            // copy does that: a backup restored); a replica's folder, without the file, is.
+            if let file = state.file, io.isReplaced(file, at: layout.path(.segment, state.number ?? 0)), io.exists(layout.path(.segment, state.number ?? 0)) {
+                return .ended("segment \(state.number ?? 0) was replaced by another file (the store restored from a backup?)")
+            }
         }
         // (Without the file, a writer of an earlier build: every complete frame.)
         let bound = acknowledged?.lsn ?? LSN(UInt64.max >> 1)
         guard last < bound else {
             // Nothing new: a compaction may still have replaced the files this log reads.
             guard let extent = appendState.withLock({ $0.extents.last }) else { return .records([]) }
-            if case .replaced(let why) = try nextFollowedSegment(after: extent, last: last, scanned: false) { return .replaced(why) }
-            return .records([])
+            switch try nextFollowedSegment(after: extent, last: last, scanned: false, live: acknowledged != nil) {
+            case .replaced(let why): return .replaced(why)
+            case .ended(let why): return .ended(why)
+            case .added, .wait: return .records([])
+            }
         }
         var bytes = 0
         var reopened = false
@@ -89,10 +106,14 @@ extension Log {
                 } catch  where !io.exists(extent.path) {
                     // Gone: a compaction replaced it (the manifest says what holds the
                     // next frame), or, still listed, a copy has yet to bring it.
-                    switch try nextFollowedSegment(after: extent, last: last, scanned: false) {
+                    switch try nextFollowedSegment(after: extent, last: last, scanned: false, live: acknowledged != nil) {
                     case .added: continue
-                    case .wait: throw error
+                    case .wait:
+                        throw LogError(
+                            .busy, "the folder is caught between two copies: its manifest names this segment, which is not there (yet); trying again",
+                            path: extent.path)
                     case .replaced(let why): return records.isEmpty ? .replaced(why) : .records(records)
+                    case .ended(let why): return records.isEmpty ? .ended(why) : .records(records)
                     }
                 }
             }
@@ -139,9 +160,10 @@ extension Log {
                 continue
             }
             // No more frames in this segment now: the next ones may be in a later one.
-            switch try nextFollowedSegment(after: extent, last: last, scanned: true) {
+            switch try nextFollowedSegment(after: extent, last: last, scanned: true, live: acknowledged != nil) {
             case .added: continue
             case .replaced(let why): return records.isEmpty ? .replaced(why) : .records(records)
+            case .ended(let why): return records.isEmpty ? .ended(why) : .records(records)
             case .wait:
                 // Without the file, every complete frame was read; with it, the writer
                 // acknowledged frames this segment does not hold (readably).
@@ -158,7 +180,9 @@ extension Log {
     private func unreadableAcknowledged(
         _ extent: SegmentExtent, problem: FrameScanner.Problem?, scanner: FrameScanner, last: LSN, bound: LSN
     ) throws -> LogError {
-        if let problem, try problem.isDefinitelyDamage || scanner.findValidFrame(after: problem.offset, laterThan: last) != nil {
+        // (The writer writes a frame whole before it acknowledges it: one the file holds whole
+        // and that does not check is damage; only a file that ends too soon can be a copy.)
+        if let problem, try !problem.isShort || problem.isDefinitelyDamage || scanner.findValidFrame(after: problem.offset, laterThan: last) != nil {
             return LogError.corruption(
                 "\(problem.reason): a frame the writer acknowledged (through LSN \(bound)) is damaged", path: extent.path, offset: problem.offset,
                 lsn: last.next)
@@ -216,17 +240,22 @@ extension Log {
         case added
         case wait
         case replaced(String)
+        case ended(String)
     }
 
     /// After the frames of `extent` (the last this log holds, up to `last`): reads the manifest
     /// again, takes up what it changed (a compaction's base and segments, new dictionaries)
     /// and the segment that holds the next frame, when there is one. `scanned`: the frames of
-    /// `extent`'s file were read to its end (a sealed segment must then be whole).
-    private func nextFollowedSegment(after extent: SegmentExtent, last: LSN, scanned: Bool) throws -> NextSegment {
+    /// `extent`'s file were read to its end (a sealed segment must then be whole). `live`: the
+    /// store has a writer's ``AcknowledgedFile`` (not a replica's folder, which a copy may
+    /// leave behind for a while).
+    private func nextFollowedSegment(after extent: SegmentExtent, last: LSN, scanned: Bool, live: Bool) throws -> NextSegment {
         guard case .found(let manifest, _) = try manifestFile.read(segmentsWithFrames: [], repair: false) else {
             return .replaced("the store's manifest is gone")
         }
-        guard manifest.storeID == storeID else { return .replaced("the store was replaced by another (store \(manifest.storeID))") }
+        guard manifest.storeID == storeID else {
+            return .ended("the store was replaced by another (wiped or created anew: store \(manifest.storeID.uuidString.lowercased()))")
+        }
         let needed = last.next
         guard let holder = manifest.segments.last(where: { $0.firstLSN <= needed }) else {
             return .replaced("a compaction replaced the saves after LSN \(last) with a base (at LSN \(manifest.base?.lastLSN ?? .zero))")
@@ -243,7 +272,7 @@ extension Log {
                     defer { io.close(file) }
                     return (try? io.size(of: file)) ?? 0
                 }
-                if let length, length < holder.length {
+                if !live, let length, length < holder.length {
                     throw LogError(
                         .busy, "the sealed segment is \(length) bytes of its \(holder.length): a copy under way? trying again", path: extent.path,
                         offset: length)
@@ -255,7 +284,10 @@ extension Log {
             return .wait
         }
         guard holder.number > extent.segment.number else {
-            throw LogError.corruption("segment \(holder.number) holds LSN \(needed), after segment \(extent.segment.number)", path: extent.path)
+            let why = "segment \(holder.number) holds LSN \(needed), after segment \(extent.segment.number)"
+            // An older manifest: a live store went back (restored); a replica's copy is under way.
+            if live { return .ended("the store went back: \(why) (restored from a backup?)") }
+            throw LogError(.busy, why + ": a copy under way? trying again", path: extent.path)
         }
         appendState.withLock { state in
             state.extents.removeAll { $0.segment.number == extent.segment.number && !listed.contains($0.segment.number) }

@@ -58,7 +58,8 @@ public final class Log: Sendable {
     /// A read-only log's manifest as it last read it (its open's, or a later one
     /// ``followWriter(byteLimit:)`` read): the files it reads.
     let followedManifest: Protected<Manifest>
-    /// What ``followWriter(byteLimit:)`` reads next.
+    /// What ``followWriter(byteLimit:)`` reads next. Taken before `appendState`,
+    /// `installedBase`, `followedManifest` and the codec's lock, and held through a step's reads.
     let following = Protected(FollowState())
 
     init(

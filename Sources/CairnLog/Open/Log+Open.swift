@@ -1,3 +1,5 @@
+import struct Foundation.UUID
+
 /// Opening: the writer or reader lock, the manifest (``readManifest(layout:options:lock:)``),
 /// then the recovery of every file it names (``Recovery/run(base:)``).
 extension Log {
@@ -63,7 +65,7 @@ extension Log {
         var recovery = Recovery(
             layout: layout, options: options, io: read.pinned ?? io, lock: lock, names: read.names, manifest: manifest, note: note,
             replay: replay)
-        if options.readsAcknowledgedOnly && !options.isWritable, let acknowledged = try AcknowledgedFile.read(layout, io),
+        if options.readsAcknowledgedOnly && !options.isWritable, let acknowledged = try acknowledgedAtOpen(layout, io),
             acknowledged.storeID == manifest.storeID
         {
             recovery.acknowledged = acknowledged.lsn
@@ -92,6 +94,18 @@ extension Log {
             }
         }
         return log
+    }
+
+    /// What ``AcknowledgedFile`` says for a following open. One that does not read while no
+    /// writer has the store (a writer killed before it first wrote the file, a crash that left
+    /// it zeroed) is absent: every complete frame is then one no writer will cut; the next
+    /// writer rewrites it.
+    private static func acknowledgedAtOpen(_ layout: StoreLayout, _ io: any FileIO) throws -> (storeID: UUID, lsn: LSN)? {
+        do {
+            return try AcknowledgedFile.read(layout, io)
+        } catch let error as LogError where error.code == .busy && !writerHoldsLock(layout, io) {
+            return nil
+        }
     }
 
     /// Starts the sync thread of the `.always` and `.interval` modes.

@@ -26,6 +26,9 @@ package struct FrameScanner {
         /// holding, which no writer could have written (an LSN above ``LSN/maximum``, lengths
         /// over the manifest's maximum frame size). Always corruption, never cut.
         package var isDefinitelyDamage = false
+        /// Whether the file ends before the frame does (its header, or its payload): what a
+        /// copy or a write still under way leaves, not bytes that are wrong.
+        package var isShort = false
     }
 
     /// One step of the walk.
@@ -138,7 +141,8 @@ package struct FrameScanner {
         func refuse(_ reason: String) -> Result<Frame, Problem> { .failure(Problem(offset: offset, reason: reason)) }
         let available = end - offset
         guard available >= UInt64(FrameHeader.size) else {
-            return refuse("incomplete frame header: \(available) of \(FrameHeader.size) bytes before the end")
+            return .failure(
+                Problem(offset: offset, reason: "incomplete frame header: \(available) of \(FrameHeader.size) bytes before the end", isShort: true))
         }
         let rawHeader = try buffer.bytes(io, file, at: offset, length: FrameHeader.size, fileEnd: end)
         let header: FrameHeader
@@ -173,7 +177,7 @@ package struct FrameScanner {
         }
         let size = FrameHeader.size + Int(header.storedLength)
         guard UInt64(size) <= available else {
-            return refuse("frame of \(size) bytes runs past the end (\(available) bytes left)")
+            return .failure(Problem(offset: offset, reason: "frame of \(size) bytes runs past the end (\(available) bytes left)", isShort: true))
         }
         let whole = try buffer.bytes(io, file, at: offset, length: size, fileEnd: end)
         let payload = UnsafeRawBufferPointer(rebasing: whole[FrameHeader.size...])
