@@ -60,8 +60,9 @@ extension Store {
         let model = recordedModels.last { $0.lsn <= start }?.model
         return HistoryReader(
             records: log.records(from: start.next), after: start, through: historyEnd(of: log), storeID: log.storeID, model: model, entities: entities
-        ) { [weak log] in
-            log.map(Self.horizon) ?? .zero
+        ) { [weak self, weak log] in
+            // (The store's log now: a follower opens its log again after a compaction.)
+            max(log.map(Self.horizon) ?? .zero, self?.log.map(Self.horizon) ?? .zero)
         }
     }
 
