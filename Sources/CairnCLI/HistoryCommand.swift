@@ -4,8 +4,8 @@ import CairnLog
 import CairnMapping
 import Foundation
 
-/// `cairn history STORE [--since TOKEN|LSN] [--entity NAME]… [--json]`: the store's
-/// transactions, one per line.
+/// `cairn history STORE [--since TOKEN|LSN] [--entity NAME]… [--json] [--follow]`: the
+/// store's transactions, one per line.
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
@@ -33,7 +33,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     @Flag(
         help: """
-            Then follow the store: print each save its writer makes, as it is acknowledged, until interrupted. Why following is held up (a copy under way) goes to standard error; saves compacted before they could be printed are named there too. Exits with an error when following stops for good (the writer migrated the store, or it was wiped or restored).
+            Then follow the store: print each save its writer makes, as it is acknowledged, until interrupted (as tail -f does). Why following is held up (a copy under way, a damaged frame) goes to standard error each time it changes, and following goes on, tried again at least once a second; saves compacted before they could be printed are named there too, and printing goes on after them. Exits with an error when following stops for good (the writer migrated the store, or it was wiped or restored).
             """)
     var follow = false
 
@@ -69,34 +69,54 @@ struct HistoryCommand: AsyncParsableCommand {
         }
         var position: HistoryToken?
         var told: String?
-        try printFollowed(following, from: &position)
-        for await _ in wakes {
-            if let error = following.followingError {
-                if let stopped = error as? StoreError, stopped.code == .followingStopped { throw stopped }
-                // Held up (a copy under way, a damaged frame): said once, tried again.
-                if "\(error)" != told { FileHandle.standardError.write(Data("cairn: following is held up: \(error)\n".utf8)) }
-                told = "\(error)"
-            } else {
-                told = nil
-            }
+        do {
             try printFollowed(following, from: &position)
+            for await _ in wakes {
+                if let error = following.followingError {
+                    // Stopped for good: exit with the error (a user opens the store again).
+                    if let stopped = error as? StoreError, stopped.code == .followingStopped { throw stopped }
+                    // Held up (a copy under way, a damaged frame): said each time it changes,
+                    // tried again, as tail -f goes on past a file it cannot read.
+                    if "\(error)" != told { FileHandle.standardError.write(Data("cairn: following is held up: \(error)\n".utf8)) }
+                    told = "\(error)"
+                } else {
+                    if told != nil { FileHandle.standardError.write(Data("cairn: following goes on\n".utf8)) }
+                    told = nil
+                }
+                try printFollowed(following, from: &position)
+            }
+        } catch {
+            try? await following.close()
+            throw error
         }
         try await following.close()
     }
 
     /// ``printHistory(of:from:)`` for `--follow`: saves a compaction replaced before they were
-    /// printed are said on standard error, and printing goes on after them.
+    /// read are named on standard error, and printing goes on after them.
     private func printFollowed(_ following: Store, from position: inout HistoryToken?) throws {
-        do {
-            try printHistory(of: following, from: &position)
-        } catch let error as StoreError where error.code == .historyUnavailable {
-            let horizon = following.historyHorizon
-            let after = position.map { "after LSN \($0.lsn)" } ?? "before the first printed"
-            FileHandle.standardError.write(
-                Data("cairn: the saves \(after) up to LSN \(horizon.lsn) were compacted before they could be printed; going on after them\n".utf8))
-            position = horizon
-            try printHistory(of: following, from: &position)
+        while true {
+            do {
+                try printHistory(of: following, from: &position)
+                return
+            } catch let error as StoreError where error.code == .historyUnavailable {
+                let read = position?.lsn ?? sinceLSN ?? .zero
+                let horizon = following.historyHorizon
+                let newHorizon = max(horizon.lsn, error.lsn ?? .zero)
+                // (The follower has yet to take up the compaction's manifest: at the next wake.)
+                guard newHorizon > read else { return }
+                FileHandle.standardError.write(
+                    Data(
+                        "cairn: the saves after LSN \(read) up to LSN \(newHorizon) were compacted before they could be read; going on after them\n"
+                            .utf8))
+                position = HistoryToken(storeID: horizon.storeID, lsn: newHorizon)
+            }
         }
+    }
+
+    /// The LSN of `--since`, if given.
+    private var sinceLSN: LSN? {
+        since.map { HistoryToken($0)?.lsn ?? LSN(UInt64($0) ?? 0) }
     }
 
     /// Prints the transactions after `position` (nil: after `--since`, or every one kept) and

@@ -50,6 +50,49 @@ import Testing
         let after = try cairn("history", store, "--since", String(lsns.count))
         #expect(after.status == 0 && after.output.isEmpty, "\(after.output)")
     }
+
+    @Test func relationshipTargetsAreNamedInTheModelTheSaveWasWrittenIn() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.store()
+        // Version 2 adds an entity whose name sorts first: every entity's index moves by one.
+        func model(_ version: Int) throws -> Model {
+            try Model {
+                if version == 2 { Entity("Aside") { Attribute("text", .string) } }
+                Entity("Note") {
+                    Attribute("text", .string)
+                    Relationship("tag", to: "Tag", inverse: "notes")
+                }
+                Entity("Tag") {
+                    Attribute("name", .string)
+                    Relationship("notes", to: "Note", inverse: "tag", .toMany(ordered: false))
+                }
+            }
+        }
+        let writer = try Store(at: path, model: try model(1))
+        let context = writer.newBackgroundContext()
+        let tag = try context.insert("Tag")
+        try tag.setValue(.string("red"), forKey: "name")
+        let note = try context.insert("Note")
+        try note.setValue(.string("first"), forKey: "text")
+        try note.setObject(tag, forKey: "tag")
+        try await context.save()
+        let (noteKey, tagKey) = (note.objectID.key, tag.objectID.key)
+        try await writer.close()
+        var options = StoreOptions()
+        options.modelMismatch = .migrate
+        try await Store(at: path, model: try model(2), options: options).close()
+
+        let text = try cairn("history", path, "--since", "1")
+        #expect(text.status == 0, "\(text.output)")
+        let saved = try #require(text.output.split(separator: "\n").first { $0.hasPrefix("LSN 2 ") }, "\(text.output)")
+        #expect(saved.contains("Note/p\(noteKey) inserted") && saved.contains("\"tag\":\"Tag/p\(tagKey)\""), "\(saved)")
+        #expect(saved.contains("\"notes\":[\"Note/p\(noteKey)\"]"), "\(saved)")
+        let json = try jsonLines(try cairn("history", path, "--since", "1", "--json").output)
+        let changes = try #require(json.first?["changes"] as? [[String: Any]])
+        let inserted = try #require(changes.first { $0["entity"] as? String == "Note" })
+        let target = try #require((inserted["values"] as? [String: Any])?["tag"] as? String)
+        #expect(target.hasSuffix("/Tag/p\(tagKey)") && (inserted["id"] as? String)?.hasSuffix("/Note/p\(noteKey)") == true, "\(inserted)")
+    }
 }
 
 /// `cairn history --follow`: the saves kept, then each new one as the writer (here, this

@@ -78,6 +78,19 @@ struct CompactionState: Sendable {
         return (baseBytes, logBytes - min(logBytes, keptLogBytes), keptSegmentBytes)
     }
 
+    /// Books a compaction that replaced nothing (the history to keep reaches back to the base):
+    /// the base is the one before; every frame stays on disk (`keptSegments` bytes of segments)
+    /// and does not count toward the next one (or every save would start another).
+    mutating func finishedWithoutBase(_ report: CompactionReport, keptSegments: UInt64) {
+        status.lastReport = report
+        status.lastFailure = nil
+        status.consecutiveFailures = 0
+        status.nextAttempt = nil
+        holdUntil = nil
+        keptLogBytes = logBytesAtStart
+        keptSegmentBytes = keptSegments
+    }
+
     /// Books a compaction that finished. `keptHistory`: its base is older than the latest save,
     /// so the frames before the compaction stay on disk (`keptSegments` bytes of segments) and
     /// do not count toward the next one (or every save would start another).

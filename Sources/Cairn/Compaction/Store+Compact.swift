@@ -59,6 +59,17 @@ extension Store {
             try throwIfStopRequested()
             let before = Self.bytesOnDisk(directory)
             let expected = Self.liveBytes(snapshot)
+            // Nothing to replace (a consumer at the base, or before the first record): no room
+            // asked for, no segment sealed, no base written.
+            let consumers = try historyConsumerFile.withLock { _ in try HistoryConsumerFile.read(log) }
+            let unchanged = snapshot
+            let retainedNow = retainedLSN(
+                retainHistory, oldestConsumer: consumers.consumers.values.min().map { LSN($0) }, latest: unchanged.lsn, log: log)
+            if Self.replacesNothing(retained: retainedNow, latest: unchanged.lsn, log: log) {
+                return finishWithoutBase(
+                    retained: retainedNow, latest: unchanged, expected: expected, before: before, directory: directory, log: log,
+                    started: started, automatic: automatic)
+            }
             try log.ensureRoomForBase(expectedBytes: expected)
             // A new segment first, so that the base replaces every sealed one before it.
             try log.sealActiveSegment()
@@ -67,21 +78,14 @@ extension Store {
             let horizonBefore = Self.horizon(of: log)
             // The oldest of what the options keep and what a registered history consumer needs.
             let retained = try beginInstallingHorizon(log) { oldestConsumer in
-                [retainHistory, oldestConsumer.map { .since($0) }].compactMap { $0 }.map { retainedLSN($0, latest: latest.lsn, log: log) }.min()
-                    ?? latest.lsn
+                retainedLSN(retainHistory, oldestConsumer: oldestConsumer, latest: latest.lsn, log: log)
             }
             defer { endInstallingHorizon() }
-            guard retained > .zero, retained == latest.lsn || retained > (log.baseLSN ?? .zero) else {
-                // The history to keep reaches back to the base, or before the first record:
-                // nothing can be replaced. (A base of the latest state is written again, at
-                // the level asked for.)
-                let report = CompactionReport(
-                    lsn: retained, objects: latest.objects.counts.reduce(0, +), baseBytes: 0, liveBytes: expected, bytesBefore: before,
-                    bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: [], automatic: automatic,
-                    historyDropped: nil)
-                endCompaction { $0.finished(report, keptHistory: true, keptSegments: log.segmentBytes) }
-                notifyCompaction(.finished(report))
-                return report
+            // (Looked at again: a consumer may have registered since.)
+            guard !Self.replacesNothing(retained: retained, latest: latest.lsn, log: log) else {
+                return finishWithoutBase(
+                    retained: retained, latest: latest, expected: expected, before: before, directory: directory, log: log,
+                    started: started, automatic: automatic)
             }
             // On a thread of its own: writing the base, and installing it (removing the replaced
             // files cuts them down a step at a time, each step synced:
@@ -104,6 +108,29 @@ extension Store {
             notifyCompaction(.failed(failure))
             throw error
         }
+    }
+
+    /// Whether a compaction whose base would hold the state as of `retained` replaces nothing:
+    /// the history to keep reaches back before the first record (zero), or to the installed
+    /// base while there are saves after it. (With none after it, a base of the latest state is
+    /// written again, at the level asked for.)
+    private static func replacesNothing(retained: LSN, latest: LSN, log: Log) -> Bool {
+        retained == .zero || (retained != latest && retained <= (log.baseLSN ?? .zero))
+    }
+
+    /// Ends a compaction that replaces nothing: reports it (no base, no file removed, no
+    /// history dropped) and books it, leaving the base and every segment as they are.
+    private func finishWithoutBase(
+        retained: LSN, latest: StoreSnapshot, expected: UInt64, before: UInt64, directory: String, log: Log,
+        started: ContinuousClock.Instant, automatic: Bool
+    ) -> CompactionReport {
+        let report = CompactionReport(
+            lsn: retained, objects: latest.objects.counts.reduce(0, +), baseBytes: 0, liveBytes: expected, bytesBefore: before,
+            bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: [], automatic: automatic,
+            historyDropped: nil)
+        endCompaction { $0.finishedWithoutBase(report, keptSegments: log.segmentBytes) }
+        notifyCompaction(.finished(report))
+        return report
     }
 
     /// Writes the base of the state as of `retained` (`latest`, or with history kept the state
@@ -199,6 +226,13 @@ extension Store {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             if !compaction.withLock({ $0.wait(waiter, stopping: stopping) }) { waiter.resume() }
         }
+    }
+
+    /// The LSN a compaction's base holds the state as of: the oldest of what `retainHistory`
+    /// keeps and what the oldest registered consumer (at `oldestConsumer`) needs; `latest`
+    /// when neither keeps any history.
+    private func retainedLSN(_ retainHistory: HistoryRetention?, oldestConsumer: LSN?, latest: LSN, log: Log) -> LSN {
+        [retainHistory, oldestConsumer.map { .since($0) }].compactMap { $0 }.map { retainedLSN($0, latest: latest, log: log) }.min() ?? latest
     }
 
     /// The LSN a compaction keeping `retention` writes its base at: never past the latest

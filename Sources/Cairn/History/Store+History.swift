@@ -52,31 +52,55 @@ extension Store {
     ///
     /// - Throws: ``StoreError/Code/historyUnavailable`` naming the horizon when `token` is older
     ///   than what compaction kept (``historyHorizon``); ``StoreError/Code/invalidArgument`` for a
-    ///   token of another store, one later than the last save, an entity no model of the store
-    ///   has, or an in-memory store (it keeps no history).
+    ///   token of another store, one later than the last save the log holds, an entity that no
+    ///   model the records after `token` are written in has (one a later migration removed is
+    ///   taken: its history is there), or an in-memory store (it keeps no history).
     public func historyReader(since token: HistoryToken?, entities: [String]? = nil) throws -> HistoryReader {
         let (log, start) = try historyStart(since: token, entities: entities)
         let model = recordedModels.last { $0.lsn <= start }?.model
         return HistoryReader(
             records: log.records(from: start.next), after: start, through: historyEnd(of: log), storeID: log.storeID, model: model, entities: entities
-        ) { [weak log] in
-            log.map(Self.horizon) ?? .zero
+        ) { [weak self, weak log] in
+            // (The store's log now: a follower opens its log again after a compaction.)
+            max(log.map(Self.horizon) ?? .zero, self?.log.map(Self.horizon) ?? .zero)
         }
     }
 
     /// The log and the LSN history after `token` starts after, checked.
     private func historyStart(since token: HistoryToken?, entities: [String]?) throws -> (Log, LSN) {
         guard let log else { throw StoreError(.invalidArgument, "an in-memory store keeps no history") }
-        // (Names of the models the records were written in: an entity a migration renamed or
-        // removed still has its history.)
-        for name in entities ?? [] where model.entity(named: name) == nil && !recordedModels.contains(where: { $0.model.entity(named: name) != nil }) {
-            throw StoreError(.invalidArgument, "history of entity \(name), which no model of the store has", entity: name)
-        }
         let horizon = Self.horizon(of: log)
-        guard let token else { return (log, horizon) }
-        try checkToken(token, of: log)
-        guard token.lsn >= horizon else { throw Self.historyGone(since: token.lsn, horizon: horizon) }
-        return (log, token.lsn)
+        let start: LSN
+        if let token {
+            try checkToken(token, of: log)
+            // (The error names the horizon as it is after the check: a compaction may have
+            // moved it since it was read above.)
+            guard token.lsn >= horizon else { throw Self.historyGone(since: token.lsn, horizon: max(horizon, Self.horizon(of: log))) }
+            start = token.lsn
+        } else {
+            start = horizon
+        }
+        try checkEntityNames(entities, after: start)
+        return (log, start)
+    }
+
+    /// Checks that each name in `entities` is an entity of a model history after `start` is
+    /// read in: the one the record after `start` is written in and each recorded since (an
+    /// entity a migration renamed or removed still has its history; one only a read-only
+    /// open's migration in memory has, none).
+    private func checkEntityNames(_ entities: [String]?, after start: LSN) throws {
+        guard let entities, !entities.isEmpty else { return }
+        let models = historyModels(after: start)
+        for name in entities where !models.contains(where: { $0.entity(named: name) != nil }) {
+            throw StoreError(
+                .invalidArgument, "history of entity \(name), which no model of the store's history after LSN \(start) has", entity: name)
+        }
+    }
+
+    /// The models the records after `start` are written in, oldest first.
+    func historyModels(after start: LSN) -> [Model] {
+        let current = recordedModels.last { $0.lsn <= start }.map { [$0.model] } ?? []
+        return current + recordedModels.filter { $0.lsn > start }.map(\.model)
     }
 
     /// Checks that `token` is one of this store's, not later than its last save.
