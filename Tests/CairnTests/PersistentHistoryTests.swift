@@ -269,33 +269,6 @@ import Testing
         try await reopened.close()
     }
 
-    @Test func aRegistrationBehindTheHorizonACompactionIsInstallingIsToldToTryAgain() async throws {
-        let directory = TemporaryDirectory()
-        let opened = Protected<Store?>(nil)
-        let refusal = Protected<(any Error)?>(nil)
-        var options = StoreOptions()
-        options.compactionStep = { step in
-            // Mid-compaction: its base written, not yet installed (it may still fail).
-            guard step == .baseWritten, let store = opened.current else { return }
-            do {
-                try store.registerHistoryConsumer("late", at: HistoryToken(storeID: store.currentHistoryToken.storeID, lsn: LSN(3)))
-            } catch {
-                refusal.withLock { $0 = error }
-            }
-        }
-        let store = try Store(at: directory.store(), model: try libraryModel(), options: options)
-        opened.withLock { $0 = store }
-        let context = store.newBackgroundContext()
-        for index in 0..<6 {
-            _ = try context.make("Author", ["name": .string("A\(index)")])
-            try await context.save()
-        }
-        _ = try await store.compact()
-        #expect((refusal.current as? LogError)?.code == .busy, "\(String(describing: refusal.current))")
-        opened.withLock { $0 = nil }
-        try await store.close()
-    }
-
     @Test func tokensArePlainValuesThatBelongToOneStore() async throws {
         let directory = TemporaryDirectory()
         let store = try Store(at: directory.store(), model: try libraryModel())
