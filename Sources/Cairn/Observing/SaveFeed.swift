@@ -143,26 +143,7 @@ package final class SaveFeed: Sendable {
     /// Queues a published save (under the store's `commits` lock, in LSN order).
     func put(_ save: SaveSummary) {
         if let wanted, !save.touches(wanted) { return }
-        let (resume, deliver) = state.withLock { state -> (CheckedContinuation<Entry?, Never>?, Bool) in
-            guard !state.finished && !state.cancelled else { return (nil, false) }
-            if let waiting = state.waiting {
-                state.waiting = nil
-                state.handedOut = save.lsn
-                return (waiting, false)
-            }
-            if state.buffer.count >= limit {
-                let dropped = state.buffer.reduce(1) { $0 + $1.count }
-                state.buffer = [.missed(SavesMissed(since: state.handedOut, through: save.lsn, count: dropped))]
-            } else {
-                state.buffer.append(.save(save))
-            }
-            guard handler != nil, !state.delivering, !state.paused else { return (nil, false) }
-            state.delivering = true
-            return (nil, true)
-        }
-        // (Resumed outside the lock: the iterator's task runs on at once.)
-        resume?.resume(returning: .save(save))
-        if deliver { DispatchQueue.global().async { self.deliver() } }
+        enqueue(count: 1, through: save.lsn) { _ in .save(save) }
     }
 
     /// Queues word that `count` saves up to `through` were not told one by one (a following
@@ -170,25 +151,33 @@ package final class SaveFeed: Sendable {
     /// already queued; nothing when `count` is 0.
     func putMissed(through: LSN, count: Int) {
         guard count > 0 else { return }
-        let (resume, deliver, missed) = state.withLock { state -> (CheckedContinuation<Entry?, Never>?, Bool, SavesMissed?) in
-            guard !state.finished && !state.cancelled else { return (nil, false, nil) }
+        enqueue(count: count, through: through) { after in .missed(SavesMissed(since: after, through: through, count: count)) }
+    }
+
+    /// Hands the entry `make` makes (standing for `count` saves up to `through`; given the LSN
+    /// of the entry it comes after) to a waiting iterator, or queues it: at a full buffer,
+    /// everything buffered and it become one ``SaveEvent/missed(_:)``.
+    private func enqueue(count: Int, through: LSN, _ make: (_ after: LSN) -> Entry) {
+        let (resume, handed, deliver) = state.withLock { state -> (CheckedContinuation<Entry?, Never>?, Entry?, Bool) in
+            guard !state.finished && !state.cancelled else { return (nil, nil, false) }
+            let entry = make(state.buffer.last?.lsn ?? state.handedOut)
             if let waiting = state.waiting {
                 state.waiting = nil
-                let missed = SavesMissed(since: state.handedOut, through: through, count: count)
                 state.handedOut = through
-                return (waiting, false, missed)
+                return (waiting, entry, false)
             }
             if state.buffer.count >= limit {
                 let dropped = state.buffer.reduce(count) { $0 + $1.count }
                 state.buffer = [.missed(SavesMissed(since: state.handedOut, through: through, count: dropped))]
             } else {
-                state.buffer.append(.missed(SavesMissed(since: state.buffer.last?.lsn ?? state.handedOut, through: through, count: count)))
+                state.buffer.append(entry)
             }
-            guard handler != nil, !state.delivering, !state.paused else { return (nil, false, nil) }
+            guard handler != nil, !state.delivering, !state.paused else { return (nil, nil, false) }
             state.delivering = true
-            return (nil, true, nil)
+            return (nil, nil, true)
         }
-        if let resume, let missed { resume.resume(returning: .missed(missed)) }
+        // (Resumed outside the lock: the iterator's task runs on at once.)
+        if let resume, let handed { resume.resume(returning: handed) }
         if deliver { DispatchQueue.global().async { self.deliver() } }
     }
 

@@ -182,7 +182,7 @@ extension Log {
     ) throws -> LogError {
         // (The writer writes a frame whole before it acknowledges it: one the file holds whole
         // and that does not check is damage; only a file that ends too soon can be a copy.)
-        if let problem, try !problem.isShort || problem.isDefinitelyDamage || scanner.findValidFrame(after: problem.offset, laterThan: last) != nil {
+        if let problem, try !problem.isShort || scanner.findValidFrame(after: problem.offset, laterThan: last) != nil {
             return LogError.corruption(
                 "\(problem.reason): a frame the writer acknowledged (through LSN \(bound)) is damaged", path: extent.path, offset: problem.offset,
                 lsn: last.next)
