@@ -34,14 +34,43 @@ public struct FetchDescriptor<M: ManagedModel> {
     /// the class where it is called, its fields are read without generic metadata.)
     @inlinable
     func request(in store: Store) throws -> FetchRequest {
-        let entity = try ModelBinding.binding(M.self, in: store).entity
+        try request(in: store, binding: ModelBinding.binding(M.self, in: store))
+    }
+
+    /// ``request(in:)`` given `M`'s binding to its own entity in the store.
+    @inlinable
+    func request(in store: Store, binding: EntityBinding) throws -> FetchRequest {
+        let entity = binding.entity
         var sortKeys: [SortKey] = []
         for descriptor in sortBy { sortKeys.append(try Self.sortKey(descriptor)) }
         var translated: FetchPredicate?
-        if let predicate { translated = try FetchPredicate(typed: predicate, entity: entity.name) }
+        if let predicate { translated = try Self.keyLookup(predicate.expression) ?? FetchPredicate(typed: predicate, entity: entity.name) }
         return FetchRequest(
             entity.name, predicate: translated, sortKeys: sortKeys, fetchOffset: fetchOffset ?? 0, fetchLimit: fetchLimit,
             includesSubentities: includesSubentities)
+    }
+
+    /// `$0.property == value` on a `String`, `Int` or `UUID` property, the lookup by key an app
+    /// runs in a loop, recognized by its concrete type in code specialized for `M` (one type
+    /// comparison each): no generic walk of the expression. Nil for any other predicate, which
+    /// the general translation then takes (giving the same result for these).
+    @inlinable
+    static func keyLookup(_ expression: any StandardPredicateExpression<Bool>) -> FetchPredicate? {
+        equality(expression, String.self) ?? equality(expression, Int.self) ?? equality(expression, UUID.self)
+    }
+
+    /// ``keyLookup(_:)`` for one type of property. (The values of these types are never nil,
+    /// Boolean or NaN, the values the general translation gives forms of their own.)
+    @inlinable
+    static func equality<V: AttributeValue & Equatable & Codable & Sendable>(_ expression: any StandardPredicateExpression<Bool>, _: V.Type) -> FetchPredicate?
+    {
+        typealias Lookup = PredicateExpressions.Equal<
+            PredicateExpressions.KeyPath<PredicateExpressions.Variable<M>, V>, PredicateExpressions.Value<V>
+        >
+        guard let lookup = expression as? Lookup, let property = M.predicateProperty(for: lookup.lhs.keyPath), !property.storesJSON,
+            let value = lookup.rhs.value.storedValue
+        else { return nil }
+        return .comparison(key: property.name, .equal, value)
     }
 
     @usableFromInline

@@ -21,6 +21,15 @@ public final class ManagedSchema: @unchecked Sendable {
     private let elementNames: [AnyKeyPath: String]
     /// The description of each composite property's key path, with its ordinal.
     private let compositePrefixes: [(String, Int)]
+    /// The key path instances met before, by identity, with the ordinal each names (nil: none).
+    /// A key path literal is one instance for the life of the program, so a predicate or sort
+    /// built in a loop finds its key path here without hashing the path (most of a lookup's
+    /// translation). Each entry holds its key path, so that its identity is not reused; at most
+    /// ``keyPathMemoryLimit`` entries.
+    private let knownKeyPaths = Protected<[ObjectIdentifier: (keyPath: AnyKeyPath, ordinal: Int?)]>([:])
+    /// The most key path instances ``knownKeyPaths`` keeps (key paths made at run time, by
+    /// appending, are new instances each time: they are looked up by value once it is full).
+    private static let keyPathMemoryLimit = 256
 
     /// Describes a class (the `@Managed` expansion calls this).
     public init<M: ManagedModel>(
@@ -55,7 +64,13 @@ public final class ManagedSchema: @unchecked Sendable {
 
     /// The persisted property a key path of the class names, if it names one.
     public func property(for keyPath: AnyKeyPath) -> ManagedProperty? {
-        byKeyPath[keyPath].map { properties[$0] }
+        let identity = ObjectIdentifier(keyPath)
+        if let known = knownKeyPaths.withLock({ $0[identity] }) { return known.ordinal.map { properties[$0] } }
+        let ordinal = byKeyPath[keyPath]
+        knownKeyPaths.withLock { known in
+            if known.count < Self.keyPathMemoryLimit { known[identity] = (keyPath, ordinal) }
+        }
+        return ordinal.map { properties[$0] }
     }
 
     /// The stored attribute an element of a composite property is (`location.latitude`), by

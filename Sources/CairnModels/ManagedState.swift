@@ -34,6 +34,7 @@ public struct ManagedState {
     }
 
     /// The state of an object of a context.
+    @usableFromInline
     init(object: ManagedObject, binding: EntityBinding) {
         self.object = object
         self.binding = binding
@@ -253,7 +254,10 @@ struct PendingValues {
         @usableFromInline init(_ value: Any) { self.value = value }
     }
 
-    @usableFromInline var entries: ContiguousArray<Entry> = []
+    /// The entries, once a value was set. (A class of its own, not a `ContiguousArray<Entry>`:
+    /// making an array of a generic element type looks its storage's metadata up at each
+    /// allocation, a large part of making a new object.)
+    @usableFromInline var storage: PendingStorage?
     /// How many entries to make room for at the first value (the class's persisted properties).
     @usableFromInline var initialCount: Int32 = 16
 
@@ -265,30 +269,69 @@ struct PendingValues {
     }
 
     /// Whether no value was set.
-    @usableFromInline var isEmpty: Bool { entries.isEmpty }
+    @usableFromInline var isEmpty: Bool { storage == nil }
 
     @usableFromInline
     mutating func set(_ entry: Entry, at ordinal: Int) {
-        if entries.count <= ordinal {
-            let count = Swift.max(ordinal + 1, entries.count * 2, Int(initialCount))
-            if entries.isEmpty {
-                entries = ContiguousArray(repeating: .none, count: count)
-            } else {
-                entries.append(contentsOf: repeatElement(.none, count: count - entries.count))
-            }
+        guard ordinal >= 0 else { return }
+        let capacity = storage?.entryCount ?? 0
+        if ordinal >= capacity {
+            storage = PendingStorage.make(capacity: Swift.max(ordinal + 1, capacity * 2, Int(initialCount)), copying: storage)
+        } else if !isKnownUniquelyReferenced(&storage) {
+            // (A copy of the state shares the buffer: it keeps what it saw.)
+            storage = PendingStorage.make(capacity: capacity, copying: storage)
         }
-        entries[ordinal] = entry
+        storage?.set(entry, at: ordinal)
     }
 
     @usableFromInline
-    func entry(at ordinal: Int) -> Entry { ordinal >= 0 && ordinal < entries.count ? entries[ordinal] : .none }
+    func entry(at ordinal: Int) -> Entry { storage?.entry(at: ordinal) ?? .none }
 
     /// Calls `body` with each value set, by ordinal.
     func forEach(_ body: (Int, Entry) throws -> Void) rethrows {
-        for ordinal in entries.indices {
-            if case .none = entries[ordinal] { continue }
-            try body(ordinal, entries[ordinal])
+        guard let storage else { return }
+        for ordinal in 0..<storage.entryCount {
+            let entry = storage.entry(at: ordinal)
+            if case .none = entry { continue }
+            try body(ordinal, entry)
         }
+    }
+}
+
+/// The entries of ``PendingValues``: `capacity` of them, each `.none` until set.
+@usableFromInline
+final class PendingStorage: ManagedBuffer<Int, PendingValues.Entry> {
+    /// A buffer of `capacity` entries holding `old`'s entries (if any) and `.none` after them.
+    @usableFromInline
+    static func make(capacity: Int, copying old: PendingStorage?) -> PendingStorage {
+        let made = unsafeDowncast(create(minimumCapacity: capacity) { _ in capacity }, to: PendingStorage.self)
+        made.withUnsafeMutablePointerToElements { entries in
+            let kept = Swift.min(old?.entryCount ?? 0, capacity)
+            if let old, kept > 0 {
+                old.withUnsafeMutablePointerToElements { entries.initialize(from: $0, count: kept) }
+            }
+            (entries + kept).initialize(repeating: .none, count: capacity - kept)
+        }
+        return made
+    }
+
+    /// How many entries it holds.
+    @usableFromInline var entryCount: Int { header }
+
+    @usableFromInline
+    func set(_ entry: PendingValues.Entry, at ordinal: Int) {
+        guard ordinal >= 0, ordinal < header else { return }
+        withUnsafeMutablePointerToElements { $0[ordinal] = entry }
+    }
+
+    @usableFromInline
+    func entry(at ordinal: Int) -> PendingValues.Entry {
+        guard ordinal >= 0, ordinal < header else { return .none }
+        return withUnsafeMutablePointerToElements { $0[ordinal] }
+    }
+
+    deinit {
+        _ = withUnsafeMutablePointers { count, entries in entries.deinitialize(count: count.pointee) }
     }
 }
 

@@ -42,7 +42,8 @@ extension ObjectContext {
     ///   property and the operation), or a class the store's model has no entity for.
     @inlinable
     public func fetch<M: ManagedModel>(_ descriptor: FetchDescriptor<M>) throws -> [M] {
-        TypedObjects.make(try fetchIDs(descriptor.request(in: store)), in: self)
+        let binding = try ModelBinding.binding(M.self, in: store)
+        return TypedObjects.make(try fetchIDs(descriptor.request(in: store, binding: binding)), in: self, own: binding)
     }
 
     /// How many objects a descriptor matches (its offset and limit applied).

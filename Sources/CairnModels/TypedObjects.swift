@@ -7,12 +7,21 @@ enum TypedObjects {
     /// The typed objects of these IDs in `context`, of class `M` (each bound to its object's
     /// entity, a sub-entity's objects included): the instances the context already has, or new
     /// ones. An ID of an entity `M` does not bind to is left out.
-    @usableFromInline
-    static func make<M: ManagedModel>(_ ids: [ObjectID], of type: M.Type = M.self, in context: ObjectContext) -> [M] {
+    /// (Inlinable, as the one-ID form: specialized for the class where it is called, it makes its
+    /// arrays and optionals of `M` without looking up their generic metadata at each call.)
+    /// `own` is `M`'s binding to its own entity when the caller has it (a fetch's), so that it
+    /// is not looked up again.
+    @inlinable
+    static func make<M: ManagedModel>(
+        _ ids: [ObjectID], of type: M.Type = M.self, in context: ObjectContext, own: EntityBinding? = nil
+    ) -> [M] {
         guard !ids.isEmpty else { return [] }
-        if ids.count == 1 { return make(ids[0], of: type, in: context).map { [$0] } ?? [] }
+        if ids.count == 1 {
+            guard let one = make(ids[0], of: type, in: context, own: own) else { return [] }
+            return [one]
+        }
         // Usually one entity: its binding looked up once.
-        var last: (entity: Int, binding: EntityBinding?) = (-1, nil)
+        var last: (entity: Int, binding: EntityBinding?) = (own?.entity.index ?? -1, own)
         var bindings: [EntityBinding?] = []
         bindings.reserveCapacity(ids.count)
         for id in ids {
@@ -39,8 +48,15 @@ enum TypedObjects {
     }
 
     /// ``make(_:of:in:)`` for one ID (a lookup's, a to-one's): no arrays on the way.
-    static func make<M: ManagedModel>(_ id: ObjectID, of type: M.Type = M.self, in context: ObjectContext) -> M? {
-        guard let binding = try? ModelBinding.binding(M.self, entityIndex: id.entity, in: context.store) else { return nil }
+    @inlinable
+    static func make<M: ManagedModel>(_ id: ObjectID, of type: M.Type = M.self, in context: ObjectContext, own: EntityBinding? = nil) -> M? {
+        let binding: EntityBinding
+        if let own, own.entity.index == id.entity {
+            binding = own
+        } else {
+            guard let found = try? ModelBinding.binding(M.self, entityIndex: id.entity, in: context.store) else { return nil }
+            binding = found
+        }
         // (Runs under the context's lock, as a fetch's: docs/MODELS.md.)
         let (object, typed) = context.typedObject(for: id) { M(managedState: ManagedState(object: $0, binding: binding)) }
         if let typed, Swift.type(of: typed) == M.self { return unsafeDowncast(typed, to: M.self) }
@@ -162,22 +178,24 @@ enum TypedObjects {
         let binding = try ModelBinding.binding(M.self, in: context.store)
         // Values of the types the store holds as they are go in with the new object, under one
         // lock; the others (enums, Codable values, relationships) are set after it.
-        var values: [(position: Int, value: Value)] = []
         var later: [(ordinal: Int, entry: PendingValues.Entry)] = []
-        values.reserveCapacity(binding.slots.count)
         // (`state` holds the pending values until the context's lock is let go of: the object's
         // state drops them under it, and their buffer is freed here, not in the lock.)
-        state.pending.forEach { ordinal, entry in
-            if case .stored(let value) = entry, case .attribute(let position, .scalar) = binding.slots[ordinal] {
-                values.append((position, value))
-            } else {
-                later.append((ordinal, entry))
-            }
-        }
-        let (object, refused) = try context.insertTyped(binding.entity, values: values) { object in
-            model._managedState.bind(to: object, binding)
-            return model
-        }
+        let (object, refused) = try context.insertTyped(
+            binding.entity,
+            values: { set in
+                state.pending.forEach { ordinal, entry in
+                    if case .stored(let value) = entry, case .attribute(let position, .scalar) = binding.slots[ordinal] {
+                        set(position, value)
+                    } else {
+                        later.append((ordinal, entry))
+                    }
+                }
+            },
+            typed: { object in
+                model._managedState.bind(to: object, binding)
+                return model
+            })
         withExtendedLifetime(state) {}
         if let refused { context.deferError(refused) }
         for (ordinal, entry) in later {

@@ -1,6 +1,7 @@
-import CairnModels
 import Foundation
 import Testing
+
+@testable import CairnModels
 
 /// `$0.property == value` is translated without walking the expression (the form a lookup by key
 /// takes in a loop): for every value type it must find what the general translation finds, and
@@ -43,6 +44,30 @@ import Testing
         #expect(try codes(#Predicate { $0.double > -2.5 && $0.int8 >= -8 }) == ["A-1", "B-2"])
         let negated = #expect(throws: StoreError.self) { try codes(#Predicate { -$0.int == 42 }) }
         #expect(negated?.message.contains("negating a property") == true)
+    }
+
+    /// A descriptor recognizes `$0.property == value` on a `String` or `Int` property by its type
+    /// (``FetchDescriptor/keyLookup(_:)``): the request it makes must be the general
+    /// translation's, and what that refuses must still be refused.
+    @Test func aDescriptorsLookupIsTheGeneralTranslations() throws {
+        let store = try Store(inMemoryFor: [Specimen.self])
+        let key = "A-1", number = 7
+        let lookups = [#Predicate<Specimen> { $0.code == key }, #Predicate<Specimen> { $0.int == number }]
+        for predicate in lookups {
+            #expect(FetchDescriptor<Specimen>.keyLookup(predicate.expression) != nil)
+            let request = try FetchDescriptor(predicate: predicate).request(in: store)
+            #expect(request.predicate == (try FetchPredicate(typed: predicate, entity: "Specimen")))
+        }
+        // An optional property's lookup has another type: the general translation takes it.
+        let uuid = UUID()
+        let optional = #Predicate<Specimen> { $0.uuid == uuid }
+        #expect(FetchDescriptor<Specimen>.keyLookup(optional.expression) == nil)
+        #expect(try FetchDescriptor(predicate: optional).request(in: store).predicate == .comparison(key: "uuid", .equal, .uuid(uuid)))
+        // A transient property is no lookup, and is refused by name.
+        let transient = #Predicate<Specimen> { $0.scratch == 1 }
+        #expect(FetchDescriptor<Specimen>.keyLookup(transient.expression) == nil)
+        let refused = #expect(throws: StoreError.self) { try FetchDescriptor(predicate: transient).request(in: store) }
+        #expect(refused?.message.contains("scratch") == true)
     }
 
     @Test func aLookupByKeyTakesTheFormTheUniqueIndexAnswers() throws {

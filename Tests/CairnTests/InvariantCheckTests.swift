@@ -102,7 +102,7 @@ import Testing
         map.add(first)
         map.add(second)
         #expect(throws: Never.self) { try map.checkInvariants() }
-        map.objects[first.objectID] = second
+        map.objects[first.objectID] = IdentityMap.Entry(object: second, typed: nil)
         #expect(throws: InvariantViolation.self) { try map.checkInvariants() }
     }
 

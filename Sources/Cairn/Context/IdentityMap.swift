@@ -19,12 +19,17 @@ import CairnSupport
 ///
 /// Used under the context's lock.
 struct IdentityMap {
+    /// One ID's registration: its managed object, and its typed object (CairnModels' `@Managed`
+    /// class instance) when it has one. A typed object holds its ``ManagedObject``. (One entry
+    /// for both: a typed fetch or insert files each object once.)
+    struct Entry {
+        var object: ManagedObject
+        var typed: AnyObject?
+    }
+
     /// The objects by ID. Internal, not private, only so that the tests can damage it and see
     /// ``checkInvariants()`` fail.
-    var objects: [ObjectID: ManagedObject] = [:]
-    /// The typed object (CairnModels' `@Managed` class instance) of each ID that has one. A
-    /// typed object holds its ``ManagedObject``.
-    var typed: [ObjectID: AnyObject] = [:]
+    var objects: [ObjectID: Entry] = [:]
     /// The typed objects a sweep (or ``removeAll()``) let go of, set aside for the context to
     /// free once it no longer holds its lock (``takeSwept()``): a typed object's `deinit` may
     /// read a property, which takes that lock. Their managed objects go at the sweep after.
@@ -39,32 +44,54 @@ struct IdentityMap {
 
     /// The object registered for `id`, or the one `make` makes (registered from now on).
     mutating func object(_ id: ObjectID, orMake make: () -> ManagedObject) -> ManagedObject {
-        if let object = objects[id] { return object }
+        if let entry = objects[id] { return entry.object }
         let object = make()
         add(object)
         return object
     }
 
-    /// Prepares to register up to `more` objects and `moreTyped` typed ones at once (a fetch's):
-    /// sweeps first when they would reach the next sweep, puts the next one beyond them (their
-    /// caller holds them until it is done: a sweep among them would keep them all), and makes
-    /// room for them, so that each dictionary grows once.
-    mutating func prepare(forAdding more: Int, typed moreTyped: Int = 0) {
-        guard more > 1 || moreTyped > 1 else { return }
+    /// The object registered for `id` (or the one `make` makes, registered from now on) and its
+    /// typed object: the one registered, or the one `makeTyped` makes for it (registered from now
+    /// on when not nil).
+    mutating func typedObject(
+        _ id: ObjectID, orMake make: () -> ManagedObject, typed makeTyped: (ManagedObject) -> AnyObject?
+    ) -> (object: ManagedObject, typed: AnyObject?) {
+        if let index = objects.index(forKey: id) {
+            let entry = objects.values[index]
+            if let typed = entry.typed { return (entry.object, typed) }
+            let typed = makeTyped(entry.object)
+            if let typed { objects.values[index].typed = typed }
+            return (entry.object, typed)
+        }
+        let object = make()
+        let typed = makeTyped(object)
+        add(object, typed: typed)
+        return (object, typed)
+    }
+
+    /// The typed object registered for `id`, if any.
+    func typedObject(_ id: ObjectID) -> AnyObject? { objects[id]?.typed }
+
+    /// Prepares to register up to `more` objects at once (a fetch's): sweeps first when they
+    /// would reach the next sweep, puts the next one beyond them (their caller holds them until
+    /// it is done: a sweep among them would keep them all), and makes room for them, so that the
+    /// dictionary grows once.
+    mutating func prepare(forAdding more: Int) {
+        guard more > 1 else { return }
         if objects.count + more >= sweepAt { sweep() }
         sweepAt = max(sweepAt, 2 * (objects.count + more))
         objects.reserveCapacity(objects.count + more)
-        if moreTyped > 0 { typed.reserveCapacity(typed.count + moreTyped) }
     }
 
-    /// Registers the object of an ID that has none yet (a new object's: no lookup first).
-    mutating func add(_ object: ManagedObject) {
+    /// Registers the object of an ID that has none yet (a new object's: no lookup first), with
+    /// its typed object if it has one.
+    mutating func add(_ object: ManagedObject, typed: AnyObject? = nil) {
         if objects.count >= sweepAt { sweep() }
-        objects[object.objectID] = object
+        objects[object.objectID] = Entry(object: object, typed: typed)
         registeredSinceSweep += 1
         checkAfterMutation { () throws(InvariantViolation) in
             if objects.count <= Tuning.wholeCheckLimit { return try checkInvariants() }
-            try require(objects[object.objectID] === object, "IdentityMap", "object \(object.objectID) is not filed under its ID")
+            try require(objects[object.objectID]?.object === object, "IdentityMap", "object \(object.objectID) is not filed under its ID")
         }
     }
 
@@ -85,24 +112,22 @@ struct IdentityMap {
         // (Managed objects let go of here are freed here: freeing them on another thread while
         // this one fetches more made both wait on the allocator, and fetches ran slower.)
         let sweptBefore = swept.count
-        if !typed.isEmpty {
-            var keptTyped: [ObjectID: AnyObject] = [:]
-            var index = typed.startIndex
-            while index != typed.endIndex {
-                // (Checked before it is copied out: a copy is a second reference.)
-                let unique = isKnownUniquelyReferenced(&typed.values[index])
-                let (id, object) = typed[index]
-                if unique { swept.append(object) } else { keptTyped[id] = object }
-                typed.formIndex(after: &index)
-            }
-            typed = keptTyped
-        }
-        var kept: [ObjectID: ManagedObject] = [:]
+        // (Room for what a steady loop of registrations keeps, so that the new map does not grow
+        // by doubling all the way up again; a larger one grows to what it keeps.)
+        var kept: [ObjectID: Entry] = [:]
+        kept.reserveCapacity(min(objects.count, Tuning.identityMapMinimumSweep))
         var index = objects.startIndex
         while index != objects.endIndex {
-            if !isKnownUniquelyReferenced(&objects.values[index]) {
-                let (id, object) = objects[index]
-                kept[id] = object
+            // A typed object nobody else holds goes (set aside, to be freed outside the lock); its
+            // managed object, held by it until then, at the next sweep.
+            // (Each reference is checked before it is copied out: a copy is a second reference.)
+            if objects.values[index].typed != nil, isKnownUniquelyReferenced(&objects.values[index].typed) {
+                let entry = objects.values[index]
+                if let typed = entry.typed { swept.append(typed) }
+                kept[entry.object.objectID] = Entry(object: entry.object, typed: nil)
+            } else if !isKnownUniquelyReferenced(&objects.values[index].object) {
+                let entry = objects.values[index]
+                kept[entry.object.objectID] = entry
             }
             objects.formIndex(after: &index)
         }
@@ -127,8 +152,7 @@ struct IdentityMap {
     /// Forgets every object; the typed objects join those a sweep let go of (``takeSwept()``),
     /// to be freed outside the context's lock.
     mutating func removeAll() {
-        swept.append(contentsOf: typed.values)
-        typed = [:]
+        swept.append(contentsOf: objects.values.lazy.compactMap(\.typed))
         objects = [:]
         sweepAt = Tuning.identityMapMinimumSweep
         registeredSinceSweep = 0
@@ -138,11 +162,8 @@ struct IdentityMap {
     /// due no sooner than ``Tuning/identityMapMinimumSweep``.
     func checkInvariants() throws(InvariantViolation) {
         try require(sweepAt >= Tuning.identityMapMinimumSweep, "IdentityMap", "the next sweep is due at \(sweepAt) objects")
-        for (id, object) in objects {
-            try require(object.objectID == id, "IdentityMap", "object \(object.objectID) is filed under \(id)")
-        }
-        for id in typed.keys {
-            try require(objects[id] != nil, "IdentityMap", "typed object \(id) has no managed object registered")
+        for (id, entry) in objects {
+            try require(entry.object.objectID == id, "IdentityMap", "object \(entry.object.objectID) is filed under \(id)")
         }
     }
 }

@@ -5,17 +5,19 @@ extension ObjectContext {
     /// registered, or made and registered from now on (`make` gets the ID's index and its
     /// managed object, and gives nil for no typed object). The objects are not checked to exist
     /// here. `make` runs under the context's lock: it must not call into the context.
+    @usableFromInline
     package func typedObjects(
         for ids: [ObjectID], make: (Int, ManagedObject) -> AnyObject?
     ) -> [(object: ManagedObject, typed: AnyObject?)] {
         let descriptions = store.model.descriptions
         return withStateSweeping { state in
-            state.registered.prepare(forAdding: ids.count, typed: ids.count)
+            state.registered.prepare(forAdding: ids.count)
             return ids.enumerated().map { index, id in registerTyped(id, in: &state, descriptions) { make(index, $0) } }
         }
     }
 
     /// ``typedObjects(for:make:)`` for one ID, without arrays (a lookup's, a to-one's).
+    @usableFromInline
     package func typedObject(for id: ObjectID, make: (ManagedObject) -> AnyObject?) -> (object: ManagedObject, typed: AnyObject?) {
         let descriptions = store.model.descriptions
         return withStateSweeping { state in registerTyped(id, in: &state, descriptions, make) }
@@ -25,32 +27,30 @@ extension ObjectContext {
     private func registerTyped(
         _ id: ObjectID, in state: inout ContextState, _ descriptions: [EntityDescription], _ make: (ManagedObject) -> AnyObject?
     ) -> (object: ManagedObject, typed: AnyObject?) {
-        let object = register(id, in: &state, descriptions)
-        if let typed = state.registered.typed[id] { return (object, typed) }
-        let typed = make(object)
-        if let typed { state.registered.typed[id] = typed }
-        return (object, typed)
+        state.registered.typedObject(id, orMake: { ManagedObject(id: id, entity: descriptions[id.entity], context: self) }, typed: make)
     }
 
     /// The typed objects registered for these IDs (those that have one).
     package func registeredTypedObjects<IDs: Sequence<ObjectID>>(_ ids: IDs) -> [AnyObject] {
-        state.withLock { state in ids.compactMap { state.registered.typed[$0] } }
+        state.withLock { state in ids.compactMap { state.registered.typedObject($0) } }
     }
 
-    /// Inserts a new object of `entity` holding its attributes' defaults with `values` (by
-    /// position) set over them, each converted to its attribute's type as
-    /// ``ManagedObject/setValue(_:forKey:)-(Value,_)`` converts, under one lock, and registers
-    /// `typed` as its typed object. A value that does not fit is left out and returned as the
-    /// error to keep for the next save.
+    /// Inserts a new object of `entity` holding its attributes' defaults with the values
+    /// `values` gives (each by position, to the function it is handed) set over them, each
+    /// converted to its attribute's type as ``ManagedObject/setValue(_:forKey:)-(Value,_)``
+    /// converts, under one lock, and registers `typed` as its typed object. A value that does not
+    /// fit is left out and returned as the error to keep for the next save. (The values go
+    /// straight into the new row: no array of them on the way.)
     package func insertTyped(
-        _ entity: EntityDescription, values: [(position: Int, value: Value)], typed: (ManagedObject) -> AnyObject
+        _ entity: EntityDescription, values: ((_ position: Int, _ value: Value) -> Void) -> Void, typed: (ManagedObject) -> AnyObject
     ) throws -> (ManagedObject, StoreError?) {
         guard !entity.isAbstract else {
             throw StoreError(.abstractEntity, "\(entity.name) is abstract; insert one of its sub-entities", entity: entity.name)
         }
         var row = entity.newObjectValues
         var refused: StoreError?
-        for (position, value) in values {
+        values { position, value in
+            guard position >= 0, position < row.count, position < entity.attributes.count else { return }
             let type = entity.attributes[position].type
             if value.fits(type) {
                 row[position] = .attribute(value)
@@ -65,8 +65,7 @@ extension ObjectContext {
             let id = ObjectID(entity: entity.index, key: try state.newKeys.next(reserve: store.reserveKeys))
             let slot = state.insert(id, row, constrained: !entity.uniqueness.isEmpty)
             let object = ManagedObject(id: id, entity: entity, context: self, slot: slot)
-            state.registered.add(object)
-            state.registered.typed[id] = typed(object)
+            state.registered.add(object, typed: typed(object))
             return (object, refused)
         }
     }

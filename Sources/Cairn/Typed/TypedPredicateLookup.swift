@@ -12,9 +12,15 @@ protocol TypedLookupNode {
 }
 
 extension TypedLookupNode {
-    /// The lookup of `expression`, an expression of this type.
-    static func lookup(in expression: Any) -> (name: String, value: Value)? {
-        (expression as? Self)?.lookup
+    /// The lookup of `expression`, when it is an expression of this type. (Opened and compared
+    /// by type, not cast: a cast to `Self` from an existential boxes the value in an `Any` and
+    /// instantiates `Optional<Self>`'s metadata at each call.)
+    static func lookup(in expression: any StandardPredicateExpression<Bool>) -> (name: String, value: Value)? {
+        func opened<E: StandardPredicateExpression<Bool>>(_ expression: E) -> (name: String, value: Value)? {
+            guard E.self == Self.self else { return nil }
+            return withUnsafePointer(to: expression) { $0.withMemoryRebound(to: Self.self, capacity: 1) { $0.pointee.lookup } }
+        }
+        return opened(expression)
     }
 }
 
