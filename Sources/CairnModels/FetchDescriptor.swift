@@ -62,8 +62,8 @@ public struct FetchDescriptor<M: ManagedModel> {
     /// ``keyLookup(_:)`` for one type of property. (The values of these types are never nil,
     /// Boolean or NaN, the values the general translation gives forms of their own.)
     @inlinable
-    static func equality<V: AttributeValue & Equatable & Codable & Sendable>(_ expression: any StandardPredicateExpression<Bool>, _: V.Type) -> FetchPredicate?
-    {
+    static func equality<V>(_ expression: any StandardPredicateExpression<Bool>, _: V.Type) -> FetchPredicate?
+    where V: AttributeValue & Equatable & Codable & Sendable {
         typealias Lookup = PredicateExpressions.Equal<
             PredicateExpressions.KeyPath<PredicateExpressions.Variable<M>, V>, PredicateExpressions.Value<V>
         >
