@@ -24,6 +24,7 @@ struct BackupCommand: AsyncParsableCommand {
     var destination: String
 
     func run() async throws {
+        try StoreLocation.requireFolder(store)
         let started = ContinuousClock.now
         var options = LogOptions()
         options.readOnly = true

@@ -12,6 +12,7 @@ struct CompactCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compact",
         abstract: "Rewrite a store down to its live state (a base file), offline.",
+        usage: "cairn compact <store> [<options>]",
         discussion: """
             The store must not be open in another process: compact refuses, naming the process \
             that holds it. Shows progress on standard error (a bar on a terminal, a line a second \
@@ -33,6 +34,7 @@ struct CompactCommand: AsyncParsableCommand {
     var retainHistory: UInt64?
 
     func run() async throws {
+        try StoreLocation.requireFolder(store)
         // The model is read first, read-only: a writable open changes files (a manifest's frame
         // limit, a promoted `MANIFEST.tmp`) before it could find that the log is not a store's.
         guard let model = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }

@@ -9,13 +9,16 @@ struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export objects as JSON through a mapping, streamed.",
+        usage: "cairn export <store> --entity <entity> [<options>]",
         discussion: """
-            Keys, dates and numbers are written as the mapping reads them, so that the output
+            Keys, dates and numbers are written as the mapping reads them, so that the output \
             imports back unchanged. --depth 1 nests related objects (0: their keys).
 
             Examples:
-              cairn export people.store --entity Person --sort ticket --format jsonl --output people.jsonl
-              cairn export library.store --entity Author --depth 2 --where "books.@count > 0"
+              cairn export people.store --entity Person --sort ticket --format jsonl \\
+                  --output people.jsonl
+              cairn export library.store --entity Author --depth 2 \\
+                  --where "books.@count > 0"
             """
     )
 

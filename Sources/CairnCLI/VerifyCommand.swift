@@ -26,6 +26,7 @@ struct VerifyCommand: AsyncParsableCommand {
     var repair = false
 
     func run() async throws {
+        try StoreLocation.requireFolder(store)
         if repair {
             let result = try Log.repairTornTail(directory: store)
             if let segment = result.segment, let offset = result.offset, let saved = result.savedTo {
