@@ -126,7 +126,7 @@ struct ImportCommand: AsyncParsableCommand {
         options.insertsMissingReferences = insertMissingReferences
         options.chunkSize = chunk
         options.skipRecords = skip
-        let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1)
+        let meter = ProgressMeter()
         options.progressInterval = 5_000
         options.progress = { progress in
             let total = progress.totalBytes ?? 0
