@@ -57,6 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
         guard (1...10_000_000).contains(books), (1...256).contains(importers) else {
             throw ValidationError("--books takes 1 to 10,000,000 and --importers 1 to 256")
         }
+        try StoreLocation.requireFolderOrNothing(dir)
         let model = try Self.model()
         let clock = ContinuousClock()
         print("Cairn demo: a lending library in \(dir)")

@@ -9,13 +9,17 @@ struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export objects as JSON through a mapping, streamed.",
+        usage: "cairn export <store> --entity <entity> [<options>]",
         discussion: """
-            Keys, dates and numbers are written as the mapping reads them, so that the output
-            imports back unchanged. --depth 1 nests related objects (0: their keys).
+            Keys, dates and numbers are written as the mapping reads them, so that the output \
+            imports back unchanged. --depth 1 nests related objects (0: their keys). Shows \
+            progress on standard error when it is a terminal and the output is not.
 
             Examples:
-              cairn export people.store --entity Person --sort ticket --format jsonl --output people.jsonl
-              cairn export library.store --entity Author --depth 2 --where "books.@count > 0"
+              cairn export people.store --entity Person --sort ticket --format jsonl \\
+                  --output people.jsonl
+              cairn export library.store --entity Author --depth 2 \\
+                  --where "books.@count > 0"
             """
     )
 
@@ -38,6 +42,16 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The file to write (default: standard output): a regular file, synced at the end, or a pipe, a FIFO, a device.")
     var output: String?
 
+    @Flag(help: "Print what was exported (objects, bytes, file) as JSON on standard error, the output staying pure.")
+    var json = false
+
+    /// What `--json` prints.
+    struct Result: Encodable {
+        var objects: Int
+        var bytes: UInt64
+        var output: String?
+    }
+
     func validate() throws {
         guard (0...64).contains(depth) else { throw ValidationError("--depth takes 0 to 64, not \(depth)") }
     }
@@ -56,6 +70,12 @@ struct ExportCommand: AsyncParsableCommand {
         var options = ExportOptions()
         options.depth = depth
         options.format = format == .jsonl ? .jsonLines : .json
+        // A bar on the terminal the output is not written to.
+        let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1 && (output != nil || isatty(STDOUT_FILENO) == 0))
+        options.progress = { written, total in
+            meter.report(fraction: total == 0 ? 1 : Double(written) / Double(total), "\(written) of \(total) objects")
+        }
+        defer { meter.finish() }
         let descriptor: Int32
         if let output {
             descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -84,6 +104,12 @@ struct ExportCommand: AsyncParsableCommand {
             if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
                 guard fsync(descriptor) == 0 else { throw CommandFailure("cannot write \(output): \(String(cString: strerror(errno)))") }
             }
+        }
+        meter.finish()
+        if json {
+            let line = try JSONOutput.line(Result(objects: result.objects, bytes: UInt64(result.bytes), output: output))
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        } else if let output {
             FileHandle.standardError.write(Data("exported \(result.objects) objects (\(Formatting.bytes(result.bytes))) to \(output)\n".utf8))
         }
     }

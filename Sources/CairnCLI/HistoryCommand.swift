@@ -10,8 +10,10 @@ struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Print the store's saves after a token or LSN, one transaction per line, with each object's changes.",
+        usage: "cairn history <store> [<options>]",
         discussion: """
             Each line: the save's LSN, time, author and context, then each object it inserted (with its values), updated (with the new values) or deleted (with its unique key values). History reaches back to the horizon, the last save compaction replaced (kept longer for registered history consumers).
+
             Examples:
               cairn history library.store --since 120 --entity Book
               cairn history library.store --since 6f1c…:120 --json
@@ -53,6 +55,7 @@ struct HistoryCommand: AsyncParsableCommand {
         }
         // Following: the saves kept, then each new one, woken by the store's saves and once a
         // second (to see why following is held up, or stopped).
+        try StoreLocation.requireFolder(store)
         let following = try Store(followingAt: store)
         RecoveryWarning.print(following.recoveryReport, store: store)
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))

@@ -12,18 +12,24 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Import JSON records into objects, updating those with the same unique key.",
         discussion: """
-            The input is a JSON array, one object, JSON Lines, or any of these under --root.
-            Without --mapping, the model's userInfo (WTAData, Modelmatic, MagicalRecord,
-            Groot, Sync, Cairn keys) and default keys say how JSON maps; docs/MAPPING.md.
-            The import is one save: all or nothing. With --chunk N it saves every N records;
+            The input is a JSON array, one object, JSON Lines, or any of these under --root. \
+            Without --mapping, the model's userInfo (WTAData, Modelmatic, MagicalRecord, Groot, \
+            Sync, Cairn keys) and default keys say how JSON maps; docs/MAPPING.md.
+
+            The import is one save: all or nothing. With --chunk N it saves every N records; \
             after a failure it says how many records were saved: run again with --skip N.
-            A file of several entities needs no --entity: --django reads a Django fixture
-            ("model": "app.album", "pk", "fields"), --discriminator KEY names each record's
+
+            A file of several entities needs no --entity: --django reads a Django fixture \
+            ("model": "app.album", "pk", "fields"), --discriminator KEY names each record's \
             entity by KEY's value; references by key resolve in any order of the records.
 
+            Shows progress on standard error when it is a terminal.
+
             Examples:
-              cairn import people.store --entity Person people.json --model People.xcdatamodeld
-              curl -s https://example.com/api/people | cairn import people.store --entity Person --root data.people -
+              cairn import people.store --entity Person people.json \\
+                  --model People.xcdatamodeld
+              curl -s https://example.com/api/people \\
+                  | cairn import people.store --entity Person --root data.people -
               cairn import chinook.store --django chinook.json --model Chinook.json
             """
     )
@@ -81,6 +87,8 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         // Only a store that is not there is created; a store that does not open (damaged, locked,
         // written by a newer Cairn) fails with its own error.
+        try StoreLocation.requireFolderOrNothing(store)
+        if model == nil { try StoreLocation.requireFolder(store, hint: "give --model to create one") }
         let storedModel = try existingModel(at: store)
         let chosen: Model
         if let storedModel {
@@ -118,7 +126,7 @@ struct ImportCommand: AsyncParsableCommand {
         options.insertsMissingReferences = insertMissingReferences
         options.chunkSize = chunk
         options.skipRecords = skip
-        let meter = ProgressMeter(terminal: isatty(STDERR_FILENO) == 1)
+        let meter = ProgressMeter()
         options.progressInterval = 5_000
         options.progress = { progress in
             let total = progress.totalBytes ?? 0

@@ -56,6 +56,7 @@ struct CreateCommand: AsyncParsableCommand {
     var modelVersion: String?
 
     func run() async throws {
+        try StoreLocation.requireFolderOrNothing(store)
         let loaded = try loadModel(model, version: modelVersion)
         // An existing store is never migrated by create: the same model changes nothing, another
         // is refused.
@@ -80,7 +81,8 @@ struct CreateCommand: AsyncParsableCommand {
 struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
-        abstract: "Print a store's model, or convert a model file, as Cairn's JSON model format or Xcode's contents XML."
+        abstract: "Print a store's model, or convert a model file, as Cairn's JSON model format or Xcode's contents XML.",
+        usage: "cairn model (<store> | --model <model>) [<options>]"
     )
 
     /// The forms a model is printed in.
@@ -108,10 +110,11 @@ struct ModelCommand: ParsableCommand {
         let loaded: Model
         if let model {
             loaded = try loadModel(model, version: modelVersion)
-        } else if let store, let stored = try Store.storedModel(at: store) {
-            loaded = stored
         } else {
-            throw CommandFailure("\(store ?? "") holds no model yet")
+            let store = store ?? ""
+            try StoreLocation.requireFolder(store)
+            guard let stored = try Store.storedModel(at: store) else { throw CommandFailure("\(store) holds no model yet") }
+            loaded = stored
         }
         let data = format == .json ? loaded.jsonData() : try loaded.xcodeModelXML()
         print(String(decoding: data, as: UTF8.self), terminator: format == .json ? "\n" : "")

@@ -3,10 +3,11 @@ import CairnLog
 
 /// Opens the store at `path` with the model it was written with (as of `options.asOf`), prints
 /// what the open recovered (``RecoveryWarning``), runs `body` with the store and closes it, also
-/// when `body` throws.
+/// when `body` throws. A path that is not a folder is refused first (``StoreLocationError``).
 func withOpenedStore<Result>(
     at path: String, options: StoreOptions = StoreOptions(), _ body: (Store) async throws -> Result
 ) async throws -> Result {
+    try StoreLocation.requireFolder(path)
     let opened = try Store(at: path, options: options)
     RecoveryWarning.print(opened.recoveryReport, store: path)
     let result: Result

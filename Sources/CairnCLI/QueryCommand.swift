@@ -9,9 +9,12 @@ struct QueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Fetch objects with an NSPredicate-style predicate, sorted and paged.",
+        usage: "cairn query <store> --entity <entity> [<options>]",
         discussion: """
             Examples:
-              cairn query library.store --entity Book --where "year > 1900 AND author.name BEGINSWITH[c] 'j'" --sort -year,title --limit 10
+              cairn query library.store --entity Book \\
+                  --where "year > 1900 AND author.name BEGINSWITH[c] 'j'" \\
+                  --sort -year,title --limit 10
               cairn query library.store --entity Author --where "books.@count > 2" --count
             """
     )
@@ -81,7 +84,9 @@ struct QueryCommand: AsyncParsableCommand {
     /// The objects' attributes as aligned columns, with the object's key first: a column for
     /// each attribute of the entity fetched and of its sub-entities (`family`: the entity, then
     /// its descendants), blank for an object whose entity has no such attribute, and the
-    /// object's entity after its key when the family has more than one entity.
+    /// object's entity after its key when the family has more than one entity. The key and
+    /// entity columns are headed `id` and `entity`, or `object id` and `object entity` when an
+    /// attribute has that name (an attribute's name has no space, so no two headers are alike).
     static func table(_ objects: [ManagedObject], family: [EntityDescription]) throws -> String {
         guard let first = objects.first else { return "(no objects)" }
         var names: [String] = []
@@ -89,7 +94,8 @@ struct QueryCommand: AsyncParsableCommand {
             for attribute in entity.attributes where !attribute.isTransient && !names.contains(attribute.name) { names.append(attribute.name) }
         }
         let showsEntity = family.count > 1
-        var rows = [["id"] + (showsEntity ? ["entity"] : []) + names]
+        func header(_ name: String) -> String { names.contains(name) ? "object " + name : name }
+        var rows = [[header("id")] + (showsEntity ? [header("entity")] : []) + names]
         for object in objects {
             rows.append(
                 ["\(object.objectID.key)"] + (showsEntity ? [object.entity.name] : [])

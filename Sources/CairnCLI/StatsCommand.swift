@@ -3,11 +3,12 @@ import Cairn
 import CairnLog
 import Foundation
 
-/// `cairn stats STORE [--json]`: sizes, frames, LSNs and compression of a store.
+/// `cairn stats STORE [--json]`: the base, sizes, frames, LSNs, live objects and compression
+/// of a store.
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Print segments, frames, LSN range, bytes and compression ratio of a store.",
+        abstract: "Print the base, segments, frames, last LSN, live objects, bytes and compression ratio of a store.",
         discussion:
             "Exits with status 1 when the store is damaged, as verify does, or when its objects cannot be counted (after printing the figures and why)."
     )
@@ -19,6 +20,7 @@ struct StatsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        try StoreLocation.requireFolder(store)
         let inspection = try LogInspection.inspect(directory: store)
         var stats = StoreStatistics(inspection)
         // Objects are counted when the log is an object graph's; a store that holds one and does
@@ -28,6 +30,7 @@ struct StatsCommand: ParsableCommand {
             stats.entities = try StoreStatistics.entityCounts(store)
         } catch let error as StoreError where error.code == .notObjectGraph {
             stats.entities = nil
+            stats.notObjectGraph = error.message
         } catch {
             FileHandle.standardError.write(Data("cairn: warning: \(store): objects not counted: \(error)\n".utf8))
             countsFailed = true
@@ -51,7 +54,8 @@ struct StatsCommand: ParsableCommand {
 }
 
 /// The figures of a run of frames, which `cairn stats` gives for the store and for each
-/// segment: in its JSON, members of the store's or the segment's object.
+/// segment: in its JSON, members of the store's or the segment's object. For the store,
+/// `lastLSN` is the store's last LSN, the base's when no frame follows it.
 struct FrameFigures: Encodable {
     var frames: UInt64
     var firstLSN: UInt64?
@@ -98,7 +102,16 @@ struct StoreStatistics: Encodable {
         }
     }
 
+    /// The base compaction wrote: its file, size and the LSN whose state it holds.
+    struct Base: Encodable {
+        var file: String
+        var bytesOnDisk: UInt64
+        var lastLSN: UInt64
+        var status: String
+    }
+
     var store: String
+    var base: Base?
     var segments: [Segment]
     var figures: FrameFigures
     var compressionRatio: Double
@@ -106,17 +119,27 @@ struct StoreStatistics: Encodable {
     var healthy: Bool
     /// Live objects per entity (objects of exactly that entity), when the store has a model.
     var entities: [String: Int]?
+    /// Live objects in all, when the store has a model.
+    var objects: Int? { entities?.values.reduce(0, +) }
+    /// Why the log's records are not an object graph's (a log written with CairnLog alone, or
+    /// one that holds no model yet), when they are not: no objects are counted.
+    var notObjectGraph: String?
 
-    private enum CodingKeys: String, CodingKey { case store, segments, compressionRatio, dictionaries, healthy, entities }
+    private enum CodingKeys: String, CodingKey {
+        case store, base, segments, compressionRatio, dictionaries, healthy, entities, objects, objectGraph
+    }
 
     func encode(to encoder: any Encoder) throws {
         var container = try figures.members(of: encoder, keyedBy: CodingKeys.self)
         try container.encode(store, forKey: .store)
+        try container.encodeIfPresent(base, forKey: .base)
         try container.encode(segments, forKey: .segments)
         try container.encode(compressionRatio, forKey: .compressionRatio)
         try container.encode(dictionaries, forKey: .dictionaries)
         try container.encode(healthy, forKey: .healthy)
         try container.encodeIfPresent(entities, forKey: .entities)
+        try container.encodeIfPresent(objects, forKey: .objects)
+        if notObjectGraph != nil { try container.encode(false, forKey: .objectGraph) }
     }
 
     /// Counts the live objects of each entity, opening the store read-only (with its own
@@ -150,6 +173,13 @@ struct StoreStatistics: Encodable {
         figures = FrameFigures(
             frames: inspection.frames, lsnRange: inspection.lsnRange, bytesOnDisk: inspection.bytesOnDisk, storedBytes: inspection.storedBytes,
             rawBytes: inspection.rawBytes)
+        base = inspection.base.map { base in
+            Base(
+                file: base.file, bytesOnDisk: base.bytesOnDisk, lastLSN: base.lastLSN.rawValue,
+                status: base.damage.map { "damaged: \($0)" } ?? "ok")
+        }
+        // After a compaction the base holds the state as of its LSN, and frames follow it.
+        if let base, figures.lastLSN.map({ $0 < base.lastLSN }) ?? true { figures.lastLSN = base.lastLSN }
         compressionRatio = (inspection.compressionRatio * 1000).rounded() / 1000
         dictionaries = inspection.dictionaries
         healthy = inspection.isHealthy
@@ -160,6 +190,12 @@ struct StoreStatistics: Encodable {
         lines.append(
             Formatting.left("segment", 18) + Formatting.left("state", 8) + Formatting.right("frames", 10)
                 + Formatting.right("LSNs", 22) + Formatting.right("on disk", 12) + Formatting.right("raw", 12) + "  status")
+        if let base {
+            lines.append(
+                Formatting.left(base.file, 18) + Formatting.left("base", 8) + Formatting.right("-", 10)
+                    + Formatting.right("state as of \(base.lastLSN)", 22) + Formatting.right(Formatting.bytes(base.bytesOnDisk), 12)
+                    + Formatting.right("-", 12) + "  " + base.status)
+        }
         for segment in segments {
             lines.append(
                 Formatting.left(segment.file, 18) + Formatting.left(segment.sealed ? "sealed" : "active", 8)
@@ -168,13 +204,16 @@ struct StoreStatistics: Encodable {
                     + Formatting.right(Formatting.bytes(segment.figures.rawPayloadBytes), 12) + "  " + segment.status)
         }
         lines.append(
-            "segments: \(segments.count)   frames: \(figures.frames)   LSNs: \(figures.lsnText(none: "none"))   dictionaries: \(dictionaries)")
+            "segments: \(segments.count)   frames: \(figures.frames)   LSNs in segments: \(figures.lsnText(none: "none"))   "
+                + "last LSN: \(figures.lastLSN.map(String.init) ?? "none")   dictionaries: \(dictionaries)")
         lines.append(
             "bytes on disk: \(Formatting.bytes(figures.bytesOnDisk))   payload stored: \(Formatting.bytes(figures.storedPayloadBytes))   "
                 + "payload raw: \(Formatting.bytes(figures.rawPayloadBytes))   compression ratio: \(Formatting.fixed(compressionRatio, 2))")
-        if let entities {
-            lines.append("objects: " + entities.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        if let entities, let objects {
+            let each = entities.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            lines.append("objects: \(objects) live" + (each.isEmpty ? "" : " (\(each))"))
         }
+        if let notObjectGraph { lines.append("records: not an object graph's, no objects counted: \(notObjectGraph)") }
         lines.append(healthy ? "healthy" : "DAMAGED (run cairn verify)")
         return lines.joined(separator: "\n")
     }

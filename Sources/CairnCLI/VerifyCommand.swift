@@ -1,6 +1,7 @@
 import ArgumentParser
 import Cairn
 import CairnLog
+import Foundation
 
 /// `cairn verify STORE [--repair]`: check every frame, every record and the manifest.
 struct VerifyCommand: AsyncParsableCommand {
@@ -15,7 +16,8 @@ struct VerifyCommand: AsyncParsableCommand {
             alone) has its frames checked and exits 0 when they are sound. A compaction by another \
             process while it reads makes it read again. With --repair, a torn tail of the active \
             segment (an incomplete last write) is saved to a side file and cut off; a frame whose \
-            header checksum holds is never cut.
+            header checksum holds is never cut. Shows progress on standard error when it is a \
+            terminal; --json prints the findings as one JSON object.
             """
     )
 
@@ -25,49 +27,113 @@ struct VerifyCommand: AsyncParsableCommand {
     @Flag(help: "Cut a torn tail of the active segment, after saving the removed bytes to a side file.")
     var repair = false
 
+    @Flag(help: "Print the findings as JSON.")
+    var json = false
+
     func run() async throws {
+        try StoreLocation.requireFolder(store)
         if repair {
             let result = try Log.repairTornTail(directory: store)
-            if let segment = result.segment, let offset = result.offset, let saved = result.savedTo {
-                print("repaired: cut \(result.bytes) bytes at offset \(offset) of \(segment); saved them to \(saved)")
-            } else {
-                print("repair: no torn tail to cut")
-            }
+            let line =
+                if let segment = result.segment, let offset = result.offset, let saved = result.savedTo {
+                    "repaired: cut \(result.bytes) bytes at offset \(offset) of \(segment); saved them to \(saved)"
+                } else {
+                    "repair: no torn tail to cut"
+                }
+            // (With --json, standard output holds the JSON alone.)
+            if json { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
         }
         // The library reads again when a compaction in another process replaces the files under
         // it; when that keeps happening, the whole check starts over, as `backup` does. Only the
         // report of the check that ran to its end is printed.
         let store = self.store
-        let report = try await Log.retryingWhileBusy { try await Self.check(store) }
-        print(report.lines.joined(separator: "\n"))
+        let meter = ProgressMeter()
+        defer { meter.finish() }
+        let report = try await Log.retryingWhileBusy { try await Self.check(store, meter: meter) }
+        meter.finish()
+        if json {
+            var findings = report.findings
+            findings.sound = report.isSound
+            print(try JSONOutput.line(findings))
+        } else {
+            print(report.lines.joined(separator: "\n"))
+        }
         if !report.isSound { throw ExitCode(1) }
     }
 
-    /// What one check found: the lines to print, and whether the store was found sound.
+    /// What one check found: the lines to print, the findings `--json` prints, and whether the
+    /// store was found sound.
     struct Report {
         var lines: [String] = []
+        var findings: Findings
         var isSound = true
 
         mutating func fail(_ lines: String...) {
             self.lines += lines
+            findings.problems += lines
             isSound = false
         }
+    }
+
+    /// What `--json` prints.
+    struct Findings: Encodable {
+        /// One checked file: the base, a segment.
+        struct File: Encodable {
+            var file: String
+            var kind: String
+            var frames: UInt64?
+            var firstLSN: UInt64?
+            var lastLSN: UInt64?
+            var bytesOnDisk: UInt64
+            var status: String
+        }
+
+        var store: String
+        var sound = true
+        var manifestGeneration: UInt64?
+        var dictionaries: Int?
+        var frames: UInt64?
+        var files: [File] = []
+        var unlisted: [String] = []
+        /// `readable`, `not an object graph`, `newer format`, `not checked`, `damaged`.
+        var records = "not checked"
+        var problems: [String] = []
     }
 
     /// One check of the frames, then of the records. A file the reader cannot open or read for
     /// another reason than its absence (too many open files, no permission: an I/O error of the
     /// reader, not damage of the store) makes the report say the store could not be checked.
-    static func check(_ store: String) async throws -> Report {
-        var report = Report()
+    static func check(_ store: String, meter: ProgressMeter) async throws -> Report {
+        var report = Report(findings: Findings(store: store))
         let inspection: LogInspection
         do {
-            inspection = try LogInspection.inspect(directory: store)
+            inspection = try LogInspection.inspect(directory: store) { done, total in
+                meter.report(fraction: total == 0 ? 1 : Double(done) / Double(total), "frames: \(done) of \(total) segments checked")
+            }
         } catch let error as LogError where error.isReaderIOError {
             report.fail("could not be checked: \(error)")
             return report
         }
         if let note = inspection.manifestNote { report.lines.append("manifest: \(note)") }
         report.lines.append("manifest generation \(inspection.manifestGeneration), \(inspection.dictionaries) dictionaries")
+        report.findings.manifestGeneration = inspection.manifestGeneration
+        report.findings.dictionaries = inspection.dictionaries
+        report.findings.frames = inspection.frames
+        report.findings.files =
+            inspection.base.map { base in
+                [
+                    Findings.File(
+                        file: base.file, kind: "base", lastLSN: base.lastLSN.rawValue, bytesOnDisk: base.bytesOnDisk,
+                        status: base.damage.map { "damaged: \($0)" } ?? "ok")
+                ]
+            } ?? []
+        report.findings.files += inspection.segments.map { segment in
+            Findings.File(
+                file: segment.file, kind: segment.isSealed ? "sealed" : "active", frames: segment.frames,
+                firstLSN: segment.lsnRange?.lowerBound.rawValue, lastLSN: segment.lsnRange?.upperBound.rawValue,
+                bytesOnDisk: segment.bytesOnDisk, status: describe(segment.status))
+        }
+        report.findings.unlisted = inspection.unlistedFiles.map(\.name)
         if let base = inspection.base {
             report.lines.append(
                 "\(base.file)  base  state as of LSN \(base.lastLSN)  \(Formatting.bytes(base.bytesOnDisk))  \(base.damage == nil ? "ok" : "DAMAGED")")
@@ -85,7 +151,10 @@ struct VerifyCommand: AsyncParsableCommand {
                 : file.isSideFile ? "kept" : "left-over (a writable open removes it)"
             report.lines.append("\(file.name)  \(verdict): \(file.reason)")
         }
-        for problem in inspection.otherProblems { report.lines.append("DAMAGED: \(problem)") }
+        for problem in inspection.otherProblems {
+            report.lines.append("DAMAGED: \(problem)")
+            report.findings.problems.append("\(problem)")
+        }
         guard inspection.isHealthy else {
             report.fail("damaged: see above")
             return report
@@ -93,20 +162,25 @@ struct VerifyCommand: AsyncParsableCommand {
         // Frames can be whole while a record in one is not what the store accepts: read every
         // record as an open does (each change record decoded against its model).
         let frames = "\(inspection.frames) frames in \(inspection.segments.count) segments"
+        meter.report(fraction: 1, "frames checked; reading every record")
         switch try await checkRecords(store) {
         case .readable:
             report.lines.append("ok: \(frames), every record readable")
+            report.findings.records = "readable"
         case .notObjectGraph(let reason):
             report.lines.append("ok: \(frames), every frame sound")
             report.lines.append("records: not an object graph's, so not checked as records (\(reason))")
+            report.findings.records = "not an object graph"
         case .newerFormat(let reason):
             report.lines.append("frames ok: \(frames), every frame sound")
             report.fail("records: not checked: \(reason); use a version of cairn that reads them")
+            report.findings.records = "newer format"
         case .uncheckable(let reason):
             report.lines.append("frames ok: \(frames), every frame sound")
             report.fail("records: could not be checked: \(reason)")
         case .damaged(let problem):
             report.fail("DAMAGED: records: \(problem)", "damaged: see above")
+            report.findings.records = "damaged"
         }
         return report
     }

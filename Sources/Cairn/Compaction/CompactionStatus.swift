@@ -65,7 +65,8 @@ public struct CompactionProgress: Sendable {
 public struct CompactionReport: Sendable {
     /// The LSN whose state the new base holds. When the history to keep reaches back to the
     /// store's base (or before its first record: zero), nothing can be replaced and no base is
-    /// written: the LSN is then the base's, ``baseBytes`` is 0 and no file is removed.
+    /// written: the LSN is then the base's, ``baseBytes`` is 0 and no file is removed (``skipped``
+    /// says why, as it does for a base that would not have made the store smaller).
     public let lsn: LSN
     /// The objects it holds.
     public let objects: Int
@@ -87,4 +88,8 @@ public struct CompactionReport: Sendable {
     /// oldest registered history consumer's token (``Store/registerHistoryConsumer(_:at:)``) and
     /// what `retainHistory` asks for.
     public let historyDropped: ClosedRange<LSN>?
+    /// Why the store's files were left as they were; nil when a base was installed. With a
+    /// reason, ``lsn`` is the installed base's (zero without one), ``baseBytes`` is 0 and no
+    /// file was removed.
+    public let skipped: CompactionSkip?
 }

@@ -15,6 +15,13 @@ extension Store {
     ///   - level: `.fast` (LZ4) or `.high` (LZ4-HC: smaller, slower to write).
     ///   - retainHistory: the history to keep (nil: none): the base then holds the state as of
     ///     that point, and the saves after it stay in the log.
+    ///   - onlyIfSmaller: install the base only when it is smaller than the files it replaces
+    ///     (the base and segments before it); else it is removed and the store left as it was,
+    ///     never larger (``CompactionReport/skipped``:
+    ///     ``CompactionSkip/wouldNotShrink(baseBytes:replacedBytes:)``). A store with few dead
+    ///     bytes can grow by a compaction: its change records are smaller than a base's rows with
+    ///     their fixed-size headers. Off by default: a store opens from a base faster than it
+    ///     replays frames. Automatic compactions always install their base.
     ///   - progress: called on the thread writing the base, about every 256 objects; that
     ///     thread runs at a lower priority than the app's (and so would a thread it started).
     /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory or read-only store;
@@ -23,10 +30,10 @@ extension Store {
     ///   segment): the store is then as it was.
     @discardableResult
     public func compact(
-        level: CompactionLevel = .fast, retainHistory: HistoryRetention? = nil,
+        level: CompactionLevel = .fast, retainHistory: HistoryRetention? = nil, onlyIfSmaller: Bool = false,
         progress: (@Sendable (CompactionProgress) -> Void)? = nil
     ) async throws -> CompactionReport {
-        try await runCompaction(level: level, automatic: false, retainHistory: retainHistory, progress: progress)
+        try await runCompaction(level: level, automatic: false, retainHistory: retainHistory, installsLarger: !onlyIfSmaller, progress: progress)
     }
 
     /// What compaction is doing and last did: whether one runs, the last report, the last
@@ -41,7 +48,7 @@ extension Store {
     }
 
     private func runCompaction(
-        level: CompactionLevel, automatic: Bool, retainHistory: HistoryRetention?,
+        level: CompactionLevel, automatic: Bool, retainHistory: HistoryRetention?, installsLarger: Bool = true,
         progress: (@Sendable (CompactionProgress) -> Void)? = nil
     ) async throws -> CompactionReport {
         guard let log, let directory else { throw StoreError(.invalidArgument, "an in-memory store has no log to compact") }
@@ -90,16 +97,26 @@ extension Store {
             // On a thread of its own: writing the base, and installing it (removing the replaced
             // files cuts them down a step at a time, each step synced:
             // ``Log/installBase(_:stopCutting:)``).
-            let (written, objects, live, removed) = try await Self.onOwnThread(named: "cairn-compact") {
+            let (written, objects, live, removed, skipped) = try await Self.onOwnThread(named: "cairn-compact") {
                 try self.writeAndInstallBase(
-                    log: log, directory: directory, level: level, retained: retained, latest: latest,
+                    log: log, directory: directory, level: level, retained: retained, latest: latest, installsLarger: installsLarger || automatic,
                     expectedBytes: expected, started: started, progress: progress)
             }
             let keptSegments = log.segmentBytes
+            if let skipped {
+                let report = CompactionReport(
+                    lsn: log.baseLSN ?? .zero, objects: objects, baseBytes: 0, liveBytes: live, bytesBefore: before,
+                    bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: [], automatic: automatic,
+                    historyDropped: nil, skipped: skipped)
+                endCompaction { $0.finishedWithoutBase(report, keptSegments: keptSegments) }
+                notifyCompaction(.finished(report))
+                return report
+            }
             let report = CompactionReport(
                 lsn: written.lastLSN, objects: objects, baseBytes: written.length, liveBytes: live, bytesBefore: before,
                 bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: removed,
-                automatic: automatic, historyDropped: written.lastLSN > horizonBefore ? horizonBefore.next...written.lastLSN : nil)
+                automatic: automatic, historyDropped: written.lastLSN > horizonBefore ? horizonBefore.next...written.lastLSN : nil,
+                skipped: nil)
             endCompaction { $0.finished(report, keptHistory: written.lastLSN < latest.lsn, keptSegments: keptSegments) }
             notifyCompaction(.finished(report))
             return report
@@ -127,19 +144,21 @@ extension Store {
         let report = CompactionReport(
             lsn: retained, objects: latest.objects.counts.reduce(0, +), baseBytes: 0, liveBytes: expected, bytesBefore: before,
             bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: [], automatic: automatic,
-            historyDropped: nil)
+            historyDropped: nil, skipped: .historyKept)
         endCompaction { $0.finishedWithoutBase(report, keptSegments: log.segmentBytes) }
         notifyCompaction(.finished(report))
         return report
     }
 
     /// Writes the base of the state as of `retained` (`latest`, or with history kept the state
-    /// replayed from the files) at a lower priority than the app's threads, then installs it.
-    /// Returns the base, the objects and live bytes it holds, and the files it replaced.
+    /// replayed from the files) at a lower priority than the app's threads, then installs it:
+    /// unless `installsLarger`, only when it is smaller than the files it replaces (else it is
+    /// removed, and the reason returned). Returns the base, the objects and live bytes it holds,
+    /// the files it replaced, and why it was not installed.
     private func writeAndInstallBase(
-        log: Log, directory: String, level: CompactionLevel, retained: LSN, latest: StoreSnapshot, expectedBytes expected: UInt64,
-        started: ContinuousClock.Instant, progress: (@Sendable (CompactionProgress) -> Void)?
-    ) throws -> (written: WrittenBase, objects: Int, live: UInt64, removed: [String]) {
+        log: Log, directory: String, level: CompactionLevel, retained: LSN, latest: StoreSnapshot, installsLarger: Bool,
+        expectedBytes expected: UInt64, started: ContinuousClock.Instant, progress: (@Sendable (CompactionProgress) -> Void)?
+    ) throws -> (written: WrittenBase, objects: Int, live: UInt64, removed: [String], skipped: CompactionSkip?) {
         // Keeping history: the state as of the first save kept, replayed from the files.
         let (snapshot, models) =
             retained == latest.lsn ? (latest, modelHistory) : try Self.stateAsOf(retained, directory: directory, model: model, options: options)
@@ -162,14 +181,22 @@ extension Store {
             writer.abandon()
             throw error
         }
+        let replaced: UInt64
         do {
             try throwIfStopRequested()
+            replaced = try log.bytesReplaced(byBaseAt: written.lastLSN)
         } catch {
             log.abandonBase(written)
             throw error
         }
+        // A base no smaller than what it replaces (few dead bytes: a change record's inserts
+        // are smaller than a base's rows with their fixed-size headers) would grow the store.
+        if !installsLarger && written.length >= replaced {
+            log.abandonBase(written)
+            return (written, objects, writer.rawBytes, [], .wouldNotShrink(baseBytes: written.length, replacedBytes: replaced))
+        }
         let removed = try log.installBase(written) { self.compaction.withLock { $0.stopRequested } }
-        return (written, objects, writer.rawBytes, removed)
+        return (written, objects, writer.rawBytes, removed, nil)
     }
 
     /// Marks the running compaction ended (after `update`) and wakes those waiting for it.

@@ -34,7 +34,8 @@ extension Log {
     /// frame.
     ///
     /// `destination` must be empty (or missing) or an earlier backup of this store; a backup
-    /// never replaces or removes a file it did not write (``BackupDestination``).
+    /// never replaces or removes a file it did not write (``BackupDestination``). `progress` is
+    /// called before the first file and after each one (``BackupProgress``).
     ///
     /// - Throws: ``LogError/Code/invalidArgument`` when `destination` holds another store's
     ///   backup, was opened as a store (a backup is never written into once restored), or holds
@@ -42,7 +43,7 @@ extension Log {
     ///   ``LogError/Code/busy`` when, in a read-only log, the store's files changed under it (a
     ///   compaction in another process: try again); I/O errors (the backup then keeps its
     ///   previous manifest and state).
-    public func backup(to destination: String) throws -> BackupReport {
+    public func backup(to destination: String, progress: ((BackupProgress) -> Void)? = nil) throws -> BackupReport {
         // Held while the files are copied: a compaction meanwhile then only unlinks the files
         // it replaced, never cuts them down (``removeReplacedFiles(_:stopCutting:afterFirst:)``).
         let reading = try ReaderLock.holdShared(layout, io)
@@ -62,7 +63,14 @@ extension Log {
         }
         var linked: [String] = [], copied: [String] = [], unchanged: [String] = []
         var bytes: UInt64 = 0
-        for file in plan.files {
+        let byteCount = plan.files.reduce(0) { $0 + $1.length }
+        var bytesDone: UInt64 = 0
+        progress?(BackupProgress(filesDone: 0, fileCount: plan.files.count, bytesDone: 0, byteCount: byteCount))
+        for (index, file) in plan.files.enumerated() {
+            defer {
+                bytesDone += file.length
+                progress?(BackupProgress(filesDone: index + 1, fileCount: plan.files.count, bytesDone: bytesDone, byteCount: byteCount))
+            }
             let path = target.path(file.name)
             let existing = io.exists(path) ? try? sizeOfFile(path) : nil
             if existing == file.length, try file.immutable ? held.contains(file.name) : samePrefix(file, path, length: file.length) {

@@ -85,6 +85,17 @@ extension Log {
         }
     }
 
+    /// The bytes a base holding the state as of `lastLSN` would replace if installed now: the
+    /// installed base and the sealed segments whose every frame it holds (the files
+    /// ``installBase(_:stopCutting:)`` removes).
+    ///
+    /// - Throws: ``LogError/Code/closed`` once the log is closed.
+    public func bytesReplaced(byBaseAt lastLSN: LSN) throws -> UInt64 {
+        let segments = try withWriter { $0.manifest.segments }
+        let dropped = segments.prefix { $0.isSealed && $0.firstLSN.rawValue + $0.frameCount <= lastLSN.next.rawValue }
+        return dropped.reduce(baseBytes) { $0 + $1.length }
+    }
+
     /// Gives up a finished base that was not installed: removes its file (no manifest names
     /// it) and lets another base begin.
     public func abandonBase(_ base: WrittenBase) {

@@ -118,8 +118,11 @@ extension LogInspection {
     ///
     /// - Throws: ``LogError`` when there is no store or its manifest cannot be read; damage in
     ///   segments and dictionaries is reported in the result instead.
-    public static func inspect(directory: String) throws -> LogInspection {
-        try inspect(directory: directory, io: PosixFileIO())
+    ///
+    /// `progress` is called with the segments checked so far and the segments to check, before
+    /// the first and after each one (again from zero when the inspection starts over).
+    public static func inspect(directory: String, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> LogInspection {
+        try inspect(directory: directory, io: PosixFileIO(), progress: progress)
     }
 
     /// `holdingLock`: the caller holds the writer lock itself (`verify --repair`), so a torn
@@ -132,14 +135,16 @@ extension LogInspection {
     /// the reader. A file the reader cannot open or read for a reason other than its absence
     /// (``LogError/isReaderIOError``) is thrown as that I/O error, never reported as damage.
     package static func inspect(
-        directory: String, io: any FileIO, holdingLock: Bool = false, pinnedFilesLimit: Int = LogTuning.pinnedFilesLimit
+        directory: String, io: any FileIO, holdingLock: Bool = false, pinnedFilesLimit: Int = LogTuning.pinnedFilesLimit,
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> LogInspection {
         try Log.retryingWhileBusy {
             // While another process writes, a roll between listing the directory and reading the
             // manifest can make a segment look unaccounted for: look again before saying so.
             var attempts = 0
             while true {
-                let inspection = try inspectOnce(directory: directory, io: io, holdingLock: holdingLock, pinnedFilesLimit: pinnedFilesLimit)
+                let inspection = try inspectOnce(
+                    directory: directory, io: io, holdingLock: holdingLock, pinnedFilesLimit: pinnedFilesLimit, progress: progress)
                 guard !holdingLock, attempts < LogTuning.rereadAttempts, inspection.unlistedFiles.contains(where: \.holdsUnaccountedFrames),
                     Log.writerHoldsLock(StoreLayout(directory: directory), io)
                 else { return inspection }
@@ -149,7 +154,9 @@ extension LogInspection {
         }
     }
 
-    private static func inspectOnce(directory: String, io fileIO: any FileIO, holdingLock: Bool, pinnedFilesLimit: Int) throws -> LogInspection {
+    private static func inspectOnce(
+        directory: String, io fileIO: any FileIO, holdingLock: Bool, pinnedFilesLimit: Int, progress: ((Int, Int) -> Void)?
+    ) throws -> LogInspection {
         let layout = StoreLayout(directory: directory)
         // A reader of the files: a compaction meanwhile unlinks those it replaces, never cuts them down.
         let reading = try ReaderLock.holdShared(layout, fileIO)
@@ -170,7 +177,8 @@ extension LogInspection {
         let io: any FileIO = pinned
         let inspection: LogInspection
         do {
-            inspection = try inspectFiles(manifest, note: note, names: names, layout: layout, io: io, holdingLock: holdingLock)
+            inspection = try inspectFiles(
+                manifest, note: note, names: names, layout: layout, io: io, holdingLock: holdingLock, progress: progress)
         } catch let error as LogError where manifestFile.changedUnderReader(since: manifest) {
             throw manifestFile.busy(error)
         }
@@ -182,7 +190,8 @@ extension LogInspection {
     }
 
     private static func inspectFiles(
-        _ manifest: Manifest, note: String?, names: [String], layout: StoreLayout, io: any FileIO, holdingLock: Bool
+        _ manifest: Manifest, note: String?, names: [String], layout: StoreLayout, io: any FileIO, holdingLock: Bool,
+        progress: ((Int, Int) -> Void)?
     ) throws -> LogInspection {
         let unlisted = CairnLog.UnlistedFile.classify(names: names, manifest: manifest, layout: layout, io: io).map { file in
             UnlistedFile(
@@ -214,7 +223,9 @@ extension LogInspection {
         let codec = PayloadCodec(policy: .none, dictionaries: dictionaries)
         let buffer = ReadBuffer()
         var segments: [Segment] = []
+        defer { progress?(segments.count, manifest.segments.count) }
         for record in manifest.segments {
+            progress?(segments.count, manifest.segments.count)
             let name = StoreLayout.name(.segment, record.number)
             let path = layout.path(name)
             var decodeError: LogError?

@@ -22,6 +22,11 @@ public struct ExportOptions: Sendable {
     /// Called for each object before it is written, with the JSON about to be written (an
     /// object), which it may change.
     public var beforeExport: (@Sendable (ManagedObject, inout JSONValue) throws -> Void)?
+    /// Called after every ``progressInterval`` top-level objects written, and after the last,
+    /// with the objects written so far and the objects to write (for a progress meter).
+    public var progress: (@Sendable (_ written: Int, _ total: Int) -> Void)?
+    /// How many top-level objects between calls of ``progress``.
+    public var progressInterval = 1_000
 
     /// The default: a JSON array, flat, nulls written.
     public init() {}

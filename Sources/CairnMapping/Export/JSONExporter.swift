@@ -47,6 +47,9 @@ struct JSONExporter {
             if index > 0 { writer.byte(lines ? 0x0A : UInt8(ascii: ",")) }
             try object(id, depth: options.depth, from: nil)
             try writer.flush()
+            if let progress = options.progress, (index + 1) % max(1, options.progressInterval) == 0 || index == ids.count - 1 {
+                progress(index + 1, ids.count)
+            }
         }
         if lines {
             if !ids.isEmpty { writer.byte(0x0A) }
