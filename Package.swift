@@ -119,11 +119,12 @@ let package = Package(
             name: "CairnMappingTests",
             dependencies: ["CairnMapping", "Cairn", "CairnSupport", "CairnTestSupport"]
         ),
-        // Typed model classes: the macro's expansions, models from types, typed edits against by-name ones, #Predicate, misuse.
+        // Typed model classes: the macro's expansions, models from types, typed edits against by-name ones, #Predicate, misuse;
+        // and every ```swift block of README.md and the DocC articles, compiled (DocumentationSnippets.swift).
         .testTarget(
             name: "CairnModelsTests",
             dependencies: [
-                "CairnModels", "CairnModelsMacros", "Cairn", "CairnMapping", "CairnSupport", "CairnTestSupport",
+                "CairnModels", "CairnModelsMacros", "Cairn", "CairnLog", "CairnMapping", "CairnSupport", "CairnTestSupport",
                 .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax")
             ]
         ),
