@@ -156,7 +156,10 @@ struct VerifyCommand: AsyncParsableCommand {
             report.findings.problems.append("\(problem)")
         }
         guard inspection.isHealthy else {
-            report.fail("damaged: see above")
+            // (`--json` names the damaged files in `files`, each with its status.)
+            report.lines.append("damaged: see above")
+            report.findings.problems.append("damaged: a file is not sound (see each file's status)")
+            report.isSound = false
             return report
         }
         // Frames can be whole while a record in one is not what the store accepts: read every
@@ -179,7 +182,8 @@ struct VerifyCommand: AsyncParsableCommand {
             report.lines.append("frames ok: \(frames), every frame sound")
             report.fail("records: could not be checked: \(reason)")
         case .damaged(let problem):
-            report.fail("DAMAGED: records: \(problem)", "damaged: see above")
+            report.fail("DAMAGED: records: \(problem)")
+            report.lines.append("damaged: see above")
             report.findings.records = "damaged"
         }
         return report

@@ -4,7 +4,8 @@ import CairnSupport
 /// What `@Managed` says of a class: its persisted properties in order, and its `#Unique` and
 /// `#Index` lines. Cairn derives the class's entity from it, and binds it to a store's entity.
 public final class ManagedSchema: @unchecked Sendable {
-    // Safety: immutable after init (key paths and metatypes are never mutated).
+    // Safety: immutable after init (key paths and metatypes are never mutated), but for the
+    // key path memory and the last binding, each behind its lock.
 
     /// The class.
     public let type: any ManagedModel.Type
@@ -25,10 +26,10 @@ public final class ManagedSchema: @unchecked Sendable {
     /// A key path literal is one instance for the life of the program, so a predicate or sort
     /// built in a loop finds its key path here without hashing the path (most of a lookup's
     /// translation). Each entry holds its key path, so that its identity is not reused; at most
-    /// ``keyPathMemoryLimit`` entries.
+    /// ``keyPathMemoryLimit`` entries (then it starts again).
     private let knownKeyPaths = Protected<[ObjectIdentifier: (keyPath: AnyKeyPath, ordinal: Int?)]>([:])
     /// The most key path instances ``knownKeyPaths`` keeps (key paths made at run time, by
-    /// appending, are new instances each time: they are looked up by value once it is full).
+    /// appending, are new instances each time).
     private static let keyPathMemoryLimit = 256
 
     /// Describes a class (the `@Managed` expansion calls this).
@@ -68,7 +69,10 @@ public final class ManagedSchema: @unchecked Sendable {
         if let known = knownKeyPaths.withLock({ $0[identity] }) { return known.ordinal.map { properties[$0] } }
         let ordinal = byKeyPath[keyPath]
         knownKeyPaths.withLock { known in
-            if known.count < Self.keyPathMemoryLimit { known[identity] = (keyPath, ordinal) }
+            // (Full, of key paths made at run time most likely: it starts again, so that the
+            // literals used from now on are remembered.)
+            if known.count >= Self.keyPathMemoryLimit { known.removeAll(keepingCapacity: true) }
+            known[identity] = (keyPath, ordinal)
         }
         return ordinal.map { properties[$0] }
     }

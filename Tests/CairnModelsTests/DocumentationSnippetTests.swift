@@ -61,9 +61,19 @@ import Testing
             ```swift
             dependencies: []
             ```
+            ```sh
+            # not a section
+            ```
+            <!-- snippet: skip -->
+            A paragraph: the marker was not for the block after it.
+            ```swift
+            print(1)
+            ```
             """
         let snippets = DocumentationSnippets(document: "Example.md", text: text)
-        #expect(snippets.blockCount == 1)
+        #expect(snippets.blockCount == 2)
+        #expect(!snippets.swift.contains("NotASection"))
+        #expect(snippets.swift.contains("print(1)"))
         #expect(snippets.swift.contains("enum Example_ASection {"))
         #expect(snippets.swift.contains("    struct Book: StoredModel { var title: String }"))
         #expect(snippets.swift.contains("    static func count() -> Int {"))
@@ -112,8 +122,20 @@ struct DocumentationSnippets {
             if line.hasPrefix("## ") || line.hasPrefix("# ") {
                 section = Self.identifier(line.drop(while: { $0 == "#" }).trimmingCharacters(in: .whitespaces))
             }
-            if line.trimmingCharacters(in: .whitespaces) == "<!-- snippet: skip -->" { skipNext = true }
-            guard line.trimmingCharacters(in: .whitespaces).hasPrefix("```swift") else {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed == "<!-- snippet: skip -->" {
+                skipNext = true
+                index += 1
+                continue
+            }
+            guard trimmed.hasPrefix("```swift") else {
+                // (The marker is for the block right after it; another fence's lines, `#` ones
+                // included, are neither sections nor Swift.)
+                if !trimmed.isEmpty { skipNext = false }
+                if trimmed.hasPrefix("```") {
+                    index += 1
+                    while index < lines.count, lines[index].trimmingCharacters(in: .whitespaces) != "```" { index += 1 }
+                }
                 index += 1
                 continue
             }

@@ -38,6 +38,9 @@ struct IdentityMap {
     private var sweepAt = Tuning.identityMapMinimumSweep
     /// Objects registered since the last sweep.
     private var registeredSinceSweep = 0
+    /// The managed objects the last sweep kept only because their typed objects, set aside,
+    /// still held them: they go at the next sweep, and count for no one's next sweep size.
+    private var keptForSweptTyped = 0
 
     /// The objects registered, held by callers or not yet swept.
     var count: Int { objects.count }
@@ -78,8 +81,14 @@ struct IdentityMap {
     /// dictionary grows once.
     mutating func prepare(forAdding more: Int) {
         guard more > 1 else { return }
-        if objects.count + more >= sweepAt { sweep() }
-        sweepAt = max(sweepAt, 2 * (objects.count + more))
+        if objects.count + more >= sweepAt {
+            sweep()
+            // Twice what is held now, these included.
+            sweepAt = max(sweepAt, 2 * (objects.count - min(objects.count, keptForSweptTyped) + more))
+        }
+        // No sweep among these. (Only past them: raising it to twice the map here, objects
+        // nobody holds included, would put every later sweep out of reach of a loop of fetches.)
+        sweepAt = max(sweepAt, objects.count + more + 1)
         objects.reserveCapacity(objects.count + more)
     }
 
@@ -133,7 +142,8 @@ struct IdentityMap {
         }
         objects = kept
         // (The managed objects of the typed objects just swept go once those are freed.)
-        sweepAt = max(Tuning.identityMapMinimumSweep, 2 * max(0, objects.count - (swept.count - sweptBefore)))
+        keptForSweptTyped = min(objects.count, swept.count - sweptBefore)
+        sweepAt = max(Tuning.identityMapMinimumSweep, 2 * (objects.count - keptForSweptTyped))
         registeredSinceSweep = 0
         checkAfterMutation { () throws(InvariantViolation) in try checkInvariants() }
     }
@@ -156,6 +166,7 @@ struct IdentityMap {
         objects = [:]
         sweepAt = Tuning.identityMapMinimumSweep
         registeredSinceSweep = 0
+        keptForSweptTyped = 0
     }
 
     /// Checks the map's rules: each object is filed under its own ID, once; the next sweep is

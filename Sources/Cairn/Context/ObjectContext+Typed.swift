@@ -50,7 +50,14 @@ extension ObjectContext {
         var row = entity.newObjectValues
         var refused: StoreError?
         values { position, value in
-            guard position >= 0, position < row.count, position < entity.attributes.count else { return }
+            guard position >= 0, position < row.count, position < entity.attributes.count else {
+                // (A binding's position is checked when it is made: this is a bug, said at save.)
+                if refused == nil {
+                    refused = StoreError(
+                        .invalidObject, "\(entity.name): a value for attribute position \(position), which it does not have", entity: entity.name)
+                }
+                return
+            }
             let type = entity.attributes[position].type
             if value.fits(type) {
                 row[position] = .attribute(value)

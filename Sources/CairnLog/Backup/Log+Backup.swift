@@ -67,10 +67,6 @@ extension Log {
         var bytesDone: UInt64 = 0
         progress?(BackupProgress(filesDone: 0, fileCount: plan.files.count, bytesDone: 0, byteCount: byteCount))
         for (index, file) in plan.files.enumerated() {
-            defer {
-                bytesDone += file.length
-                progress?(BackupProgress(filesDone: index + 1, fileCount: plan.files.count, bytesDone: bytesDone, byteCount: byteCount))
-            }
             let path = target.path(file.name)
             let existing = io.exists(path) ? try? sizeOfFile(path) : nil
             if existing == file.length, try file.immutable ? held.contains(file.name) : samePrefix(file, path, length: file.length) {
@@ -86,6 +82,9 @@ extension Log {
                 copied.append(file.name)
                 bytes += file.length
             }
+            // (A file counts as done once it is there: one that failed threw above.)
+            bytesDone += file.length
+            progress?(BackupProgress(filesDone: index + 1, fileCount: plan.files.count, bytesDone: bytesDone, byteCount: byteCount))
         }
         try io.syncDirectory(target.directory)
         // Every file still whole: a compaction may have cut a source down while it was copied
