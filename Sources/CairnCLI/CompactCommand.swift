@@ -19,7 +19,8 @@ struct CompactCommand: AsyncParsableCommand {
             sizes before and after and the time taken. Memory use is that of the live objects, \
             whatever the log's length. A crash or kill at any moment leaves the store as it was or \
             compacted, never in between. A base that would not make the store smaller (a store \
-            with few dead bytes) is removed and the store left as it was, saying so; \
+            with few dead bytes) is removed and the store keeps its files, saying so (the active \
+            segment stays sealed); \
             --even-if-larger installs it anyway (a store opens from a base faster than it replays \
             its frames).
             """

@@ -16,9 +16,12 @@ extension Store {
     ///   - retainHistory: the history to keep (nil: none): the base then holds the state as of
     ///     that point, and the saves after it stay in the log.
     ///   - onlyIfSmaller: install the base only when it is smaller than the files it replaces
-    ///     (the base and segments before it); else it is removed and the store left as it was,
-    ///     never larger (``CompactionReport/skipped``:
-    ///     ``CompactionSkip/wouldNotShrink(baseBytes:replacedBytes:)``). A store with few dead
+    ///     (the base and segments before it); else it is removed and the store keeps its files
+    ///     (``CompactionReport/skipped``:
+    ///     ``CompactionSkip/wouldNotShrink(baseBytes:replacedBytes:)``), but for the active
+    ///     segment sealed before the base was written: one more empty segment and manifest
+    ///     entry, and a compression dictionary the seal may train for a long segment (as any
+    ///     roll does: docs/COMPACTION.md). A store with few dead
     ///     bytes can grow by a compaction: its change records are smaller than a base's rows with
     ///     their fixed-size headers. Off by default: a store opens from a base faster than it
     ///     replays frames. Automatic compactions always install their base.
