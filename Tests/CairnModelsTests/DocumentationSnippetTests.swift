@@ -11,7 +11,8 @@ import Testing
 /// How a document's blocks become Swift (``DocumentationSnippets``): each `##` section of a
 /// document is an enum, so that two sections may declare a `Book` each; a block's declarations
 /// (types, functions) are members of its section's enum, in order; its statements are the body
-/// of a function of their own, inside a `do { }` so that they may name a `store`, `model`,
+/// of a function of their own (`blockN`: the section's n-th block, which a test may run), inside a
+/// `do { }` so that they may name a `store`, `model`,
 /// `path`, `data`, `context` or `url` they do not declare (the function's parameters, which a
 /// snippet's own declarations shadow). A block preceded by `<!-- snippet: skip -->` (a
 /// `Package.swift` fragment) is not compiled.
@@ -113,6 +114,8 @@ struct DocumentationSnippets {
         var sections: [(name: String, members: [String], extensions: [String])] = []
         var index = 0
         var skipNext = false
+        var lastSection = ""
+        var blocksInSection = 0
         func add(_ member: String, extension isExtension: Bool = false) {
             if sections.last?.name != section { sections.append((section, [], [])) }
             if isExtension { sections[sections.count - 1].extensions.append(member) } else { sections[sections.count - 1].members.append(member) }
@@ -150,6 +153,8 @@ struct DocumentationSnippets {
                 continue
             }
             blockCount += 1
+            blocksInSection = (lastSection == section ? blocksInSection : 0) + 1
+            lastSection = section
             let (declarations, statements, names, extensions) = Self.split(body)
             let place = "// \(document):\(start)"
             if !declarations.isEmpty { add(place + "\n" + declarations.joined(separator: "\n")) }
@@ -158,7 +163,7 @@ struct DocumentationSnippets {
                 let uses = names.isEmpty ? "" : names.count == 1 ? "\n_ = \(names[0])" : "\n_ = (\(names.joined(separator: ", ")))"
                 add(
                     place
-                        + "\nstatic func line\(start)(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {\n"
+                        + "\nstatic func block\(blocksInSection)(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {\n"
                         + "do {\n" + statements.joined(separator: "\n") + uses + "\n}\n}")
             }
         }

@@ -34,7 +34,7 @@ enum README_TypedModelClasses {
     }
 
     // README.md:104
-    static func line104(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
+    static func block2(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let store = try Store(at: path, for: [Author.self, Book.self])  // the model is derived from the classes
     try await store.performBackgroundTask { context in
@@ -49,6 +49,7 @@ enum README_TypedModelClasses {
             predicate: #Predicate { $0.year ?? 0 > 1970 && $0.author?.name == "Ursula K. Le Guin" },
             sortBy: [SortDescriptor(\.year, order: .reverse), SortDescriptor(\.title)]))
     print(books.first?.author?.name ?? "")
+    try await store.close()
     _ = (store, books)
     }
     }
@@ -56,8 +57,8 @@ enum README_TypedModelClasses {
 
 /// README.md, "TheObjectGraphByName"
 enum README_TheObjectGraphByName {
-    // README.md:172
-    static func line172(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
+    // README.md:173
+    static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let model = try Model {
         Entity("Author") {
@@ -96,12 +97,12 @@ enum README_TheObjectGraphByName {
 
 /// README.md, "Queries"
 enum README_Queries {
-    // README.md:289
+    // README.md:290
     struct Book: StoredModel { var title: String; var year: Int? }     // a typed view of the entity
     
 
-    // README.md:289
-    static func line289(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
+    // README.md:290
+    static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let context = store.viewContext
     let request = FetchRequest("Book",
@@ -119,8 +120,8 @@ enum README_Queries {
 
 /// README.md, "XcodeModelsAndMigration"
 enum README_XcodeModelsAndMigration {
-    // README.md:353
-    static func line353(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
+    // README.md:354
+    static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let bundle = try XcodeModelBundle(at: "Models/Library.xcdatamodeld")   // every version, oldest first
     for warning in bundle.warnings { print("warning:", warning) }         // what loads otherwise than written
@@ -135,8 +136,8 @@ enum README_XcodeModelsAndMigration {
 
 /// README.md, "JSONImportAndExport"
 enum README_JSONImportAndExport {
-    // README.md:386
-    static func line386(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
+    // README.md:387
+    static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let mapping = try Mapping(model: model, keyStyle: .snakeCase) {
         EntityMapping("Book", identity: "title") {
@@ -154,8 +155,8 @@ enum README_JSONImportAndExport {
     }
     }
 
-    // README.md:417
-    static func line417(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
+    // README.md:418
+    static func block2(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     MappingTransformers.register(
         name: "commaSeparated",
@@ -177,8 +178,8 @@ enum README_JSONImportAndExport {
 
 /// README.md, "TheLogAsALibrary"
 enum README_TheLogAsALibrary {
-    // README.md:438
-    static func line438(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
+    // README.md:439
+    static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let log = try Log.open(at: "/var/lib/myapp/store")           // recovers, takes the writer lock
     let lsn = try await log.append(Array("hello".utf8))          // durable when it returns

@@ -2,34 +2,24 @@ import CairnModels
 import CairnTestSupport
 import Testing
 
-/// README's typed example, as written there (its second block here, its first in Models.swift), run.
+/// README's typed example runs: its second block, compiled from README.md itself
+/// (`README_TypedModelClasses.block2` in DocumentationSnippets.swift), then the store it wrote
+/// is read back.
 @Suite struct ReadmeModelsExampleTests {
     @Test func theExampleRunsAndReadsBack() async throws {
         let folder = TemporaryDirectory()
         let path = folder.path + "/library.store"
-        let store = try Store(at: path, for: [Author.self, Book.self])  // the model is derived from the classes
-        try await store.performBackgroundTask { context in
-            let author = Author(name: "Ursula K. Le Guin")
-            context.insert(author)
-            let book = Book(title: "The Dispossessed", year: 1974)
-            book.author = author  // the book joins the context; author.books follows
-            try await context.save()
-        }
-        let books = try store.viewContext.fetch(
-            FetchDescriptor<Book>(
-                predicate: #Predicate { $0.year ?? 0 > 1970 && $0.author?.name == "Ursula K. Le Guin" },
-                sortBy: [SortDescriptor(\.year, order: .reverse), SortDescriptor(\.title)]))
-        print(books.first?.author?.name ?? "")
-        #expect(books.first?.author?.name == "Ursula K. Le Guin")
-        #expect(books.map(\.title) == ["The Dispossessed"])
-        #expect(books.first?.author?.books.map(\.title) == ["The Dispossessed"])
-        try await store.close()
+        // (The block opens its own store at `path`; the other parameters are for other blocks.)
+        let scratch = try Store(inMemoryFor: [README_TypedModelClasses.Author.self, README_TypedModelClasses.Book.self])
+        try await README_TypedModelClasses.block2(
+            store: scratch, model: scratch.model, context: scratch.viewContext, path: path, data: Data(), url: URL(fileURLWithPath: path))
 
-        // Reopened, the same.
-        let reopened = try Store(at: path, for: [Author.self, Book.self])
-        let authors = try reopened.viewContext.fetch(FetchDescriptor<Author>())
-        #expect(authors.map(\.name) == ["Ursula K. Le Guin"])
-        #expect(authors.first?.books.first?.year == 1974)
+        let reopened = try Store(at: path, for: [README_TypedModelClasses.Author.self, README_TypedModelClasses.Book.self])
+        let books = try reopened.viewContext.fetch(FetchDescriptor<README_TypedModelClasses.Book>())
+        #expect(books.map(\.title) == ["The Dispossessed"])
+        #expect(books.first?.year == 1974)
+        #expect(books.first?.author?.name == "Ursula K. Le Guin")
+        #expect(books.first?.author?.books.map(\.title) == ["The Dispossessed"])
         try await reopened.close()
     }
 }
