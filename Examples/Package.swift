@@ -46,7 +46,11 @@ let package = Package(
         // The service started on loopback and driven over HTTP.
         .testTarget(
             name: "BooksServiceTests",
-            dependencies: ["BooksService"]
+            dependencies: [
+                "BooksService",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]
         )
     ],
     swiftLanguageModes: [.v6]
