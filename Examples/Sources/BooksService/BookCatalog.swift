@@ -40,12 +40,6 @@ public struct BookCatalog: Sendable {
         let context = store.newBackgroundContext(name: "query")
         return try context.exportJSON(query.descriptor, mapping: mapping)
     }
-
-    /// The books `query` matches, as records.
-    public func books(_ query: BookQuery) throws -> [BookRecord] {
-        let context = store.newBackgroundContext(name: "query")
-        return try context.fetch(query.descriptor).map(BookRecord.init)
-    }
 }
 
 /// What an import did, as `POST /books/import` answers it.

@@ -7,9 +7,10 @@ public struct LiveBooksEvent: Codable, Sendable, Hashable {
     public var lsn: UInt64
     /// True for the first event, the books as they were when the stream opened.
     public var initial: Bool
-    /// The ISBNs of the books that joined the results (all of them, in the first event).
+    /// The ISBNs of the books that joined the results (all of them, in the first event), in
+    /// ISBN order; a book that only moved is not one of them.
     public var inserted: [String]
-    /// How many books left the results.
+    /// How many books left the results (a book that only moved did not).
     public var removed: Int
     /// The books the query matches now, in its order.
     public var books: [BookRecord]
@@ -24,8 +25,8 @@ extension BookCatalog {
 }
 
 /// A query's results as they change: a `FetchedResultsController` works out each save from its
-/// changes (docs/OBSERVING.md), and the books are read by their IDs in a context of the task
-/// that follows them.
+/// changes (docs/OBSERVING.md), and the books are read by their IDs, as the store holds them
+/// when the event is made, in a context of the task that follows them.
 public struct LiveBooks: Sendable {
     let store: Store
     let controller: FetchedResultsController
@@ -45,10 +46,13 @@ public struct LiveBooks: Sendable {
         let books = update.results.models(Book.self, in: context).map(BookRecord.init)
         var inserted: Set<ObjectID> = []
         var removed = 0
-        for change in update.difference {
+        // A book that only changed its place is a removal and an insertion associated as a move:
+        // neither is counted.
+        for change in update.difference.inferringMoves() {
             switch change {
-            case .insert(_, let id, _): inserted.insert(id)
-            case .remove: removed += 1
+            case .insert(_, let id, nil): inserted.insert(id)
+            case .remove(_, _, nil): removed += 1
+            case .insert, .remove: break
             }
         }
         let isbns = update.isInitial ? books.map(\.isbn) : context.models(inserted).map(\.isbn)

@@ -28,6 +28,13 @@ import Testing
 
             let broken = try await client.post("/books/import", json: #"[{"isbn": "1", "title": }]"#)
             #expect(broken.status == 400)
+            // What the mapping refuses is a bad request, named by its JSON path; nothing is saved.
+            let keyless = try await client.post("/books/import", json: #"[{"title": "No ISBN"}]"#)
+            #expect(keyless.status == 400)
+            #expect(String(decoding: keyless.body, as: UTF8.self).contains("$[0]"))
+            let untitled = try await client.post("/books/import", json: #"[{"isbn": "0-00-000000-0"}]"#)
+            #expect(untitled.status == 400)
+            #expect(try decode([BookRecord].self, try await client.get("/books").body).count == 3)
         }
     }
 
@@ -79,6 +86,13 @@ import Testing
             #expect(removal.inserted.isEmpty)
             #expect(removal.removed == 1)
             #expect(removal.books.map(\.title) == ["The Dispossessed", "The Left Hand of Darkness"])
+
+            // A change of year that keeps a book in the results but moves it is neither.
+            _ = try await client.post("/books/import", json: #"[{"isbn": "978-0-06-051275-4", "year": 1965}]"#)
+            let move = try await nextEvent(of: stream)
+            #expect(move.inserted.isEmpty)
+            #expect(move.removed == 0)
+            #expect(move.books.map(\.title) == ["The Left Hand of Darkness", "The Dispossessed"])
         }
     }
     @Test func shutdownEndsLiveStreams() async throws {
