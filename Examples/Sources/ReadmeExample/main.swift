@@ -20,8 +20,7 @@ let books = try store.viewContext.fetch(
         predicate: #Predicate { $0.year ?? 0 > 1970 && $0.author?.name == "Ursula K. Le Guin" },
         sortBy: [SortDescriptor(\.year, order: .reverse), SortDescriptor(\.title)]))
 print(books.first?.author?.name ?? "")
+try await store.close()
 // (End of the README's program.)
 
-print("\(books.count) book: \(books.map { "\($0.title) (\($0.year.map(String.init) ?? "?"))" }.joined(separator: ", "))")
-try await store.close()
 if temporary { try FileManager.default.removeItem(atPath: path) }
