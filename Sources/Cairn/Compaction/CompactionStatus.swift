@@ -17,7 +17,7 @@ public struct CompactionStatus: Sendable {
 
 /// A compaction that failed, and what was left: the store is as it was before it.
 public struct CompactionFailure: Error, Sendable, CustomStringConvertible {
-    /// Why it failed (a ``CairnLog/LogError`` with ``CairnLog/LogError/Code/diskFull`` when
+    /// Why it failed (a `LogError` with `LogError.Code.diskFull` when
     /// the disk had no room, an I/O error, ``StoreError/Code/closed`` when the store closed).
     public let error: any Error
     /// Whether the store started it by itself.
@@ -42,7 +42,7 @@ public enum CompactionEvent: Sendable {
     case failed(CompactionFailure)
 }
 
-/// How far a compaction got (``Store/compact(level:progress:)``).
+/// How far a compaction got (``Store/compact(level:retainHistory:onlyIfSmaller:progress:)``).
 public struct CompactionProgress: Sendable {
     /// Objects written into the base so far.
     public let objectsWritten: Int

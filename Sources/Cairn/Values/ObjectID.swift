@@ -2,7 +2,7 @@ import Foundation
 
 /// The permanent identity of an object in a store: its entity and a number the store gave it.
 ///
-/// Stable across reopening. ``uri(storeID:)`` gives a text form that round-trips through
+/// Stable across reopening. ``Store/uri(for:)`` gives a text form that round-trips through
 /// ``Store/objectID(forURI:)``.
 public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The index of the object's entity in its model (``Model/entities`` sorted by name).
