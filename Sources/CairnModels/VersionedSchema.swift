@@ -29,10 +29,12 @@ public struct SchemaVersion: Sendable, Hashable, Comparable, CustomStringConvert
         self.patch = patch
     }
 
+    /// Orders by major, then minor, then patch.
     public static func < (lhs: SchemaVersion, rhs: SchemaVersion) -> Bool {
         (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
     }
 
+    /// The version as `1.2.0`.
     public var description: String { "\(major).\(minor).\(patch)" }
 }
 

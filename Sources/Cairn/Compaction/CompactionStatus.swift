@@ -27,6 +27,7 @@ public struct CompactionFailure: Error, Sendable, CustomStringConvertible {
     /// For an automatic one: the wait before the next try.
     public let retryDelay: Duration?
 
+    /// The failure in words, with the wait before the next try when there is one.
     public var description: String {
         "compaction failed: \(error)" + (retryDelay.map { "; trying again in \($0)" } ?? "")
     }
@@ -76,6 +77,7 @@ public struct CompactionReport: Sendable {
     public let liveBytes: UInt64
     /// The store's files on disk before and after.
     public let bytesBefore: UInt64
+    /// The store's files on disk after the compaction.
     public let bytesAfter: UInt64
     /// How long it took.
     public let duration: Duration

@@ -82,7 +82,9 @@ extension Store {
 
 /// The saves of a store as an async sequence (``Store/saves(of:bufferLimit:)``).
 public struct SaveEvents: AsyncSequence, Sendable {
+    /// Each element is one save, or saves missed.
     public typealias Element = SaveEvent
+    /// The sequence never throws.
     public typealias Failure = Never
 
     /// The feed's registration with its store, ended when the sequence and its iterators are gone.
