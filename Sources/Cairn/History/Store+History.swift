@@ -32,7 +32,7 @@ extension Store {
     ///
     /// ```swift
     /// for try await transaction in try store.history(since: savedToken, entities: ["Book"]) {
-    ///     for change in transaction.changes { print(change.kind, change.objectID, change.valuesByName) }
+    ///     for change in try transaction.changes { print(change.kind, change.objectID, change.valuesByName) }
     ///     savedToken = transaction.token
     /// }
     /// ```
