@@ -154,6 +154,7 @@ public struct CompositeValues {
         /// The type it was read as.
         public var type: Any.Type
 
+        /// Why the stored elements do not make the struct.
         public var description: String { "element \(path): its stored value \(stored) does not read as \(type)" }
     }
 

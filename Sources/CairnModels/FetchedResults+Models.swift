@@ -11,7 +11,7 @@ extension FetchedResultsController {
     /// let firstSection = books.results.models(Book.self, inSection: 0, in: store.viewContext)
     /// ```
     ///
-    /// - Throws: ``StoreError`` for a descriptor that does not translate, a section key that is
+    /// - Throws: `StoreError` for a descriptor that does not translate, a section key that is
     ///   not a persisted attribute or not the first sort key, or a class the store has no
     ///   entity for.
     public convenience init<M: ManagedModel>(

@@ -3,7 +3,7 @@ import CairnMapping
 
 extension ObjectContext {
     /// Imports JSON records as objects of `M`'s entity into this context, as unsaved changes
-    /// (``ObjectContext/importJSON(_:into:mapping:options:)``: the same mapping rules), and
+    /// (`ObjectContext.importJSON(_:into:mapping:options:)`: the same mapping rules), and
     /// returns them as typed objects, in the order of the records.
     ///
     /// ```swift
@@ -30,7 +30,7 @@ extension ObjectContext {
 
 extension Store {
     /// Imports JSON records as objects of `M`'s entity and saves them
-    /// (``Store/importJSON(_:into:mapping:options:)`` with the entity `M` binds to).
+    /// (`Store.importJSON(_:into:mapping:options:)` with the entity `M` binds to).
     public func importJSON<M: ManagedModel>(
         _ bytes: some Collection<UInt8>, as type: M.Type, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> ImportResult {

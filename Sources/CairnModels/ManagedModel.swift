@@ -1,10 +1,10 @@
 /// A typed model class: what `@Managed` makes of a final class. Don't conform by hand.
 ///
 /// An instance is either new (made by its initializer: it keeps its values itself until
-/// ``ObjectContext/insert(_:)`` puts it into a context, or until it is linked to an object of
+/// `ObjectContext.insert(_:)` puts it into a context, or until it is linked to an object of
 /// one) or an object of a context (inserted, or made by a fetch): then each property reads the
 /// context's view of the object and each change is an unsaved change of that context, exactly as
-/// ``ManagedObject/setValue(_:forKey:)-(Value,_)`` is. An object belongs to its context: pass
+/// `ManagedObject.setValue(_:forKey:)` is. An object belongs to its context: pass
 /// its ``persistentModelID`` to another context or task, not the object (the class is not
 /// `Sendable`, so the compiler refuses to send it).
 public protocol ManagedModel: AnyObject, Hashable, Observable, PredicateKeyPathNaming {
@@ -29,7 +29,7 @@ extension ManagedModel {
     /// The class's name.
     public static var entityName: String { String(describing: Self.self) }
 
-    /// The object's identity, which any context and task can use (``ObjectContext/model(for:as:)``);
+    /// The object's identity, which any context and task can use (`ObjectContext.model(for:as:)`);
     /// nil until the object is inserted into a context.
     public var persistentModelID: ObjectID? { _managedState.object?.objectID }
 
@@ -37,7 +37,7 @@ extension ManagedModel {
     public var modelContext: ObjectContext? { _managedState.object?.context }
 
     /// The managed object underneath: the by-name way to the same object
-    /// (``ManagedObject/value(forKey:as:)``); nil before the object is inserted.
+    /// (`ManagedObject.value(forKey:as:)`); nil before the object is inserted.
     public var managedObject: ManagedObject? { _managedState.object }
 
     /// Whether the object has unsaved changes in its context (a new object that was not inserted

@@ -14,8 +14,8 @@ extension Model {
     ///   when neither says, the one relationship of the other class that points back, if there is
     ///   exactly one each way.
     ///
-    /// - Throws: ``StoreError`` naming the class and property of a type Cairn cannot store, or a
-    ///   ``ModelError`` for what the model's own checks refuse.
+    /// - Throws: `StoreError` naming the class and property of a type Cairn cannot store, or a
+    ///   `ModelError` for what the model's own checks refuse.
     public init(for types: [any ManagedModel.Type]) throws {
         let all = ModelDerivation.closure(of: types)
         var entities: [Entity] = []

@@ -6,7 +6,7 @@ extension ObjectContext {
     /// this context again does nothing.
     ///
     /// What cannot be inserted (an object of another context; a class the store's model has no
-    /// entity for) is thrown by the next ``save()``.
+    /// entity for) is thrown by the next `save()`.
     public func insert<M: ManagedModel>(_ model: M) {
         do {
             try TypedObjects.attach(model, to: self)
@@ -19,7 +19,7 @@ extension ObjectContext {
 
     /// Deletes a typed object from this context, applying its delete rules (SwiftData's
     /// `delete`). A new object that was never inserted has nothing to delete. What the context
-    /// refuses (a `deny` rule, an object of another context) is thrown by the next ``save()``.
+    /// refuses (a `deny` rule, an object of another context) is thrown by the next `save()`.
     public func delete<M: ManagedModel>(_ model: M) {
         guard let object = model._managedState.object else { return }
         do {
@@ -38,7 +38,7 @@ extension ObjectContext {
 
     /// The objects a descriptor asks for, as typed objects of this context.
     ///
-    /// - Throws: ``StoreError`` for a predicate or sort that cannot be translated (naming the
+    /// - Throws: `StoreError` for a predicate or sort that cannot be translated (naming the
     ///   property and the operation), or a class the store's model has no entity for.
     @inlinable
     public func fetch<M: ManagedModel>(_ descriptor: FetchDescriptor<M>) throws -> [M] {

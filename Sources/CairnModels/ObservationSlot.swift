@@ -7,7 +7,7 @@ import Synchronization
 /// can be observing the object: an object never read (a new object inserted, an object updated
 /// by key) makes no registrar, and `@Managed`'s setters skip it. The registrar is published with
 /// a compare-and-swap: a save on another thread that tells the view context's objects about a
-/// merge (``ManagedModel/_managedPropertiesChanged()``) reads it while a getter may be making it.
+/// merge (`ManagedModel._managedPropertiesChanged()`) reads it while a getter may be making it.
 /// `@Managed` stores one in each object (`_$observation`).
 public struct ObservationSlot: ~Copyable, Sendable {
     /// The box's address, retained (0: none yet).

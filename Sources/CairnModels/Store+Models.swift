@@ -5,14 +5,14 @@ extension Store {
     /// Opens (or creates) the store in `directory` for `@Managed` classes (SwiftData's
     /// `ModelContainer(for:)`): the model is derived from the classes (``Model/init(for:)``),
     /// and a store written with an earlier version of them migrates as
-    /// ``StoreOptions/modelMismatch`` says.
+    /// `StoreOptions.modelMismatch` says.
     ///
     /// ```swift
     /// let store = try Store(at: path, for: [Author.self, Book.self])
     /// ```
     ///
-    /// - Throws: ``StoreError`` naming the class and property of a type Cairn cannot store;
-    ///   otherwise as ``Store/init(at:model:options:)``.
+    /// - Throws: `StoreError` naming the class and property of a type Cairn cannot store;
+    ///   otherwise as `Store.init(at:model:options:)`.
     public convenience init(at directory: String, for types: [any ManagedModel.Type], options: StoreOptions = StoreOptions()) throws {
         let model = try Model(for: types)
         try ModelBinding.check(types, against: model)

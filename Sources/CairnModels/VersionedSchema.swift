@@ -29,10 +29,12 @@ public struct SchemaVersion: Sendable, Hashable, Comparable, CustomStringConvert
         self.patch = patch
     }
 
+    /// Orders by major, then minor, then patch.
     public static func < (lhs: SchemaVersion, rhs: SchemaVersion) -> Bool {
         (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
     }
 
+    /// The version as `1.2.0`.
     public var description: String { "\(major).\(minor).\(patch)" }
 }
 
@@ -56,10 +58,10 @@ extension Store {
     /// Opens (or creates) the store in `directory` for the latest version of a migration plan:
     /// a store written with an earlier version migrates through each later one in turn.
     ///
-    /// - Throws: ``StoreError/Code/invalidArgument`` for a plan whose stages do not go from each
+    /// - Throws: `StoreError.Code.invalidArgument` for a plan whose stages do not go from each
     ///   version to the next; otherwise as ``Store/init(at:for:options:)``, and
-    ///   ``StoreError/Code/cannotMigrate`` for a step that would drop data
-    ///   (``StoreOptions/allowsMigrationThatDropsData``).
+    ///   `StoreError.Code.cannotMigrate` for a step that would drop data
+    ///   (`StoreOptions.allowsMigrationThatDropsData`).
     public convenience init(at directory: String, migrationPlan: any SchemaMigrationPlan.Type, options: StoreOptions = StoreOptions()) throws {
         let versions = migrationPlan.schemas
         guard let latest = versions.last else {

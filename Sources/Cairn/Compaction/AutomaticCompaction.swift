@@ -27,7 +27,7 @@ public struct AutomaticCompaction: Sendable, Equatable {
     /// The size below which dead bytes alone never start a compaction (a small store rewritten
     /// on every few saves would spend more on its syncs than it saves). Default 1 MiB.
     public var minimumStoreSize: UInt64 = 1 << 20
-    /// How hard the base is compressed. Default ``CompactionLevel/fast``.
+    /// How hard the base is compressed. Default `CompactionLevel.fast`.
     public var level: CompactionLevel = .fast
     /// The history each automatic compaction keeps. Default nil: none.
     public var retainHistory: HistoryRetention?
@@ -39,7 +39,7 @@ public struct AutomaticCompaction: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    /// Never compact by itself (``Store/compact(level:)`` still does on demand).
+    /// Never compact by itself (``Store/compact(level:retainHistory:onlyIfSmaller:progress:)`` still does on demand).
     public static var disabled: AutomaticCompaction {
         var options = AutomaticCompaction()
         options.isEnabled = false

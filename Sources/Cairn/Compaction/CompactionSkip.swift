@@ -10,6 +10,7 @@ public enum CompactionSkip: Sendable, Equatable, CustomStringConvertible {
     /// ``Store/compact(level:retainHistory:onlyIfSmaller:progress:)`` with `onlyIfSmaller` asks.
     case wouldNotShrink(baseBytes: UInt64, replacedBytes: UInt64)
 
+    /// Why the compaction was skipped, in words.
     public var description: String {
         switch self {
         case .historyKept: "the history to keep reaches back to the installed base, so nothing could be replaced"

@@ -17,7 +17,7 @@ public struct CompactionStatus: Sendable {
 
 /// A compaction that failed, and what was left: the store is as it was before it.
 public struct CompactionFailure: Error, Sendable, CustomStringConvertible {
-    /// Why it failed (a ``CairnLog/LogError`` with ``CairnLog/LogError/Code/diskFull`` when
+    /// Why it failed (a `LogError` with `LogError.Code.diskFull` when
     /// the disk had no room, an I/O error, ``StoreError/Code/closed`` when the store closed).
     public let error: any Error
     /// Whether the store started it by itself.
@@ -27,6 +27,7 @@ public struct CompactionFailure: Error, Sendable, CustomStringConvertible {
     /// For an automatic one: the wait before the next try.
     public let retryDelay: Duration?
 
+    /// The failure in words, with the wait before the next try when there is one.
     public var description: String {
         "compaction failed: \(error)" + (retryDelay.map { "; trying again in \($0)" } ?? "")
     }
@@ -42,7 +43,7 @@ public enum CompactionEvent: Sendable {
     case failed(CompactionFailure)
 }
 
-/// How far a compaction got (``Store/compact(level:progress:)``).
+/// How far a compaction got (``Store/compact(level:retainHistory:onlyIfSmaller:progress:)``).
 public struct CompactionProgress: Sendable {
     /// Objects written into the base so far.
     public let objectsWritten: Int
@@ -76,6 +77,7 @@ public struct CompactionReport: Sendable {
     public let liveBytes: UInt64
     /// The store's files on disk before and after.
     public let bytesBefore: UInt64
+    /// The store's files on disk after the compaction.
     public let bytesAfter: UInt64
     /// How long it took.
     public let duration: Duration

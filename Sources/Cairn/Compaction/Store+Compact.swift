@@ -28,8 +28,8 @@ extension Store {
     ///   - progress: called on the thread writing the base, about every 256 objects; that
     ///     thread runs at a lower priority than the app's (and so would a thread it started).
     /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory or read-only store;
-    ///   ``StoreError/Code/closed`` after ``close()``; a ``LogError`` when writing fails
-    ///   (``LogError/Code/diskFull`` when the disk has no room for the base and one more
+    ///   ``StoreError/Code/closed`` after ``close()``; a `LogError` when writing fails
+    ///   (`LogError.Code.diskFull` when the disk has no room for the base and one more
     ///   segment): the store is then as it was.
     @discardableResult
     public func compact(

@@ -54,8 +54,10 @@ public final class ManagedObject: Sendable, Hashable, CustomStringConvertible {
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool {
         lhs === rhs || (lhs.objectID == rhs.objectID && lhs.contextIdentity == rhs.contextIdentity)
     }
+    /// Hashes the object ID (two contexts' objects of one ID hash alike and are not equal).
     public func hash(into hasher: inout Hasher) { hasher.combine(objectID) }
 
+    /// The entity and object ID, as `Book(3:12)`.
     public var description: String { "\(entity.name)(\(objectID))" }
 
     private func liveContext() throws -> ObjectContext {

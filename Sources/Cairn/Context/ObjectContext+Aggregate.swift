@@ -92,6 +92,7 @@ public struct FetchPages: Sequence {
     /// The number of pages.
     public var count: Int { ids.isEmpty ? 0 : (ids.count - 1) / batchSize + 1 }
 
+    /// An iterator over the pages, each page fetched as it is reached.
     public func makeIterator() -> AnyIterator<[ManagedObject]> {
         var start = 0
         return AnyIterator {

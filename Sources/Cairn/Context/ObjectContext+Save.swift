@@ -13,7 +13,7 @@ extension ObjectContext {
     ///
     /// - Throws: ``StoreError`` (``StoreError/Code/missingValue``,
     ///   ``StoreError/Code/uniquenessViolation``, ``StoreError/Code/mergeConflict``, …) or a
-    ///   ``LogError``; the changes then stay in the context.
+    ///   `LogError`; the changes then stay in the context.
     public func save() async throws {
         let (changes, policy, author, changeCount) = try state.withLock { state -> (PendingChanges, MergePolicy, String?, UInt64) in
             guard !state.saving else {

@@ -64,6 +64,7 @@ public final class ObjectContext: Sendable, CustomStringConvertible {
         Reclaimer.release(left, parts: left.registered.count + left.inserted.count)
     }
 
+    /// The context's name, as `ObjectContext(import)`.
     public var description: String { "ObjectContext(\(name))" }
 
     /// The model of the store (kept here, so that reading it is not a copy of the store's).

@@ -19,8 +19,11 @@ public enum FetchPredicate: Sendable, Hashable {
     // made and dropped without an allocation.
     /// `key op value` on an attribute of the fetched entity.
     case comparison(key: String, PredicateOperator, Value)
+    /// True when every predicate is (true for none).
     case and([FetchPredicate])
+    /// True when any predicate is (false for none).
     case or([FetchPredicate])
+    /// True when the predicate is false.
     indirect case not(FetchPredicate)
     /// Always true or always false.
     case constant(Bool)

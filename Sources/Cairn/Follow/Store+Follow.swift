@@ -20,13 +20,15 @@ extension Store {
     /// ```
     ///
     /// - Parameters:
+    ///   - directory: The store's folder, written to by a writer in another process (or
+    ///     brought up to date by backups and rsync).
     ///   - model: the model the app expects (nil: the store's own); a store written with
     ///     another is refused.
     ///   - options: as for a read-only open (`readOnly` is set; `asOf` must be nil).
-    /// - Throws: as ``init(at:options:)``; ``LogError/Code/busy`` for a folder caught between
+    /// - Throws: as ``init(at:options:)``; `LogError.Code.busy` for a folder caught between
     ///   two copies (its manifest names a file that is not there); ``StoreError/Code/modelMismatch`` when `model`
     ///   differs from the store's; ``StoreError/Code/invalidArgument`` with `asOf`; a
-    ///   ``LogError`` when the directory cannot be watched.
+    ///   `LogError` when the directory cannot be watched.
     public convenience init(followingAt directory: String, model: Model? = nil, options: StoreOptions = StoreOptions()) throws {
         var options = options
         options.readOnly = true
@@ -173,7 +175,7 @@ extension Store {
     /// publishes the state it holds; observers are told the saves between as missed.
     ///
     /// - Throws: ``StoreError/Code/followingStopped`` when the store was replaced by another
-    ///   or the writer migrated it; ``LogError/Code/busy`` when it reads back an older state
+    ///   or the writer migrated it; `LogError.Code.busy` when it reads back an older state
     ///   (a copy under way); the open's errors.
     private func reopenFollowed(directory: String, replacing old: Log, because why: String) throws {
         let reopened = try Self.replay(directory: directory, model: nil, logOptions: options.logOptions, through: nil)

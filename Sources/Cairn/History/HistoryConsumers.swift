@@ -64,7 +64,7 @@ extension Store {
     /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory or read-only store, an
     ///   empty name or one longer than 256 bytes, a token of another store or later than the
     ///   last save; ``StoreError/Code/historyUnavailable`` naming the horizon when `token` is
-    ///   older than the history kept; ``LogError/Code/busy`` when a running compaction is
+    ///   older than the history kept; `LogError.Code.busy` when a running compaction is
     ///   replacing the saves after `token` (register again once it ends: if it failed, they are
     ///   still kept); an I/O error writing the file.
     public func registerHistoryConsumer(_ name: String, at token: HistoryToken) throws {

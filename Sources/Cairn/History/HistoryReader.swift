@@ -55,7 +55,7 @@ public final class HistoryReader {
     /// - Throws: ``StoreError/Code/historyUnavailable`` when a compaction replaced the history
     ///   this reader had still to read (its message names the new horizon);
     ///   ``StoreError/Code/corruptRecord`` naming the LSN, segment file and offset of a damaged
-    ///   record; a ``LogError`` for a damaged frame or a failed read.
+    ///   record; a `LogError` for a damaged frame or a failed read.
     public func next() throws -> HistoryTransaction? {
         while expected <= end {
             let record: LogRecord

@@ -5,7 +5,7 @@ import Foundation
 /// ``Store/history(since:entities:)`` gets (Core Data's `NSPersistentHistoryToken`).
 ///
 /// A token names its store (the ID every copy and backup of the store shares) and the LSN of
-/// the last save it covers. It is a plain value: keep it as JSON (``Codable`` encodes its
+/// the last save it covers. It is a plain value: keep it as JSON (`Codable` encodes its
 /// string form) or as its ``description`` (`"<store ID>:<LSN>"`), and read history from it
 /// again after a reopen, from a backup's copy of the store too.
 ///

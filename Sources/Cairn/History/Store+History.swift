@@ -16,7 +16,7 @@ extension Store {
     /// The oldest token history can be read from: compaction replaced the saves up to it (the
     /// LSN of the store's base), or, before any compaction, the token before the first record.
     /// What compaction keeps is set by ``registerHistoryConsumer(_:at:)`` and
-    /// ``compact(level:retainHistory:progress:)``'s `retainHistory`.
+    /// ``compact(level:retainHistory:onlyIfSmaller:progress:)``'s `retainHistory`.
     public var historyHorizon: HistoryToken {
         HistoryToken(storeID: log?.storeID ?? memoryIdentifier, lsn: log.map(Self.horizon) ?? lastSaveLSN)
     }
@@ -32,14 +32,17 @@ extension Store {
     ///
     /// ```swift
     /// for try await transaction in try store.history(since: savedToken, entities: ["Book"]) {
-    ///     for change in transaction.changes { print(change.kind, change.objectID, change.valuesByName) }
+    ///     for change in try transaction.changes { print(change.kind, change.objectID, change.valuesByName) }
     ///     savedToken = transaction.token
     /// }
     /// ```
     ///
-    /// - Parameter entities: the entities whose changes to list (their sub-entities' too; nil:
-    ///   all). A transaction that changes none of them is left out; one that records a model
-    ///   or a migration is kept.
+    /// - Parameters:
+    ///   - token: The place to start after: a transaction's ``HistoryTransaction/token``
+    ///     kept from an earlier read (nil: every save the store keeps).
+    ///   - entities: the entities whose changes to list (their sub-entities' too; nil:
+    ///     all). A transaction that changes none of them is left out; one that records a model
+    ///     or a migration is kept.
     /// - Throws: as ``historyReader(since:entities:)`` (here for the token; while reading, for
     ///   the records).
     public func history(since token: HistoryToken?, entities: [String]? = nil) throws -> StoreHistory {

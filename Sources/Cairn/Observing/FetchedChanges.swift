@@ -11,8 +11,10 @@ public struct FetchedIndexPath: Sendable, Hashable, Comparable, CustomStringConv
         self.section = section
     }
 
+    /// Orders by section, then by item.
     public static func < (a: FetchedIndexPath, b: FetchedIndexPath) -> Bool { (a.section, a.item) < (b.section, b.item) }
 
+    /// The path as `[section, item]`.
     public var description: String { "[\(section), \(item)]" }
 }
 

@@ -68,6 +68,8 @@ public final class FetchedResultsController: Sendable {
     /// Fetches `request` in `store` and follows its saves.
     ///
     /// - Parameters:
+    ///   - request: The fetch: entity, predicate, sort keys (at least one), offset and limit.
+    ///   - store: The store whose view of saves the results follow.
     ///   - sectionKey: A key path (an attribute, or through to-one relationships) that groups the
     ///     results; it must be the first sort key's, as Core Data requires.
     ///   - pageSize: Show the first `pageSize` objects (after the request's offset, within its

@@ -30,7 +30,9 @@ extension FetchedResultsController {
 
 /// The updates of fetched results as an async sequence (``FetchedResultsController/updates(bufferLimit:)``).
 public struct FetchedResultsUpdates: AsyncSequence, Sendable {
+    /// Each element is one update of the results.
     public typealias Element = FetchedResultsUpdate
+    /// The sequence never throws.
     public typealias Failure = Never
 
     /// The updates waiting for the consumer, bounded: past the limit they become one.

@@ -19,7 +19,7 @@ extension Store {
     ///   - handler: Called with each ``SaveEvent``.
     /// - Returns: The observation: keep it while you want saves; ``SaveObservation/cancel()``
     ///   (or letting it go) stops them.
-    /// - Throws: ``StoreError/Code/unknownEntity`` for an entity the model does not have.
+    /// - Throws: ``StoreError/Code/unknownName`` for an entity the model does not have.
     public func observeSaves(
         of entities: [String]? = nil, bufferLimit: Int = Store.defaultSaveBuffer, _ handler: @escaping @Sendable (SaveEvent) -> Void
     ) throws -> SaveObservation {
@@ -45,7 +45,7 @@ extension Store {
     /// }
     /// ```
     ///
-    /// - Throws: ``StoreError/Code/unknownEntity`` for an entity the model does not have.
+    /// - Throws: ``StoreError/Code/unknownName`` for an entity the model does not have.
     public func saves(of entities: [String]? = nil, bufferLimit: Int = Store.defaultSaveBuffer) throws -> SaveEvents {
         let feed = SaveFeed(wanted: try wantedEntities(entities), limit: bufferLimit, after: lastSaveLSN, handler: nil)
         register(feed)
@@ -82,7 +82,9 @@ extension Store {
 
 /// The saves of a store as an async sequence (``Store/saves(of:bufferLimit:)``).
 public struct SaveEvents: AsyncSequence, Sendable {
+    /// Each element is one save, or saves missed.
     public typealias Element = SaveEvent
+    /// The sequence never throws.
     public typealias Failure = Never
 
     /// The feed's registration with its store, ended when the sequence and its iterators are gone.

@@ -2,10 +2,15 @@
 /// minimum or maximum of an attribute (a key path across to-one relationships is allowed).
 /// Nil values are left out; over no values, the sum is 0 and the others are nil.
 public enum AggregateFunction: Sendable, Hashable, CustomStringConvertible {
+    /// How many objects match.
     case count
+    /// The sum of the values at a key path (0 over none).
     case sum(String)
+    /// The mean of the values at a key path (nil over none).
     case average(String)
+    /// The smallest value at a key path (nil over none).
     case minimum(String)
+    /// The largest value at a key path (nil over none).
     case maximum(String)
 
     /// The key path it reads (nil for ``count``).
@@ -26,6 +31,7 @@ public enum AggregateFunction: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The function as `count`, `sum(price)`, `avg(price)`, `min(year)` or `max(year)`.
     public var description: String {
         key.map { "\(operation.rawValue)(\($0))" } ?? "count"
     }

@@ -28,6 +28,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     /// attribute per element (`location.latitude`).
     case composite(String)
 
+    /// The type's name in Cairn's JSON models (`string`, `integer64`, `composite(Location)`).
     public var description: String {
         switch self {
         case .string: "string"

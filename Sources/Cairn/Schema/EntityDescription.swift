@@ -124,6 +124,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         return uniqueness.first { $0.positions.count == positions.count && Set($0.positions) == Set(positions) }
     }
 
+    /// The entity's name.
     public var description: String { name }
 }
 

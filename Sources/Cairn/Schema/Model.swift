@@ -90,12 +90,15 @@ public struct Model: Sendable, Hashable, CustomStringConvertible {
         names.position(name).map { descriptions[$0] }
     }
 
+    /// The same entities, userInfo, configurations and composites.
     public static func == (lhs: Model, rhs: Model) -> Bool {
         lhs.entities == rhs.entities && lhs.userInfo == rhs.userInfo && lhs.configurations == rhs.configurations
             && lhs.composites == rhs.composites
     }
+    /// Hashes the entities.
     public func hash(into hasher: inout Hasher) { hasher.combine(entities) }
 
+    /// The entity names, as `Model(Author, Book)`.
     public var description: String { "Model(" + entities.map(\.name).joined(separator: ", ") + ")" }
 
     /// The most entities a model may have.

@@ -1,11 +1,17 @@
 /// Builds the entities of a ``Model`` from a list.
 @resultBuilder
 public enum ModelBuilder {
+    /// An entity of the list.
     public static func buildExpression(_ entity: Entity) -> [Entity] { [entity] }
+    /// The entities of the lines, in order.
     public static func buildBlock(_ parts: [Entity]...) -> [Entity] { parts.flatMap { $0 } }
+    /// The entities of a `for` loop, in order.
     public static func buildArray(_ parts: [[Entity]]) -> [Entity] { parts.flatMap { $0 } }
+    /// The entities of an `if` without `else`, or none.
     public static func buildOptional(_ part: [Entity]?) -> [Entity] { part ?? [] }
+    /// The entities of an `if` branch.
     public static func buildEither(first part: [Entity]) -> [Entity] { part }
+    /// The entities of an `else` branch.
     public static func buildEither(second part: [Entity]) -> [Entity] { part }
 }
 
@@ -19,21 +25,32 @@ public struct Unique: Sendable {
 
 /// One line of an ``Entity`` block.
 public enum EntityMember: Sendable {
+    /// An attribute.
     case attribute(Attribute)
+    /// A relationship.
     case relationship(Relationship)
+    /// A uniqueness constraint.
     case unique(Unique)
 }
 
 /// Builds the members of an entity from a list.
 @resultBuilder
 public enum EntityBuilder {
+    /// A member of the entity: an attribute, a relationship or a uniqueness constraint.
     public static func buildExpression(_ attribute: Attribute) -> [EntityMember] { [.attribute(attribute)] }
+    /// A member of the entity: an attribute, a relationship or a uniqueness constraint.
     public static func buildExpression(_ relationship: Relationship) -> [EntityMember] { [.relationship(relationship)] }
+    /// A member of the entity: an attribute, a relationship or a uniqueness constraint.
     public static func buildExpression(_ unique: Unique) -> [EntityMember] { [.unique(unique)] }
+    /// The members of the lines, in order.
     public static func buildBlock(_ parts: [EntityMember]...) -> [EntityMember] { parts.flatMap { $0 } }
+    /// The members of a `for` loop, in order.
     public static func buildArray(_ parts: [[EntityMember]]) -> [EntityMember] { parts.flatMap { $0 } }
+    /// The members of an `if` without `else`, or none.
     public static func buildOptional(_ part: [EntityMember]?) -> [EntityMember] { part ?? [] }
+    /// The members of an `if` branch.
     public static func buildEither(first part: [EntityMember]) -> [EntityMember] { part }
+    /// The members of an `else` branch.
     public static func buildEither(second part: [EntityMember]) -> [EntityMember] { part }
 }
 

@@ -2,7 +2,9 @@
 public struct ModelError: ModelLocated, Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of mistake.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code in words, as messages print it.
         public let rawValue: String
+        /// A code from its words.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// Two entities, or two properties of an entity (inherited ones included), share a name.
         public static let duplicateName = Code(rawValue: "duplicate name")
@@ -33,6 +35,7 @@ public struct ModelError: ModelLocated, Error, Sendable, Equatable, CustomString
         public static let unsupportedType = Code(rawValue: "unsupported attribute type")
         /// A model file in a format Cairn does not read (Xcode's old binary model format).
         public static let unsupportedFormat = Code(rawValue: "unsupported model format")
+        /// The code in words.
         public var description: String { rawValue }
         /// Lets `catch ModelError.Code.invalidInverse` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? ModelError)?.code == code }
@@ -57,5 +60,6 @@ public struct ModelError: ModelLocated, Error, Sendable, Equatable, CustomString
         location = ModelLocation(entity: entity, property: property, file: file, line: line, element: element)
     }
 
+    /// The code, the message and where: file, line, element, entity, property.
     public var description: String { location.describe("\(code): \(message)") }
 }

@@ -14,6 +14,7 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
 public struct Relationship: Sendable, Hashable {
     /// To one object, or to many.
     public enum Cardinality: Sendable, Hashable {
+        /// To one object, or none.
         case toOne
         /// To many objects; `ordered` keeps them in the order they were given.
         case toMany(ordered: Bool)

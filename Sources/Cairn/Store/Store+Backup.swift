@@ -17,8 +17,8 @@ extension Store {
     /// print("backed up as of LSN \(report.lsn)")
     /// ```
     ///
-    /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory store; a ``LogError``
-    ///   (``LogError/Code/invalidArgument`` when `destination` holds another store's backup,
+    /// - Throws: ``StoreError/Code/invalidArgument`` for an in-memory store; a `LogError`
+    ///   (`LogError.Code.invalidArgument` when `destination` holds another store's backup,
     ///   was opened as a store, or holds a file in the way, naming the directory and the file;
     ///   I/O errors, after which the backup keeps its previous state).
     @discardableResult

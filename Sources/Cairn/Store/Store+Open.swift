@@ -92,7 +92,7 @@ extension Store {
     /// - Throws: ``StoreError/Code/historyUnavailable`` when `through` is older than the base
     ///   or later than the last record; ``StoreError/Code/notObjectGraph`` when the log's
     ///   first record is not a model record; a record's error names its segment file and
-    ///   offset; the log's errors (``LogError/Code/busy`` when the files kept changing).
+    ///   offset; the log's errors (`LogError.Code.busy` when the files kept changing).
     static func replay(directory: String, model: Model?, logOptions: LogOptions, through: LSN?) throws -> OpenedLog {
         try Log.retryingWhileBusy { try replayOnce(directory: directory, model: model, logOptions: logOptions, through: through) }
     }

@@ -5,7 +5,7 @@ extension Store {
     /// last migration), read from its log without opening it for writing; nil when the log
     /// holds no model yet.
     ///
-    /// - Throws: ``LogError`` when there is no store or it is damaged; ``StoreError`` when its
+    /// - Throws: `LogError` when there is no store or it is damaged; ``StoreError`` when its
     ///   first record is not a valid model.
     public static func storedModel(at directory: String) throws -> Model? {
         try storedModels(at: directory).last
@@ -16,7 +16,7 @@ extension Store {
     ///
     /// - Throws: as ``storedModel(at:)``; ``StoreError/Code/notObjectGraph`` when the log's
     ///   first record is not a model (a log written with `CairnLog` alone);
-    ///   ``LogError/Code/busy`` when compactions in another process kept replacing the files
+    ///   `LogError.Code.busy` when compactions in another process kept replacing the files
     ///   while they were read (the read starts again a few times first).
     public static func storedModels(at directory: String) throws -> [Model] {
         try Log.retryingWhileBusy { try readStoredModels(at: directory) }

@@ -37,7 +37,13 @@ extension Store {
     ///
     /// With an empty `key`, every row inserts (a batch insert).
     ///
-    /// - Parameter updatesExisting: false leaves existing objects untouched (only new keys insert).
+    /// - Parameters:
+    ///   - entityName: The entity of the objects (not abstract).
+    ///   - key: The attributes whose values find an object (empty: every row inserts).
+    ///   - columns: The attributes each row gives values of, in order.
+    ///   - rows: One array of values per object, as many as `columns`; nil leaves an attribute
+    ///     alone.
+    ///   - updatesExisting: false leaves existing objects untouched (only new keys insert).
     /// - Throws: ``StoreError`` before anything is saved: an unknown entity or column, a key
     ///   column not among `columns`, a row of the wrong length, a value of the wrong type or a
     ///   required value left nil (naming the row and attribute), a row without its key

@@ -65,7 +65,7 @@ public final class Store: Sendable {
     /// Opens (or creates) the store in `directory`.
     ///
     /// - Throws: ``StoreError`` (``StoreError/Code/modelMismatch`` with the differences when the
-    ///   stored model is not `model` and the policy is `.fail`), or a ``LogError`` from the log.
+    ///   stored model is not `model` and the policy is `.fail`), or a `LogError` from the log.
     public convenience init(at directory: String, model: Model, options: StoreOptions = StoreOptions()) throws {
         let opened = try Self.openLog(directory: directory, model: model, options: options)
         self.init(model: model, directory: directory, options: options, opened: opened)
@@ -76,11 +76,11 @@ public final class Store: Sendable {
     /// for tools that read any store, as `cairn` does, without a model of their own. Nothing is
     /// checked against an app's model or migrated; ``model`` is the stored one.
     ///
-    /// (``storedModel(at:)`` followed by ``init(at:model:options:)`` reads the log twice.)
+    /// (``storedModel(at:)`` followed by ``init(at:model:options:)-(String,_,_)`` reads the log twice.)
     ///
-    /// - Throws: ``LogError/Code/notFound`` when the directory holds no store (none is
+    /// - Throws: `LogError.Code.notFound` when the directory holds no store (none is
     ///   created); ``StoreError/Code/notObjectGraph`` when its log holds no model record yet or
-    ///   does not start with one; otherwise as ``init(at:model:options:)``.
+    ///   does not start with one; otherwise as ``init(at:model:options:)-(String,_,_)``.
     public convenience init(at directory: String, options: StoreOptions = StoreOptions()) throws {
         let opened = try Self.openLog(directory: directory, model: nil, options: options)
         self.init(model: opened.snapshot.model, directory: directory, options: options, opened: opened)

@@ -9,7 +9,9 @@ import CairnLog
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code in words, as messages print it.
         public let rawValue: String
+        /// A code from its words.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The store's stored model differs from the app's and the policy is `.fail`.
         public static let modelMismatch = Code(rawValue: "model mismatch")
@@ -62,6 +64,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// store, or the store was replaced by another or went back to an earlier state, or a
         /// save could not be applied. What it shows stays as it was; open it again.
         public static let followingStopped = Code(rawValue: "following stopped")
+        /// The code in words.
         public var description: String { rawValue }
         /// Lets `catch StoreError.Code.mergeConflict` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? StoreError)?.code == code }
@@ -99,6 +102,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.offset = offset
     }
 
+    /// The code and the message, with the entity and property, file, offset and LSN concerned.
     public var description: String {
         var text = "\(code): \(message)"
         let place = [entity, property].compactMap { $0 }.joined(separator: ".")

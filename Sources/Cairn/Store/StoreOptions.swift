@@ -18,11 +18,11 @@ public enum ModelMismatchPolicy: Sendable, Equatable {
 
 /// How a store is opened.
 public struct StoreOptions: Sendable {
-    /// When a save counts as done. Default ``Durability/always``.
+    /// When a save counts as done. Default `Durability.always`.
     public var durability: Durability = .always
     /// The log's segment size. Default 64 MiB.
     public var segmentSize: Int = 64 << 20
-    /// What to do with a torn end of the log. Default ``RecoveryMode/pointInTime``.
+    /// What to do with a torn end of the log. Default `RecoveryMode.pointInTime`.
     public var recovery: RecoveryMode = .pointInTime
     /// What to do when the stored model differs from the app's. Default ``ModelMismatchPolicy/migrate``.
     public var modelMismatch: ModelMismatchPolicy = .migrate

@@ -2,7 +2,7 @@ import Foundation
 
 /// The permanent identity of an object in a store: its entity and a number the store gave it.
 ///
-/// Stable across reopening. ``uri(storeID:)`` gives a text form that round-trips through
+/// Stable across reopening. ``Store/uri(for:)`` gives a text form that round-trips through
 /// ``Store/objectID(forURI:)``.
 public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The index of the object's entity in its model (``Model/entities`` sorted by name).
@@ -20,6 +20,7 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.key = key
     }
 
+    /// Hashes the entity index and the number.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
         hasher.combine(entity)
@@ -32,10 +33,12 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
         Int(truncatingIfNeeded: avalanche(key ^ UInt64(truncatingIfNeeded: seed) ^ (UInt64(truncatingIfNeeded: entity) &* 0x9E37_79B9_7F4A_7C15)))
     }
 
+    /// Orders by entity index, then by number: within an entity, the order of creation.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         (lhs.entity, lhs.key) < (rhs.entity, rhs.key)
     }
 
+    /// The entity index and the number, as `3:12` (``Store/uri(for:)`` names the entity).
     public var description: String { "\(entity):\(key)" }
 
     /// IDs in ascending order: as given when they already are (an index's list of one entity),

@@ -49,6 +49,7 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The value as Swift would write it: `"text"`, `42`, `nil`.
     public var description: String {
         switch self {
         case .null: "nil"
@@ -176,9 +177,14 @@ public enum Value: Sendable, Hashable, CustomStringConvertible {
 extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
 {
+    /// A string: `"Emma"` is `.string("Emma")`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer: `42` is `.integer(42)`.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A double: `1.5` is `.double(1.5)`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A boolean: `true` is `.boolean(true)`.
     public init(booleanLiteral value: Bool) { self = .boolean(value) }
+    /// No value: `nil` is `.null`.
     public init(nilLiteral: ()) { self = .null }
 }

@@ -45,7 +45,8 @@ extension ObjectContext {
         try exportJSON(objects.map(\.objectID), mapping: mapping, options: options, to: write)
     }
 
-    /// The objects a request fetches as JSON bytes (see ``exportJSON(_:mapping:options:to:)``).
+    /// The objects a request fetches as JSON bytes (see
+    /// ``exportJSON(_:mapping:options:to:)-(FetchRequest,_,_,_)``).
     public func exportJSON(_ request: FetchRequest, mapping: Mapping, options: ExportOptions = ExportOptions()) throws -> [UInt8] {
         var out: [UInt8] = []
         try exportJSON(request, mapping: mapping, options: options) { out.append(contentsOf: $0) }

@@ -7,6 +7,7 @@ public struct ImportWarning: Sendable, Hashable, CustomStringConvertible {
     /// What was wrong and what was done.
     public var message: String
 
+    /// The warning with the JSON path it concerns.
     public var description: String { "\(path): \(message)" }
 }
 
@@ -51,5 +52,6 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
     /// Top-level records committed before the failure.
     public var committedRecords: Int
 
+    /// The error, with how many records the committed chunks held.
     public var description: String { "\(underlying) (\(committedRecords) records were committed before the failure)" }
 }

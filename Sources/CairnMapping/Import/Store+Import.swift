@@ -22,12 +22,16 @@ extension Store {
     /// reference by key finds an object of a record later in the file. With both, it names the
     /// entity or one of its sub-entities.
     ///
-    /// - Parameter entity: the entity of the top-level records (nil: the mapping's discriminator
-    ///   names each record's).
-    /// - Parameter mapping: how the JSON maps (nil: the model's userInfo and default keys).
+    /// - Parameters:
+    ///   - bytes: The JSON text, UTF-8.
+    ///   - entity: the entity of the top-level records (nil: the mapping's discriminator
+    ///     names each record's).
+    ///   - mapping: how the JSON maps (nil: the model's userInfo and default keys).
+    ///   - options: How records apply: strict or lenient, chunks, relationship policies,
+    ///     deletion of objects the JSON leaves out.
     /// - Throws: ``MappingError`` naming the JSON path of a value that does not fit, invalid JSON
     ///   (line, column, byte), a record without its unique key; what the save throws
-    ///   (``StoreError``); for a chunked import, an ``ImportError`` saying how many records the
+    ///   (`StoreError`); for a chunked import, an ``ImportError`` saying how many records the
     ///   committed chunks held.
     public func importJSON(
         _ bytes: some Collection<UInt8>, into entity: String? = nil, mapping: Mapping? = nil, options: ImportOptions = ImportOptions()

@@ -30,6 +30,7 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
         self.column = offset - lineStart + 1
     }
 
+    /// The line, column and byte offset, then what is wrong.
     public var description: String { "line \(line), column \(column) (byte \(offset)): \(message)" }
 
     /// The description an import gives: a trailing comma's names the option that reads it.

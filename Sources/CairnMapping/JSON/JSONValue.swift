@@ -16,6 +16,7 @@ public enum JSONValue: Sendable, Hashable {
     /// An object, its members in input order.
     case object([(key: String, value: JSONValue)])
 
+    /// Equal values: numbers by their text, objects member by member in order.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -28,6 +29,7 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// Hashes the value consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)

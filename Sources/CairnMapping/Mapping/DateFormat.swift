@@ -53,6 +53,8 @@ public enum DateFormat: Sendable, Hashable, CustomStringConvertible {
         return (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
     }
 
+    /// The format as a mapping file writes it: `iso8601`, `unix`, `unixMilliseconds`, or the
+    /// pattern, with `@+02:00` for an offset other than UTC.
     public var description: String {
         switch self {
         case .iso8601(let offset): offset == 0 ? "iso8601" : "iso8601@\(Self.offsetText(offset))"

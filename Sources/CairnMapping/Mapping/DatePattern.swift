@@ -52,7 +52,7 @@ public struct DatePattern: Sendable, Hashable {
     /// Compiles `pattern`.
     ///
     /// A pattern with a letter of the pattern language that only `DateFormatter` reads (`G`,
-    /// `Y`, `w`, `D`, `k`, `K`, zone names: ``FoundationDatePattern/letters``) is read and
+    /// `Y`, `w`, `D`, `k`, `K`, zone names) is read and
     /// written by `DateFormatter` instead.
     ///
     /// - Throws: ``MappingError/Code/invalidMapping`` for a letter that is no pattern letter,
@@ -138,7 +138,7 @@ public struct DatePattern: Sendable, Hashable {
 
     /// The date the bytes write, or nil. `offset` (seconds east of UTC) applies when the pattern
     /// has no zone or the text gives none. The year written, the instant in UTC and the instant
-    /// at `offset` (where an export writes it) must lie in years 1 to 9999 (``DateRange``).
+    /// at `offset` (where an export writes it) must lie in years 1 to 9999.
     public func date(_ bytes: UnsafeRawBufferPointer, offset defaultOffset: Int = 0) -> Date? {
         if let foundation {
             guard let date = foundation.date(bytes, offset: defaultOffset),

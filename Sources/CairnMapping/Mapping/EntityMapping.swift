@@ -88,21 +88,33 @@ public struct Ignore: PropertyMapComponent, Hashable {
 /// Collects the maps of an ``EntityMapping``.
 @resultBuilder
 public enum EntityMappingBuilder {
+    /// A line of the entity mapping.
     public static func buildExpression(_ component: any PropertyMapComponent) -> [any PropertyMapComponent] { [component] }
+    /// The lines, in order.
     public static func buildBlock(_ parts: [any PropertyMapComponent]...) -> [any PropertyMapComponent] { parts.flatMap { $0 } }
+    /// The lines of an `if` without `else`, or none.
     public static func buildOptional(_ part: [any PropertyMapComponent]?) -> [any PropertyMapComponent] { part ?? [] }
+    /// The lines of an `if` branch.
     public static func buildEither(first part: [any PropertyMapComponent]) -> [any PropertyMapComponent] { part }
+    /// The lines of an `else` branch.
     public static func buildEither(second part: [any PropertyMapComponent]) -> [any PropertyMapComponent] { part }
+    /// The lines of a `for` loop, in order.
     public static func buildArray(_ parts: [[any PropertyMapComponent]]) -> [any PropertyMapComponent] { parts.flatMap { $0 } }
 }
 
 /// Collects the entity mappings of a ``Mapping``.
 @resultBuilder
 public enum MappingBuilder {
+    /// An entity mapping.
     public static func buildExpression(_ mapping: EntityMapping) -> [EntityMapping] { [mapping] }
+    /// The entity mappings, in order.
     public static func buildBlock(_ parts: [EntityMapping]...) -> [EntityMapping] { parts.flatMap { $0 } }
+    /// The entity mappings of an `if` without `else`, or none.
     public static func buildOptional(_ part: [EntityMapping]?) -> [EntityMapping] { part ?? [] }
+    /// The entity mappings of an `if` branch.
     public static func buildEither(first part: [EntityMapping]) -> [EntityMapping] { part }
+    /// The entity mappings of an `else` branch.
     public static func buildEither(second part: [EntityMapping]) -> [EntityMapping] { part }
+    /// The entity mappings of a `for` loop, in order.
     public static func buildArray(_ parts: [[EntityMapping]]) -> [EntityMapping] { parts.flatMap { $0 } }
 }

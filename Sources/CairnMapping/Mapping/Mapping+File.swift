@@ -23,7 +23,7 @@ extension Mapping {
     /// ```
     ///
     /// - Throws: ``MappingError/Code/invalidMapping`` naming the place in the file (a JSON path)
-    ///   for a malformed file, and what ``init(model:keyStyle:dateFormat:conventions:entities:)``
+    ///   for a malformed file, and what ``init(model:keyStyle:dateFormat:conventions:layout:discriminator:entities:)``
     ///   throws.
     public init(model: Model, file bytes: [UInt8]) throws(MappingError) {
         let root = try Self.parse(bytes)

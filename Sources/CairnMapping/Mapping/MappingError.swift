@@ -8,7 +8,9 @@
 public struct MappingError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code in words, as messages print it.
         public let rawValue: String
+        /// A code from its words.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// A mapping names an entity, attribute or relationship the model does not have.
         public static let unknownName = Code(rawValue: "unknown name")
@@ -35,6 +37,7 @@ public struct MappingError: Error, Sendable, CustomStringConvertible {
         public static let unresolvedReference = Code(rawValue: "unresolved reference")
         /// The input could not be read (a file that does not open).
         public static let unreadableInput = Code(rawValue: "unreadable input")
+        /// The code in words.
         public var description: String { rawValue }
         /// Lets `catch MappingError.Code.invalidValue` match.
         public static func ~= (code: Code, error: any Error) -> Bool { (error as? MappingError)?.code == code }
@@ -63,6 +66,7 @@ public struct MappingError: Error, Sendable, CustomStringConvertible {
         self.offset = offset
     }
 
+    /// The code, the JSON path and the message, with the entity and property concerned.
     public var description: String {
         var text = "\(code): "
         if let path { text += "\(path): " }

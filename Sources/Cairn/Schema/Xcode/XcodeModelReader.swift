@@ -325,7 +325,9 @@ extension Model {
     /// Loads a model from the `contents` XML of an Xcode model (`.xcdatamodel`), as Core Data
     /// loads it; what it loads otherwise than written is in ``warnings``.
     ///
-    /// - Parameter file: the path to name in errors and warnings.
+    /// - Parameters:
+    ///   - data: The bytes of the `contents` file.
+    ///   - file: the path to name in errors and warnings.
     /// - Throws: ``ModelError`` with the line and element at fault.
     public init(xcodeModelXML data: Data, file: String? = nil) throws(ModelError) {
         var reader = XcodeModelReader(file: file)
