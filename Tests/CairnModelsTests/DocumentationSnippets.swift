@@ -57,7 +57,7 @@ enum README_TypedModelClasses {
 
 /// README.md, "TheObjectGraphByName"
 enum README_TheObjectGraphByName {
-    // README.md:173
+    // README.md:176
     static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let model = try Model {
@@ -97,11 +97,11 @@ enum README_TheObjectGraphByName {
 
 /// README.md, "Queries"
 enum README_Queries {
-    // README.md:290
+    // README.md:293
     struct Book: StoredModel { var title: String; var year: Int? }     // a typed view of the entity
     
 
-    // README.md:290
+    // README.md:293
     static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let context = store.viewContext
@@ -120,7 +120,7 @@ enum README_Queries {
 
 /// README.md, "XcodeModelsAndMigration"
 enum README_XcodeModelsAndMigration {
-    // README.md:354
+    // README.md:357
     static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let bundle = try XcodeModelBundle(at: "Models/Library.xcdatamodeld")   // every version, oldest first
@@ -136,7 +136,7 @@ enum README_XcodeModelsAndMigration {
 
 /// README.md, "JSONImportAndExport"
 enum README_JSONImportAndExport {
-    // README.md:387
+    // README.md:390
     static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let mapping = try Mapping(model: model, keyStyle: .snakeCase) {
@@ -155,7 +155,7 @@ enum README_JSONImportAndExport {
     }
     }
 
-    // README.md:418
+    // README.md:421
     static func block2(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     MappingTransformers.register(
@@ -178,7 +178,7 @@ enum README_JSONImportAndExport {
 
 /// README.md, "TheLogAsALibrary"
 enum README_TheLogAsALibrary {
-    // README.md:439
+    // README.md:442
     static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let log = try Log.open(at: "/var/lib/myapp/store")           // recovers, takes the writer lock
@@ -188,5 +188,447 @@ enum README_TheLogAsALibrary {
     try await log.close()
     _ = (log, lsn, reader)
     }
+    }
+}
+
+/// Sources/Cairn/Cairn.docc/CompactionHistoryAndBackups.md, "Overview"
+enum CompactionHistoryAndBackups_Overview {
+    // Sources/Cairn/Cairn.docc/CompactionHistoryAndBackups.md:16
+    static func compactNow(store: Store) async throws {
+        let report = try await store.compact()  // LZ4
+        print(report.bytesBefore, report.bytesAfter, report.duration)
+    
+        // LZ4-HC, smaller and slower to write; left as it was when the base would not be smaller.
+        let high = try await store.compact(level: .high, onlyIfSmaller: true)
+        if let skipped = high.skipped { print("not compacted:", skipped) }
+    }
+
+    // Sources/Cairn/Cairn.docc/CompactionHistoryAndBackups.md:32
+    static func openWithCompactionSettings(path: String, model: Model) throws -> Store {
+        var options = StoreOptions()
+        options.automaticCompaction.deadFraction = 0.3  // compact when 30% of the bytes are dead
+        options.automaticCompaction.retainHistory = .transactions(1000)  // keep the last 1,000 saves
+        return try Store(at: path, model: model, options: options)
+    }
+
+    // Sources/Cairn/Cairn.docc/CompactionHistoryAndBackups.md:51
+    static func readHistory(store: Store, after token: HistoryToken?) throws -> HistoryToken? {
+        var last = token
+        let reader = try store.historyReader(since: token, entities: ["Hike"])
+        while let transaction = try reader.next() {
+            for change in try transaction.changes {
+                print(transaction.lsn, change.kind, change.objectID, change.valuesByName)
+            }
+            last = transaction.token
+        }
+        return last
+    }
+
+    // Sources/Cairn/Cairn.docc/CompactionHistoryAndBackups.md:74
+    static func openAsOfLastSave(path: String, model: Model, store: Store) throws -> Store {
+        var options = StoreOptions()
+        options.readOnly = true
+        options.asOf = store.lastSaveLSN
+        return try Store(at: path, model: model, options: options)
+    }
+
+    // Sources/Cairn/Cairn.docc/CompactionHistoryAndBackups.md:92
+    static func backUp(store: Store) async throws {
+        let report = try await store.backup(to: "/var/backups/library.store")
+        print(report.lsn, report.bytesCopied)
+    }
+}
+
+/// Sources/Cairn/Cairn.docc/CoreDataToCairn.md, "Overview"
+enum CoreDataToCairn_Overview {
+    // Sources/Cairn/Cairn.docc/CoreDataToCairn.md:79
+    @Managed final class Customer {
+        var name: String
+        var invoices: [Invoice] = []
+        init(name: String) { self.name = name }
+    }
+    
+    @Managed final class Invoice {
+        var number: Int
+        var total: Decimal
+        var customer: Customer?
+        init(number: Int, total: Decimal) {
+            self.number = number
+            self.total = total
+        }
+    }
+    
+    static func coreDataStack(path: String) async throws {
+        let model = try Model {
+            Entity("Customer") {
+                Attribute("name", .string, optional: false)
+                Relationship("invoices", to: "Invoice", inverse: "customer", .toMany(ordered: false))
+            }
+            Entity("Invoice") {
+                Attribute("number", .integer64, optional: false)
+                Attribute("total", .decimal, optional: false)
+                Relationship("customer", to: "Customer", inverse: "invoices")
+                Unique("number")
+            }
+        }
+        let store = try Store(at: path, model: model, for: [Customer.self, Invoice.self])
+        let context = store.newBackgroundContext(name: "billing")
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        try await context.perform {
+            let customer = Customer(name: "Acme")
+            context.insert(customer)
+            let invoice = Invoice(number: 1001, total: 250)
+            invoice.customer = customer
+            try await context.save()
+        }
+    
+        // NSFetchRequest with NSPredicate(format:), by name: the same objects.
+        let request = FetchRequest(
+            "Invoice", predicate: try FetchPredicate(format: "customer.name == %@ AND total > %@", "Acme", 100),
+            sortKeys: [SortKey("number", ascending: false)])
+        let invoices = try store.viewContext.fetch(request)
+        let typed = invoices.compactMap { $0.model(as: Invoice.self) }
+        print(typed.map(\.number))
+        try await store.close()
+    }
+}
+
+/// Sources/Cairn/Cairn.docc/GettingStarted.md, "Overview"
+enum GettingStarted_Overview {
+    // Sources/Cairn/Cairn.docc/GettingStarted.md:28
+    @Managed final class Trail {
+        @Attribute(.unique) var name: String
+        var lengthKm: Double
+        @Relationship(deleteRule: .cascade, inverse: \Hike.trail) var hikes: [Hike] = []
+        init(name: String, lengthKm: Double) {
+            self.name = name
+            self.lengthKm = lengthKm
+        }
+    }
+    
+    @Managed final class Hike {
+        var date: Date
+        var minutes: Int?
+        var trail: Trail?
+        init(date: Date, minutes: Int? = nil) {
+            self.date = date
+            self.minutes = minutes
+        }
+    }
+
+    // Sources/Cairn/Cairn.docc/GettingStarted.md:52
+    static func gettingStartedTyped(path: String) async throws {
+        let store = try Store(at: path, for: [Trail.self, Hike.self])
+    
+        // Writes: a context of its own, saved once. `save()` returns when the record is durable.
+        let trailID = try await store.performBackgroundTask { context in
+            let trail = Trail(name: "Lakeshore", lengthKm: 12.5)
+            context.insert(trail)
+            let hike = Hike(date: Date(), minutes: 170)
+            hike.trail = trail  // the hike joins the context; trail.hikes follows
+            try await context.save()
+            return trail.persistentModelID  // IDs cross contexts and tasks, objects do not
+        }
+    
+        // Reads: the view context already sees the save.
+        let view = store.viewContext
+        let long = try view.fetch(
+            FetchDescriptor<Trail>(
+                predicate: #Predicate { $0.lengthKm > 10 },
+                sortBy: [SortDescriptor(\.name)]))
+        for trail in long { print(trail.name, trail.hikes.count) }
+    
+        if let id = trailID, let trail = view.model(for: id, as: Trail.self) {
+            print(trail.name)
+        }
+        try await store.close()
+    }
+
+    // Sources/Cairn/Cairn.docc/GettingStarted.md:91
+    static func gettingStartedByName(path: String) async throws {
+        let model = try Model {
+            Entity("Trail") {
+                Attribute("name", .string, optional: false)
+                Attribute("lengthKm", .double, optional: false)
+                Relationship("hikes", to: "Hike", inverse: "trail", .toMany(ordered: false), deleteRule: .cascade)
+                Unique("name")
+            }
+            Entity("Hike") {
+                Attribute("date", .date, optional: false)
+                Attribute("minutes", .integer64)
+                Relationship("trail", to: "Trail", inverse: "hikes")
+            }
+        }
+        let store = try Store(at: path, model: model)
+    
+        let hikeID = try await store.performBackgroundTask { context in
+            let trail = try context.insert("Trail")
+            try trail.setValue("Lakeshore", forKey: "name")
+            try trail.setValue(12.5, forKey: "lengthKm")
+            let hike = try context.insert("Hike")
+            try hike.setValue(Date(), forKey: "date")
+            try hike.setValue(170, forKey: "minutes")  // plain Swift values; nil clears
+            try hike.setObject(trail, forKey: "trail")  // trail.hikes follows
+            try await context.save()
+            return hike.objectID
+        }
+    
+        let hike = try store.viewContext.objects(with: [hikeID])[0]
+        let minutes: Int? = try hike.value(forKey: "minutes")
+        print(minutes ?? 0)
+    
+        let request = FetchRequest(
+            "Trail", predicate: try FetchPredicate(format: "lengthKm > %@ AND hikes.@count > 0", 10.0),
+            sortKeys: [SortKey("name")])
+        for trail in try store.viewContext.fetch(request) {
+            let name: String? = try trail.value(forKey: "name")
+            print(name ?? "")
+        }
+        try await store.close()
+    }
+}
+
+/// Sources/CairnMapping/CairnMapping.docc/ImportingAndExportingJSON.md, "Overview"
+enum ImportingAndExportingJSON_Overview {
+    // Sources/CairnMapping/CairnMapping.docc/ImportingAndExportingJSON.md:19
+    static func importAnnotatedModel(path: String) async throws {
+        let model = try Model {
+            Entity("Member", userInfo: ["relatedByAttribute": "memberID"]) {
+                Attribute("memberID", .integer64, optional: false)
+                Attribute("fullName", .string, userInfo: ["mappedKeyName": "full_name"])
+                Attribute("joined", .date, userInfo: ["dateFormat": "yyyy-MM-dd"])
+                Relationship("club", to: "Club", inverse: "members", userInfo: ["relatedByAttribute": "code"])
+                Unique("memberID")
+            }
+            Entity("Club") {
+                Attribute("code", .string, optional: false, userInfo: ["sync.remoteKey": "club_code"])
+                Relationship("members", to: "Member", inverse: "club", .toMany(ordered: false))
+                Unique("code")
+            }
+        }
+        let store = try Store(at: path, model: model)
+        let json = #"""
+            [{"memberID": 1, "full_name": "Ada", "joined": "2024-05-01", "club": {"club_code": "chess"}},
+             {"memberID": 2, "full_name": "Alan", "joined": "2024-06-12", "club": "chess"}]
+            """#
+        let result = try await store.importJSON(Array(json.utf8), into: "Member")
+        print(result.inserted, result.updated, result.unchanged)  // nested objects are counted too
+    
+        let exported = try store.viewContext.exportJSON(FetchRequest("Member"), mapping: Mapping(model: model))
+        print(String(decoding: exported, as: UTF8.self))
+        try await store.close()
+    }
+
+    // Sources/CairnMapping/CairnMapping.docc/ImportingAndExportingJSON.md:56
+    static func importWithMapping(store: Store) async throws {
+        let mapping = try Mapping(model: store.model, keyStyle: .snakeCase) {
+            EntityMapping("Member", identity: ["memberID"]) {
+                AttributeMap("memberID", from: "id")
+                AttributeMap("fullName", from: "profile.name", "name")  // a key path, then a fallback
+                AttributeMap("joined", date: .pattern("M/d/yyyy"))
+                RelationshipMap("club", from: "club_code", policy: .merge)  // a reference by key
+            }
+        }
+        var options = ImportOptions()
+        options.root = "data.members"  // {"data": {"members": [...]}}
+        options.lenient = true  // a value that does not fit is a warning, not a failure
+        let json = #"{"data": {"members": [{"id": 3, "profile": {"name": "Grace"}, "joined": "1/9/2024", "club_code": "chess"}]}}"#
+        let result = try await store.importJSON(Array(json.utf8), into: "Member", mapping: mapping, options: options)
+        for warning in result.warnings { print(warning) }
+    
+        var export = ExportOptions()
+        export.format = .jsonLines
+        export.depth = 1  // nest the club; 0 writes its key
+        let lines = try store.viewContext.exportJSON(FetchRequest("Member"), mapping: mapping, options: export)
+        print(String(decoding: lines, as: UTF8.self))
+    }
+
+    // Sources/CairnMapping/CairnMapping.docc/ImportingAndExportingJSON.md:98
+    struct NotAnArray: Error {}
+    
+    static func registerCommaList() {
+        MappingTransformers.register(
+            name: "CommaList",
+            import: { json in
+                guard case .array(let items) = json else { throw NotAnArray() }
+                let words = items.compactMap { item -> String? in
+                    if case .string(let word) = item { return word }
+                    return nil
+                }
+                return .string(words.joined(separator: ","))
+            },
+            export: { value in
+                guard case .string(let text) = value else { return .null }
+                return .array(text.split(separator: ",").map { .string(String($0)) })
+            })
+    }
+}
+
+/// Sources/CairnModels/CairnModels.docc/CairnModels.md, "Overview"
+enum CairnModels_Overview {
+    // Sources/CairnModels/CairnModels.docc/CairnModels.md:14
+    @Managed final class Shelf {
+        @Attribute(.unique) var label: String
+        @Relationship(deleteRule: .cascade, inverse: \Volume.shelf) var volumes: [Volume] = []
+        init(label: String) { self.label = label }
+    }
+    
+    @Managed final class Volume {
+        var title: String
+        var pages: Int?
+        var shelf: Shelf?
+        init(title: String, pages: Int? = nil) {
+            self.title = title
+            self.pages = pages
+        }
+    }
+    
+    static func shelveVolumes(path: String) async throws {
+        let store = try Store(at: path, for: [Shelf.self, Volume.self])
+        try await store.performBackgroundTask { context in
+            let shelf = Shelf(label: "A1")
+            context.insert(shelf)
+            let volume = Volume(title: "Middlemarch", pages: 880)
+            volume.shelf = shelf
+            try await context.save()
+        }
+        let thick = try store.viewContext.fetch(
+            FetchDescriptor<Volume>(predicate: #Predicate { $0.pages ?? 0 > 500 }, sortBy: [SortDescriptor(\.title)]))
+        print(thick.map(\.title))
+        try await store.close()
+    }
+}
+
+/// Sources/CairnModels/CairnModels.docc/SwiftDataToCairn.md, "Overview"
+enum SwiftDataToCairn_Overview {
+    // Sources/CairnModels/CairnModels.docc/SwiftDataToCairn.md:61
+    @Managed final class Podcast {
+        @Attribute(.unique) var feed: URL
+        var title: String
+        @Relationship(deleteRule: .cascade, inverse: \Episode.podcast) var episodes: [Episode] = []
+        init(feed: URL, title: String) {
+            self.feed = feed
+            self.title = title
+        }
+    }
+    
+    @Managed final class Episode {
+        var title: String
+        var published: Date
+        var podcast: Podcast?
+        init(title: String, published: Date) {
+            self.title = title
+            self.published = published
+        }
+    }
+    
+    static func swiftDataStyle(path: String) async throws {
+        // let container = try ModelContainer(for: Podcast.self, Episode.self)
+        let store = try Store(at: path, for: [Podcast.self, Episode.self])
+    
+        // let context = ModelContext(container)
+        let context = store.newBackgroundContext()
+        let podcast = Podcast(feed: URL(string: "https://example.com/feed.xml")!, title: "Example")
+        context.insert(podcast)
+        let episode = Episode(title: "Pilot", published: Date())
+        episode.podcast = podcast
+        try await context.save()  // try context.save()
+    
+        // container.mainContext
+        let recent = try store.viewContext.fetch(
+            FetchDescriptor<Episode>(
+                predicate: #Predicate { $0.podcast?.title == "Example" },
+                sortBy: [SortDescriptor(\.published, order: .reverse)]))
+        print(recent.map(\.title))
+    
+        // A model ID crosses to another context; the object does not.
+        if let id = episode.persistentModelID, let same = store.viewContext.model(for: id, as: Episode.self) {
+            print(same.title)
+        }
+        try await store.close()
+    }
+}
+
+/// Sources/CairnModels/CairnModels.docc/TypedModelClasses.md, "Overview"
+enum TypedModelClasses_Overview {
+    // Sources/CairnModels/CairnModels.docc/TypedModelClasses.md:41
+    enum TransitLine: String, Codable, Sendable, CaseIterable { case red, green, blue }
+    
+    @Composite struct Coordinates: Codable, Sendable {
+        var latitude: Double
+        var longitude: Double
+    }
+    
+    @Managed final class Station {
+        #Unique<Station>([\.code])
+        #Index<Station>([\.name])
+        var code: String
+        var name: String
+        var line: TransitLine
+        var location: Coordinates?
+        var aliases: [String] = []
+        @Transient var selected = false
+        init(code: String, name: String, line: TransitLine) {
+            self.code = code
+            self.name = name
+            self.line = line
+        }
+    }
+    
+    static func stationsInTheNorth(store: Store, on line: TransitLine) throws -> [Station] {
+        try store.viewContext.fetch(
+            FetchDescriptor<Station>(
+                predicate: #Predicate { $0.location?.latitude ?? 0 > 41.9 && $0.line == line },
+                sortBy: [SortDescriptor(\.name)]))
+    }
+
+    // Sources/CairnModels/CairnModels.docc/TypedModelClasses.md:122
+    enum GardenV1: VersionedSchema {
+        static let versionIdentifier = SchemaVersion(1, 0, 0)
+        static var models: [any ManagedModel.Type] { [Plant.self] }
+        @Managed final class Plant {
+            var name: String
+            init(name: String) { self.name = name }
+        }
+    }
+    
+    enum GardenV2: VersionedSchema {
+        static let versionIdentifier = SchemaVersion(2, 0, 0)
+        static var models: [any ManagedModel.Type] { [Plant.self] }
+        @Managed final class Plant {
+            @Attribute(originalName: "name") var species: String
+            var height: Double?
+            init(species: String) { self.species = species }
+        }
+    }
+    
+    enum GardenPlan: SchemaMigrationPlan {
+        static var schemas: [any VersionedSchema.Type] { [GardenV1.self, GardenV2.self] }
+        static var stages: [MigrationStage] { [.lightweight(fromVersion: GardenV1.self, toVersion: GardenV2.self)] }
+    }
+    
+    static func openGarden(path: String) throws -> Store {
+        try Store(at: path, migrationPlan: GardenPlan.self)
+    }
+
+    // Sources/CairnModels/CairnModels.docc/TypedModelClasses.md:158
+    @Managed final class SensorReading {
+        @Attribute(.unique) var sensor: String
+        var celsius: Double
+        init(sensor: String, celsius: Double) {
+            self.sensor = sensor
+            self.celsius = celsius
+        }
+    }
+    
+    static func importReadings(store: Store) async throws {
+        let json = Array(#"[{"sensor": "north", "celsius": 4.5}, {"sensor": "south", "celsius": 9}]"#.utf8)
+        let context = store.newBackgroundContext()
+        let readings = try await context.importJSON(json, as: SensorReading.self)
+        print(readings.map(\.celsius))
+        try await context.save()
+    
+        let exported = try store.viewContext.exportJSON(FetchDescriptor<SensorReading>(sortBy: [SortDescriptor(\.sensor)]))
+        print(String(decoding: exported, as: UTF8.self))
     }
 }
