@@ -1,3 +1,5 @@
+import CairnLog
+
 /// Human-readable sizes and rates for the command line.
 enum Formatting {
     /// `1536` → `1.5 KiB`.
@@ -45,4 +47,9 @@ enum Formatting {
     static func duration(_ duration: Duration) -> String {
         "\(fixed(duration.inSeconds, 3)) s"
     }
+}
+
+extension LogInspection.Base {
+    /// The base's status as `stats` and `verify --json` give it: `ok`, or `damaged: …`.
+    var statusText: String { damage.map { "damaged: \($0)" } ?? "ok" }
 }

@@ -176,7 +176,7 @@ struct StoreStatistics: Encodable {
         base = inspection.base.map { base in
             Base(
                 file: base.file, bytesOnDisk: base.bytesOnDisk, lastLSN: base.lastLSN.rawValue,
-                status: base.damage.map { "damaged: \($0)" } ?? "ok")
+                status: base.statusText)
         }
         // After a compaction the base holds the state as of its LSN, and frames follow it.
         if let base, figures.lastLSN.map({ $0 < base.lastLSN }) ?? true { figures.lastLSN = base.lastLSN }

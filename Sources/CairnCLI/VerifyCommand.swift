@@ -124,7 +124,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 [
                     Findings.File(
                         file: base.file, kind: "base", lastLSN: base.lastLSN.rawValue, bytesOnDisk: base.bytesOnDisk,
-                        status: base.damage.map { "damaged: \($0)" } ?? "ok")
+                        status: base.statusText)
                 ]
             } ?? []
         report.findings.files += inspection.segments.map { segment in

@@ -77,8 +77,8 @@ extension Store {
                 retainHistory, oldestConsumer: consumers.consumers.values.min().map { LSN($0) }, latest: unchanged.lsn, log: log)
             if Self.replacesNothing(retained: retainedNow, latest: unchanged.lsn, log: log) {
                 return finishWithoutBase(
-                    retained: retainedNow, latest: unchanged, expected: expected, before: before, directory: directory, log: log,
-                    started: started, automatic: automatic)
+                    .historyKept, lsn: retainedNow, objects: unchanged.objects.counts.reduce(0, +), live: expected, before: before,
+                    directory: directory, log: log, started: started, automatic: automatic)
             }
             try log.ensureRoomForBase(expectedBytes: expected)
             // A new segment first, so that the base replaces every sealed one before it.
@@ -94,8 +94,8 @@ extension Store {
             // (Looked at again: a consumer may have registered since.)
             guard !Self.replacesNothing(retained: retained, latest: latest.lsn, log: log) else {
                 return finishWithoutBase(
-                    retained: retained, latest: latest, expected: expected, before: before, directory: directory, log: log,
-                    started: started, automatic: automatic)
+                    .historyKept, lsn: retained, objects: latest.objects.counts.reduce(0, +), live: expected, before: before,
+                    directory: directory, log: log, started: started, automatic: automatic)
             }
             // On a thread of its own: writing the base, and installing it (removing the replaced
             // files cuts them down a step at a time, each step synced:
@@ -105,16 +105,12 @@ extension Store {
                     log: log, directory: directory, level: level, retained: retained, latest: latest, installsLarger: installsLarger || automatic,
                     expectedBytes: expected, started: started, progress: progress)
             }
-            let keptSegments = log.segmentBytes
             if let skipped {
-                let report = CompactionReport(
-                    lsn: log.baseLSN ?? .zero, objects: objects, baseBytes: 0, liveBytes: live, bytesBefore: before,
-                    bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: [], automatic: automatic,
-                    historyDropped: nil, skipped: skipped)
-                endCompaction { $0.finishedWithoutBase(report, keptSegments: keptSegments) }
-                notifyCompaction(.finished(report))
-                return report
+                return finishWithoutBase(
+                    skipped, lsn: log.baseLSN ?? .zero, objects: objects, live: live, before: before, directory: directory, log: log,
+                    started: started, automatic: automatic)
             }
+            let keptSegments = log.segmentBytes
             let report = CompactionReport(
                 lsn: written.lastLSN, objects: objects, baseBytes: written.length, liveBytes: live, bytesBefore: before,
                 bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: removed,
@@ -138,16 +134,17 @@ extension Store {
         retained == .zero || (retained != latest && retained <= (log.baseLSN ?? .zero))
     }
 
-    /// Ends a compaction that replaces nothing: reports it (no base, no file removed, no
-    /// history dropped) and books it, leaving the base and every segment as they are.
+    /// Ends a compaction that installs no base (`skipped` says why): reports it (no base, no
+    /// file removed, no history dropped; `lsn` is the state the store's files hold) and books
+    /// it, leaving the base and every segment as they are.
     private func finishWithoutBase(
-        retained: LSN, latest: StoreSnapshot, expected: UInt64, before: UInt64, directory: String, log: Log,
+        _ skipped: CompactionSkip, lsn: LSN, objects: Int, live: UInt64, before: UInt64, directory: String, log: Log,
         started: ContinuousClock.Instant, automatic: Bool
     ) -> CompactionReport {
         let report = CompactionReport(
-            lsn: retained, objects: latest.objects.counts.reduce(0, +), baseBytes: 0, liveBytes: expected, bytesBefore: before,
+            lsn: lsn, objects: objects, baseBytes: 0, liveBytes: live, bytesBefore: before,
             bytesAfter: Self.bytesOnDisk(directory), duration: ContinuousClock.now - started, removedFiles: [], automatic: automatic,
-            historyDropped: nil, skipped: .historyKept)
+            historyDropped: nil, skipped: skipped)
         endCompaction { $0.finishedWithoutBase(report, keptSegments: log.segmentBytes) }
         notifyCompaction(.finished(report))
         return report
