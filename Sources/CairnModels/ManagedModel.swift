@@ -62,8 +62,11 @@ public struct ManagedSlot: Sendable {
 extension ManagedModel {
     /// What a key path of the class stands for in a `#Predicate`: a persisted property by name.
     public static func predicateProperty(for keyPath: AnyKeyPath) -> PredicateProperty? {
-        guard let property = managedSchema.property(for: keyPath) else { return nil }
-        if case .attribute(_, _, .json) = property.kind { return PredicateProperty(name: property.name, storesJSON: true) }
-        return PredicateProperty(name: property.name)
+        // (By ordinal, each field read in place: a property is large to copy, and a lookup by
+        // key translates its predicate at every call.)
+        let schema = managedSchema
+        guard let ordinal = schema.ordinal(for: keyPath) else { return nil }
+        if case .attribute(_, _, .json) = schema.properties[ordinal].kind { return PredicateProperty(name: schema.properties[ordinal].name, storesJSON: true) }
+        return PredicateProperty(name: schema.properties[ordinal].name)
     }
 }

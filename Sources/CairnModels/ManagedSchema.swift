@@ -65,8 +65,14 @@ public final class ManagedSchema: @unchecked Sendable {
 
     /// The persisted property a key path of the class names, if it names one.
     public func property(for keyPath: AnyKeyPath) -> ManagedProperty? {
+        ordinal(for: keyPath).map { properties[$0] }
+    }
+
+    /// The ordinal of the persisted property a key path of the class names, if it names one
+    /// (``property(for:)`` without copying the property).
+    func ordinal(for keyPath: AnyKeyPath) -> Int? {
         let identity = ObjectIdentifier(keyPath)
-        if let known = knownKeyPaths.withLock({ $0[identity] }) { return known.ordinal.map { properties[$0] } }
+        if let known = knownKeyPaths.withLock({ $0[identity] }) { return known.ordinal }
         let ordinal = byKeyPath[keyPath]
         knownKeyPaths.withLock { known in
             // (Full, of key paths made at run time most likely: it starts again, so that the
@@ -74,7 +80,7 @@ public final class ManagedSchema: @unchecked Sendable {
             if known.count >= Self.keyPathMemoryLimit { known.removeAll(keepingCapacity: true) }
             known[identity] = (keyPath, ordinal)
         }
-        return ordinal.map { properties[$0] }
+        return ordinal
     }
 
     /// The stored attribute an element of a composite property is (`location.latitude`), by

@@ -127,7 +127,7 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
     // Fetching `fetched` objects and reading every property, alternating.
     let store = try Store(at: typedPath, model: model, for: [PersonModel.self])
     let pool = try DatabasePool(path: grdbPath)
-    var typedFetch: [Double] = [], untypedFetch: [Double] = [], grdbFetch: [Double] = []
+    var typedFetch: [Double] = [], untypedFetch: [Double] = [], grdbFetch: [Double] = [], typedFetchOnly: [Double] = []
     var typedRead: [Double] = [], untypedRead: [Double] = []
     var checksum = 0
     for _ in 0..<rounds {
@@ -151,6 +151,17 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
                 untypedRead.append(Double(objects.count) / seconds(clock.now - start))
             }
             withExtendedLifetime(context) {}
+        }
+        // The fetch alone (the objects made, no property read): the part of the above that
+        // reading costs nothing of.
+        start = clock.now
+        do {
+            var descriptor = FetchDescriptor<PersonModel>()
+            descriptor.fetchLimit = fetched
+            let context = store.newBackgroundContext()
+            let objects = try context.fetch(descriptor)
+            typedFetchOnly.append(Double(objects.count) / seconds(clock.now - start))
+            withExtendedLifetime((objects, context)) {}
         }
         start = clock.now
         do {
@@ -230,6 +241,9 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
         "typed \(figure(typedFetch))/s, by name \(figure(untypedFetch))/s, GRDB Codable \(figure(grdbFetch))/s",
         note: "\(fixed(fetchGRDB, 2))× GRDB")
     report.row(
+        "fetch \(grouped(fetched)) typed objects, no property read", "typed \(figure(typedFetchOnly))/s",
+        note: "\(fixed(median(typedFetchOnly) / median(grdbFetch), 2))× GRDB's fetch and decode")
+    report.row(
         "read one property of a fetched object", "typed \(figure(typedRead))/s, value(forKey:) \(figure(untypedRead))/s",
         note: "typed takes \(fixed(readRatio, 2))× the time of value(forKey:)")
     report.row(
@@ -250,7 +264,8 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
 }
 
 /// One typed operation, five times, each rate printed (CAIRN_BENCH_PROFILE=typed-…;
-/// `typed-insert-by-name` and `typed-update-by-name` do the same by name, to compare).
+/// `typed-insert-by-name` and `typed-update-by-name` do the same by name, to compare;
+/// `typed-fetch-only`, `typed-fetch-one` and `typed-fetch-reads` take the fetch apart).
 func profileTyped(_ profile: String, people: [Person], model: Model, root: String) async throws {
     let clock = ContinuousClock()
     let count = people.count
@@ -289,6 +304,24 @@ func profileTyped(_ profile: String, people: [Person], model: Model, root: Strin
                 done += 1
             }
             precondition(checksum != 0)
+        case "typed-fetch-only", "typed-fetch-one", "typed-fetch-reads":
+            // (The fetch alone, and the fetch with one property read: what reading every property adds.)
+            let context = store.newBackgroundContext()
+            var descriptor = FetchDescriptor<PersonModel>()
+            descriptor.fetchLimit = count / 10
+            var checksum = 0
+            let objects = try context.fetch(descriptor)
+            if profile == "typed-fetch-one" { for person in objects { checksum &+= Int(person.visits) } }
+            if profile == "typed-fetch-reads" {
+                // (One property read again and again: the cost of a read of a current field.)
+                for person in objects { checksum &+= Int(person.visits) }
+                let reads = clock.now
+                for _ in 0..<20 { for person in objects { checksum &+= Int(person.visits) } }
+                print("  reads: \(Int(Double(20 * objects.count) / seconds(clock.now - reads)))/s")
+            }
+            done = objects.count
+            withExtendedLifetime((objects, context)) {}
+            print("  (before the objects are let go of: \(Int(Double(done) / seconds(clock.now - start))) objects/s)", checksum)
         case "typed-setup":
             // (Only the setup, to subtract from a profile's counts.)
             done = 0
