@@ -46,6 +46,42 @@ extension ObjectContext {
         return TypedObjects.make(try fetchIDs(descriptor.request(in: store, binding: binding)), in: self, own: binding)
     }
 
+    /// The objects of `M` whose unique property `keyPath` holds each of `keys`, in the order of
+    /// `keys`: nil where no object does (``ObjectContext/fetch(_:key:in:)`` for a class: one
+    /// lookup per key in the property's uniqueness index, in one snapshot, the objects made
+    /// together). What an import runs before it upserts a batch.
+    ///
+    /// ```swift
+    /// let authors = try context.fetch(Author.self, keys: names, by: \.name)
+    /// ```
+    ///
+    /// - Throws: `StoreError` when `keyPath` is not a persisted attribute of `M` stored as it is
+    ///   (an enum or `Codable` value is stored encoded), when it has no uniqueness constraint of
+    ///   its own (`@Attribute(.unique)`), or when the store's model has no entity for `M`.
+    public func fetch<M: ManagedModel, V: AttributeValue>(_ type: M.Type = M.self, keys: [V], by keyPath: KeyPath<M, V>) throws -> [M?] {
+        let binding = try ModelBinding.binding(M.self, in: store)
+        let schema = M.managedSchema
+        guard let ordinal = schema.ordinal(for: keyPath), case .attribute(let position, .scalar) = binding.slots[ordinal] else {
+            throw StoreError(
+                .invalidArgument,
+                "fetch by key: \(keyPath) is not a persisted attribute of \(M.self) stored as it is (an enum or a Codable value "
+                    + "is stored encoded)", entity: binding.entity.name)
+        }
+        // A key without a stored form (an unsigned integer above Int64.max) is no object's.
+        let stored = keys.map(\.storedValue)
+        let ids = try objectIDs(binding.entity.name, key: binding.entity.attributes[position].name, in: stored.compactMap { $0 })
+        var found = ids.makeIterator()
+        let aligned: [ObjectID?] = stored.map { $0 == nil ? nil : found.next() ?? nil }
+        let present = aligned.compactMap { $0 }
+        // (Made together; when an ID does not bind to `M`, one by one, so that each keeps its place.)
+        let made = TypedObjects.make(present, of: M.self, in: self, own: binding)
+        if made.count == present.count {
+            var next = made.makeIterator()
+            return aligned.map { $0 == nil ? nil : next.next() }
+        }
+        return aligned.map { $0.flatMap { TypedObjects.make($0, of: M.self, in: self, own: binding) } }
+    }
+
     /// How many objects a descriptor matches (its offset and limit applied).
     public func fetchCount<M: ManagedModel>(_ descriptor: FetchDescriptor<M>) throws -> Int {
         try count(descriptor.request(in: store))
