@@ -47,7 +47,7 @@ extension ObjectContext {
     }
 
     /// The objects of `M` whose unique property `keyPath` holds each of `keys`, in the order of
-    /// `keys`: nil where no object does (``ObjectContext/fetch(_:key:in:)`` for a class: one
+    /// `keys`: nil where no object does (`ObjectContext.fetch(_:key:in:)` for a class: one
     /// lookup per key in the property's uniqueness index, in one snapshot, the objects made
     /// together). What an import runs before it upserts a batch.
     ///
@@ -65,9 +65,10 @@ extension ObjectContext {
             throw StoreError(
                 .invalidArgument,
                 "fetch by key: \(keyPath) is not a persisted attribute of \(M.self) stored as it is (an enum or a Codable value "
-                    + "is stored encoded)", entity: binding.entity.name)
+                    + "is stored encoded)", entity: binding.entity.name, property: schema.ordinal(for: keyPath).map { schema.properties[$0].name })
         }
-        // A key without a stored form (an unsigned integer above Int64.max) is no object's.
+        // A key without a stored form (an unsigned integer above Int64.max) is no object's; a
+        // nil key (of an optional property) is none either.
         let stored = keys.map(\.storedValue)
         let ids = try objectIDs(binding.entity.name, key: binding.entity.attributes[position].name, in: stored.compactMap { $0 })
         var found = ids.makeIterator()

@@ -241,7 +241,7 @@ enum CompactionHistoryAndBackups_Overview {
 
 /// Sources/Cairn/Cairn.docc/CoreDataToCairn.md, "Overview"
 enum CoreDataToCairn_Overview {
-    // Sources/Cairn/Cairn.docc/CoreDataToCairn.md:79
+    // Sources/Cairn/Cairn.docc/CoreDataToCairn.md:80
     @Managed final class Customer {
         var name: String
         var invoices: [Invoice] = []
@@ -501,7 +501,7 @@ enum CairnModels_Overview {
 
 /// Sources/CairnModels/CairnModels.docc/SwiftDataToCairn.md, "Overview"
 enum SwiftDataToCairn_Overview {
-    // Sources/CairnModels/CairnModels.docc/SwiftDataToCairn.md:61
+    // Sources/CairnModels/CairnModels.docc/SwiftDataToCairn.md:62
     @Managed final class Podcast {
         @Attribute(.unique) var feed: URL
         var title: String

@@ -71,4 +71,50 @@ import Testing
         let mismatch = refusal { _ = try context.fetch("Author", key: "name", in: [.integer(7)]) }
         #expect(mismatch?.code == .typeMismatch)
     }
+
+    /// Keys the uniqueness index does not hold in one stored form (non-ASCII text) are fetched
+    /// instead, a few one by one and many in one fetch: either way each finds what a fetch of
+    /// it alone finds.
+    @Test(arguments: [3, 8]) func keysOutsideTheIndexFindWhatAFetchOfEachFinds(count: Int) async throws {
+        let names = ["Brontë", "José Saramago", "Čapek", "Lem", "Ōe", "Ñuñez", "Gödel", "Ærø", "Dostoevsky"]
+        let store = try await authors(names)
+        let context = store.newBackgroundContext()
+        // Unsaved: one renamed away from its key, one new.
+        let renamed = try #require(context.fetch(Author.self, keys: ["Gödel"], by: \.name).first ?? nil)
+        renamed.name = "Kurt Gödel"
+        context.insert(Author(name: "Ōtomo"))
+        let asked = Array(["Brontë", "Bronte\u{308}", "Gödel", "Kurt Gödel", "Ōtomo", "Čapek", "Ærø", "Nobody é"].prefix(count))
+        let found = try context.fetch("Author", key: "name", in: asked.map { .string($0) })
+        let alone = try asked.map { try context.fetchFirst(FetchRequest("Author", predicate: .equal("name", .string($0)))) }
+        #expect(found.map { $0?.objectID } == alone.map { $0?.objectID })
+        #expect(try found[0]?.value(forKey: "name", as: String.self) == "Brontë")
+        #expect(found[2] == nil)  // renamed away, unsaved
+        if count == 8 {
+            #expect(try found[3]?.value(forKey: "name", as: String.self) == "Kurt Gödel")
+            #expect(found[4] != nil)  // inserted, unsaved
+            #expect(found[7] == nil)
+        }
+        let typed = try context.fetch(Author.self, keys: asked, by: \.name)
+        #expect(typed.map { $0?.persistentModelID } == alone.map { $0?.objectID })
+    }
+
+    @Test func aNullKeyFindsNoObject() async throws {
+        let store = try await authors(["Le Guin"])
+        let context = store.newBackgroundContext()
+        let found = try context.fetch("Author", key: "name", in: [.null, .string("Le Guin"), .null])
+        #expect(found.map { $0 == nil } == [true, false, true])
+    }
+
+    @Test func aChildContextsOwnDeleteAndRenameCount() async throws {
+        let store = try await authors(["Le Guin", "Butler"])
+        let parent = store.newBackgroundContext()
+        let child = parent.newChildContext()
+        let both = try child.fetch(Author.self, keys: ["Le Guin", "Butler"], by: \.name)
+        try child.delete(#require(both[0]))
+        both[1]?.name = "Octavia E. Butler"
+        let found = try child.fetch(Author.self, keys: ["Le Guin", "Butler", "Octavia E. Butler"], by: \.name)
+        #expect(found.map { $0?.name } == [nil, nil, "Octavia E. Butler"])
+        // The parent, not saved into yet, still has both.
+        #expect(try parent.fetch(Author.self, keys: ["Le Guin", "Butler"], by: \.name).map { $0?.name } == ["Le Guin", "Butler"])
+    }
 }

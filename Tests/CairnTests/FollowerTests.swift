@@ -132,7 +132,12 @@ import Testing
             let following = try #require(follower)
             // The follower reaches the last save the killed writer acknowledged, and no further.
             let acknowledged = try #require(try AcknowledgedFile.read(StoreLayout(directory: path), PosixFileIO()))
-            for _ in 0..<10_000 where following.lastSaveLSN < acknowledged.lsn { try await Task.sleep(for: .milliseconds(1)) }
+            // (A deadline, not a count of sleeps: under the whole suite's load on two cores the
+            // follower may need many seconds to apply thousands of saves.)
+            let deadline = ContinuousClock.now + .seconds(90)
+            while following.lastSaveLSN < acknowledged.lsn, following.followingError == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             #expect(following.lastSaveLSN == acknowledged.lsn, "cycle \(cycle): \(String(describing: following.followingError))")
             // It holds every save the helper printed as acknowledged, whole.
             // (The entries counted by batch in one pass: a fetch per printed line would scan them

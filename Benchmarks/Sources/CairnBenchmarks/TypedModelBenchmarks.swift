@@ -73,7 +73,8 @@ func typedModelBenchmarks(_ initial: Report, root: String, quick: Bool) async th
     let clock = ContinuousClock()
 
     // For profiling one operation alone: CAIRN_BENCH_PROFILE=typed-insert, typed-fetch or
-    // typed-update runs it five times (the last two on a batch-inserted store) and prints each rate.
+    // typed-update runs it five times (the last two on a batch-inserted store) and prints each
+    // rate; the other modes are listed at `profileTyped`.
     if let profile = ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE"], profile.hasPrefix("typed-") {
         try await profileTyped(profile, people: people, model: model, root: root)
         return initial
@@ -317,7 +318,7 @@ func profileTyped(_ profile: String, people: [Person], model: Model, root: Strin
                 for person in objects { checksum &+= Int(person.visits) }
                 let reads = clock.now
                 for _ in 0..<20 { for person in objects { checksum &+= Int(person.visits) } }
-                print("  reads: \(Int(Double(20 * objects.count) / seconds(clock.now - reads)))/s")
+                print("  reads: \(Int(Double(20 * objects.count) / seconds(clock.now - reads)))/s (the objects/s below count them too)")
             }
             done = objects.count
             withExtendedLifetime((objects, context)) {}

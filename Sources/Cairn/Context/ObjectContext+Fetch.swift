@@ -225,7 +225,7 @@ extension ObjectContext {
     /// The common lookup `key == value` on an attribute with a uniqueness constraint of its
     /// own, answered from the uniqueness index without compiling a query; nil for any other
     /// request.
-    private func uniqueLookup(_ request: FetchRequest, in snapshot: StoreSnapshot) -> UniqueLookup? {
+    func uniqueLookup(_ request: FetchRequest, in snapshot: StoreSnapshot) -> UniqueLookup? {
         guard case .comparison(let key, .equal, let value)? = request.predicate, request.fetchOffset == 0, !request.reversesOrder,
             value != .null, value.isByteCanonical, let entity = model.entity(named: request.entityName),
             let position = entity.attributePosition(key), value.fits(entity.attributes[position].type),
@@ -284,7 +284,7 @@ extension ObjectContext {
 
 /// The objects a lookup by unique key found, in order: one or none (the common answer, kept
 /// without an array), or a list.
-private enum UniqueLookup {
+enum UniqueLookup {
     case one(ObjectID?)
     case list([ObjectID])
 

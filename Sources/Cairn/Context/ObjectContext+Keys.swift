@@ -3,8 +3,11 @@ extension ObjectContext {
     /// order of `values`: nil where no object does. What an import does before it upserts a
     /// batch (Core Data's fetch of `key IN %@`, made a dictionary): each value is one lookup in
     /// the attribute's uniqueness index, all of them in one snapshot of the store, and the
-    /// objects found are registered together. Unsaved changes count, as in any fetch: an
-    /// inserted object with the key is found, a deleted one is not.
+    /// objects found are registered together. (A value the index does not hold in its one
+    /// stored form, such as a text that is not in Unicode's composed form, a zero or a decimal,
+    /// is found by a fetch instead: the values of one call that need one share one.) Unsaved
+    /// changes count, as in any fetch: an inserted object with the key is found, a deleted one
+    /// is not. A null value finds no object: objects without a key are not unique.
     ///
     /// ```swift
     /// let found = try context.fetch("Person", key: "email", in: emails.map { .string($0) })
@@ -23,6 +26,10 @@ extension ObjectContext {
         return ids.map { $0 == nil ? nil : next.next() }
     }
 
+    /// How many values the uniqueness index cannot answer for are each fetched alone; more
+    /// are fetched together.
+    static var keysLookedUpOneByOne: Int { 4 }
+
     /// The IDs ``fetch(_:key:in:)`` finds, in the order of `values` (nil where none).
     package func objectIDs(_ entityName: String, key: String, in values: [Value]) throws -> [ObjectID?] {
         guard let entity = model.entity(named: entityName) else {
@@ -40,12 +47,39 @@ extension ObjectContext {
         let snapshot = baseSnapshot
         var ids: [ObjectID?] = []
         ids.reserveCapacity(values.count)
-        for value in values {
-            // (A value the index cannot answer for, null or of another type, takes the general
-            // path, which finds what a fetch would, or throws what it would.)
+        // The values the uniqueness index cannot answer for (a text that is not in its one
+        // stored form, a zero, a decimal: `Value.isByteCanonical`), by their places.
+        var unindexed: [Int] = []
+        for (place, value) in values.enumerated() {
+            // Null is no key: objects without one are not unique, and none is the key's.
+            if value == .null {
+                ids.append(nil)
+                continue
+            }
             let request = FetchRequest(entityName, predicate: .equal(key, value), fetchLimit: 1)
-            ids.append(try matchingIDs(request, in: snapshot).first)
+            if let found = uniqueLookup(request, in: snapshot) {
+                ids.append(found.first)
+            } else {
+                ids.append(nil)
+                unindexed.append(place)
+            }
         }
+        guard !unindexed.isEmpty else { return ids }
+        if unindexed.count <= Self.keysLookedUpOneByOne {
+            for place in unindexed {
+                ids[place] = try matchingIDs(FetchRequest(entityName, predicate: .equal(key, values[place]), fetchLimit: 1), in: snapshot).first
+            }
+            return ids
+        }
+        // Many: one fetch of the objects holding any of them (one scan, not one per value),
+        // then each value's first object in the fetch's order, the one a fetch of it alone gives.
+        let candidates = try matchingIDs(FetchRequest(entityName, predicate: .or(unindexed.map { .equal(key, values[$0]) })), in: snapshot)
+        var firstHolders: [Value: ObjectID] = [:]
+        for id in candidates {
+            guard let view = view(of: id, in: snapshot), case .attribute(let held) = view[position], firstHolders[held] == nil else { continue }
+            firstHolders[held] = id
+        }
+        for place in unindexed { ids[place] = firstHolders[values[place]] }
         return ids
     }
 }
