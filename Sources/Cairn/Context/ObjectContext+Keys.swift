@@ -38,7 +38,7 @@ extension ObjectContext {
         guard let position = entity.attributePosition(key) else {
             throw StoreError(.unknownName, "fetch by key: \(entityName) has no attribute \(key)", entity: entityName, property: key)
         }
-        guard entity.uniqueness(ofAttribute: position) != nil else {
+        guard let constraint = entity.uniqueness(ofAttribute: position) else {
             throw StoreError(
                 .invalidArgument,
                 "fetch by key: \(entityName).\(key) has no uniqueness constraint of its own, so a value may have several objects; "
@@ -50,10 +50,18 @@ extension ObjectContext {
         // The values the uniqueness index cannot answer for (a text that is not in its one
         // stored form, a zero, a decimal: `Value.isByteCanonical`), by their places.
         var unindexed: [Int] = []
+        // With nothing unsaved in the chain, the committed holder is the answer: each value is
+        // one lookup in the index, with nothing made per value (what `uniqueLookup` does then).
+        let committedOnly = !hasPendingChangesInChain
+        let type = entity.attributes[position].type
         for (place, value) in values.enumerated() {
             // Null is no key: objects without one are not unique, and none is the key's.
             if value == .null {
                 ids.append(nil)
+                continue
+            }
+            if committedOnly, value.isByteCanonical, value.fits(type) {
+                ids.append(snapshot.holder(of: value, for: constraint).flatMap { entity.family.contains($0.entity) ? $0 : nil })
                 continue
             }
             let request = FetchRequest(entityName, predicate: .equal(key, value), fetchLimit: 1)
