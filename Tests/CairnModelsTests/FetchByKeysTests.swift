@@ -73,8 +73,8 @@ import Testing
     }
 
     /// Keys the uniqueness index does not hold in one stored form (non-ASCII text) are fetched
-    /// instead, a few one by one and many in one fetch: either way each finds what a fetch of
-    /// it alone finds.
+    /// instead, all of a call's in one fetch, few or many: each finds what a fetch of it alone
+    /// finds.
     @Test(arguments: [3, 8]) func keysOutsideTheIndexFindWhatAFetchOfEachFinds(count: Int) async throws {
         let names = ["Brontë", "José Saramago", "Čapek", "Lem", "Ōe", "Ñuñez", "Gödel", "Ærø", "Dostoevsky"]
         let store = try await authors(names)

@@ -5,7 +5,7 @@ extension ObjectContext {
     /// the attribute's uniqueness index, all of them in one snapshot of the store, and the
     /// objects found are registered together. (A value the index does not hold in its one
     /// stored form, such as a text that is not in Unicode's composed form, a zero or a decimal,
-    /// is found by a fetch instead: the values of one call that need one share one.) Unsaved
+    /// is found by a fetch instead: the values of one call that need one share it.) Unsaved
     /// changes count, as in any fetch: an inserted object with the key is found, a deleted one
     /// is not. A null value finds no object: objects without a key are not unique.
     ///
@@ -25,10 +25,6 @@ extension ObjectContext {
         var next = objects.makeIterator()
         return ids.map { $0 == nil ? nil : next.next() }
     }
-
-    /// How many values the uniqueness index cannot answer for are each fetched alone; more
-    /// are fetched together.
-    static var keysLookedUpOneByOne: Int { 4 }
 
     /// The IDs ``fetch(_:key:in:)`` finds, in the order of `values` (nil where none).
     package func objectIDs(_ entityName: String, key: String, in values: [Value]) throws -> [ObjectID?] {
@@ -73,14 +69,8 @@ extension ObjectContext {
             }
         }
         guard !unindexed.isEmpty else { return ids }
-        if unindexed.count <= Self.keysLookedUpOneByOne {
-            for place in unindexed {
-                ids[place] = try matchingIDs(FetchRequest(entityName, predicate: .equal(key, values[place]), fetchLimit: 1), in: snapshot).first
-            }
-            return ids
-        }
-        // Many: one fetch of the objects holding any of them (one scan, not one per value),
-        // then each value's first object in the fetch's order, the one a fetch of it alone gives.
+        // One fetch of the objects holding any of them (one scan, not one per value), then each
+        // value's first object in the fetch's order, the one a fetch of it alone gives.
         let candidates = try matchingIDs(FetchRequest(entityName, predicate: .or(unindexed.map { .equal(key, values[$0]) })), in: snapshot)
         var firstHolders: [Value: ObjectID] = [:]
         for id in candidates {
