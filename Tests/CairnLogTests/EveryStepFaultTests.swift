@@ -6,8 +6,9 @@ import Testing
 @testable import CairnLog
 
 /// A fault at every I/O step of a run that opens a store, rolls segments, trains a first
-/// dictionary and retrains it at rolls: whatever step fails, a reopen holds exactly the appends
-/// that were acknowledged, none that threw, and the store opens for writing again.
+/// dictionary and retrains it at rolls, and appends records of several frames (rolling to a
+/// version 2 segment for them): whatever step fails, a reopen holds exactly the appends that
+/// were acknowledged, whole, none that threw, and the store opens for writing again.
 @Suite struct EveryStepFaultTests {
     static let appends = 110
 
@@ -18,6 +19,8 @@ import Testing
         options.fileIO = io
         options.dictionaryTraining.threshold = 24
         options.dictionaryTraining.retrainingSegmentSize = 2048
+        // Every ninth payload is 1,100 bytes: a record of three frames.
+        options.maximumFrameSize = 400
         return options
     }
 
@@ -29,7 +32,7 @@ import Testing
         do {
             let log = try Log.open(at: store, options: options(io))
             for index in 0..<appends {
-                let bytes = payload(index, size: 120 + index % 60)
+                let bytes = payload(index, size: index % 9 == 4 ? 1100 : 120 + index % 60)
                 do {
                     acknowledged[try await log.append(bytes)] = bytes
                 } catch {

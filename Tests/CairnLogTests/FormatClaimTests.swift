@@ -24,7 +24,7 @@ import Testing
         var found: [(FrameCodec, UInt16)] = []
         while offset + FrameHeader.size <= bytes.count {
             let header = try bytes.withUnsafeBytes { raw in
-                try FrameHeader.parse(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + FrameHeader.size)])).get()
+                try FrameHeader.parse(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + FrameHeader.size)]), allowing: .known).get()
             }
             found.append((header.codec, header.dictionaryID))
             offset += FrameHeader.size + Int(header.storedLength)

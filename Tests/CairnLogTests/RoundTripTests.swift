@@ -109,14 +109,15 @@ import Testing
         #expect(try readAll(directory.store()).map(\.payload) == [[], large, [42]])
     }
 
-    @Test func payloadOverTheMaximumFrameSizeIsRefused() async throws {
+    @Test func aPayloadOverTheMaximumFrameSizeIsAppendedAsOneRecord() async throws {
         let directory = TemporaryDirectory()
         var options = LogOptions()
         options.maximumFrameSize = 1000
         let log = try Log.open(at: directory.store(), options: options)
-        await #expect(throws: LogError.self) { try await log.append([UInt8](repeating: 1, count: 1001)) }
-        #expect(try await log.append([UInt8](repeating: 1, count: 1000)) == LSN(1))
+        #expect(try await log.append([UInt8](repeating: 1, count: 1001)) == LSN(1))
+        #expect(try await log.append([UInt8](repeating: 2, count: 1000)) == LSN(2))
         try await log.close()
+        #expect(try readAll(directory.store()).map(\.payload) == [[UInt8](repeating: 1, count: 1001), [UInt8](repeating: 2, count: 1000)])
     }
 
     @Test func filesArePrivateAndForeignFilesAreLeftAlone() async throws {

@@ -26,7 +26,7 @@ import Testing
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         var offset = SegmentHeader.size
         while offset + FrameHeader.size <= bytes.count {
-            let parsed = bytes[offset..<(offset + FrameHeader.size)].withUnsafeBytes { FrameHeader.parse($0) }
+            let parsed = bytes[offset..<(offset + FrameHeader.size)].withUnsafeBytes { FrameHeader.parse($0, allowing: .known) }
             guard case .success(let header) = parsed else { return nil }
             if header.lsn == lsn { return UInt64(offset) }
             offset += FrameHeader.size + Int(header.storedLength)

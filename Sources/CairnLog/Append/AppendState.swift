@@ -1,7 +1,8 @@
-/// A payload waiting to be written, with the LSN it was given.
-struct PendingFrame: Sendable {
+/// A record waiting to be written, with the LSN it was given: its frames (one, or several for a
+/// payload over the maximum frame size), written together.
+struct PendingRecord: Sendable {
     var lsn: LSN
-    var payload: EncodedPayload
+    var frames: [EncodedPayload]
 }
 
 /// An append waiting for its frame to be acknowledged.
@@ -25,8 +26,8 @@ struct AppendState: Sendable {
     var lastSync: ContinuousClock.Instant
     /// Opened read-only: appends are refused.
     var readOnly: Bool
-    /// Frames with an LSN, not yet written, in LSN order.
-    var pending: [PendingFrame] = []
+    /// Records with an LSN, not yet written, in LSN order.
+    var pending: [PendingRecord] = []
     /// Whether an appender is currently writing the queue (the leader of the group commit).
     var writing = false
     /// Appends waiting for their LSN to be acknowledged.
@@ -82,8 +83,10 @@ struct WriterState: Sendable {
     var segment: SegmentHandle
     /// The active segment's length: the end of its last written frame.
     var length: UInt64
-    /// Frames in the active segment.
+    /// Records in the active segment (the manifest's count: LSNs, not frames).
     var frameCount: UInt64
+    /// The active segment's format version: whether it may hold a record of several frames.
+    var segmentVersion: UInt16
     /// Reused for building each batch's bytes.
     var buffer: [UInt8] = []
 }

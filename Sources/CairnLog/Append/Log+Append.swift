@@ -7,12 +7,16 @@
 /// job (``SyncThread``): it `fdatasync`s everything written so far and acknowledges it, while
 /// new frames queue and are written for the next sync. This is group commit: under load, one
 /// write and one sync acknowledge many appends, and no cooperative thread waits on the disk.
+///
+/// A payload larger than ``LogOptions/maximumFrameSize`` is one record of several frames with
+/// one LSN (docs/FORMAT.md §4), written together in one segment and acknowledged together once
+/// the last is durable: a reader or a reopen sees the whole record or none of it.
 extension Log {
-    /// Appends one payload as one frame and returns its LSN once the frame is as durable as
+    /// Appends one payload as one record (one frame, or several for a payload over the maximum
+    /// frame size) and returns its LSN once the record is as durable as
     /// ``LogOptions/durability`` says.
     ///
-    /// - Throws: ``LogError`` — ``LogError/Code/frameTooLarge`` for a payload over the maximum
-    ///   frame size; ``LogError/Code/io`` or ``LogError/Code/diskFull`` when writing or syncing
+    /// - Throws: ``LogError`` — ``LogError/Code/io`` or ``LogError/Code/diskFull`` when writing or syncing
     ///   failed (the log is then poisoned or read-only until reopened, and this frame is not in
     ///   the log); ``LogError/Code/poisoned``, ``LogError/Code/readOnly`` or
     ///   ``LogError/Code/closed`` when appends are refused.
@@ -33,20 +37,31 @@ extension Log {
 
     /// Compresses and checksums a payload for ``submit(_:)-(PreparedPayload)``: the costly part
     /// of an append, which needs no LSN, so a caller may do it on another thread while it does
-    /// other work.
-    ///
-    /// - Throws: ``LogError/Code/frameTooLarge`` for a payload over the maximum frame size.
+    /// other work. A payload over the maximum frame size is cut into pieces of that size, one
+    /// frame each.
     public func prepare(_ payload: [UInt8]) throws -> PreparedPayload {
-        guard payload.count <= options.maximumFrameSize else {
-            throw LogError(.frameTooLarge, "payload of \(payload.count) bytes exceeds the maximum frame size \(options.maximumFrameSize)", path: directory)
+        let pieceSize = options.maximumFrameSize
+        guard payload.count > pieceSize else {
+            return PreparedPayload(frames: [payload.withUnsafeBytes { codec.encode($0) }])
         }
-        return PreparedPayload(encoded: payload.withUnsafeBytes { codec.encode($0) })
+        // Each frame's checksum continues the one before: a frame lost, repeated or moved
+        // inside a record fails its check.
+        var frames: [EncodedPayload] = []
+        var chain: UInt32 = 0
+        payload.withUnsafeBytes { bytes in
+            for start in stride(from: 0, to: bytes.count, by: pieceSize) {
+                let piece = codec.encode(UnsafeRawBufferPointer(rebasing: bytes[start..<min(start + pieceSize, bytes.count)]), extending: chain)
+                chain = piece.checksum
+                frames.append(piece)
+            }
+        }
+        return PreparedPayload(frames: frames)
     }
 
-    /// Queues a prepared payload as the next frame and returns its LSN at once, as
+    /// Queues a prepared payload as the next record and returns its LSN at once, as
     /// ``submit(_:)-([UInt8])`` does.
     public func submit(_ prepared: PreparedPayload) throws -> LSN {
-        let encoded = prepared.encoded
+        let frames = prepared.frames
         let (lsn, leads) = try appendState.withLock { state -> (LSN, Bool) in
             try state.checkAcceptingAppends(directory)
             let lsn = state.nextLSN
@@ -54,7 +69,7 @@ extension Log {
                 throw LogError(.readOnly, "the log has used every LSN up to \(LSN.maximum)", path: directory, lsn: lsn)
             }
             state.nextLSN = lsn.next
-            state.pending.append(PendingFrame(lsn: lsn, payload: encoded))
+            state.pending.append(PendingRecord(lsn: lsn, frames: frames))
             if state.writing { return (lsn, false) }
             state.writing = true
             return (lsn, true)
@@ -98,7 +113,7 @@ extension Log {
     /// Writes the queue until it is empty (the caller is the leader).
     private func drainQueue() {
         while true {
-            let batch = appendState.withLock { state -> [PendingFrame] in
+            let batch = appendState.withLock { state -> [PendingRecord] in
                 guard !state.pending.isEmpty, state.failure == nil else {
                     state.writing = false
                     state.pending.removeAll()
@@ -144,30 +159,35 @@ extension Log {
         }
     }
 
-    /// Writes a batch, rolling to a new segment where the active one would pass its size.
-    private func write(_ batch: [PendingFrame], _ state: inout WriterState) throws {
+    /// Writes a batch, rolling to a new segment where the active one would pass its size, and
+    /// before a record of several frames when the active segment's version cannot hold one. A
+    /// record's frames all go in one segment.
+    private func write(_ batch: [PendingRecord], _ state: inout WriterState) throws {
         var buffer = state.buffer
         buffer.removeAll(keepingCapacity: true)
         defer { state.buffer = buffer }
         var chunkEnd = LSN.zero
-        var chunkFrames: UInt64 = 0
+        var chunkRecords: UInt64 = 0
         var epoch = state.manifest.segments[state.manifest.segments.count - 1].epoch
-        for frame in batch {
-            let size = FrameHeader.size + frame.payload.bytes.count
+        for record in batch {
+            let size = record.frames.reduce(0) { $0 + UInt64(FrameHeader.size + $1.bytes.count) }
             let used = state.length + UInt64(buffer.count)
-            if used + UInt64(size) > UInt64(options.segmentSize) && used > UInt64(SegmentHeader.size) {
+            let needsVersion = record.frames.count > 1 && state.segmentVersion < SegmentHeader.multiFrameVersion
+            if needsVersion || (used + size > UInt64(options.segmentSize) && used > UInt64(SegmentHeader.size)) {
                 try throwIfPoisoned()
-                try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, &state)
-                chunkFrames = 0
-                try roll(&state, firstLSN: frame.lsn)
+                try writeChunk(&buffer, records: chunkRecords, through: chunkEnd, &state)
+                chunkRecords = 0
+                try roll(
+                    &state, firstLSN: record.lsn,
+                    version: record.frames.count > 1 ? SegmentHeader.multiFrameVersion : SegmentHeader.singleFrameVersion)
                 epoch = state.manifest.segments[state.manifest.segments.count - 1].epoch
             }
-            appendFrame(frame, epoch: epoch, to: &buffer)
-            chunkEnd = frame.lsn
-            chunkFrames += 1
+            appendRecord(record, epoch: epoch, to: &buffer)
+            chunkEnd = record.lsn
+            chunkRecords += 1
         }
         try throwIfPoisoned()
-        try writeChunk(&buffer, frames: chunkFrames, through: chunkEnd, &state)
+        try writeChunk(&buffer, records: chunkRecords, through: chunkEnd, &state)
         if codec.currentDictionary == nil, let bytes = codec.trainIfReady() {
             var manifest = state.manifest
             if let dictionary = try addDictionary(bytes, to: &manifest) {
@@ -179,31 +199,37 @@ extension Log {
         }
     }
 
-    private func appendFrame(_ frame: PendingFrame, epoch: UInt32, to buffer: inout [UInt8]) {
-        let payload = frame.payload
-        let header = FrameHeader(
-            lsn: frame.lsn, epoch: epoch, storedLength: UInt32(payload.bytes.count),
-            rawLength: payload.rawLength, dictionaryID: payload.dictionaryID, codec: payload.codec)
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: FrameHeader.size))
-        buffer.withUnsafeMutableBytes { raw in
-            header.write(
-                to: UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + FrameHeader.size)]),
-                payloadChecksum: payload.checksum)
+    /// Appends a record's frames to `buffer`: each but the last says more follow, each but the
+    /// first that it continues the one before (``FrameFlags``).
+    private func appendRecord(_ record: PendingRecord, epoch: UInt32, to buffer: inout [UInt8]) {
+        for (index, payload) in record.frames.enumerated() {
+            var flags: FrameFlags = []
+            if index > 0 { flags.insert(.continuation) }
+            if index < record.frames.count - 1 { flags.insert(.continues) }
+            let header = FrameHeader(
+                lsn: record.lsn, epoch: epoch, storedLength: UInt32(payload.bytes.count),
+                rawLength: payload.rawLength, dictionaryID: payload.dictionaryID, codec: payload.codec, flags: flags)
+            let start = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: FrameHeader.size))
+            buffer.withUnsafeMutableBytes { raw in
+                header.write(
+                    to: UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + FrameHeader.size)]),
+                    payloadChecksum: payload.checksum)
+            }
+            buffer.append(contentsOf: payload.bytes)
         }
-        buffer.append(contentsOf: payload.bytes)
     }
 
-    /// Writes the buffered `frames` (LSNs up to `last`) at the end of the active segment and
+    /// Writes the buffered `records` (LSNs up to `last`) at the end of the active segment and
     /// publishes them as written. On failure the caller cuts the segment back to its last
     /// acknowledged frame.
-    private func writeChunk(_ buffer: inout [UInt8], frames: UInt64, through last: LSN, _ state: inout WriterState) throws {
+    private func writeChunk(_ buffer: inout [UInt8], records: UInt64, through last: LSN, _ state: inout WriterState) throws {
         guard !buffer.isEmpty else { return }
         let start = state.length
         let file = state.segment.file
         try buffer.withUnsafeBytes { try io.writeAll(file, $0, at: start) }
         state.length = start + UInt64(buffer.count)
-        state.frameCount += frames
+        state.frameCount += records
         buffer.removeAll(keepingCapacity: true)
         let target = SyncTarget(segment: state.segment, lsn: last, end: state.length)
         appendState.withLock { $0.syncTarget = target }
@@ -236,8 +262,9 @@ extension Log {
         for waiter in ready { waiter.continuation.resume() }
     }
 
-    /// Syncs the active segment, seals it, and starts the next one at `firstLSN`.
-    func roll(_ state: inout WriterState, firstLSN: LSN) throws {
+    /// Syncs the active segment, seals it, and starts the next one at `firstLSN`, of format
+    /// `version` (``SegmentHeader/multiFrameVersion`` for a record of several frames).
+    func roll(_ state: inout WriterState, firstLSN: LSN, version: UInt16 = SegmentHeader.singleFrameVersion) throws {
         // The manifest is about to say the segment is sealed at this length: make it so on disk.
         let written = SyncTarget(segment: state.segment, lsn: firstLSN.previous, end: state.length)
         try syncAndAcknowledge(written)
@@ -255,7 +282,7 @@ extension Log {
         let segment = Manifest.Segment(
             number: manifest.nextSegmentNumber, epoch: Self.newEpoch(), firstLSN: firstLSN,
             isSealed: false, length: 0, frameCount: 0)
-        let handle = SegmentHandle(file: try createSegmentFile(segment), number: segment.number, io: io)
+        let handle = SegmentHandle(file: try createSegmentFile(segment, version: version), number: segment.number, io: io)
         // The new file's directory entry is durable before any manifest names it.
         try io.syncDirectory(layout.directory)
         var installed: CompressionDictionary?
@@ -273,16 +300,18 @@ extension Log {
         state.segment = handle
         state.length = UInt64(SegmentHeader.size)
         state.frameCount = 0
+        state.segmentVersion = version
         if let installed { codec.install(installed) }
         let path = layout.path(.segment, segment.number)
         appendState.withLock { shared in
             shared.extents[shared.extents.count - 1].segment = sealed
-            shared.extents.append(SegmentExtent(segment: segment, path: path, end: UInt64(SegmentHeader.size), nextLSN: firstLSN))
+            shared.extents.append(
+                SegmentExtent(segment: segment, path: path, end: UInt64(SegmentHeader.size), nextLSN: firstLSN, version: version))
         }
     }
 
-    /// Creates a segment file with its header, synced, open for writing.
-    func createSegmentFile(_ segment: Manifest.Segment) throws -> OpenFile {
+    /// Creates a segment file of format `version` with its header, synced, open for writing.
+    func createSegmentFile(_ segment: Manifest.Segment, version: UInt16) throws -> OpenFile {
         let path = layout.path(.segment, segment.number)
         if io.exists(path) {
             // Only a frameless file (an earlier roll interrupted before any frame) is replaced;
@@ -297,7 +326,8 @@ extension Log {
         }
         let file = try io.open(path, mode: .createNew)
         do {
-            let header = SegmentHeader(epoch: segment.epoch, number: segment.number, firstLSN: segment.firstLSN, storeID: storeID)
+            let header = SegmentHeader(
+                epoch: segment.epoch, number: segment.number, firstLSN: segment.firstLSN, storeID: storeID, version: version)
             try header.encoded().withUnsafeBytes { try io.writeAll(file, $0, at: 0) }
             try io.fullSync(file)
         } catch {
@@ -407,7 +437,8 @@ extension Log {
     static func newEpoch() -> UInt32 { UInt32.random(in: 1...UInt32.max) }
 }
 
-/// A payload compressed and checksummed by ``Log/prepare(_:)``, ready to be submitted.
+/// A payload compressed and checksummed by ``Log/prepare(_:)``, ready to be submitted: the
+/// frames of one record.
 public struct PreparedPayload: Sendable {
-    let encoded: EncodedPayload
+    let frames: [EncodedPayload]
 }

@@ -18,7 +18,7 @@ package struct EncodedPayload: Sendable {
     package var dictionaryID: UInt16
     package var rawLength: UInt32
     package var bytes: [UInt8]
-    /// CRC32C (unmasked) of `bytes`.
+    /// CRC32C (unmasked) of `bytes`, continuing that of the record's frames before it.
     package var checksum: UInt32
 }
 
@@ -67,12 +67,14 @@ package final class PayloadCodec: Sendable {
         return trainer.withLock { trainer in trainer.isReady ? trainer.train() : nil }
     }
 
-    /// Compresses (or not) and checksums a payload.
-    package func encode(_ payload: UnsafeRawBufferPointer) -> EncodedPayload {
+    /// Compresses (or not) and checksums a payload. `seed`: the checksum of the stored bytes
+    /// of the record's frames before this one (0 for a record's first frame), which the
+    /// checksum continues (docs/FORMAT.md §4).
+    package func encode(_ payload: UnsafeRawBufferPointer, extending seed: UInt32 = 0) -> EncodedPayload {
         let raw = {
             EncodedPayload(
                 codec: .raw, dictionaryID: 0, rawLength: UInt32(payload.count),
-                bytes: Array(payload), checksum: CRC32C.checksum(payload))
+                bytes: Array(payload), checksum: CRC32C.checksum(payload, extending: seed))
         }
         guard policy != .none, payload.count >= Self.smallestCompressed else { return raw() }
         if policy == .lz4Dictionary {
@@ -98,7 +100,7 @@ package final class PayloadCodec: Sendable {
         return EncodedPayload(
             codec: dictionary == nil ? .lz4 : .lz4Dictionary, dictionaryID: dictionary?.id ?? 0,
             rawLength: UInt32(payload.count), bytes: compressed,
-            checksum: CRC32C.checksum(compressed))
+            checksum: CRC32C.checksum(compressed, extending: seed))
     }
 
     /// Why a stored payload could not be decoded.

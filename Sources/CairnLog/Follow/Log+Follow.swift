@@ -101,7 +101,7 @@ extension Log {
                 if let file = state.file { io.close(file) }
                 state = FollowState(acknowledged: state.acknowledged)
                 do {
-                    state.file = try openSegment(extent)
+                    (state.file, extent.version) = try openSegment(extent)
                     state.number = extent.segment.number
                 } catch  where !io.exists(extent.path) {
                     // Gone: a compaction replaced it (the manifest says what holds the
@@ -120,8 +120,9 @@ extension Log {
             guard let file = state.file else { break }
             var scanner = FrameScanner(
                 io: io, file: file, epoch: extent.segment.epoch, firstLSN: extent.segment.firstLSN, end: try io.size(of: file),
-                maximumFrameSize: frameLimit, buffer: ReadBuffer())
+                maximumFrameSize: frameLimit, version: extent.version, buffer: ReadBuffer())
             scanner.resume(at: extent.end, lsn: extent.nextLSN)
+            var assembler = RecordAssembler()
             var problem: FrameScanner.Problem?
             do {
                 // What was read is held, whatever ends the scan.
@@ -135,7 +136,7 @@ extension Log {
                     let end = frame.offset + UInt64(frame.size)
                     // (A segment taken up after a compaction may start before the next frame.)
                     guard frame.header.lsn > last else {
-                        (extent.end, extent.nextLSN) = (end, frame.header.lsn.next)
+                        if frame.header.flags.endsRecord { (extent.end, extent.nextLSN) = (end, frame.header.lsn.next) }
                         continue
                     }
                     // (A dictionary the writer trained since this log last read the manifest.)
@@ -143,7 +144,8 @@ extension Log {
                         guard case .found(let manifest, _) = try manifestFile.read(segmentsWithFrames: [], repair: false) else { break scan }
                         try installDictionaries(of: manifest)
                     }
-                    let record = try codec.record(from: frame, path: extent.path)
+                    // (A record of several frames is held once its last frame is read.)
+                    guard let record = try assembler.add(frame, codec, path: extent.path) else { continue }
                     bytes += record.payload.count
                     records.append(record)
                     last = frame.header.lsn
@@ -202,14 +204,17 @@ extension Log {
         return "the store was replaced by another (wiped or created anew: store \(manifest.storeID.uuidString.lowercased()))"
     }
 
-    /// Opens a segment to follow, checking its header against the manifest's entry.
-    private func openSegment(_ extent: SegmentExtent) throws -> OpenFile {
+    /// Opens a segment to follow, checking its header against the manifest's entry; returns
+    /// the file and the header's format version.
+    private func openSegment(_ extent: SegmentExtent) throws -> (OpenFile, UInt16) {
         let file = try io.open(extent.path, mode: .readOnly)
         do {
             var header = [UInt8](repeating: 0, count: SegmentHeader.size)
             try header.withUnsafeMutableBytes { try io.readExactly(file, into: $0, at: 0) }
-            _ = try header.withUnsafeBytes { try SegmentHeader(decoding: $0, expected: extent.segment, storeID: storeID, path: extent.path) }
-            return file
+            let decoded = try header.withUnsafeBytes {
+                try SegmentHeader(decoding: $0, expected: extent.segment, storeID: storeID, path: extent.path)
+            }
+            return (file, decoded.version)
         } catch {
             io.close(file)
             throw error
@@ -293,7 +298,9 @@ extension Log {
             state.extents.removeAll { $0.segment.number == extent.segment.number && !listed.contains($0.segment.number) }
             state.extents.append(
                 SegmentExtent(
-                    segment: holder, path: layout.path(.segment, holder.number), end: UInt64(SegmentHeader.size), nextLSN: holder.firstLSN))
+                    segment: holder, path: layout.path(.segment, holder.number), end: UInt64(SegmentHeader.size), nextLSN: holder.firstLSN,
+                    // (Read from its header when the follower opens it, before any frame.)
+                    version: SegmentHeader.singleFrameVersion))
         }
         return .added
     }

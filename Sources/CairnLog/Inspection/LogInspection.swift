@@ -249,7 +249,7 @@ extension LogInspection {
                 segments.append(
                     Segment(
                         file: name, isSealed: record.isSealed, frames: scan.frames,
-                        lsnRange: scan.frames == 0 ? nil : record.firstLSN...scan.nextLSN.previous,
+                        lsnRange: scan.records == 0 ? nil : record.firstLSN...scan.nextLSN.previous,
                         bytesOnDisk: scan.fileLength, storedBytes: scan.storedBytes, rawBytes: scan.rawBytes,
                         status: status))
             } catch let error as LogError where !error.isReaderIOError {

@@ -34,7 +34,8 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let readOnly = Code(rawValue: "read-only")
         /// Another process (or another open in this process) holds the store's writer lock.
         public static let locked = Code(rawValue: "locked")
-        /// A frame is larger than the configured maximum frame size.
+        /// A frame is larger than the configured maximum frame size. Not thrown by appends: a
+        /// payload over the maximum frame size is written as a record of several frames.
         public static let frameTooLarge = Code(rawValue: "frame too large")
         /// The files were written by an unknown format version.
         public static let unsupportedFormat = Code(rawValue: "unsupported format")

@@ -30,8 +30,10 @@ public struct LogOptions: Sendable {
     public var durability: Durability = .always
     /// The size at which the active segment is sealed and a new one started. Default 64 MiB.
     public var segmentSize: Int = 64 << 20
-    /// The largest payload (before and after compression) a frame may hold; longer frames are
-    /// refused when appended and treated as damage when read. Default 16 MiB.
+    /// The largest payload (before and after compression) a frame may hold. A longer payload is
+    /// appended as one record of several frames of this size at most (a version 2 segment,
+    /// docs/FORMAT.md §4); a frame over the store's recorded maximum is damage when read.
+    /// Default 16 MiB.
     public var maximumFrameSize: Int = 16 << 20
     /// What to do with a damaged end of the log at open. Default ``RecoveryMode/pointInTime``.
     public var recovery: RecoveryMode = .pointInTime

@@ -7,14 +7,15 @@ extension Recovery {
         let path = layout.path(.segment, segment.number)
         let baseLSN = self.baseLSN
         let replay = self.replay
+        var assembler = RecordAssembler()
         return try SegmentScan.scan(
             segment, layout: layout, io: io, storeID: manifest.storeID,
             maximumFrameSize: frameLimit, salvage: salvage, buffer: buffer, through: segment.isSealed ? nil : acknowledged.map { max($0, baseLSN) }
         ) { frame in
-            // Frames the base holds are checked, not replayed.
+            // Frames the base holds are checked, not replayed; a record goes to replay once its
+            // last frame is read (a torn tail's unfinished record never does).
             let replayed = replay != nil && frame.header.lsn > baseLSN
-            let record = try codec.record(from: frame, path: path, decode: replayed)
-            if replayed { try replay?(record) }
+            if let record = try assembler.add(frame, codec, path: path, decode: replayed), replayed { try replay?(record) }
         }
     }
 
@@ -43,7 +44,7 @@ extension Recovery {
             if let previous = last, previous.segment.isSealed, previous.nextLSN < segment.firstLSN, salvage {
                 report.lostRanges.append(previous.nextLSN...segment.firstLSN.previous)
             }
-            extents.append(SegmentExtent(segment: segment, path: result.path, end: result.validEnd, nextLSN: result.nextLSN))
+            extents.append(SegmentExtent(segment: segment, path: result.path, end: result.validEnd, nextLSN: result.nextLSN, version: result.version))
             last = result
         }
         guard let active = last, let activeRecord = manifest.activeSegment, active.segment == activeRecord else {
@@ -86,7 +87,7 @@ extension Recovery {
             if nextLSN < header.firstLSN { report.lostRanges.append(nextLSN...header.firstLSN.previous) }
             report.lostRanges += result.lostRanges
             report.unlistedSegmentsRead.append(file.name)
-            extents.append(SegmentExtent(segment: record, path: result.path, end: result.validEnd, nextLSN: result.nextLSN))
+            extents.append(SegmentExtent(segment: record, path: result.path, end: result.validEnd, nextLSN: result.nextLSN, version: result.version))
             nextLSN = result.nextLSN
         }
     }

@@ -141,7 +141,7 @@ struct Recovery {
             let file = try io.open(active.path, mode: .readWrite)
             writer = WriterState(
                 manifest: manifest, segment: SegmentHandle(file: file, number: active.segment.number, io: io),
-                length: active.validEnd, frameCount: active.frames)
+                length: active.validEnd, frameCount: active.records, segmentVersion: active.version)
         }
         return Log(
             layout: layout, options: options, report: report, codec: codec, storeID: manifest.storeID,

@@ -26,6 +26,7 @@ public final class LogReader {
     private var index: Int
     private var file: OpenFile?
     private var scanner: FrameScanner?
+    private var assembler = RecordAssembler()
     /// The reader lock, held until the last record is read.
     private var reading: OpenFile?
     /// Thrown by every ``next()``: the files changed since the log was opened.
@@ -79,7 +80,7 @@ public final class LogReader {
                 file = opened
                 scanner = FrameScanner(
                     io: io, file: opened, epoch: extent.segment.epoch, firstLSN: extent.segment.firstLSN,
-                    end: extent.end, maximumFrameSize: maximumFrameSize, buffer: buffer)
+                    end: extent.end, maximumFrameSize: maximumFrameSize, version: extent.version, buffer: buffer)
             }
             guard var current = scanner, let opened = file else { return nil }
             let step = try current.next()
@@ -87,7 +88,7 @@ public final class LogReader {
             switch step {
             case .frame(let frame):
                 guard frame.header.lsn >= start else { continue }
-                return try codec.record(from: frame, path: opened.path)
+                if let record = try assembler.add(frame, codec, path: opened.path) { return record }
             case .end:
                 finishSegment()
             case .invalid(let problem):

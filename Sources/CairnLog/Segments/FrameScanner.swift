@@ -7,12 +7,19 @@ import Glibc
 /// and its frame checksum matches the payload. The first frame that fails stops the walk with
 /// a ``Problem`` naming the offset; the caller decides whether that is a torn tail or corruption
 /// (``hasValidFrame(after:)``).
+///
+/// In a version 2 segment a record may span several frames of one LSN (``FrameFlags``): the
+/// walk checks that each record's frames follow one another, and a problem met inside a record
+/// (a bad frame, or the end of the bytes before the record's last frame) is reported at the
+/// offset where that record starts: the record is whole or it is not there.
 package struct FrameScanner {
     /// A frame that passed every check. `frame` (header and payload) is valid until the next call.
     package struct Frame {
         package var header: FrameHeader
         package var offset: UInt64
         package var payload: UnsafeRawBufferPointer
+        /// The CRC32C of the stored bytes of the record's frames up to this one.
+        package var recordChecksum: UInt32
         package var size: Int { FrameHeader.size + payload.count }
     }
 
@@ -42,18 +49,27 @@ package struct FrameScanner {
     package let file: OpenFile
     package let epoch: UInt32
     package let maximumFrameSize: Int
+    /// The flags the segment's version admits.
+    package let allowedFlags: FrameFlags
     /// The end of the bytes to read (the file's length, or the published end for a reader).
     package let end: UInt64
     /// The offset of the next frame.
     package private(set) var offset: UInt64
-    /// The LSN the next frame must carry.
+    /// The LSN the next frame must carry (inside a record: the record's).
     package private(set) var expectedLSN: LSN
+    /// Where the record whose last frame has not been read yet starts; nil between records.
+    package private(set) var openRecordStart: UInt64?
+    /// The CRC32C of the stored bytes of that record's frames read so far, which the next
+    /// frame's checksum continues.
+    private var openRecordChecksum: UInt32 = 0
     private let buffer: ReadBuffer
 
+    /// A walk of the frames of a segment of format `version` (``SegmentHeader``).
     package init(
         io: any FileIO, file: OpenFile, epoch: UInt32, firstLSN: LSN, end: UInt64,
-        maximumFrameSize: Int, buffer: ReadBuffer
+        maximumFrameSize: Int, version: UInt16, buffer: ReadBuffer
     ) {
+        self.allowedFlags = SegmentHeader.allowedFlags(version)
         self.io = io
         self.file = file
         self.epoch = epoch
@@ -65,17 +81,51 @@ package struct FrameScanner {
         buffer.reset()
     }
 
-    /// Reads and checks the next frame.
+    /// Reads and checks the next frame. A frame whose flags say more of its record follows
+    /// (``FrameFlags/continues``) is returned as the others are; the caller keeps its payload
+    /// until the record's last frame.
     package mutating func next() throws -> Step {
-        guard offset < end else { return .end }
-        switch try check(at: offset, expecting: expectedLSN) {
+        guard offset < end else {
+            guard let start = openRecordStart else { return .end }
+            return .invalid(
+                Problem(
+                    offset: start, reason: "the record at LSN \(expectedLSN) ends at offset \(offset) without its last frame",
+                    isShort: true))
+        }
+        switch try check(at: offset, expecting: expectedLSN, extending: openRecordStart == nil ? 0 : openRecordChecksum) {
         case .success(let frame):
+            let flags = frame.header.flags
+            if flags.contains(.continuation) != (openRecordStart != nil) {
+                return .invalid(
+                    insideRecord(
+                        Problem(
+                            offset: offset,
+                            reason: flags.contains(.continuation)
+                                ? "frame continues a record, but the frame before it ended its record"
+                                : "frame starts a record while the record at LSN \(expectedLSN) has not ended")))
+            }
+            if flags.contains(.continues) {
+                if openRecordStart == nil { openRecordStart = offset }
+                openRecordChecksum = frame.recordChecksum
+            } else {
+                openRecordStart = nil
+                expectedLSN = frame.header.lsn.next
+            }
             offset += UInt64(frame.size)
-            expectedLSN = frame.header.lsn.next
             return .frame(frame)
         case .failure(let problem):
-            return .invalid(problem)
+            return .invalid(insideRecord(problem))
         }
+    }
+
+    /// A problem with a frame of an unfinished record, as a problem of that record: at its
+    /// start, the frame's own offset in the reason.
+    private func insideRecord(_ problem: Problem) -> Problem {
+        guard let start = openRecordStart else { return problem }
+        var moved = problem
+        moved.offset = start
+        moved.reason = "\(problem.reason) (the frame at offset \(problem.offset), inside the record at LSN \(expectedLSN) that starts here)"
+        return moved
     }
 
     /// Whether any frame that passes every check (with an LSN after `lsn`) starts after
@@ -84,7 +134,8 @@ package struct FrameScanner {
         try findValidFrame(after: offset, laterThan: lsn) != nil
     }
 
-    /// The first offset after `offset` where a valid frame with an LSN after `lsn` starts.
+    /// The first offset after `offset` where a valid record's first frame with an LSN after
+    /// `lsn` starts.
     ///
     /// Every byte offset is a candidate, but only one whose epoch field (bytes 16..<20 of a
     /// header) holds this segment's epoch is checked: the file is read a megabyte at a time and
@@ -118,8 +169,10 @@ package struct FrameScanner {
                 let found = hit - UnsafeMutableRawPointer(base) - 16 - keyIndex
                 let header = UnsafeRawBufferPointer(rebasing: window[found..<(found + FrameHeader.size)])
                 let start = position + UInt64(found)
+                // Only a record's first frame: a walk resumes between records.
                 if UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 16, as: UInt32.self)) == epoch,
-                    case .success(let parsed) = FrameHeader.parse(header), parsed.lsn > lsn,
+                    case .success(let parsed) = FrameHeader.parse(header, allowing: allowedFlags), parsed.lsn > lsn,
+                    !parsed.flags.contains(.continuation),
                     case .success(let frame) = try check(at: start, expecting: parsed.lsn)
                 {
                     return (start, frame.header.lsn)
@@ -132,12 +185,16 @@ package struct FrameScanner {
     }
 
     /// Moves the walk to a frame found by ``findValidFrame(after:laterThan:)`` (salvage).
+    /// The offset is a record's first frame, or the end of the bytes.
     package mutating func resume(at offset: UInt64, lsn: LSN) {
         self.offset = offset
         self.expectedLSN = lsn
+        self.openRecordStart = nil
     }
 
-    private func check(at offset: UInt64, expecting lsn: LSN) throws -> Result<Frame, Problem> {
+    /// Checks the frame at `offset`; `seed` is the checksum its record's frames before it reach
+    /// (0 for a record's first frame).
+    private func check(at offset: UInt64, expecting lsn: LSN, extending seed: UInt32 = 0) throws -> Result<Frame, Problem> {
         func refuse(_ reason: String) -> Result<Frame, Problem> { .failure(Problem(offset: offset, reason: reason)) }
         let available = end - offset
         guard available >= UInt64(FrameHeader.size) else {
@@ -146,7 +203,7 @@ package struct FrameScanner {
         }
         let rawHeader = try buffer.bytes(io, file, at: offset, length: FrameHeader.size, fileEnd: end)
         let header: FrameHeader
-        switch FrameHeader.parse(rawHeader) {
+        switch FrameHeader.parse(rawHeader, allowing: allowedFlags) {
         case .success(let parsed): header = parsed
         case .failure(.headerChecksum):
             return refuse(rawHeader.allSatisfy { $0 == 0 } ? "zero-filled bytes where a frame header should be" : "frame header checksum mismatch")
@@ -181,9 +238,9 @@ package struct FrameScanner {
         }
         let whole = try buffer.bytes(io, file, at: offset, length: size, fileEnd: end)
         let payload = UnsafeRawBufferPointer(rebasing: whole[FrameHeader.size...])
-        guard FrameHeader.frameChecksumMatches(header: whole, payload: payload) else {
+        guard let recordChecksum = FrameHeader.checkedPayloadChecksum(header: whole, payload: payload, extending: seed) else {
             return refuse("frame checksum mismatch")
         }
-        return .success(Frame(header: header, offset: offset, payload: payload))
+        return .success(Frame(header: header, offset: offset, payload: payload, recordChecksum: recordChecksum))
     }
 }

@@ -6,4 +6,6 @@ struct SegmentExtent: Sendable {
     var end: UInt64
     /// The LSN after the last acknowledged frame.
     var nextLSN: LSN
+    /// The segment header's format version: which frame flags its frames may carry.
+    var version: UInt16
 }

@@ -8,16 +8,25 @@ import struct Foundation.UUID
 package struct SegmentHeader: Equatable, Sendable {
     /// The size of the header; the first frame starts right after it.
     package static let size = 64
-    /// The segment format version this code writes and reads.
-    package static let formatVersion: UInt16 = 1
+    /// The newest segment format version this code reads (and writes when a segment holds a
+    /// record of several frames).
+    package static let formatVersion: UInt16 = 2
+    /// The version of a segment whose every record is one frame: what a new segment is, so
+    /// that builds that read version 1 alone read it.
+    package static let singleFrameVersion: UInt16 = 1
+    /// The first version whose records may span several frames (``FrameFlags``).
+    package static let multiFrameVersion: UInt16 = 2
     private static let magic: [UInt8] = Array("CAIRNSEG".utf8)
 
     package var epoch: UInt32
     package var number: UInt64
     package var firstLSN: LSN
     package var storeID: UUID
+    /// The format version: ``singleFrameVersion`` or ``multiFrameVersion``.
+    package var version: UInt16
 
-    package init(epoch: UInt32, number: UInt64, firstLSN: LSN, storeID: UUID) {
+    package init(epoch: UInt32, number: UInt64, firstLSN: LSN, storeID: UUID, version: UInt16 = singleFrameVersion) {
+        self.version = version
         self.epoch = epoch
         self.number = number
         self.firstLSN = firstLSN
@@ -28,7 +37,7 @@ package struct SegmentHeader: Equatable, Sendable {
     package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
         writer.write(bytes: Self.magic)
-        writer.write(Self.formatVersion)
+        writer.write(version)
         writer.write(UInt16(Self.size))
         writer.write(epoch)
         writer.write(number)
@@ -57,8 +66,8 @@ package struct SegmentHeader: Equatable, Sendable {
             let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 60, as: UInt32.self))
             let actual = CRC32C.mask(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<60])))
             guard stored == actual else { throw LogError.corruption("segment header checksum mismatch", path: path, offset: 0) }
-            let version: UInt16 = try reader.read()
-            guard version == Self.formatVersion else {
+            version = try reader.read()
+            guard (Self.singleFrameVersion...Self.formatVersion).contains(version) else {
                 throw LogError.unsupportedVersion(of: "segment", version, current: Self.formatVersion, path: path, offset: 8)
             }
             let headerSize: UInt16 = try reader.read()
@@ -71,6 +80,11 @@ package struct SegmentHeader: Equatable, Sendable {
         } catch let overrun as ByteReader.Overrun {
             throw LogError.corruption("segment header truncated", path: path, offset: UInt64(overrun.offset))
         }
+    }
+
+    /// The frame flags a segment of `version` may carry: none in version 1.
+    package static func allowedFlags(_ version: UInt16) -> FrameFlags {
+        version >= multiFrameVersion ? .known : []
     }
 
     /// Checks a parsed header against the manifest's record of the segment and the store's ID.

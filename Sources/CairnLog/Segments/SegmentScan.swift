@@ -8,13 +8,17 @@ package struct SegmentScan: Sendable {
     package var path: String
     /// The file's length on disk.
     package var fileLength: UInt64 = 0
-    /// The end of the last valid frame (the header's end when there is none).
+    /// The segment header's format version (``SegmentHeader/singleFrameVersion`` until the header is read).
+    package var version = SegmentHeader.singleFrameVersion
+    /// The end of the last valid record's last frame (the header's end when there is none).
     package var validEnd = UInt64(SegmentHeader.size)
-    /// Valid frames read.
+    /// Valid records read: the LSNs the segment holds (what the manifest counts).
+    package var records: UInt64 = 0
+    /// The frames of the valid records (as many as records in a version 1 segment).
     package var frames: UInt64 = 0
-    /// The LSN after the last valid frame (the segment's first LSN when there is none).
+    /// Payload bytes as stored (after compression) and as appended (before), of the valid records.
+    /// The LSN after the last valid record (the segment's first LSN when there is none).
     package var nextLSN: LSN
-    /// Payload bytes as stored (after compression) and as appended (before).
     package var storedBytes: UInt64 = 0
     package var rawBytes: UInt64 = 0
     /// The first frame refused, if any.
@@ -36,9 +40,9 @@ package struct SegmentScan: Sendable {
                 "sealed segment is \(fileLength) bytes; the manifest recorded \(segment.length)",
                 path: path, offset: min(fileLength, segment.length))
         }
-        if frames != segment.frameCount {
+        if records != segment.frameCount {
             return LogError.corruption(
-                "sealed segment holds \(frames) frames; the manifest recorded \(segment.frameCount)",
+                "sealed segment holds \(records) records; the manifest recorded \(segment.frameCount)",
                 path: path, offset: validEnd)
         }
         return nil
@@ -46,7 +50,9 @@ package struct SegmentScan: Sendable {
 
     /// Walks a segment. Throws for I/O failures and a bad segment header; frame problems are
     /// recorded in ``problem`` (and skipped in salvage mode). With `through`, the walk ends
-    /// before the first frame after that LSN, as at the file's end.
+    /// before the first frame after that LSN, as at the file's end. `visit` sees every valid
+    /// frame, those of a record the walk then finds unfinished too (``RecordAssembler`` holds
+    /// a record's frames until its last).
     package static func scan(
         _ segment: Manifest.Segment, layout: StoreLayout, io: any FileIO, storeID: UUID,
         maximumFrameSize: Int, salvage: Bool, buffer: ReadBuffer, through: LSN? = nil,
@@ -62,11 +68,13 @@ package struct SegmentScan: Sendable {
         let headerBytes = try buffer.bytes(
             io, file, at: 0, length: min(SegmentHeader.size, Int(result.fileLength)),
             fileEnd: result.fileLength)
-        _ = try SegmentHeader(decoding: headerBytes, expected: segment, storeID: storeID, path: path)
+        result.version = try SegmentHeader(decoding: headerBytes, expected: segment, storeID: storeID, path: path).version
 
         var scanner = FrameScanner(
             io: io, file: file, epoch: segment.epoch, firstLSN: segment.firstLSN,
-            end: result.fileLength, maximumFrameSize: maximumFrameSize, buffer: buffer)
+            end: result.fileLength, maximumFrameSize: maximumFrameSize, version: result.version, buffer: buffer)
+        // The frames and bytes of the record under way, counted when its last frame comes.
+        var open = (frames: UInt64(0), stored: UInt64(0), raw: UInt64(0))
         walk: while true {
             switch try scanner.next() {
             case .end:
@@ -74,11 +82,18 @@ package struct SegmentScan: Sendable {
             case .frame(let frame):
                 if let through, frame.header.lsn > through { break walk }
                 try visit?(frame)
-                result.frames += 1
-                result.storedBytes += UInt64(frame.header.storedLength)
-                result.rawBytes += UInt64(frame.header.rawLength)
-                result.validEnd = scanner.offset
-                result.nextLSN = scanner.expectedLSN
+                open.frames += 1
+                open.stored += UInt64(frame.header.storedLength)
+                open.raw += UInt64(frame.header.rawLength)
+                if frame.header.flags.endsRecord {
+                    result.frames += open.frames
+                    result.storedBytes += open.stored
+                    result.rawBytes += open.raw
+                    open = (0, 0, 0)
+                    result.records += 1
+                    result.validEnd = scanner.offset
+                    result.nextLSN = scanner.expectedLSN
+                }
             case .invalid(let problem):
                 if result.problem == nil { result.problem = problem }
                 // In a sealed segment any bad frame is corruption; only the active segment
@@ -92,6 +107,7 @@ package struct SegmentScan: Sendable {
                     result.lostRanges.append(scanner.expectedLSN...found.lsn.previous)
                 }
                 scanner.resume(at: found.offset, lsn: found.lsn)
+                open = (0, 0, 0)
             }
         }
         return result
