@@ -8,6 +8,8 @@ public enum FixtureStores {
         .deletingLastPathComponent().appendingPathComponent("Fixtures/Stores").path
     /// The bare log CairnLog's format version 1 wrote (`GoldenStoreTests`).
     public static let logVersion1 = folder + "/log-v1"
+    /// The bare log CairnLog's segment format version 2 wrote: records of several frames (`GoldenStoreTests`).
+    public static let logVersion2 = folder + "/log-v2"
 }
 
 /// The store's segment files, in order.

@@ -54,12 +54,18 @@ public struct StoreOptions: Sendable {
     /// compaction kept history (``HistoryRetention``); older LSNs throw
     /// ``StoreError/Code/historyUnavailable`` naming the oldest one kept.
     public var asOf: LSN?
-    /// The largest change record one save may write (it is one frame of the log): a bigger save
-    /// fails with `LogError.Code.frameTooLarge` and changes nothing. Default 256 MiB, about
-    /// 2 million objects of ten attributes; an import larger than that saves in chunks
-    /// (CairnMapping's `ImportOptions.chunkSize`). Opening a store with a larger value raises
-    /// the bound its manifest records; readers honour the manifest's.
-    public var maximumSaveSize: Int = 256 << 20
+    /// The largest frame of the log: a save's change record up to this size is one frame, and a
+    /// larger one is one record of several frames of at most this size, atomic all the same
+    /// (docs/FORMAT.md §4), so a save or an import of any size is one save. Default 256 MiB,
+    /// about 2 million objects of ten attributes in one frame. Opening a store with a larger
+    /// value raises the bound its manifest records; readers honour the manifest's.
+    public var maximumFrameSize: Int = 256 << 20
+    /// Former name of ``maximumFrameSize``, from when a save had to fit in one frame.
+    @available(*, deprecated, renamed: "maximumFrameSize", message: "a save of any size is one save; this sets the size of its frames")
+    public var maximumSaveSize: Int {
+        get { maximumFrameSize }
+        set { maximumFrameSize = newValue }
+    }
     /// When the store compacts itself: by default when the log after the base outgrows the
     /// base (and 64 MiB), or when half of the bytes on disk are dead. See ``AutomaticCompaction``.
     public var automaticCompaction = AutomaticCompaction()
@@ -82,7 +88,7 @@ public struct StoreOptions: Sendable {
         options.segmentSize = segmentSize
         options.recovery = recovery
         options.readOnly = readOnly
-        options.maximumFrameSize = maximumSaveSize
+        options.maximumFrameSize = maximumFrameSize
         if let fileIO { options.fileIO = fileIO }
         options.compactionStep = compactionStep
         if let releaseStep { options.releaseStep = releaseStep }
