@@ -1,9 +1,10 @@
 import Cairn
+import CairnLog
 import CairnMapping
 import Foundation
 
 /// Memory and latency of large imports: the peak resident size of `cairn import` for a
-/// single-save import of 1M records and a chunked import of 5M, beside the resident size of the
+/// single-save import of 1M records, a chunked import of 5M and the same 5M in one save, beside the resident size of the
 /// store each makes (a process that opens it and counts its objects), and the longest wait of a
 /// view-context fetch while a background import of 1M records runs.
 func importMemoryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
@@ -49,7 +50,19 @@ func importMemoryBenchmarks(_ initial: Report, root: String, quick: Bool) async 
     let chunkedBytes = try PersonJSON.writeLines(count: chunked, to: chunkedFile)
     let chunkedStore = root + "/memory-chunked"
     let chunkedRun = try runProcess(cairn, ["import", chunkedStore, "--entity", "Person", chunkedFile, "--model", modelFile, "--chunk", "50000"])
+    // The same 5M records in one save: one change record of several frames.
+    let wholeStore = root + "/memory-whole"
+    let wholeRun = try runProcess(cairn, ["import", wholeStore, "--entity", "Person", chunkedFile, "--model", modelFile])
     try? FileManager.default.removeItem(atPath: chunkedFile)
+    let wholeOpen = try runProcess(cairn, ["query", wholeStore, "--entity", "Person", "--count"])
+    let wholeLog = try LogInspection.inspect(directory: wholeStore)
+    try? FileManager.default.removeItem(atPath: wholeStore)
+    report.row(
+        "peak resident, import of \(chunked) records in one save", "\(wholeRun.peakResidentBytes >> 20) MiB",
+        note:
+            "\(fixed(wholeRun.seconds, 1)) s; \(wholeLog.frames) frames, LSNs \(wholeLog.lsnRange.map { "\($0)" } ?? "-"); "
+            + "reopened and counted in \(fixed(wholeOpen.seconds, 2)) s, holding the store: \(wholeOpen.peakResidentBytes >> 20) MiB"
+    )
     let chunkedOpen = try runProcess(cairn, ["query", chunkedStore, "--entity", "Person", "--count"])
     try? FileManager.default.removeItem(atPath: chunkedStore)
     let allowed = chunkedOpen.peakResidentBytes + 256 << 20

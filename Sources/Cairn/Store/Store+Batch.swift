@@ -137,7 +137,7 @@ extension Store {
         return ids
     }
 
-    /// Sets attributes on every object that matches, as one save (one frame of the log, one
+    /// Sets attributes on every object that matches, as one save (one record of the log, one
     /// did-save notification), as Core Data's batch update does. Returns how many objects
     /// changed.
     ///

@@ -1,4 +1,4 @@
-/// A log sequence number: the position of one frame (one transaction) in a store's log.
+/// A log sequence number: the position of one record (one transaction: one frame, or several for a large one) in a store's log.
 ///
 /// LSNs are contiguous: the first frame of a new store is 1 and every append takes the next
 /// number. An LSN stays valid across reopening and compaction, so it can serve as a token for
