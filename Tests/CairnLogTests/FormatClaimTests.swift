@@ -19,17 +19,7 @@ import Testing
 
     /// The codec and dictionary id of every frame of a segment file.
     func frameCodecs(_ segment: String) throws -> [(FrameCodec, UInt16)] {
-        let bytes = try contents(segment)
-        var offset = SegmentHeader.size
-        var found: [(FrameCodec, UInt16)] = []
-        while offset + FrameHeader.size <= bytes.count {
-            let header = try bytes.withUnsafeBytes { raw in
-                try FrameHeader.parse(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + FrameHeader.size)]), allowing: .known).get()
-            }
-            found.append((header.codec, header.dictionaryID))
-            offset += FrameHeader.size + Int(header.storedLength)
-        }
-        return found
+        try frameHeaders(ofSegment: segment).map { ($0.header.codec, $0.header.dictionaryID) }
     }
 
     @Test func unknownManifestFlagsAreAnUnsupportedFormatAndOnlyVersion2NamesABase() async throws {

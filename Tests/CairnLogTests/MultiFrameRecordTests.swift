@@ -31,17 +31,7 @@ import Testing
 
     /// Every frame header of a segment file, in order.
     static func frames(_ segment: String) throws -> [(offset: Int, header: FrameHeader)] {
-        let bytes = try contents(segment)
-        var offset = SegmentHeader.size
-        var found: [(Int, FrameHeader)] = []
-        while offset + FrameHeader.size <= bytes.count {
-            let header = try bytes.withUnsafeBytes { raw in
-                try FrameHeader.parse(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + FrameHeader.size)]), allowing: .known).get()
-            }
-            found.append((offset, header))
-            offset += FrameHeader.size + Int(header.storedLength)
-        }
-        return found
+        try frameHeaders(ofSegment: segment)
     }
 
     @Test func aPayloadOverTheFrameSizeIsOneRecordOfSeveralFramesThatReadsBackWhole() async throws {
@@ -387,19 +377,11 @@ import Testing
         try await log.close()
         let appended = Set((0..<3).flatMap { appender in (0..<40).map { payload(appender * 1000 + $0, size: Self.recordSize(appender * 1000 + $0)) } })
         for (number, image) in images.current.enumerated() {
-            let store = directory.store("cut-\(number)")
-            try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
-            for (name, bytes) in image.files { try write(bytes, to: store + "/" + name) }
-            var records: [LogRecord] = []
-            do {
-                records = try readAll(store)
-            } catch let error as LogError where error.code == .corruption && error.path?.hasSuffix(".seg") == true {
-                var salvage = LogOptions()
-                salvage.recovery = .salvage
-                records = try readAll(store, options: salvage)
-            } catch let error as LogError where image.acknowledged.isEmpty {
-                #expect(error.code == .notFound || error.code == .corruption, "image \(number): \(error)")
-            }
+            guard
+                let (records, _) = PowerLossTests.records(
+                    ofImage: image.files, at: directory.store("cut-\(number)"), options: Self.options(frame: 512, segment: 16 << 10),
+                    anyAcknowledged: !image.acknowledged.isEmpty, name: "image \(number)")
+            else { continue }
             for record in records where !appended.contains(record.payload) {
                 Issue.record("image \(number) (CAIRN_TEST_SEED=\(TestSeed.base)): LSN \(record.lsn) is not a whole record")
             }

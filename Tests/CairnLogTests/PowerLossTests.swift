@@ -70,6 +70,38 @@ final class SyncTrackingFileIO: FileIO, Sendable {
 }
 
 @Suite struct PowerLossTests {
+    /// Writes a power-cut image into a new store folder at `store` and reads its records, then
+    /// opens it for writing (which recovers it); an image the open refuses as a damaged segment
+    /// (a sector that reached the disk after one that did not, §7) is read in salvage instead
+    /// (`salvaged`). Nil, with an issue recorded, for an image that does not open otherwise;
+    /// without any acknowledged append, no store yet is a fine outcome (empty records).
+    static func records(
+        ofImage files: [String: [UInt8]], at store: String, options: LogOptions, anyAcknowledged: Bool, name: String
+    ) -> (records: [LogRecord], salvaged: Bool)? {
+        do {
+            try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
+            for (file, bytes) in files { try write(bytes, to: store + "/" + file) }
+            let records = try readAll(store)
+            _ = try Log.open(at: store, options: options)
+            return (records, false)
+        } catch let error as LogError where error.code == .corruption && error.path?.hasSuffix(".seg") == true {
+            var salvage = LogOptions()
+            salvage.recovery = .salvage
+            do {
+                return (try readAll(store, options: salvage), true)
+            } catch {
+                Issue.record("\(name) (CAIRN_TEST_SEED=\(TestSeed.base)), salvaged: \(error)")
+                return nil
+            }
+        } catch let error as LogError where !anyAcknowledged {
+            #expect(error.code == .notFound || error.code == .corruption, "\(name): \(error)")
+            return ([], false)
+        } catch {
+            Issue.record("\(name) (CAIRN_TEST_SEED=\(TestSeed.base)): \(error)")
+            return nil
+        }
+    }
+
     /// Runs `appenders` concurrent appenders of `each` payloads (`payload(appender * 1000 + i)`),
     /// recording each acknowledged LSN with its payload's number.
     static func append(to log: Log, appenders: Int, each: Int, acknowledged: Protected<[LSN: Int]>) async throws {
@@ -157,24 +189,12 @@ final class SyncTrackingFileIO: FileIO, Sendable {
 
         var salvaged = 0
         for (number, image) in images.current.enumerated() {
-            let store = directory.store("cut-\(number)")
-            try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
-            for (name, bytes) in image.files { try write(bytes, to: store + "/" + name) }
-            var records: [LogRecord] = []
-            do {
-                records = try readAll(store)
-                _ = try Log.open(at: store, options: smallSegments(8192))  // and a writable open recovers it
-            } catch let error as LogError where error.code == .corruption && error.path?.hasSuffix(".seg") == true {
-                var salvage = LogOptions()
-                salvage.recovery = .salvage
-                records = try readAll(store, options: salvage)
-                salvaged += 1
-            } catch let error as LogError where image.acknowledged.isEmpty {
-                #expect(error.code == .notFound || error.code == .corruption, "image \(number): \(error)")
-            } catch {
-                Issue.record("image \(number) (CAIRN_TEST_SEED=\(TestSeed.base)): \(error)")
-                continue
-            }
+            guard
+                let (records, salvage) = Self.records(
+                    ofImage: image.files, at: directory.store("cut-\(number)"), options: smallSegments(8192),
+                    anyAcknowledged: !image.acknowledged.isEmpty, name: "image \(number)")
+            else { continue }
+            if salvage { salvaged += 1 }
             let byLSN = Dictionary(records.map { ($0.lsn, $0.payload) }, uniquingKeysWith: { first, _ in first })
             for (lsn, id) in image.acknowledged where byLSN[lsn] != payload(id) {
                 Issue.record("image \(number) (CAIRN_TEST_SEED=\(TestSeed.base)): acknowledged LSN \(lsn) lost")

@@ -1,3 +1,4 @@
+import CairnLog
 import Foundation
 import Glibc
 
@@ -37,4 +38,18 @@ public func truncateFile(_ path: String, to length: Int) {
 public func copyDirectory(_ source: String, to destination: String) throws {
     try? FileManager.default.removeItem(atPath: destination)
     try FileManager.default.copyItem(atPath: source, toPath: destination)
+}
+
+/// Every frame header of a segment file, in order, with where it starts (a damaged header ends
+/// the walk with an error).
+package func frameHeaders(ofSegment path: String) throws -> [(offset: Int, header: FrameHeader)] {
+    let bytes = try contents(path)
+    var offset = SegmentHeader.size
+    var found: [(offset: Int, header: FrameHeader)] = []
+    while offset + FrameHeader.size <= bytes.count {
+        let header = try bytes[offset..<(offset + FrameHeader.size)].withUnsafeBytes { try FrameHeader.parse($0, allowing: .known).get() }
+        found.append((offset, header))
+        offset += FrameHeader.size + Int(header.storedLength)
+    }
+    return found
 }

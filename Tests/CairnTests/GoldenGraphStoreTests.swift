@@ -361,15 +361,7 @@ import Testing
         #expect(inspection.storedBytes < inspection.rawBytes, "compressed frames")
         var codecs: [FrameCodec: Int] = [:]
         for segment in inspection.segments {
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: store + "/" + segment.file)))
-            var offset = SegmentHeader.size
-            while offset + FrameHeader.size <= bytes.count {
-                let header = try bytes.withUnsafeBytes { raw in
-                    try FrameHeader.parse(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + FrameHeader.size)]), allowing: .known).get()
-                }
-                codecs[header.codec, default: 0] += 1
-                offset += FrameHeader.size + Int(header.storedLength)
-            }
+            for (_, header) in try frameHeaders(ofSegment: store + "/" + segment.file) { codecs[header.codec, default: 0] += 1 }
         }
         #expect(codecs[.lz4Dictionary, default: 0] > 10, "frames compressed with the dictionary: \(codecs)")
         let models = try Store.storedModels(at: store)

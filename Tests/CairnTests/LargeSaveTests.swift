@@ -64,7 +64,8 @@ import Testing
         let context = store.newBackgroundContext()
         return try context.fetch(FetchRequest("Item")).map { (item: ManagedObject) throws -> Int in
             let index = Int(try item.value(forKey: "n", as: Int64.self))
-            guard try item.value(forKey: "code", as: String.self) == "item-\(index)", try item.value(forKey: "blob", as: Data.self) == Data(Self.blob(index)) else {
+            guard try item.value(forKey: "code", as: String.self) == "item-\(index)", try item.value(forKey: "blob", as: Data.self) == Data(Self.blob(index))
+            else {
                 return -1
             }
             return index
@@ -107,15 +108,7 @@ import Testing
 
     /// Where each frame of the record at `lsn` starts in a segment file.
     static func frameOffsets(of lsn: LSN, in path: String) throws -> [Int] {
-        let bytes = try contents(path)
-        var offset = SegmentHeader.size
-        var found: [Int] = []
-        while offset + FrameHeader.size <= bytes.count {
-            let header = try bytes[offset..<(offset + FrameHeader.size)].withUnsafeBytes { try FrameHeader.parse($0, allowing: .known).get() }
-            if header.lsn == lsn { found.append(offset) }
-            offset += FrameHeader.size + Int(header.storedLength)
-        }
-        return found
+        try frameHeaders(ofSegment: path).filter { $0.header.lsn == lsn }.map(\.offset)
     }
 
     @Test func aCrashInsideALargeSaveLeavesNoneOfIt() async throws {

@@ -23,15 +23,7 @@ import Testing
     /// Where the frame of `lsn` starts in the segment file at `path`: its frames follow the
     /// segment header one after the other, each a header and its stored payload.
     static func frameOffset(of lsn: LSN, in path: String) throws -> UInt64? {
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        var offset = SegmentHeader.size
-        while offset + FrameHeader.size <= bytes.count {
-            let parsed = bytes[offset..<(offset + FrameHeader.size)].withUnsafeBytes { FrameHeader.parse($0, allowing: .known) }
-            guard case .success(let header) = parsed else { return nil }
-            if header.lsn == lsn { return UInt64(offset) }
-            offset += FrameHeader.size + Int(header.storedLength)
-        }
-        return nil
+        try frameHeaders(ofSegment: path).first { $0.header.lsn == lsn }.map { UInt64($0.offset) }
     }
 
     /// ``HostileRecordTests/open(after:model:)``, keeping the store's folder (its files are

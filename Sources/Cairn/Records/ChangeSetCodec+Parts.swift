@@ -41,8 +41,9 @@ extension ChangeSetCodec {
     }
 
     /// Fills part `number`'s entry of the table at `table`: its insert count and byte length, each
-    /// a `u32`. A record is at most the maximum frame size, below 2^32 bytes (FORMAT.md §4), so
-    /// both fit; a longer part (a save no log takes) is written clamped, and refused when read.
+    /// a `u32`. A part longer than 2^32 - 1 bytes (4,096 objects of over 1 MiB each) is written
+    /// clamped, so that its record does not read back: the commit, which reads every record back
+    /// before it submits it, refuses that save, and nothing reaches the log.
     static func fillPartEntry(_ number: Int, table: Int, inserts: Int, length: Int, in writer: inout ByteWriter) {
         writer.patch(UInt32(clamping: inserts), at: table + 8 * number)
         writer.patch(UInt32(clamping: length), at: table + 8 * number + 4)

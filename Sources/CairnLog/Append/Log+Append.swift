@@ -165,7 +165,7 @@ extension Log {
     private func write(_ batch: [PendingRecord], _ state: inout WriterState) throws {
         var buffer = state.buffer
         buffer.removeAll(keepingCapacity: true)
-        defer { state.buffer = buffer }
+        defer { state.buffer = buffer.capacity > LogTuning.writeBufferKept ? [] : buffer }
         var chunkEnd = LSN.zero
         var chunkRecords: UInt64 = 0
         var epoch = state.manifest.segments[state.manifest.segments.count - 1].epoch

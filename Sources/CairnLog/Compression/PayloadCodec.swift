@@ -28,6 +28,8 @@ package struct EncodedPayload: Sendable {
 package final class PayloadCodec: Sendable {
     /// Payloads shorter than this are always stored raw.
     package static let smallestCompressed = 16
+    /// Payloads longer than this (LZ4's `LZ4_MAX_INPUT_SIZE`) are always stored raw.
+    package static let largestCompressed = 0x7E00_0000
 
     private let policy: CompressionPolicy
     private let dictionaries: Protected<[UInt16: CompressionDictionary]>
@@ -76,7 +78,9 @@ package final class PayloadCodec: Sendable {
                 codec: .raw, dictionaryID: 0, rawLength: UInt32(payload.count),
                 bytes: Array(payload), checksum: CRC32C.checksum(payload, extending: seed))
         }
-        guard policy != .none, payload.count >= Self.smallestCompressed else { return raw() }
+        // (LZ4 takes at most LZ4_MAX_INPUT_SIZE bytes: a larger frame, possible only with a
+        // maximum frame size above it, is stored raw.)
+        guard policy != .none, payload.count >= Self.smallestCompressed, payload.count <= Self.largestCompressed else { return raw() }
         if policy == .lz4Dictionary {
             trainer.withLock { if $0.wants(size: payload.count) { $0.add(payload) } }
         }
@@ -120,6 +124,8 @@ package final class PayloadCodec: Sendable {
                 guard let found = self.dictionary(dictionaryID) else { throw .unknownDictionary(dictionaryID) }
                 dictionary = found
             }
+            // No writer compresses more than LZ4 takes: a longer frame is damage (and past Int32).
+            guard stored.count <= Self.largestCompressed, rawLength <= Self.largestCompressed else { throw .malformed }
             var produced = -1
             let output = [UInt8](unsafeUninitializedCapacity: rawLength) { buffer, initialized in
                 let destination = UnsafeMutableRawBufferPointer(buffer)

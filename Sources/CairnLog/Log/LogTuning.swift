@@ -17,6 +17,9 @@ enum LogTuning {
     package static let followBatchBytes = 64 << 20
     /// Bytes of zeros written at a time over unacknowledged bytes a failed cut left.
     static let zeroFillChunkSize = 64 << 10
+    /// The capacity of the writer's batch buffer kept between batches: a larger one (a batch
+    /// holding a large record) is let go, so that one large save does not pin its size.
+    static let writeBufferKept = 64 << 20
 
     /// How often, and how long apart, a refused `LOCK` is tried again (a forked child holds a
     /// copy of the descriptor until it execs): 40 tries 5 ms apart.

@@ -32,7 +32,8 @@ extension Recovery {
             } catch let error as LogError where salvage && error.code == .corruption {
                 report.damage.append(error)
                 // No overflow: Manifest.checkInvariants bounds first LSN + frame count.
-                let lost = segment.isSealed ? segment.firstLSN...LSN(segment.firstLSN.rawValue + max(segment.frameCount, 1) - 1) : nil
+                // (A segment sealed empty, before a record of several frames, lost nothing.)
+                let lost = segment.isSealed && segment.frameCount > 0 ? segment.firstLSN...LSN(segment.firstLSN.rawValue + segment.frameCount - 1) : nil
                 if let lost { report.lostRanges.append(lost) }
                 continue
             }

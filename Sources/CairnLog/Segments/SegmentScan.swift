@@ -16,9 +16,9 @@ package struct SegmentScan: Sendable {
     package var records: UInt64 = 0
     /// The frames of the valid records (as many as records in a version 1 segment).
     package var frames: UInt64 = 0
-    /// Payload bytes as stored (after compression) and as appended (before), of the valid records.
     /// The LSN after the last valid record (the segment's first LSN when there is none).
     package var nextLSN: LSN
+    /// Payload bytes as stored (after compression) and as appended (before), of the valid records.
     package var storedBytes: UInt64 = 0
     package var rawBytes: UInt64 = 0
     /// The first frame refused, if any.

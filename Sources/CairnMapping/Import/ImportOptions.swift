@@ -40,8 +40,9 @@ public struct ImportOptions: Sendable {
     /// (true, as MagicalRecord, Groot and Sync do). On for every import through a mapping whose
     /// ``Mapping/insertsMissingReferences`` is set; `cairn import --insert-missing-references`.
     public var insertsMissingReferences = false
-    /// Commits every this many top-level records (and the rest at the end), so that an input
-    /// larger than one save should be is imported in several; nil: one save for the whole import.
+    /// Commits every this many top-level records (and the rest at the end), so that the import
+    /// holds one chunk's changes beside the store rather than the whole input's (one save of any
+    /// size is atomic, but its memory grows with it); nil: one save for the whole import.
     /// A failed chunked import keeps the chunks it committed, and says how many records they
     /// held (``ImportError/committedRecords``): run it again from there with ``skipRecords``.
     public var chunkSize: Int?
