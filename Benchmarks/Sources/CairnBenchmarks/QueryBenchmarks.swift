@@ -36,16 +36,9 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let view = store.viewContext
     let clock = ContinuousClock()
 
-    /// Runs `body` `repeats` times and returns the operations per second.
-    func rate(_ repeats: Int, _ body: (Int) throws -> Void) rethrows -> Double {
-        let start = clock.now
-        for index in 0..<repeats { try body(index) }
-        return Double(repeats) / seconds(clock.now - start)
-    }
+    func rate(_ repeats: Int, _ body: (Int) throws -> Void) rethrows -> Double { try runsPerSecond(repeats, body) }
     func rate(_ repeats: Int, _ body: @escaping @Sendable (Database, Int) throws -> Void) async throws -> Double {
-        let start = clock.now
-        try await pool.read { db in for index in 0..<repeats { try body(db, index) } }
-        return Double(repeats) / seconds(clock.now - start)
+        try await runsPerSecond(repeats, on: pool, body)
     }
     func compare(_ name: String, _ cairn: Double, _ grdb: Double, unit: String, note: String = "", chartName: String? = nil) {
         report.compare("Queries, \(grouped(count)) objects", chartName ?? name, ratio: cairn / grdb)
@@ -59,29 +52,20 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
         let repeats = ProcessInfo.processInfo.environment["CAIRN_BENCH_PROFILE_REPEATS"].flatMap { Int($0) } ?? 200
         for _ in 0..<repeats {
             switch profile {
-            case "scan": _ = try view.count(FetchRequest("Person", predicate: try FetchPredicate(format: "email CONTAINS[c] %@", "99@")))
-            case "aggregate": _ = try view.aggregate(.average("score"), FetchRequest("Person", predicate: .equal("active", true)))
+            case "scan": _ = try PersonQueries.scan(view)
+            case "aggregate": _ = try PersonQueries.aggregate(view)
             case "equal": _ = try view.fetch(FetchRequest("Person", predicate: .equal("visits", .integer(7))))
             case "lookup":
                 for index in 0..<1000 { _ = try view.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(index))))) }
-            default:
-                _ = try view.fetchIDs(
-                    FetchRequest("Person", predicate: .compare("visits", .less, .integer(50)), sortKeys: [SortKey("score", ascending: false), SortKey("key")]))
+            default: _ = try PersonQueries.sort(view)
             }
         }
     }
 
     // 1. Lookup by unique key.
     let lookups = quick ? 20_000 : 100_000
-    let cairnUnique = try rate(lookups) { index in
-        let found = try view.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(index &* 7919 % count)))))
-        precondition(found != nil)
-    }
-    let grdbUnique = try await rate(lookups) { db, index in
-        let statement = try db.cachedStatement(sql: "SELECT * FROM person WHERE key = ?")
-        let found = try Person.fetchOne(statement, arguments: [Person.key(index &* 7919 % count)])
-        precondition(found != nil)
-    }
+    let cairnUnique = try rate(lookups) { index in try PersonQueries.lookup(view, index, count: count) }
+    let grdbUnique = try await rate(lookups) { db, index in try PersonQueries.lookup(db, index, count: count) }
     compare("lookup by unique key", cairnUnique, grdbUnique, unit: "lookups")
     report.row(
         "one random read of memory", "\(fixed(randomReadLatency(bytes: 128 << 20), 1)) ns",
@@ -106,15 +90,8 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     // `count × 997` seconds from -6e8 (1e9 of them for 1M objects, 1e8 with --quick).
     let span = quick ? Double(count) * 997 / 100 : 12_000_000
     let ranges = quick ? 20 : 50
-    let cairnRange = try rate(ranges) { index in
-        let low = Date(timeIntervalSince1970: -600_000_000 + Double(index) * span)
-        matched = try view.fetch(FetchRequest("Person", predicate: try FetchPredicate(format: "born >= %@ AND born < %@", low, low.addingTimeInterval(span))))
-            .count
-    }
-    let grdbRange = try await rate(ranges) { db, index in
-        let low = Date(timeIntervalSince1970: -600_000_000 + Double(index) * span)
-        _ = try Person.fetchAll(db.cachedStatement(sql: "SELECT * FROM person WHERE born >= ? AND born < ?"), arguments: [low, low.addingTimeInterval(span)])
-    }
+    let cairnRange = try rate(ranges) { index in matched = try PersonQueries.range(view, index, span: span) }
+    let grdbRange = try await rate(ranges) { db, index in try PersonQueries.range(db, index, span: span) }
     compare("range on an indexed attribute, with index", cairnRange, grdbRange, unit: "queries of \(matched) objects")
 
     // 4. A full scan with CONTAINS[c] (counted).
@@ -122,37 +99,25 @@ func queryBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     var scanTimes: [Double] = []
     let cairnScan = try rate(scans) { _ in
         let start = clock.now
-        matched = try view.count(FetchRequest("Person", predicate: try FetchPredicate(format: "email CONTAINS[c] %@", "99@")))
+        matched = try PersonQueries.scan(view)
         scanTimes.append(seconds(clock.now - start) * 1000)
     }
-    let grdbScan = try await rate(scans) { db, _ in
-        _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM person WHERE email LIKE ?", arguments: ["%99@%"])
-    }
+    let grdbScan = try await rate(scans) { db, _ in try PersonQueries.scan(db) }
     compare(
         "full scan, email CONTAINS[c], counted", cairnScan, grdbScan, unit: "scans of \(count), \(matched) match",
         note: "Cairn's scans took " + scanTimes.map { fixed($0, 1) }.joined(separator: ", ") + " ms")
 
     // 5. A sort of 100k results.
     let sorts = quick ? 3 : 3
-    let cairnSort = try rate(sorts) { _ in
-        matched = try view.fetchIDs(
-            FetchRequest("Person", predicate: .compare("visits", .less, .integer(50)), sortKeys: [SortKey("score", ascending: false), SortKey("key")])
-        ).count
-    }
-    let grdbSort = try await rate(sorts) { db, _ in
-        _ = try Int64.fetchAll(db, sql: "SELECT id FROM person NOT INDEXED WHERE visits < 50 ORDER BY score DESC, key")
-    }
+    let cairnSort = try rate(sorts) { _ in matched = try PersonQueries.sort(view) }
+    let grdbSort = try await rate(sorts) { db, _ in try PersonQueries.sort(db) }
     compare("sort of the objects with visits < 50 by score, key", cairnSort, grdbSort, unit: "sorts of \(matched) (ids only)")
 
     // 6. An aggregate (scan).
     let aggregates = 5
     var average = Value.null
-    let cairnAggregate = try rate(aggregates) { _ in
-        average = try view.aggregate(.average("score"), FetchRequest("Person", predicate: .equal("active", true)))
-    }
-    let grdbAggregate = try await rate(aggregates) { db, _ in
-        _ = try Double.fetchOne(db, sql: "SELECT AVG(score) FROM person WHERE active = 1")
-    }
+    let cairnAggregate = try rate(aggregates) { _ in average = try PersonQueries.aggregate(view) }
+    let grdbAggregate = try await rate(aggregates) { db, _ in try PersonQueries.aggregate(db) }
     compare("aggregate: average score of active people", cairnAggregate, grdbAggregate, unit: "aggregates; \(average)")
     try await store.close()
     try pool.close()

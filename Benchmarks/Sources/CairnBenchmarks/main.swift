@@ -4,7 +4,7 @@ import Glibc
 
 // Cairn benchmarks. Usage (from the repository root):
 //
-//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|observe|history|all]... [--quick] [--dir PATH] [--chart PATH]
+//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|observe|history|scale|all]... [--quick] [--dir PATH] [--chart PATH]
 //
 // Runs each suite named (the log's when none is), in the order above. Prints markdown tables:
 // figures, and each target as met or NOT MET. A run that compared Cairn with a peer writes the
@@ -39,7 +39,7 @@ defer { if ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] == nil { try?
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
-let suites = ["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "observe", "history", "all"]
+let suites = ["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "observe", "history", "scale", "all"]
 let named = Set(suites.filter { arguments.contains($0) })
 /// Whether the run includes `suite`.
 func runs(_ suite: String) -> Bool { named.contains(suite) || named.contains("all") || (named.isEmpty && suite == "log") }
@@ -57,6 +57,7 @@ if runs("history") {
     report = try await historyBenchmarks(report, root: root, quick: quick)
     report = try await followerBenchmarks(report, root: root, quick: quick)
 }
+if runs("scale") { report = try await scaleBenchmarks(report, root: root, quick: quick) }
 
 print(report.markdown)
 

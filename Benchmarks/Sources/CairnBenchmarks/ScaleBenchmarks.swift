@@ -1,0 +1,210 @@
+import Cairn
+import CairnLog
+import Foundation
+import GRDB
+
+/// How each cost grows with the store: the same operations on the Person objects at 1M and 3M
+/// objects (`CAIRN_BENCH_SCALE_SIZES=1000000,3000000,10000000` for others; `--quick`: 100k and
+/// 300k), Cairn and GRDB at each size in the same run. Whole processes: the import of a JSON
+/// array in one save (one transaction), a reopen from the log and from a base (GRDB: every row
+/// fetched), resident bytes per object. In process: lookups by unique key (beside a Swift
+/// `Dictionary` of the keys in the same loop), an indexed range, a full scan (beside what the
+/// machine's memory bandwidth needs for the column it reads), a sort of 10%, an aggregate, and
+/// an update of 1% saved.
+func scaleBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
+    var report = initial
+    guard let (cairn, _) = try releasedCommandLine(root: root, &report, measuring: "scale") else { return report }
+    let modelFile = root + "/person-indexed.json"
+    try Person.model(indexed: true).jsonData().write(to: URL(fileURLWithPath: modelFile))
+    let sizes =
+        ProcessInfo.processInfo.environment["CAIRN_BENCH_SCALE_SIZES"].map { $0.split(separator: ",").compactMap { Int($0) } }
+        ?? (quick ? [100_000, 300_000] : [1_000_000, 3_000_000])
+    let bandwidth = copyBandwidth(bytes: 256 << 20)
+    report.row("memory copy bandwidth", "\(fixed(bandwidth / 1e9, 1)) GB/s", note: "memcpy of 256 MiB, best of 5")
+    // What a process that opens a store of one object holds: taken off each reopen's peak, so
+    // that bytes per object are the objects'.
+    let tiny = freshStore(root, "scale-one")
+    _ = try PersonJSON.write(count: 1, to: root + "/scale-one.json")
+    _ = try runProcess(cairn, ["import", tiny, "--entity", "Person", root + "/scale-one.json", "--model", modelFile])
+    let baseline = try runProcess(cairn, ["query", tiny, "--entity", "Person", "--count"]).peakResidentBytes
+    report.row("peak resident of a process that opens a store of one object", "\(baseline >> 20) MiB", note: "taken off the reopens' peaks below")
+    var opens: [(seconds: Double, residentRatio: Double)] = []
+    for count in sizes {
+        let open: (Double, Double)
+        (report, open) = try await scaleRound(
+            report, count: count, root: root, cairn: cairn, modelFile: modelFile, bandwidth: bandwidth, baseline: baseline)
+        opens.append(open)
+    }
+    // The targets, on the largest size: against the smallest, and absolute.
+    guard let smallest = sizes.first, let largest = sizes.last, let open = opens.last else { return report }
+    let ratios = { (count: Int) in
+        Dictionary(report.comparisons.filter { $0.suite == "Scale, \(grouped(count)) objects" }.map { ($0.operation, $0.ratio) }, uniquingKeysWith: { $1 })
+    }
+    let (first, last) = (ratios(smallest), ratios(largest))
+    if largest > smallest {
+        for (operation, ratio) in last.sorted(by: { $0.key < $1.key }) {
+            guard let before = first[operation] else { continue }
+            report.target(
+                "scale: \(operation) at \(grouped(largest)), against GRDB ≥ at \(grouped(smallest))", met: ratio >= before,
+                figure: "\(fixed(ratio, 2))× against \(fixed(before, 2))×")
+        }
+    }
+    report.target("scale: reopen from a base ≤ 3 s at \(grouped(largest))", met: open.seconds <= 3, figure: "\(fixed(open.seconds, 2)) s")
+    report.target(
+        "scale: resident ≤ 1.6× the attribute data at \(grouped(largest))", met: open.residentRatio <= 1.6, figure: "\(fixed(open.residentRatio, 2))×")
+    let importRatio = last["import in one save, whole process"] ?? 0
+    report.target("scale: import ≥ 5× GRDB at \(grouped(largest))", met: importRatio >= 5, figure: "\(fixed(importRatio, 2))×")
+    return report
+}
+
+/// The scale suite's operations at one size; also the seconds of the reopen from the base and
+/// its resident bytes over the attribute data's.
+private func scaleRound(
+    _ initial: Report, count: Int, root: String, cairn: String, modelFile: String, bandwidth: Double, baseline: Int
+) async throws -> (Report, (Double, Double)) {
+    var report = initial
+    let size = grouped(count)
+    let group = "Scale, \(size) objects"
+    func compare(_ operation: String, cairn: Double, grdb: Double, unit: String, note: String = "") {
+        report.compare(group, operation, ratio: cairn / grdb)
+        report.row(
+            "\(operation), \(size)", "Cairn \(fixed(cairn, 1))/s, GRDB \(fixed(grdb, 1))/s",
+            note: "\(fixed(cairn / grdb, 2))× (\(unit))" + (note.isEmpty ? "" : "; " + note))
+    }
+
+    // Whole processes: the import, the reopens.
+    let json = root + "/scale-\(count).json"
+    let jsonBytes = try PersonJSON.write(count: count, to: json)
+    let store = freshStore(root, "scale-cairn-\(count)")
+    let database = root + "/scale-grdb-\(count).sqlite"
+    let cairnImport = try runProcess(cairn, ["import", store, "--entity", "Person", json, "--model", modelFile])
+    let grdbImport = try runProcess(CommandLine.arguments[0], ["grdb-import", json, database])
+    try? FileManager.default.removeItem(atPath: json)
+    guard cairnImport.status == 0, grdbImport.status == 0 else {
+        throw BenchmarkFailure("scale import of \(count): cairn exited with \(cairnImport.status), the GRDB peer with \(grdbImport.status)")
+    }
+    compare(
+        "import in one save, whole process", cairn: 1 / cairnImport.seconds, grdb: 1 / grdbImport.seconds, unit: "imports",
+        note:
+            "\(fixed(Double(jsonBytes) / 1e6, 0)) MB of JSON; Cairn \(fixed(cairnImport.seconds, 1)) s, peak \(cairnImport.peakResidentBytes >> 20) MiB; "
+            + "GRDB \(fixed(grdbImport.seconds, 1)) s, peak \(grdbImport.peakResidentBytes >> 20) MiB")
+    let fromLog = try runProcess(cairn, ["query", store, "--entity", "Person", "--count"])
+    let grdbLoad = try runProcess(CommandLine.arguments[0], ["grdb-load", database])
+    compare(
+        "reopen from the log, whole process", cairn: 1 / fromLog.seconds, grdb: 1 / grdbLoad.seconds, unit: "opens",
+        note:
+            "Cairn \(fixed(fromLog.seconds, 2)) s (\(fixed(Double(count) / fromLog.seconds / 1e6, 2))M objects/s), "
+            + "\((fromLog.peakResidentBytes - baseline) / count) resident bytes an object; GRDB every row fetched: \(fixed(grdbLoad.seconds, 2)) s")
+    let compaction = try runProcess(cairn, ["compact", store, "--level", "high"])
+    let fromBase = try runProcess(cairn, ["query", store, "--entity", "Person", "--count"])
+    report.row(
+        "compact (high) and reopen from the base, \(size)", "\(fixed(compaction.seconds, 1)) s, then \(fixed(fromBase.seconds, 2)) s",
+        note:
+            "\((fromBase.peakResidentBytes - baseline) / count) resident bytes an object, "
+            + "\(fixed(Double(fromBase.peakResidentBytes - baseline) / Double(count * dataBytesPerPerson), 2))× the attribute data")
+
+    // In process, on what the imports made.
+    let pool = try DatabasePool(path: database)
+    try await pool.write { db in try db.execute(sql: "CREATE INDEX person_visits ON person(visits); CREATE INDEX person_born ON person(born); ANALYZE") }
+    let opened = try Store(at: store, model: try Person.model(indexed: true))
+    let view = opened.viewContext
+
+    // Lookups by unique key, beside a Dictionary of the keys in the same loop.
+    let lookups = min(count, 200_000)
+    var keys: [String: Int] = [:]
+    keys.reserveCapacity(count)
+    for number in 0..<count { keys[Person.key(number)] = number }
+    let dictionary = runsPerSecond(lookups) { index in precondition(keys[PersonQueries.lookupKey(index, count: count)] != nil) }
+    keys = [:]
+    let cairnLookup = try runsPerSecond(lookups) { index in try PersonQueries.lookup(view, index, count: count) }
+    let grdbLookup = try await runsPerSecond(lookups, on: pool) { db, index in try PersonQueries.lookup(db, index, count: count) }
+    compare(
+        "lookup by unique key", cairn: cairnLookup, grdb: grdbLookup, unit: "lookups",
+        note: "a Dictionary of the keys: \(fixed(dictionary / 1e6, 2))M/s, \(fixed(dictionary / cairnLookup, 1))× Cairn")
+    let batchLookups = try runsPerSecond(lookups / 1000) { batch in
+        let values = (0..<1000).map { Value.string(PersonQueries.lookupKey(batch * 1000 + $0 + lookups, count: count)) }
+        let found = try view.fetch("Person", key: "key", in: values)
+        precondition(found.allSatisfy { $0 != nil })
+    }
+    report.row(
+        "lookup by unique key, 1,000 keys a call, \(size)", "\(fixed(batchLookups * 1000 / 1e6, 2))M keys/s",
+        note: "\(fixed(dictionary / (batchLookups * 1000), 1))× slower than the Dictionary")
+
+    // A range on an indexed attribute: about 1% of the objects (births spread over count × 997
+    // seconds, wrapping at 1.2e9).
+    let span = Double(min(count * 997, 1_200_000_000)) / 100
+    var matched = 0
+    let cairnRange = try runsPerSecond(20) { index in matched = try PersonQueries.range(view, index, span: span) }
+    let grdbRange = try await runsPerSecond(20, on: pool) { db, index in try PersonQueries.range(db, index, span: span) }
+    compare("indexed range of 1%", cairn: cairnRange, grdb: grdbRange, unit: "ranges of \(matched) objects")
+
+    // A full scan, beside the time the column's bytes take at the copy bandwidth.
+    let emailBytes = (0..<count).reduce(0) { $0 + Person(number: $1).email.utf8.count }
+    let floor = Double(emailBytes) / bandwidth
+    var scanSeconds: [Double] = []
+    let cairnScan = try runsPerSecond(5) { _ in
+        let start = ContinuousClock.now
+        matched = try PersonQueries.scan(view)
+        scanSeconds.append(seconds(ContinuousClock.now - start))
+    }
+    let grdbScan = try await runsPerSecond(3, on: pool) { db, _ in try PersonQueries.scan(db) }
+    let bestScan = scanSeconds.min() ?? 0
+    compare(
+        "full scan, email CONTAINS[c]", cairn: cairnScan, grdb: grdbScan, unit: "scans, \(matched) match",
+        note: "best \(fixed(bestScan * 1000, 1)) ms; the column (\(emailBytes >> 20) MiB) at the copy bandwidth: \(fixed(floor * 1000, 1)) ms, "
+            + "\(fixed(bestScan / floor, 1))× that")
+
+    // A sort of 10% and an aggregate.
+    let cairnSort = try runsPerSecond(3) { _ in matched = try PersonQueries.sort(view) }
+    let grdbSort = try await runsPerSecond(3, on: pool) { db, _ in try PersonQueries.sort(db) }
+    compare("sort of 10% by score, key", cairn: cairnSort, grdb: grdbSort, unit: "sorts of \(matched)")
+    let cairnAggregate = try runsPerSecond(5) { _ in _ = try PersonQueries.aggregate(view) }
+    let grdbAggregate = try await runsPerSecond(3, on: pool) { db, _ in try PersonQueries.aggregate(db) }
+    compare("aggregate over the active two thirds", cairn: cairnAggregate, grdb: grdbAggregate, unit: "aggregates")
+
+    // An update of 1% of the objects, by key, saved.
+    let changed = stride(from: 0, to: count, by: 100).map { $0 }
+    var start = ContinuousClock.now
+    let updater = opened.newBackgroundContext()
+    for number in changed {
+        try updater.fetchFirst(FetchRequest("Person", predicate: .equal("key", .string(Person.key(number)))))?.setValue(.integer(7), forKey: "visits")
+    }
+    try await updater.save()
+    let cairnUpdate = seconds(ContinuousClock.now - start)
+    start = ContinuousClock.now
+    try await pool.write { db in
+        let statement = try db.cachedStatement(sql: "UPDATE person SET visits = 7 WHERE key = ?")
+        for number in changed { try statement.execute(arguments: [Person.key(number)]) }
+    }
+    let grdbUpdate = seconds(ContinuousClock.now - start)
+    compare("update 1% by key and save", cairn: 1 / cairnUpdate, grdb: 1 / grdbUpdate, unit: "saves of \(changed.count) changes")
+
+    try await opened.close()
+    try pool.close()
+    try? FileManager.default.removeItem(atPath: store)
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+    return (report, (fromBase.seconds, Double(fromBase.peakResidentBytes - baseline) / Double(count * dataBytesPerPerson)))
+}
+
+/// A Person's attribute bytes on average (``Person/dataSize`` of the first 10,000).
+private let dataBytesPerPerson = (0..<10_000).reduce(0) { $0 + Person(number: $1).dataSize } / 10_000
+
+/// Bytes a second `memcpy` moves between two buffers of `bytes` (best of five): the bound a scan
+/// of a column that size cannot beat by much.
+func copyBandwidth(bytes: Int) -> Double {
+    let source = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    let destination = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    defer {
+        source.deallocate()
+        destination.deallocate()
+    }
+    memset(source, 1, bytes)
+    memset(destination, 0, bytes)
+    var best = Double.infinity
+    for _ in 0..<5 {
+        let start = ContinuousClock.now
+        memcpy(destination, source, bytes)
+        best = min(best, seconds(ContinuousClock.now - start))
+    }
+    return Double(bytes) / best
+}
