@@ -23,6 +23,21 @@ struct OrderedIndex: Sendable {
     /// How many entries.
     private(set) var count = 0
 
+    /// An empty index.
+    init() {}
+
+    /// An index of `entries` (nil values left out), sorted here unless they already are, in
+    /// chunks three quarters full, so that later inserts split few of them. (``precedes(_:_:)``
+    /// is a strict order over the values one attribute can hold: one kind, never NaN.)
+    init(entries: [Entry]) {
+        var sorted = entries.filter { $0.value != .null }
+        if zip(sorted, sorted.dropFirst()).contains(where: { !Self.precedes($0, $1) }) { sorted.sort(by: Self.precedes) }
+        let size = Tuning.orderedChunkLimit * 3 / 4
+        chunks = stride(from: 0, to: sorted.count, by: size).map { Chunk(Array(sorted[$0..<min($0 + size, sorted.count)])) }
+        count = sorted.count
+        checkAfterMutation { () throws(InvariantViolation) in if count <= Tuning.wholeCheckLimit { try checkInvariants() } }
+    }
+
     /// Entry order: by value, then by object ID.
     static func precedes(_ a: Entry, _ b: Entry) -> Bool {
         switch QueryValue.order(a.value, b.value) ?? .orderedSame {
