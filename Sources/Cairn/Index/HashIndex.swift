@@ -11,6 +11,25 @@ struct HashIndex: Sendable {
 
     private var entries: TreeDictionary<TrieKey, Postings> = [:]
 
+    /// An empty index.
+    init() {}
+
+    /// An index of `filings` (each an object key under its value's hash, no pair twice), built
+    /// at once: one trie entry made per distinct hash, rather than a lookup and a change per key.
+    init(filings: [(hash: UInt64, key: UInt64)]) {
+        let sorted = filings.sorted { ($0.hash, $0.key) < ($1.hash, $1.key) }
+        var built: [(TrieKey, Postings)] = []
+        var start = 0
+        while start < sorted.count {
+            var end = start + 1
+            while end < sorted.count && sorted[end].hash == sorted[start].hash { end += 1 }
+            let keys = sorted[start..<end].map(\.key)
+            built.append((TrieKey(sorted[start].hash), keys.count == 1 ? .one(keys[0]) : .many(PostingList(sorted: keys))))
+            start = end
+        }
+        entries = TreeDictionary(uniqueKeysWithValues: built)
+    }
+
     mutating func insert(_ id: ObjectID, hash value: UInt64) {
         let hash = TrieKey(value)
         switch entries[hash] {

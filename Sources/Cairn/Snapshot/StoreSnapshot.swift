@@ -402,23 +402,28 @@ struct StoreSnapshot: Sendable {
     }
 
     /// The attribute indexes of every object of `objects`, built whole: each index's entries
-    /// gathered in one pass, then sorted once.
+    /// gathered in one pass, then sorted once (by value for the ordered index, by hash for the
+    /// hash index).
     static func attributeIndexes(of objects: ObjectTable, model: Model) -> [AttributeIndex] {
         let layout = model.indexLayout
         var indexes = Array(repeating: AttributeIndex(), count: layout.slots.count)
         guard !layout.slots.isEmpty else { return indexes }
         var entries = Array(repeating: [OrderedIndex.Entry](), count: layout.slots.count)
+        var filings = Array(repeating: [(hash: UInt64, key: UInt64)](), count: layout.slots.count)
         // One pass over the objects of every entity with indexed attributes, in ID order.
         for id in objects.ids(Set(layout.byEntity.indices.filter { !layout.byEntity[$0].isEmpty })) {
             objects.withBorrowedRow(id) { row in
                 for (position, slot) in layout.byEntity[id.entity] {
                     guard case .attribute(let value) = ValueEncoding.decodeProperty(row.bytes.value(position)), value != .null else { continue }
-                    indexes[slot].hashed.insert(id, hash: IndexKey.hash(value))
+                    filings[slot].append((IndexKey.hash(value), id.key))
                     entries[slot].append(OrderedIndex.Entry(value: QueryValue.normalized(value), id: id))
                 }
             }
         }
-        for slot in indexes.indices { indexes[slot].ordered = OrderedIndex(entries: entries[slot]) }
+        for slot in indexes.indices {
+            indexes[slot].hashed = HashIndex(filings: filings[slot])
+            indexes[slot].ordered = OrderedIndex(entries: entries[slot])
+        }
         return indexes
     }
 
