@@ -41,6 +41,9 @@ enum Tuning {
     static let scanBatchChunks = 16
     /// How many slots ahead a scan starts loading a row's memory.
     static let prefetchDistance = 4
+    /// The most bytes a chunk's column of one attribute holds (``ChunkColumn``): beyond, the
+    /// chunk's rows are read instead (values of 4 KiB on average are not what columns are for).
+    static let chunkColumnBytes = 1 << 20
 
     // MARK: Saves (Store/, Snapshot/StoreSnapshot.swift)
 

@@ -195,6 +195,7 @@ import Testing
 
     /// Reads value 1 of every row of entity 0 as a scan sees it (with the chunk's value starts).
     struct SecondValues: RowVisitor {
+        let filter: ScanFilter? = nil
         var texts: [UInt64: String] = [:]
         mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
             texts[id.key] = ValueEncoding.text(row.bytes.value(1)).map { String(decoding: $0, as: UTF8.self) } ?? "?"

@@ -34,4 +34,13 @@ int cairn_pipe_cloexec(int fds[2]);
 /// number at `text` (NUL-terminated), `*end` set after it (to `text` when nothing was read).
 double cairn_strtod_posix(const char *text, char **end);
 
+/// The first offset `p` from `from` on, below `count`, where `bytes[p]` is `first` or `other`;
+/// `count` when there is none.
+size_t cairn_find_either_byte(const uint8_t *bytes, size_t count, size_t from, uint8_t first, uint8_t other);
+
+/// The first offset `p` from `from` on, with `p + 1 < count`, where `bytes[p]` is `first` or
+/// `first_other` and `bytes[p + 1]` is `second` or `second_other`; `count` when there is none.
+size_t cairn_find_byte_pair(const uint8_t *bytes, size_t count, size_t from, uint8_t first, uint8_t first_other, uint8_t second,
+                            uint8_t second_other);
+
 #endif

@@ -40,8 +40,7 @@ extension ObjectContext {
             // Nothing unsaved, no groups: each thread accumulates over its share of the rows.
             let partials = snapshot.objects.visit(query.family) {
                 AggregatingVisitor(
-                    filter: query.rowFilter(), paths: functionPaths, accumulators: empty,
-                    reader: ObjectReader.committed(snapshot))
+                    filter: query.scanFilter(snapshot), paths: functionPaths, accumulators: empty, reader: ObjectReader.committed(snapshot))
             }
             guard var total = partials.first, partials.contains(where: \.matched) else { return [] }
             for partial in partials.dropFirst() { total.merge(partial) }
@@ -116,7 +115,7 @@ private struct AggregatingVisitor: RowVisitor {
         }
     }
 
-    private let filter: RowFilter?
+    let filter: ScanFilter?
     private let paths: [CompiledKeyPath?]
     /// For each path that is one of the object's own attributes, its position in the row.
     private let positions: [Int?]
@@ -124,7 +123,7 @@ private struct AggregatingVisitor: RowVisitor {
     private var partial: Partial
     private let empty: [AggregateAccumulator]
 
-    init(filter: RowFilter?, paths: [CompiledKeyPath?], accumulators: [AggregateAccumulator], reader: ObjectReader) {
+    init(filter: ScanFilter?, paths: [CompiledKeyPath?], accumulators: [AggregateAccumulator], reader: ObjectReader) {
         self.filter = filter
         self.paths = paths
         positions = paths.map { $0?.directAttribute }
@@ -133,8 +132,32 @@ private struct AggregatingVisitor: RowVisitor {
         empty = accumulators
     }
 
+    mutating func visitMatches(_ matches: SlotMask, in chunk: ChunkScan) {
+        // The functions of the object's own attributes (or of no attribute: a count) add the
+        // values of their columns, in slot order as rows would.
+        var columns: [ChunkColumn?] = []
+        for (index, path) in paths.enumerated() {
+            guard path != nil else {
+                columns.append(nil)
+                continue
+            }
+            guard let position = positions[index], let column = chunk.column(position) else {
+                chunk.forEachRow(in: matches) { _, id, row in visit(id, row) }
+                return
+            }
+            columns.append(column)
+        }
+        partial.matched = true
+        for index in paths.indices {
+            if let column = columns[index] {
+                partial.accumulators[index].add(column, matches)
+            } else {
+                matches.forEach { _ in partial.accumulators[index].add(.boolean(true)) }
+            }
+        }
+    }
+
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
-        guard filter?.evaluate(id, row, reader) ?? true else { return }
         partial.matched = true
         for index in paths.indices {
             if let position = positions[index] {

@@ -32,9 +32,7 @@ extension ObjectContext {
             if !unsaved, query.plan.scans(snapshot, family: query.family) {
                 // Nothing unsaved and no index to use: each thread counts its share of the rows,
                 // listing none of them.
-                return snapshot.objects.visit(query.family) {
-                    CountingVisitor(filter: query.rowFilter(), reader: ObjectReader.committed(snapshot))
-                }.reduce(0, +)
+                return snapshot.objects.visit(query.family) { CountingVisitor(filter: query.scanFilter(snapshot)) }.reduce(0, +)
             }
             return matchingIDs(query, in: snapshot).count
         }
@@ -146,11 +144,7 @@ extension ObjectContext {
             for id in pendingIDs(query.family, updated: true) where seen.insert(id).inserted { try consider(id) }
         case (nil, false):
             // Nothing unsaved: test the committed rows directly, on both cores.
-            let ids = snapshot.objects.matching(query.family) {
-                let committed = ObjectReader.committed(snapshot)
-                let filter = query.rowFilter()
-                return { id, row in filter?.evaluate(id, row, committed) ?? true }
-            }
+            let ids = snapshot.objects.matching(query.family) { query.scanFilter(snapshot) }
             for (id, row) in ids { try body(id, ObjectView(base: .row(row), changes: nil)) }
         case (nil, true):
             for id in snapshot.objects.ids(query.family) { try consider(id) }
@@ -209,9 +203,7 @@ extension ObjectContext {
     /// its matches while it holds their rows. Nil when the request is not one of those.
     private func sortedScan(_ query: PreparedQuery, _ snapshot: StoreSnapshot) -> [ObjectID]? {
         guard let keys = SortColumns.directColumns(query), !hasPendingChangesInChain, query.plan.scans(snapshot, family: query.family) else { return nil }
-        let parts = snapshot.objects.visit(query.family) {
-            SortingCollector(filter: query.rowFilter(), reader: ObjectReader.committed(snapshot), keys: keys)
-        }
+        let parts = snapshot.objects.visit(query.family) { SortingCollector(filter: query.scanFilter(snapshot), keys: keys) }
         guard let (ids, columns) = SortingCollector.merge(parts, keys: keys) else { return nil }
         return query.page(SortColumns(query, columns: columns, count: ids.count).permutation(ids: ids).map { ids[$0] })
     }
@@ -310,20 +302,16 @@ enum UniqueLookup {
     }
 }
 
-/// Counts the rows a filter accepts (a count answered by a scan).
+/// Counts the objects that pass a filter (a count answered by a scan).
 private struct CountingVisitor: RowVisitor {
-    let filter: RowFilter?
-    let reader: ObjectReader
+    let filter: ScanFilter?
     private var count = 0
 
-    init(filter: RowFilter?, reader: ObjectReader) {
-        self.filter = filter
-        self.reader = reader
-    }
+    init(filter: ScanFilter?) { self.filter = filter }
 
-    mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
-        if filter?.evaluate(id, row, reader) ?? true { count += 1 }
-    }
+    mutating func visit(_ id: ObjectID, _ row: BorrowedRow) { count += 1 }
+
+    mutating func visitMatches(_ matches: SlotMask, in chunk: ChunkScan) { count += matches.count }
 
     mutating func takeResult() -> Int {
         defer { count = 0 }

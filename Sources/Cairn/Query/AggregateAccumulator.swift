@@ -85,6 +85,31 @@ struct AggregateAccumulator: Sendable {
         if case .attribute(let value) = ValueEncoding.decodeProperty(bytes) { add(QueryValue.normalized(value)) }
     }
 
+    /// Adds the values of a chunk's column at the slots of `matches`, as ``add(encoded:)`` would
+    /// one by one in slot order: a count, sum or average adds the decoded integers and doubles
+    /// straight from the column's arrays.
+    mutating func add(_ column: ChunkColumn, _ matches: SlotMask) {
+        guard operation == .count || operation == .sum || operation == .average else {
+            matches.forEach { add(encoded: column.value($0)) }
+            return
+        }
+        if let values = column.integerValues {
+            let found = matches & column.integers
+            count += found.count
+            if operation != .count { found.forEach { addToSum(values[$0]) } }
+        }
+        if let values = column.doubleValues {
+            let found = matches & column.doubles
+            count += found.count
+            if operation != .count, !found.isEmpty {
+                found.forEach { doubles += values[$0] }
+                sawDouble = true
+            }
+        }
+        // Anything else (null, NaN, a date, another kind) is read as before.
+        (matches & ~column.integers & ~column.doubles).forEach { add(encoded: column.value($0)) }
+    }
+
     mutating func merge(_ other: AggregateAccumulator) {
         count += other.count
         let (result, overflow) = integers.addingReportingOverflow(other.integers)

@@ -40,6 +40,12 @@ struct PreparedQuery: Sendable {
         ((try? request.predicate?.compile(for: entity, in: model)) ?? predicate).map(RowFilter.init)
     }
 
+    /// ``rowFilter()`` with what reads the committed objects of `snapshot`: a scan's filter
+    /// (nil without a predicate).
+    func scanFilter(_ snapshot: StoreSnapshot) -> ScanFilter? {
+        rowFilter().map { ScanFilter(rows: $0, reader: ObjectReader.committed(snapshot)) }
+    }
+
     /// The value an object is sorted by for sort key `index`.
     func sortValue(_ index: Int, _ id: ObjectID, _ view: ObjectView, _ reader: ObjectReader) -> Value {
         guard case .value(let value) = sortPaths[index].evaluate(id, view, reader) else { return .null }

@@ -1,3 +1,4 @@
+import CCairnSupport
 import CairnLog
 import Foundation
 
@@ -55,27 +56,35 @@ enum RowComparison: @unchecked Sendable {
         if case .text(_, _, let needle, _, _) = self { needle.deallocate() }
     }
 
+    /// The position of the attribute compared.
+    var position: Int {
+        switch self {
+        case .integer(let position, _, _), .double(let position, _, _, _), .boolean(let position, _, _), .text(let position, _, _, _, _):
+            position
+        }
+    }
+
     /// Decides on `row`, or nil to leave it to the general evaluation.
     @inline(__always)
-    func evaluate(_ row: RowBytes) -> Bool? {
+    func evaluate(_ row: RowBytes) -> Bool? { evaluate(value: row.value(position)) }
+
+    /// Decides on the attribute's encoded value, or nil to leave it to the general evaluation.
+    @inline(__always)
+    func evaluate(value bytes: UnsafeRawBufferPointer) -> Bool? {
         switch self {
-        case .integer(let position, let op, let constant):
-            let bytes = row.value(position)
+        case .integer(_, let op, let constant):
             if ValueEncoding.isNull(bytes) { return ComparisonRules.holdsForNil(op) }
             guard let value = ValueEncoding.integer(bytes) else { return nil }
             return ComparisonRules.holds(op, ComparisonRules.order(value, constant))
-        case .double(let position, let op, let constant, let isDate):
-            let bytes = row.value(position)
+        case .double(_, let op, let constant, let isDate):
             if ValueEncoding.isNull(bytes) { return ComparisonRules.holdsForNil(op) }
             guard let value = isDate ? ValueEncoding.dateSeconds(bytes) : ValueEncoding.double(bytes), !value.isNaN else { return nil }
             return ComparisonRules.holds(op, ComparisonRules.order(value, constant))
-        case .boolean(let position, let op, let constant):
-            let bytes = row.value(position)
+        case .boolean(_, let op, let constant):
             if ValueEncoding.isNull(bytes) { return ComparisonRules.holdsForNil(op) }
             guard let value = ValueEncoding.boolean(bytes) else { return nil }
             return ComparisonRules.holds(op, ComparisonRules.order(value ? 1 : 0, constant ? 1 : 0))
-        case .text(let position, let op, let needle, let caseInsensitive, let diacriticInsensitive):
-            let bytes = row.value(position)
+        case .text(_, let op, let needle, let caseInsensitive, let diacriticInsensitive):
             if ValueEncoding.isNull(bytes) { return ComparisonRules.holdsForNil(op) }
             guard let text = ValueEncoding.text(bytes) else { return nil }
             // CONTAINS on ASCII text: the check and the search in one pass.
@@ -84,6 +93,121 @@ enum RowComparison: @unchecked Sendable {
             return Self.match(op, text, needle, caseInsensitive)
         }
     }
+
+    /// Decides for `slots` of a chunk on the attribute's column (which must be of ``position``):
+    /// the slots it holds for, and those it leaves to the general evaluation. The same answers as
+    /// ``evaluate(value:)`` on each slot's value; a `CONTAINS` on ASCII text searches the whole
+    /// column at once (``columnContains(_:_:_:_:)``).
+    func evaluate(_ column: ChunkColumn, _ slots: SlotMask) -> (holds: SlotMask, undecided: SlotMask) {
+        if case .text(_, .contains, let needle, let caseInsensitive, let diacriticInsensitive) = self {
+            // Text compared byte by byte as ``evaluate(value:)`` compares it: ASCII, and Latin-1
+            // letters unless `[d]` folds them.
+            let searched = slots & (diacriticInsensitive ? column.asciiTexts : column.latin1Texts)
+            let found = Self.columnContains(column, searched, needle, caseInsensitive)
+            // Null never contains anything; what is neither null nor ASCII text is left over.
+            return (found, slots & ~searched & ~column.nulls)
+        }
+        switch self {
+        case .integer(_, let op, let constant):
+            if let values = column.integerValues { return Self.decide(op, constant, values, column.integers, column, slots) }
+        case .double(_, let op, let constant, let isDate):
+            if let values = column.doubleValues { return Self.decide(op, constant, values, isDate ? column.dates : column.doubles, column, slots) }
+        case .boolean(_, let op, let constant):
+            let same = constant ? column.trues : column.falses, other = constant ? column.falses : column.trues
+            let holds = op == .equal ? same : other | column.nulls  // nil != a constant
+            return (slots & holds, slots & ~column.trues & ~column.falses & ~column.nulls)
+        case .text:
+            break
+        }
+        var holds = SlotMask.none, undecided = SlotMask.none
+        slots.forEach { slot in
+            switch evaluate(value: column.value(slot)) {
+            case true?: holds.insert(slot)
+            case false?: break
+            case nil: undecided.insert(slot)
+            }
+        }
+        return (holds, undecided)
+    }
+
+    /// An ordering comparison decided for every slot of a column's decoded `values` at once (a
+    /// loop the compiler can vectorize), kept for the slots of `decoded` (values of the kind
+    /// compared); null slots hold as ``ComparisonRules/holdsForNil(_:)`` says; the rest is left.
+    private static func decide<T: Comparable>(
+        _ op: PredicateOperator, _ constant: T, _ values: UnsafeMutablePointer<T>, _ decoded: SlotMask, _ column: ChunkColumn, _ slots: SlotMask
+    ) -> (holds: SlotMask, undecided: SlotMask) {
+        let compared: SlotMask
+        switch op {
+        case .equal: compared = everySlot(values) { $0 == constant }
+        case .notEqual: compared = everySlot(values) { $0 != constant }
+        case .less: compared = everySlot(values) { $0 < constant }
+        case .lessOrEqual: compared = everySlot(values) { $0 <= constant }
+        case .greater: compared = everySlot(values) { $0 > constant }
+        case .greaterOrEqual: compared = everySlot(values) { $0 >= constant }
+        default: return (.none, slots)
+        }
+        let nulls = ComparisonRules.holdsForNil(op) ? column.nulls : .none
+        return (slots & ((compared & decoded) | nulls), slots & ~decoded & ~column.nulls)
+    }
+
+    /// The slots (of a chunk's 256) whose value passes `test`, without a branch per slot.
+    @inline(__always)
+    private static func everySlot<T>(_ values: UnsafeMutablePointer<T>, _ test: (T) -> Bool) -> SlotMask {
+        var mask = SlotMask.none
+        for word in 0..<4 {
+            var bits: UInt64 = 0
+            for bit in 0..<64 { bits |= (test(values[word << 6 | bit]) ? 1 : 0) << UInt64(bit) }
+            mask.words[word] = bits
+        }
+        return mask
+    }
+
+    /// The slots of `slots` (text values comparable as bytes) whose text contains `needle` (lowercase when
+    /// `fold`): the column's bytes are searched for the needle's first two bytes (either case) at
+    /// once, and each place found is checked against the value it falls in (its text, not its
+    /// encoding's header, nor the next value).
+    private static func columnContains(_ column: ChunkColumn, _ slots: SlotMask, _ needle: UnsafeBufferPointer<UInt8>, _ fold: Bool) -> SlotMask {
+        guard !slots.isEmpty else { return .none }
+        guard let head = needle.first else { return slots }
+        guard let base = column.bytes.baseAddress else { return .none }
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        let count = column.count
+        func upper(_ byte: UInt8) -> UInt8 { fold && byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte }
+        let headUpper = upper(head)
+        let second = needle.count > 1 ? needle[1] : 0, secondUpper = upper(second)
+        let all = UnsafeRawBufferPointer(start: base, count: count)
+        var found = SlotMask.none
+        var offset = 0, slot = 0
+        while offset < count {
+            offset =
+                needle.count > 1
+                ? cairn_find_byte_pair(bytes, count, offset, head, headUpper, second, secondUpper)
+                : cairn_find_either_byte(bytes, count, offset, head, headUpper)
+            guard offset < count else { break }
+            // Most places found are not the needle: checked on the bytes before anything else.
+            guard offset + needle.count <= count, equalAt(all, offset, needle, fold) else {
+                offset += 1
+                continue
+            }
+            slot = column.slot(holding: offset, from: slot)
+            let end = column.end(slot)
+            guard slots.contains(slot), let text = ValueEncoding.text(column.value(slot)), let textBase = text.baseAddress else {
+                offset = end  // not searched: on to the next value
+                continue
+            }
+            if offset >= textBase - UnsafeRawPointer(base), offset + needle.count <= end {
+                found.insert(slot)
+                offset = end
+            } else {
+                offset += 1
+            }
+        }
+        return found
+    }
+
+    /// Whether `text` is ASCII only.
+    @inline(__always)
+    static func isASCII(_ text: UnsafeRawBufferPointer) -> Bool { comparableAsBytes(text, latin1: false) }
 
     /// Whether an ASCII needle can be matched against `text` byte by byte under Unicode rules
     /// (and `[c]`): the text is ASCII, or (when `latin1`) ASCII with precomposed Latin-1 letters

@@ -19,6 +19,8 @@ final class RowFilter: @unchecked Sendable {
     private let comparisons: [CompiledComparison]
     /// Parts evaluated on decoded values only (a `SUBQUERY`), by index.
     private let generals: [CompiledPredicate]
+    /// The positions the fast forms read, in order: the columns a scan can decide on.
+    private let columnPositions: [Int]
 
     init(_ predicate: CompiledPredicate) {
         var nodes: [Node] = []
@@ -52,11 +54,71 @@ final class RowFilter: @unchecked Sendable {
         _ = fastForms.initialize(from: comparisons.map(\.rowComparison))
         self.comparisons = comparisons
         self.generals = generals
+        columnPositions = fastForms.compactMap { $0?.position }
     }
 
     deinit {
         nodes.deallocate()
         fastForms.deallocate()
+    }
+
+
+    /// The filter decided for the objects of the wanted entities (by entity index) in a chunk,
+    /// from the chunk's columns: the slots that pass, and those the columns cannot decide (to be
+    /// tested on their rows, ``evaluate(_:_:_:)``). Nil when no comparison reads a column.
+    func evaluate(columnsOf chunk: ObjectChunk, wanted: [Bool]) -> (passing: SlotMask, undecided: SlotMask)? {
+        guard let first = columnPositions.first else { return nil }
+        let column = chunk.column(first)
+        let slots = chunk.slots(of: wanted, column: column)
+        guard !slots.isEmpty else { return (.none, .none) }
+        // The common filter, one comparison: decided on the column already found.
+        if nodes.count == 1, let fast = fastForms[0], let column {
+            let (holds, undecided) = fast.evaluate(column, slots)
+            return (holds, undecided)
+        }
+        return evaluate(0, chunk, slots)
+    }
+
+    /// Node `index` decided on columns for `slots`: those it holds for, and those undecided (the
+    /// rest of `slots` it does not hold for). Three-valued: an `AND` is false as soon as one
+    /// operand is, true when all are, undecided otherwise; an `OR` the other way round.
+    private func evaluate(_ index: Int, _ chunk: ObjectChunk, _ slots: SlotMask) -> (SlotMask, SlotMask) {
+        let node = nodes[index]
+        switch node.kind {
+        case .comparison:
+            guard let fast = fastForms[Int(node.value)], let column = chunk.column(fast.position) else { return (.none, slots) }
+            return fast.evaluate(column, slots)
+        case .and, .or:
+            let isAnd = node.kind == .and
+            // AND: `settled` gathers the slots found false; OR: those found true.
+            var settled = SlotMask.none
+            var unanimous = slots  // AND: true so far; OR: false so far
+            var child = index + 1
+            for _ in 0..<Int(node.value) {
+                let open = slots & ~settled
+                if open.isEmpty { break }
+                let (holds, undecided) = evaluate(child, chunk, open)
+                let fails = open & ~holds & ~undecided
+                if isAnd {
+                    settled = settled | fails
+                    unanimous = unanimous & holds
+                } else {
+                    settled = settled | holds
+                    unanimous = unanimous & fails
+                }
+                child += Int(nodes[child].size)
+            }
+            let passing = isAnd ? unanimous & ~settled : settled
+            let failing = isAnd ? settled : unanimous & ~settled
+            return (passing, slots & ~passing & ~failing)
+        case .not:
+            let (holds, undecided) = evaluate(index + 1, chunk, slots)
+            return (slots & ~holds & ~undecided, undecided)
+        case .constant:
+            return (node.value != 0 ? slots : .none, .none)
+        case .general:
+            return (.none, slots)
+        }
     }
 
     /// Whether the committed object with this row matches.

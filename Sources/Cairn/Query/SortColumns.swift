@@ -44,14 +44,21 @@ struct SortColumns {
         case integers(position: Int)
         case texts(position: Int)
 
-        /// Appends a row's value to `buffer`; false when the bytes are not a value this reading
-        /// decodes (then the general path sorts).
-        @inline(__always)
-        func append(_ row: RowBytes, to buffer: inout ColumnBuffer) -> Bool {
+        /// The position of the attribute in the rows.
+        var position: Int {
             switch self {
-            case .numbers(let position): Self.add(row.value(position), ValueEncoding.number, &buffer.numbers)
-            case .integers(let position): Self.add(row.value(position), ValueEncoding.integer, &buffer.integers)
-            case .texts(let position): Self.add(row.value(position), SortColumns.string, &buffer.texts)
+            case .numbers(let position), .integers(let position), .texts(let position): position
+            }
+        }
+
+        /// Appends the key's encoded value to `buffer`; false when the bytes are not a value this
+        /// reading decodes (then the general path sorts).
+        @inline(__always)
+        func append(_ value: UnsafeRawBufferPointer, to buffer: inout ColumnBuffer) -> Bool {
+            switch self {
+            case .numbers: Self.add(value, ValueEncoding.number, &buffer.numbers)
+            case .integers: Self.add(value, ValueEncoding.integer, &buffer.integers)
+            case .texts: Self.add(value, SortColumns.string, &buffer.texts)
             }
         }
 

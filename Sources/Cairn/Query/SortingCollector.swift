@@ -8,23 +8,36 @@ struct SortingCollector: RowVisitor {
         var columns: [SortColumns.ColumnBuffer]
     }
 
-    private let filter: RowFilter?
-    private let reader: ObjectReader
+    let filter: ScanFilter?
     private let keys: [SortColumns.DirectColumn]
     private var part: Part
     private var failed = false
 
-    init(filter: RowFilter?, reader: ObjectReader, keys: [SortColumns.DirectColumn]) {
+    init(filter: ScanFilter?, keys: [SortColumns.DirectColumn]) {
         self.filter = filter
-        self.reader = reader
         self.keys = keys
         part = Part(columns: Array(repeating: SortColumns.ColumnBuffer(), count: keys.count))
     }
 
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
-        guard !failed, filter?.evaluate(id, row, reader) ?? true else { return }
+        guard !failed else { return }
         part.ids.append(id)
-        for index in keys.indices where !keys[index].append(row.bytes, to: &part.columns[index]) { failed = true }
+        for index in keys.indices where !keys[index].append(row.bytes.value(keys[index].position), to: &part.columns[index]) { failed = true }
+    }
+
+    /// Reads the keys from the chunk's columns (the rows when a column is missing).
+    mutating func visitMatches(_ matches: SlotMask, in chunk: ChunkScan) {
+        guard !failed else { return }
+        let columns = keys.map { chunk.column($0.position) }
+        guard columns.allSatisfy({ $0 != nil }) else {
+            chunk.forEachRow(in: matches) { _, id, row in visit(id, row) }
+            return
+        }
+        matches.forEach { part.ids.append(chunk.id($0)) }
+        for (index, column) in columns.enumerated() {
+            guard let column else { continue }
+            matches.forEach { slot in if !keys[index].append(column.value(slot), to: &part.columns[index]) { failed = true } }
+        }
     }
 
     mutating func takeResult() -> Part? {

@@ -54,6 +54,11 @@ final class ObjectChunk: @unchecked Sendable {
     /// loaded from a base), or by the first scan that finds none; dropped when a row is
     /// replaced or removed (a row added later has no entry and is walked).
     private let valueStarts: Mutex<ValueStarts?>
+    /// Counts the changes to the chunk's rows (a row stored or removed): a column made at
+    /// another count is stale (``column(_:)``).
+    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
+    /// The columns scans made of the chunk's rows, by position (``ChunkColumn``).
+    let columns = Mutex(ColumnCache())
 
     init() {
         entries = Array(repeating: nil, count: Tuning.objectChunkSize)
@@ -149,6 +154,7 @@ final class ObjectChunk: @unchecked Sendable {
     /// Puts a row's bytes in a slot: copied into the buffer, or (a long row) kept as it is.
     func store(_ row: BorrowedRow, version: LSN, entity: Int, slot: Int) {
         clear(slot)
+        generation &+= 1
         let length = row.bytes.bytes.count
         if Self.fitsBuffer(length: length, entity: entity, count: row.bytes.count) {
             let (storage, inOverflow) = writableStorage(room: length)
@@ -209,6 +215,7 @@ final class ObjectChunk: @unchecked Sendable {
     /// Removes a slot's record.
     func clear(_ slot: Int) {
         guard let old = entries[slot] else { return }
+        generation &+= 1
         valueStarts.withLock { $0 = nil }
         if old.start == .max { large[slot] = nil } else { garbage += Int(old.length) }
         entries[slot] = nil

@@ -1,27 +1,37 @@
-import CCairnSupport
 import Foundation
 import Synchronization
 
-/// Sees the objects of a scan one at a time, on one thread (``ObjectTable/visit(_:_:)``).
+/// Sees the objects of a scan that pass its filter, on one thread (``ObjectTable/visit(_:_:)``).
 /// A value type, so that the state it updates for every row needs no dynamic exclusivity check.
 protocol RowVisitor: SendableMetatype {
     associatedtype Result: Sendable
-    /// Sees one object; `row` is valid only during the call (``BorrowedRow/owned()`` keeps it).
+    /// What an object must pass to be seen (nil: every object is): the table decides it, on a
+    /// chunk's columns where it can (``ChunkColumn``), on the rows otherwise.
+    var filter: ScanFilter? { get }
+    /// Sees one object that passed; `row` is valid only during the call (``BorrowedRow/owned()``
+    /// keeps it).
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow)
+    /// Sees the objects of one chunk that passed, `matches` (not empty). By default, each one's
+    /// row through ``visit(_:_:)``; a visitor that reads a few attributes reads their columns.
+    mutating func visitMatches(_ matches: SlotMask, in chunk: ChunkScan)
     /// What it saw since the last call; it then starts again, empty.
     mutating func takeResult() -> Result
 }
 
-/// Collects the objects a test accepts.
+extension RowVisitor {
+    mutating func visitMatches(_ matches: SlotMask, in chunk: ChunkScan) {
+        chunk.forEachRow(in: matches) { _, id, row in visit(id, row) }
+    }
+}
+
+/// Collects the objects that pass a filter, with their rows.
 private struct MatchCollector: RowVisitor {
-    private let test: (ObjectID, BorrowedRow) -> Bool
+    let filter: ScanFilter?
     private var result: [(ObjectID, Row)] = []
 
-    init(_ test: @escaping (ObjectID, BorrowedRow) -> Bool) { self.test = test }
+    init(_ filter: ScanFilter?) { self.filter = filter }
 
-    mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
-        if test(id, row) { result.append((id, row.owned())) }
-    }
+    mutating func visit(_ id: ObjectID, _ row: BorrowedRow) { result.append((id, row.owned())) }
 
     mutating func takeResult() -> [(ObjectID, Row)] {
         defer { result = [] }
@@ -47,56 +57,6 @@ private final class ResultParts<Part: Sendable>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return parts.compactMap { $0 }
-    }
-}
-
-extension ObjectChunk {
-    /// Shows the objects of the wanted entities (by entity index) to `visitor`, their rows
-    /// borrowed from the buffer (no reference counting per object).
-    func visit<Visitor: RowVisitor>(_ firstKey: UInt64, _ wanted: [Bool], _ memo: RowMemo, _ visitor: inout Visitor) {
-        let entries = entries
-        let buffer = buffer
-        let spill = overflow
-        let starts = scanStarts()
-        buffer.withBytes { all in
-            let ahead = Tuning.prefetchDistance
-            for slot in entries.indices {
-                // The row a few slots on starts loading now (rows are read one after the
-                // other, each walked from its start: without this, each waits for memory).
-                if slot + ahead < entries.count, let next = entries[slot + ahead], case .buffer(let nextStart) = next.place, nextStart < all.count,
-                    let base = all.baseAddress
-                {
-                    cairn_prefetch(base + nextStart)
-                    cairn_prefetch(base + min(all.count - 1, nextStart + 64))
-                }
-                guard let entry = entries[slot], Int(entry.entity) < wanted.count, wanted[Int(entry.entity)] else { continue }
-                let id = ObjectID(entity: Int(entry.entity), key: firstKey | UInt64(slot))
-                let start: Int
-                switch entry.place {
-                case .buffer(let at): start = at
-                case .overflow(let at):
-                    // A row replaced since the buffer was shared: walked from its start.
-                    guard let spill else { continue }
-                    spill.withBytes { extra in
-                        guard at + Int(entry.length) <= extra.count else { return }
-                        let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: extra[at..<(at + Int(entry.length))]), count: Int(entry.count))
-                        visitor.visit(id, BorrowedRow(bytes: bytes, storage: spill, start: at))
-                    }
-                    continue
-                case .large:
-                    large[slot]?.withBorrowed { visitor.visit(id, $0) }
-                    continue
-                }
-                let end = start + Int(entry.length)
-                guard end <= all.count else { continue }
-                let rowStarts = starts.entries(slot)
-                if rowStarts == nil { memo.reset() }
-                let bytes = RowBytes(
-                    bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count),
-                    memo: rowStarts == nil ? memo : nil, starts: rowStarts, wideStarts: starts.wide)
-                visitor.visit(id, BorrowedRow(bytes: bytes, storage: buffer, start: start))
-            }
-        }
     }
 }
 
@@ -135,9 +95,10 @@ extension ObjectTable {
         return results.all()
     }
 
-    /// The objects of `entities` (with their rows) for which the test holds; see ``visit(_:_:)``.
-    func matching(_ entities: Set<Int>, _ makeTest: @Sendable () -> (ObjectID, BorrowedRow) -> Bool) -> [(ObjectID, Row)] {
-        visit(entities) { MatchCollector(makeTest()) }.flatMap { $0 }
+    /// The objects of `entities` (with their rows) that pass the filter `makeFilter` makes (one
+    /// for each thread); see ``visit(_:_:)``.
+    func matching(_ entities: Set<Int>, _ makeFilter: @Sendable () -> ScanFilter?) -> [(ObjectID, Row)] {
+        visit(entities) { MatchCollector(makeFilter()) }.flatMap { $0 }
     }
 
     /// The IDs of the objects of `entities`, in one pass over the table, in key order; the

@@ -22,6 +22,8 @@ struct ObjectTable: Sendable {
 
     /// Bytes of every live row (read chunk by chunk: cheap enough to ask after a save).
     var rowBytes: Int { chunks.all.reduce(0) { $0 + $1.chunk.rowBytes } }
+    /// The bytes of the columns scans made (``ChunkColumn``).
+    var columnBytes: Int { chunks.all.reduce(0) { $0 + $1.chunk.columnBytes } }
 
     private static func place(_ key: UInt64) -> (chunk: UInt64, slot: Int) {
         (key >> Tuning.objectChunkShift, Int(key & UInt64(Tuning.objectChunkSize - 1)))

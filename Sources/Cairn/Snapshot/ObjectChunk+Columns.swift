@@ -1,0 +1,158 @@
+import CCairnSupport
+
+/// The columns a chunk's scans made (``ChunkColumn``), true of its rows at one
+/// ``ObjectChunk/generation``.
+struct ColumnCache {
+    var generation: UInt64 = 0
+    /// By position: the column, or nil (none made yet).
+    var byPosition: [ChunkColumn?] = []
+    /// Positions whose values take too much room for a column (at `generation`).
+    var refused: Set<Int> = []
+}
+
+extension ObjectChunk {
+    /// The column of the values at `position`, made now if the chunk has none (or a stale one);
+    /// nil when they take more than ``Tuning/chunkColumnBytes``. Made under the cache's lock, so
+    /// that two scans never make one twice.
+    func column(_ position: Int) -> ChunkColumn? {
+        guard position >= 0 else { return nil }
+        let generation = generation
+        return columns.withLock { cache in
+            if cache.generation != generation { cache = ColumnCache(generation: generation) }
+            if position < cache.byPosition.count, let made = cache.byPosition[position] { return made }
+            guard !cache.refused.contains(position) else { return nil }
+            let made = ChunkColumn(position: position, slots: entries.count) { body in
+                forEachRow { slot, _, entity, row in body(slot, entity, row) }
+            }
+            guard let made else {
+                cache.refused.insert(position)
+                return nil
+            }
+            if position >= cache.byPosition.count { cache.byPosition += Array(repeating: nil, count: position + 1 - cache.byPosition.count) }
+            cache.byPosition[position] = made
+            return made
+        }
+    }
+
+    /// The bytes the chunk's columns hold.
+    var columnBytes: Int {
+        let generation = generation
+        return columns.withLock { cache in cache.generation == generation ? cache.byPosition.reduce(0) { $0 + ($1?.memoryBytes ?? 0) } : 0 }
+    }
+
+    /// The slots holding an object of a wanted entity (by entity index): from `column` when its
+    /// rows share one entity, else from the entries.
+    func slots(of wanted: [Bool], column: ChunkColumn? = nil) -> SlotMask {
+        if let column, let entity = column.entity { return wanted.indices.contains(entity) && wanted[entity] ? column.filled : .none }
+        var mask = SlotMask.none
+        for slot in entries.indices.prefix(Tuning.objectChunkSize) {
+            guard let entry = entries[slot], Int(entry.entity) < wanted.count, wanted[Int(entry.entity)] else { continue }
+            mask.insert(slot)
+        }
+        return mask
+    }
+
+    /// Calls `body` with each slot of `mask` that holds a row, its object's ID and its row
+    /// (borrowed from the buffer for the call: no reference counting per object), in slot order.
+    func forEachRow(in mask: SlotMask, firstKey: UInt64, memo: RowMemo, _ body: (Int, ObjectID, BorrowedRow) -> Void) {
+        let entries = entries
+        let buffer = buffer
+        let spill = overflow
+        let starts = scanStarts()
+        buffer.withBytes { all in
+            let ahead = Tuning.prefetchDistance
+            mask.forEach { slot in
+                guard slot < entries.count, let entry = entries[slot] else { return }
+                // The row a few slots on starts loading now (rows are read one after the
+                // other, each walked from its start: without this, each waits for memory).
+                if slot + ahead < entries.count, let next = entries[slot + ahead], case .buffer(let nextStart) = next.place, nextStart < all.count,
+                    let base = all.baseAddress
+                {
+                    cairn_prefetch(base + nextStart)
+                    cairn_prefetch(base + min(all.count - 1, nextStart + 64))
+                }
+                let id = ObjectID(entity: Int(entry.entity), key: firstKey | UInt64(slot))
+                switch entry.place {
+                case .buffer(let start):
+                    let end = start + Int(entry.length)
+                    guard end <= all.count else { return }
+                    let rowStarts = starts.entries(slot)
+                    if rowStarts == nil { memo.reset() }
+                    let bytes = RowBytes(
+                        bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count),
+                        memo: rowStarts == nil ? memo : nil, starts: rowStarts, wideStarts: starts.wide)
+                    body(slot, id, BorrowedRow(bytes: bytes, storage: buffer, start: start))
+                case .overflow(let at):
+                    // A row replaced since the buffer was shared: walked from its start.
+                    guard let spill else { return }
+                    spill.withBytes { extra in
+                        guard at + Int(entry.length) <= extra.count else { return }
+                        let bytes = RowBytes(bytes: UnsafeRawBufferPointer(rebasing: extra[at..<(at + Int(entry.length))]), count: Int(entry.count))
+                        body(slot, id, BorrowedRow(bytes: bytes, storage: spill, start: at))
+                    }
+                case .large:
+                    large[slot]?.withBorrowed { body(slot, id, $0) }
+                }
+            }
+        }
+    }
+
+    /// Shows the objects of the wanted entities (by entity index) that pass the visitor's
+    /// filter to the visitor: the filter decided on the chunk's columns where it can, on the
+    /// rows for the rest.
+    func visit<Visitor: RowVisitor>(_ firstKey: UInt64, _ wanted: [Bool], _ memo: RowMemo, _ visitor: inout Visitor) {
+        let matches: SlotMask
+        if let filter = visitor.filter {
+            var accepted: SlotMask
+            let rowsToTest: SlotMask
+            if let decided = filter.rows.evaluate(columnsOf: self, wanted: wanted) {
+                (accepted, rowsToTest) = decided
+            } else {
+                (accepted, rowsToTest) = (.none, slots(of: wanted))
+            }
+            if !rowsToTest.isEmpty {
+                forEachRow(in: rowsToTest, firstKey: firstKey, memo: memo) { slot, id, row in
+                    if filter.accepts(id, row) { accepted.insert(slot) }
+                }
+            }
+            matches = accepted
+        } else {
+            matches = slots(of: wanted)
+        }
+        guard !matches.isEmpty else { return }
+        visitor.visitMatches(matches, in: ChunkScan(chunk: self, firstKey: firstKey, memo: memo))
+    }
+}
+
+/// A chunk as a scan's visitor sees it (``RowVisitor/visitMatches(_:in:)``): its rows, and its
+/// columns.
+struct ChunkScan {
+    let chunk: ObjectChunk
+    /// The key of the chunk's first slot.
+    let firstKey: UInt64
+    let memo: RowMemo
+
+    /// The column of the values at `position` (nil: read the rows).
+    func column(_ position: Int) -> ChunkColumn? { chunk.column(position) }
+
+    /// The ID of the object in `slot` (which must hold one).
+    func id(_ slot: Int) -> ObjectID {
+        ObjectID(entity: Int(chunk.entries[slot]?.entity ?? 0), key: firstKey | UInt64(slot))
+    }
+
+    /// Calls `body` with each object of `mask`, its ID and its borrowed row, in slot order.
+    func forEachRow(in mask: SlotMask, _ body: (Int, ObjectID, BorrowedRow) -> Void) {
+        chunk.forEachRow(in: mask, firstKey: firstKey, memo: memo, body)
+    }
+}
+
+/// A scan's filter: a flattened predicate and what reads the objects its comparisons across
+/// relationships reach.
+struct ScanFilter {
+    let rows: RowFilter
+    let reader: ObjectReader
+
+    /// Whether the object with this row passes.
+    @inline(__always)
+    func accepts(_ id: ObjectID, _ row: BorrowedRow) -> Bool { rows.evaluate(id, row, reader) }
+}
