@@ -143,7 +143,10 @@ private func scaleRound(
     // their memory measured, apart).
     func bandwidthNote(_ best: Double, bytes: Int) -> (String, Double) {
         let floor = Double(bytes) / bandwidth
-        return ("best \(fixed(best * 1000, 1)) ms; \(bytes >> 20) MiB at the copy bandwidth: \(fixed(floor * 1000, 1)) ms, \(fixed(best / floor, 1))× that", best / floor)
+        return (
+            "best \(fixed(best * 1000, 1)) ms; \(bytes >> 20) MiB at the copy bandwidth: \(fixed(floor * 1000, 1)) ms, \(fixed(best / floor, 1))× that",
+            best / floor
+        )
     }
     func timed(_ times: inout [Double], _ body: () throws -> Void) rethrows {
         let start = ContinuousClock.now
@@ -162,7 +165,9 @@ private func scaleRound(
     compare("full scan, email CONTAINS[c]", cairn: cairnScan, grdb: grdbScan, unit: "scans, \(matched) match", note: scanNote)
     report.row(
         "first scan of the email column, \(size)", "\(fixed((firstScan.first ?? 0) * 1000, 0)) ms",
-        note: "makes the column it reads: \(columnMemory >> 20) MiB more resident, \(fixed(Double(columnMemory) / Double(max(1, emailBytes)), 2))× the email bytes")
+        note:
+            "makes the column it reads: \(columnMemory >> 20) MiB more resident, \(fixed(Double(columnMemory) / Double(max(1, emailBytes)), 2))× the email bytes"
+    )
 
     // A sort of 10% (reads visits of every object, score and key of the matches) and an
     // aggregate (active and score of every object).
@@ -170,14 +175,15 @@ private func scaleRound(
     let cairnSort = try runsPerSecond(3) { _ in try timed(&sortSeconds) { matched = try PersonQueries.sort(view) } }
     let grdbSort = try await runsPerSecond(3, on: pool) { db, _ in try PersonQueries.sort(db) }
     let keyBytes = (0..<count).reduce(0) { $0 + ($1 % 500 < 50 ? Person.key($1).utf8.count + 8 : 0) }
-    let (sortNote, sortRatio) = bandwidthNote(sortSeconds.min() ?? 0, bytes: count * 8 + keyBytes)
+    let (sortNote, _) = bandwidthNote(sortSeconds.min() ?? 0, bytes: count * 8 + keyBytes)
     compare("sort of 10% by score, key", cairn: cairnSort, grdb: grdbSort, unit: "sorts of \(matched)", note: sortNote)
     var aggregateSeconds: [Double] = []
     let cairnAggregate = try runsPerSecond(5) { _ in try timed(&aggregateSeconds) { _ = try PersonQueries.aggregate(view) } }
     let grdbAggregate = try await runsPerSecond(3, on: pool) { db, _ in try PersonQueries.aggregate(db) }
     let (aggregateNote, aggregateRatio) = bandwidthNote(aggregateSeconds.min() ?? 0, bytes: count * 9)
     compare("aggregate over the active two thirds", cairn: cairnAggregate, grdb: grdbAggregate, unit: "aggregates", note: aggregateNote)
-    for (operation, ratio) in [("full scan", scanRatio), ("sort of 10%", sortRatio), ("aggregate", aggregateRatio)] {
+    // (A sort's time is its comparisons': its bytes are printed, not held to the bandwidth.)
+    for (operation, ratio) in [("full scan", scanRatio), ("aggregate", aggregateRatio)] {
         report.target("scale: \(operation) ≤ 3× the bandwidth time of its bytes at \(size)", met: ratio <= 3, figure: "\(fixed(ratio, 1))×")
     }
 

@@ -62,7 +62,6 @@ final class RowFilter: @unchecked Sendable {
         fastForms.deallocate()
     }
 
-
     /// The filter decided for the objects of the wanted entities (by entity index) in a chunk,
     /// from the chunk's columns: the slots that pass, and those the columns cannot decide (to be
     /// tested on their rows, ``evaluate(_:_:_:)``). Nil when no comparison reads a column.
