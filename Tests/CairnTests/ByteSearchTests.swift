@@ -3,8 +3,8 @@ import CairnTestSupport
 import Testing
 
 /// The vector searches a text scan starts with (`cairn_find_either_byte`,
-/// `cairn_find_byte_pair`) find what a byte-by-byte search finds, at every length and start
-/// around their 16- and 32-byte blocks.
+/// `cairn_find_byte_pair`, and the word-at-a-time forms other CPUs run) find what a byte-by-byte
+/// search finds, at every length and start around their 8-, 16- and 32-byte blocks.
 @Suite struct ByteSearchTests {
     static func naivePair(_ bytes: [UInt8], from: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8) -> Int {
         var index = from
@@ -31,6 +31,8 @@ import Testing
                     let base = buffer.baseAddress ?? UnsafePointer(bitPattern: 16)!
                     #expect(cairn_find_byte_pair(base, length, from, a, b, c, d) == Self.naivePair(bytes, from: from, a, b, c, d), "\(bytes) from \(from)")
                     #expect(cairn_find_either_byte(base, length, from, 0x80, 0) == Self.naiveEither(bytes, from: from, 0x80, 0), "\(bytes) from \(from)")
+                    #expect(cairn_find_byte_pair_portable(base, length, from, a, b, c, d) == Self.naivePair(bytes, from: from, a, b, c, d))
+                    #expect(cairn_find_either_byte_portable(base, length, from, 0x80, 0) == Self.naiveEither(bytes, from: from, 0x80, 0))
                 }
             }
         }

@@ -9,6 +9,8 @@ struct Report {
     private var targets: [(String, Bool, String)] = []
     /// Each operation measured for Cairn and a peer, in the order measured.
     private(set) var comparisons: [Comparison] = []
+    /// The scale suite's rates at each size (for its chart, ``scaleChart(_:title:subtitle:)``).
+    var scalePoints: [ScalePoint] = []
 
     mutating func row(_ name: String, _ figure: String, note: String = "") {
         rows.append((name, figure, note))

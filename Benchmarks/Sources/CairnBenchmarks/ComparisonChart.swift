@@ -93,7 +93,7 @@ private func times(_ ratio: Double) -> String {
 }
 
 /// A coordinate with one decimal, the dot as its separator whatever the locale.
-private func number(_ value: Double) -> String { String(format: "%.1f", value) }
+func number(_ value: Double) -> String { String(format: "%.1f", value) }
 
 /// Each peer's colour; others grey.
 private func colour(_ peer: String) -> String {
@@ -106,7 +106,7 @@ private func colour(_ peer: String) -> String {
 }
 
 /// An SVG text element, its content escaped.
-private func text(
+func text(
     _ content: String, x: Double, y: Double, size: Int = 12, anchor: String = "start", weight: String = "normal", colour: String = "#222"
 ) -> String {
     var escaped = ""

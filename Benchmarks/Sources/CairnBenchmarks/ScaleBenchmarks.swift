@@ -10,7 +10,7 @@ import GRDB
 /// fetched), resident bytes per object. In process: lookups by unique key (beside a Swift
 /// `Dictionary` of the keys in the same loop), an indexed range, a full scan (beside what the
 /// machine's memory bandwidth needs for the column it reads), a sort of 10%, an aggregate, and
-/// an update of 1% saved.
+/// an update of 1% saved, and the longest save while an online compaction runs.
 func scaleBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
     var report = initial
     guard let (cairn, _) = try releasedCommandLine(root: root, &report, measuring: "scale") else { return report }
@@ -67,6 +67,7 @@ private func scaleRound(
     let group = "Scale, \(size) objects"
     func compare(_ operation: String, cairn: Double, grdb: Double, unit: String, note: String = "") {
         report.compare(group, operation, ratio: cairn / grdb)
+        report.scalePoints.append(ScalePoint(operation: operation, objects: count, cairn: cairn, grdb: grdb))
         report.row(
             "\(operation), \(size)", "Cairn \(fixed(cairn, 1))/s, GRDB \(fixed(grdb, 1))/s",
             note: "\(fixed(cairn / grdb, 2))× (\(unit))" + (note.isEmpty ? "" : "; " + note))
@@ -203,6 +204,19 @@ private func scaleRound(
     }
     let grdbUpdate = seconds(ContinuousClock.now - start)
     compare("update 1% by key and save", cairn: 1 / cairnUpdate, grdb: 1 / grdbUpdate, unit: "saves of \(changed.count) changes")
+
+    // Online compaction's longest save stall: steady saves of 10 updates while a compaction
+    // (fast) writes the whole store into a base.
+    let stop = StopFlag()
+    let busy = Task { try await steadySaves(opened, count: count, until: stop, round: 0, counter: Counter()) }
+    try await Task.sleep(for: .milliseconds(200))
+    let compaction = try await opened.compact(level: .fast)
+    try await Task.sleep(for: .milliseconds(200))
+    stop.set()
+    let stalls = try await busy.value
+    report.row(
+        "longest save during online compaction, \(size)", "\(fixed(stalls.max() ?? 0, 2)) ms",
+        note: "durable saves of 10 updates 1 ms apart: \(stalls.count), median \(fixed(median(stalls), 2)) ms, during a fast compaction of \(fixed(seconds(compaction.duration), 1)) s")
 
     try await opened.close()
     try pool.close()

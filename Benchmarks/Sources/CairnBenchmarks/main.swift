@@ -4,7 +4,7 @@ import Glibc
 
 // Cairn benchmarks. Usage (from the repository root):
 //
-//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|observe|history|scale|all]... [--quick] [--dir PATH] [--chart PATH]
+//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|observe|history|scale|all]... [--quick] [--dir PATH] [--chart PATH] [--scale-chart PATH]
 //
 // Runs each suite named (the log's when none is), in the order above. Prints markdown tables:
 // figures, and each target as met or NOT MET. A run that compared Cairn with a peer writes the
@@ -57,7 +57,15 @@ if runs("history") {
     report = try await historyBenchmarks(report, root: root, quick: quick)
     report = try await followerBenchmarks(report, root: root, quick: quick)
 }
-if runs("scale") { report = try await scaleBenchmarks(report, root: root, quick: quick) }
+if runs("scale") {
+    report = try await scaleBenchmarks(report, root: root, quick: quick)
+    let path = optionValue("--scale-chart") ?? (chartPath as NSString).deletingLastPathComponent + "/scale.svg"
+    let chart = scaleChart(
+        report.scalePoints, title: "Cairn and GRDB as the store grows",
+        subtitle: "Each operation's rate against the number of objects, in the same run; logarithmic scales")
+    try chart.write(toFile: path, atomically: true, encoding: .utf8)
+    print("\nThe scale suite's rates as a chart: \(path)")
+}
 
 print(report.markdown)
 

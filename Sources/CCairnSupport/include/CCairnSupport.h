@@ -43,4 +43,10 @@ size_t cairn_find_either_byte(const uint8_t *bytes, size_t count, size_t from, u
 size_t cairn_find_byte_pair(const uint8_t *bytes, size_t count, size_t from, uint8_t first, uint8_t first_other, uint8_t second,
                             uint8_t second_other);
 
+/// `cairn_find_either_byte` and `cairn_find_byte_pair` eight bytes at a time in a 64-bit word,
+/// without vector instructions: what CPUs other than x86-64 run (exported for tests).
+size_t cairn_find_either_byte_portable(const uint8_t *bytes, size_t count, size_t from, uint8_t first, uint8_t other);
+size_t cairn_find_byte_pair_portable(const uint8_t *bytes, size_t count, size_t from, uint8_t first, uint8_t first_other,
+                                     uint8_t second, uint8_t second_other);
+
 #endif

@@ -38,16 +38,17 @@ final class ChunkColumn: @unchecked Sendable {
     let doubleValues: UnsafeMutablePointer<Double>?
 
     /// The column of `position` for a chunk's rows, from `forEachRow` (slot, entity and bytes of
-    /// each row, in slot order); nil when the values take more than ``Tuning/chunkColumnBytes``.
-    init?(position: Int, slots chunkSlots: Int, forEachRow: ((Int, Int, RowBytes) -> Void) -> Void) {
+    /// each row a scan reads, in slot order, slots below ``SlotMask/slots``); nil when the values
+    /// take more than ``Tuning/chunkColumnBytes``.
+    init?(position: Int, forEachRow: ((Int, Int, RowBytes) -> Void) -> Void) {
         self.position = position
-        let slots = min(chunkSlots, Tuning.objectChunkSize)
+        let slots = SlotMask.slots
         var values: [UInt8] = []
         var ends = [UInt32](repeating: 0, count: slots + 1)
         var filled = SlotMask.none, nulls = SlotMask.none, asciiTexts = SlotMask.none, latin1Texts = SlotMask.none
         var entity: Int?, mixed = false, tooLarge = false
         var integers = SlotMask.none, doubles = SlotMask.none, dates = SlotMask.none, trues = SlotMask.none, falses = SlotMask.none
-        var integerValues = [Int64](repeating: 0, count: Tuning.objectChunkSize), doubleValues = [Double](repeating: 0, count: Tuning.objectChunkSize)
+        var integerValues = [Int64](repeating: 0, count: slots), doubleValues = [Double](repeating: 0, count: slots)
         forEachRow { slot, rowEntity, row in
             guard slot < slots, !tooLarge else { return }
             filled.insert(slot)
@@ -85,6 +86,7 @@ final class ChunkColumn: @unchecked Sendable {
         // A slot without a row holds no bytes: it ends where the one before ends.
         for slot in 0..<slots where !filled.contains(slot) { ends[slot + 1] = ends[slot] }
         let stored = UnsafeMutableRawBufferPointer.allocate(byteCount: max(values.count, 1), alignment: 16)
+        stored.initializeMemory(as: UInt8.self, repeating: 0)
         values.withUnsafeBytes { stored.copyMemory(from: $0) }
         bytes = stored
         let offsets = UnsafeMutablePointer<UInt32>.allocate(capacity: slots + 1)
@@ -119,8 +121,7 @@ final class ChunkColumn: @unchecked Sendable {
 
     /// The memory the column holds.
     var memoryBytes: Int {
-        count + 4 * (Tuning.objectChunkSize + 1) + (integerValues == nil ? 0 : 8 * Tuning.objectChunkSize)
-            + (doubleValues == nil ? 0 : 8 * Tuning.objectChunkSize)
+        count + 4 * (SlotMask.slots + 1) + (integerValues == nil ? 0 : 8 * SlotMask.slots) + (doubleValues == nil ? 0 : 8 * SlotMask.slots)
     }
 
     /// Where slot `slot`'s value starts in ``bytes``.

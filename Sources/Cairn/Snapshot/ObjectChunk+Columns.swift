@@ -1,4 +1,5 @@
 import CCairnSupport
+import CairnSupport
 
 /// The columns a chunk's scans made (``ChunkColumn``), true of its rows at one
 /// ``ObjectChunk/generation``.
@@ -21,17 +22,57 @@ extension ObjectChunk {
             if cache.generation != generation { cache = ColumnCache(generation: generation) }
             if position < cache.byPosition.count, let made = cache.byPosition[position] { return made }
             guard !cache.refused.contains(position) else { return nil }
-            let made = ChunkColumn(position: position, slots: entries.count) { body in
-                forEachRow { slot, _, entity, row in body(slot, entity, row) }
+            let memo = RowMemo.allocate()
+            defer { memo.deallocate() }
+            // The rows a scan reads, as it reads them (a damaged row it skips is in no column).
+            let made = ChunkColumn(position: position) { body in
+                forEachRow(in: .all, firstKey: 0, memo: memo) { slot, id, row in body(slot, id.entity, row.bytes) }
             }
+            columnsMade.store(true, ordering: .relaxed)
             guard let made else {
                 cache.refused.insert(position)
                 return nil
             }
+            checkAfterMutation { () throws(InvariantViolation) in try checkColumn(made) }
             if position >= cache.byPosition.count { cache.byPosition += Array(repeating: nil, count: position + 1 - cache.byPosition.count) }
             cache.byPosition[position] = made
             return made
         }
+    }
+
+    /// Checks that a column says what the chunk's rows say: the filled slots and their entity,
+    /// each slot's value bytes, and each decoded kind and number.
+    func checkColumn(_ column: ChunkColumn) throws(InvariantViolation) {
+        var filled = SlotMask.none
+        var entities = Set<Int>()
+        var failure: InvariantViolation?
+        try require(Tuning.objectChunkSize == SlotMask.slots, "ChunkColumn", "chunks of \(Tuning.objectChunkSize) slots, masks of \(SlotMask.slots)")
+        let memo = RowMemo.allocate()
+        defer { memo.deallocate() }
+        forEachRow(in: .all, firstKey: 0, memo: memo) { slot, id, row in
+            guard failure == nil else { return }
+            filled.insert(slot)
+            entities.insert(id.entity)
+            let value = row.bytes.value(column.position), kept = column.value(slot)
+            let bit = { (mask: SlotMask) in mask.contains(slot) }
+            let rules: [(Bool, String)] = [
+                (RowBytes.same(value, kept), "holds other bytes"),
+                (bit(column.nulls) == ValueEncoding.isNull(value), "null or not"),
+                (bit(column.asciiTexts) == (ValueEncoding.text(value).map(RowComparison.isASCII) ?? false), "ASCII text or not"),
+                (bit(column.integers) == (ValueEncoding.integer(value) != nil), "integer or not"),
+                (!bit(column.integers) || column.integerValues?[slot] == ValueEncoding.integer(value), "its integer"),
+                (bit(column.doubles) == (ValueEncoding.double(value).map { !$0.isNaN } ?? false), "double or not"),
+                (bit(column.dates) == (ValueEncoding.dateSeconds(value).map { !$0.isNaN } ?? false), "date or not"),
+                (!(bit(column.doubles) || bit(column.dates)) || column.doubleValues?[slot] == ValueEncoding.number(value), "its number"),
+                (bit(column.trues) == (ValueEncoding.boolean(value) == true) && bit(column.falses) == (ValueEncoding.boolean(value) == false), "its boolean")
+            ]
+            if let broken = rules.first(where: { !$0.0 }) {
+                failure = InvariantViolation("ChunkColumn", "slot \(slot) at position \(column.position): \(broken.1)")
+            }
+        }
+        if let failure { throw failure }
+        try require(filled == column.filled, "ChunkColumn", "filled slots differ from the chunk's")
+        try require(column.entity == (entities.count == 1 ? entities.first : nil), "ChunkColumn", "entity \(column.entity.map(String.init) ?? "mixed") for \(entities)")
     }
 
     /// The bytes the chunk's columns hold.
@@ -40,16 +81,32 @@ extension ObjectChunk {
         return columns.withLock { cache in cache.generation == generation ? cache.byPosition.reduce(0) { $0 + ($1?.memoryBytes ?? 0) } : 0 }
     }
 
-    /// The slots holding an object of a wanted entity (by entity index): from `column` when its
-    /// rows share one entity, else from the entries.
+    /// The slots holding an object of a wanted entity (by entity index) whose row a scan reads:
+    /// from `column` when its rows share one entity, else from the entries.
     func slots(of wanted: [Bool], column: ChunkColumn? = nil) -> SlotMask {
         if let column, let entity = column.entity { return wanted.indices.contains(entity) && wanted[entity] ? column.filled : .none }
         var mask = SlotMask.none
-        for slot in entries.indices.prefix(Tuning.objectChunkSize) {
+        let used = buffer.used, spilled = overflow?.used
+        for slot in entries.indices.prefix(SlotMask.slots) {
             guard let entry = entries[slot], Int(entry.entity) < wanted.count, wanted[Int(entry.entity)] else { continue }
-            mask.insert(slot)
+            // As ``forEachRow(in:firstKey:memo:_:)`` reads rows: one that lies outside its buffer
+            // (damage) is skipped.
+            let readable =
+                switch entry.place {
+                case .buffer(let start): start + Int(entry.length) <= used
+                case .overflow(let start): spilled.map { start + Int(entry.length) <= $0 } ?? false
+                case .large: large[slot] != nil
+                }
+            if readable { mask.insert(slot) }
         }
         return mask
+    }
+
+    /// Forgets the chunk's columns (its rows are changing), when it has any.
+    func dropColumns() {
+        guard columnsMade.load(ordering: .relaxed) else { return }
+        columns.withLock { $0 = ColumnCache(generation: generation) }
+        columnsMade.store(false, ordering: .relaxed)
     }
 
     /// Calls `body` with each slot of `mask` that holds a row, its object's ID and its row

@@ -59,6 +59,8 @@ final class ObjectChunk: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var generation: UInt64 = 0
     /// The columns scans made of the chunk's rows, by position (``ChunkColumn``).
     let columns = Mutex(ColumnCache())
+    /// Whether `columns` may hold a column: a change to the rows then drops them at once.
+    let columnsMade = Atomic(false)
 
     init() {
         entries = Array(repeating: nil, count: Tuning.objectChunkSize)
@@ -155,6 +157,7 @@ final class ObjectChunk: @unchecked Sendable {
     func store(_ row: BorrowedRow, version: LSN, entity: Int, slot: Int) {
         clear(slot)
         generation &+= 1
+        dropColumns()
         let length = row.bytes.bytes.count
         if Self.fitsBuffer(length: length, entity: entity, count: row.bytes.count) {
             let (storage, inOverflow) = writableStorage(room: length)
@@ -216,6 +219,7 @@ final class ObjectChunk: @unchecked Sendable {
     func clear(_ slot: Int) {
         guard let old = entries[slot] else { return }
         generation &+= 1
+        dropColumns()
         valueStarts.withLock { $0 = nil }
         if old.start == .max { large[slot] = nil } else { garbage += Int(old.length) }
         entries[slot] = nil

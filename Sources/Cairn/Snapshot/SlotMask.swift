@@ -4,6 +4,9 @@ struct SlotMask: Equatable, Sendable {
     /// Bit `slot % 64` of word `slot / 64`.
     var words: SIMD4<UInt64>
 
+    /// The slots of a chunk (``Tuning/objectChunkSize``, which an invariant check holds to this).
+    static let slots = 256
+
     static let none = SlotMask(words: .zero)
     static let all = SlotMask(words: SIMD4(repeating: .max))
 
