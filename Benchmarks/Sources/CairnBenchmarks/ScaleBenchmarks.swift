@@ -216,7 +216,9 @@ private func scaleRound(
     let stalls = try await busy.value
     report.row(
         "longest save during online compaction, \(size)", "\(fixed(stalls.max() ?? 0, 2)) ms",
-        note: "durable saves of 10 updates 1 ms apart: \(stalls.count), median \(fixed(median(stalls), 2)) ms, during a fast compaction of \(fixed(seconds(compaction.duration), 1)) s")
+        note:
+            "durable saves of 10 updates 1 ms apart: \(stalls.count), median \(fixed(median(stalls), 2)) ms, during a fast compaction of \(fixed(seconds(compaction.duration), 1)) s"
+    )
 
     try await opened.close()
     try pool.close()

@@ -72,7 +72,8 @@ extension ObjectChunk {
         }
         if let failure { throw failure }
         try require(filled == column.filled, "ChunkColumn", "filled slots differ from the chunk's")
-        try require(column.entity == (entities.count == 1 ? entities.first : nil), "ChunkColumn", "entity \(column.entity.map(String.init) ?? "mixed") for \(entities)")
+        try require(
+            column.entity == (entities.count == 1 ? entities.first : nil), "ChunkColumn", "entity \(column.entity.map(String.init) ?? "mixed") for \(entities)")
     }
 
     /// The bytes the chunk's columns hold.
