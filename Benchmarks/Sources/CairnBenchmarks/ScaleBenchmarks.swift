@@ -210,14 +210,14 @@ private func scaleRound(
     let stop = StopFlag()
     let busy = Task { try await steadySaves(opened, count: count, until: stop, round: 0, counter: Counter()) }
     try await Task.sleep(for: .milliseconds(200))
-    let compaction = try await opened.compact(level: .fast)
+    let onlineCompaction = try await opened.compact(level: .fast)
     try await Task.sleep(for: .milliseconds(200))
     stop.set()
     let stalls = try await busy.value
     report.row(
         "longest save during online compaction, \(size)", "\(fixed(stalls.max() ?? 0, 2)) ms",
         note:
-            "durable saves of 10 updates 1 ms apart: \(stalls.count), median \(fixed(median(stalls), 2)) ms, during a fast compaction of \(fixed(seconds(compaction.duration), 1)) s"
+            "durable saves of 10 updates 1 ms apart: \(stalls.count), median \(fixed(median(stalls), 2)) ms, during a fast compaction of \(onlineCompaction.objects) objects in \(fixed(seconds(onlineCompaction.duration), 2)) s"
     )
 
     try await opened.close()

@@ -133,39 +133,32 @@ private struct AggregatingVisitor: RowVisitor {
     }
 
     mutating func visitMatches(_ matches: SlotMask, in chunk: ChunkScan) {
-        // The functions of the object's own attributes (or of no attribute: a count) add the
-        // values of their columns, in slot order as rows would.
-        var columns: [ChunkColumn?] = []
-        for (index, path) in paths.enumerated() {
-            guard path != nil else {
-                columns.append(nil)
-                continue
-            }
-            guard let position = positions[index], let column = chunk.column(position) else {
-                chunk.forEachRow(in: matches) { _, id, row in visit(id, row) }
-                return
-            }
-            columns.append(column)
-        }
+        // Each function of one of the object's own attributes adds the values of its column, in
+        // slot order as rows would; any other reads the rows.
         partial.matched = true
         for index in paths.indices {
-            if let column = columns[index] {
+            if paths[index] == nil {
+                matches.forEach { _ in partial.accumulators[index].add(.boolean(true)) }  // a count of objects
+            } else if let position = positions[index], let column = chunk.column(position) {
                 partial.accumulators[index].add(column, matches)
             } else {
-                matches.forEach { _ in partial.accumulators[index].add(.boolean(true)) }
+                chunk.forEachRow(in: matches) { _, id, row in add(index, id, row) }
             }
         }
     }
 
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
         partial.matched = true
-        for index in paths.indices {
-            if let position = positions[index] {
-                partial.accumulators[index].add(encoded: row.bytes.value(position))
-            } else {
-                let view = ObjectView(base: .row(row.owned()), changes: nil)
-                partial.accumulators[index].add(paths[index].map { ObjectContext.read($0, id, view, reader) } ?? .boolean(true))
-            }
+        for index in paths.indices { add(index, id, row) }
+    }
+
+    /// Adds the value function `index` reads of one object.
+    private mutating func add(_ index: Int, _ id: ObjectID, _ row: BorrowedRow) {
+        if let position = positions[index] {
+            partial.accumulators[index].add(encoded: row.bytes.value(position))
+        } else {
+            let view = ObjectView(base: .row(row.owned()), changes: nil)
+            partial.accumulators[index].add(paths[index].map { ObjectContext.read($0, id, view, reader) } ?? .boolean(true))
         }
     }
 

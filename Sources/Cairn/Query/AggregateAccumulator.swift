@@ -102,7 +102,11 @@ struct AggregateAccumulator: Sendable {
             let found = matches & column.doubles
             count += found.count
             if operation != .count, !found.isEmpty {
-                found.forEach { doubles += values[$0] }
+                // Summed in a local (the column's memory could alias this accumulator's, so the
+                // property would be stored and read back at every addition).
+                var sum = doubles
+                found.forEach { sum += values[$0] }
+                doubles = sum
                 sawDouble = true
             }
         }
