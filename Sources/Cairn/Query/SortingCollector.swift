@@ -25,10 +25,12 @@ struct SortingCollector: RowVisitor {
         for index in keys.indices where !keys[index].append(row.bytes.value(keys[index].position), to: &part.columns[index]) { failed = true }
     }
 
-    /// Reads the keys from the chunk's columns (the rows when a column is missing).
+    /// Reads the keys from the chunk's columns when scans made them, from the rows otherwise: a
+    /// sort reads the keys of its matches only, often a few of the objects, for which a column
+    /// of every object costs more than it saves.
     mutating func visitMatches(_ matches: SlotMask, in chunk: ChunkScan) {
         guard !failed else { return }
-        let columns = keys.map { chunk.column($0.position) }
+        let columns = keys.map { chunk.existingColumn($0.position) }
         guard columns.allSatisfy({ $0 != nil }) else {
             chunk.forEachRow(in: matches) { _, id, row in visit(id, row) }
             return

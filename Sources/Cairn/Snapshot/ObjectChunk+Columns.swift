@@ -76,6 +76,16 @@ extension ObjectChunk {
             column.entity == (entities.count == 1 ? entities.first : nil), "ChunkColumn", "entity \(column.entity.map(String.init) ?? "mixed") for \(entities)")
     }
 
+    /// The column of the values at `position` if a scan made one already (nil otherwise: none
+    /// is made).
+    func existingColumn(_ position: Int) -> ChunkColumn? {
+        guard position >= 0 else { return nil }
+        let generation = generation
+        return columns.withLock { cache in
+            cache.generation == generation && position < cache.byPosition.count ? cache.byPosition[position] : nil
+        }
+    }
+
     /// The bytes the chunk's columns hold.
     var columnBytes: Int {
         let generation = generation
@@ -190,8 +200,11 @@ struct ChunkScan {
     let firstKey: UInt64
     let memo: RowMemo
 
-    /// The column of the values at `position` (nil: read the rows).
+    /// The column of the values at `position`, made now if need be (nil: read the rows).
     func column(_ position: Int) -> ChunkColumn? { chunk.column(position) }
+
+    /// The column of the values at `position` if one was made (nil: read the rows).
+    func existingColumn(_ position: Int) -> ChunkColumn? { chunk.existingColumn(position) }
 
     /// The ID of the object in `slot` (which must hold one).
     func id(_ slot: Int) -> ObjectID {
