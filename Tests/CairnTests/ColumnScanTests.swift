@@ -17,6 +17,7 @@ import Testing
                 Attribute("price", .double)
                 Attribute("when", .date)
                 Attribute("flag", .boolean)
+                Relationship("owner", to: "Other")
             }
             Entity("Special", parent: "Item") {
                 Attribute("extra", .string)
@@ -109,6 +110,26 @@ import Testing
             let sorted = FetchRequest(
                 "Item", predicate: try FetchPredicate(format: format), sortKeys: [SortKey("price", ascending: false), SortKey("name"), SortKey("count")])
             #expect(try committed.fetchIDs(sorted) == reference.fetchIDs(sorted), "sorted: \(format)")
+        }
+    }
+
+    @Test func severalFunctionsReadTheirColumnsOrTheirRows() async throws {
+        let store = try await Self.store(count: 900)
+        let setup = store.newBackgroundContext()
+        let owners = try (0..<5).map { try setup.make("Other", ["name": .string("owner \($0)")]) }
+        for (index, item) in try setup.fetch(FetchRequest("Item", sortKeys: [SortKey("count")])).enumerated() where index % 3 != 0 {
+            try item.setObject(owners[index % owners.count], forKey: "owner")
+        }
+        try await setup.save()
+        let committed = store.newBackgroundContext()
+        let reference = try Self.byValues(store)
+        // Counts and sums make their columns, minimums and maximums read made ones or the rows,
+        // a key path across a relationship reads the rows: each match counted once by each.
+        let functions: [AggregateFunction] = [.count, .sum("price"), .maximum("owner.name"), .minimum("name"), .maximum("count"), .average("count")]
+        for format in ["TRUEPREDICATE", "flag == YES", "name CONTAINS[c] 'a'", "owner.name == 'owner 2' OR count < 3"] {
+            let request = FetchRequest("Item", predicate: try FetchPredicate(format: format))
+            #expect(
+                try committed.aggregate(functions, request, groupBy: []) == reference.aggregate(functions, request, groupBy: []), "\(format)")
         }
     }
 

@@ -122,6 +122,10 @@ private func scaleRound(
     compare(
         "lookup by unique key", cairn: cairnLookup, grdb: grdbLookup, unit: "lookups",
         note: "a Dictionary of the keys: \(fixed(dictionary / 1e6, 2))M/s, \(fixed(dictionary / cairnLookup, 1))× Cairn")
+    report.target(
+        "scale: lookup by unique key within 2× a Dictionary at \(size)", met: dictionary / cairnLookup <= 2,
+        figure: "\(fixed(dictionary / cairnLookup, 1))× slower")
+    report.target("scale: lookup by unique key ≥ 10× GRDB at \(size)", met: cairnLookup / grdbLookup >= 10, figure: "\(fixed(cairnLookup / grdbLookup, 2))×")
     let batchLookups = try runsPerSecond(lookups / 1000) { batch in
         let values = (0..<1000).map { Value.string(PersonQueries.lookupKey(batch * 1000 + $0 + lookups, count: count)) }
         let found = try view.fetch("Person", key: "key", in: values)

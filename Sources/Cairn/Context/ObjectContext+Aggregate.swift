@@ -139,7 +139,7 @@ private struct AggregatingVisitor: RowVisitor {
         for index in paths.indices {
             if paths[index] == nil {
                 matches.forEach { _ in partial.accumulators[index].add(.boolean(true)) }  // a count of objects
-            } else if let position = positions[index], let column = chunk.column(position) {
+            } else if let position = positions[index], let column = Self.column(position, for: partial.accumulators[index].operation, in: chunk) {
                 partial.accumulators[index].add(column, matches)
             } else {
                 chunk.forEachRow(in: matches) { _, id, row in add(index, id, row) }
@@ -150,6 +150,16 @@ private struct AggregatingVisitor: RowVisitor {
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
         partial.matched = true
         for index in paths.indices { add(index, id, row) }
+    }
+
+    /// The column a function reads: a count, sum or average makes it (it adds numbers straight
+    /// from its arrays); a minimum or maximum, which decodes each value, only reads one another
+    /// scan made.
+    private static func column(_ position: Int, for operation: CollectionOperator, in chunk: ChunkScan) -> ChunkColumn? {
+        switch operation {
+        case .count, .sum, .average: chunk.column(position)
+        case .minimum, .maximum: chunk.existingColumn(position)
+        }
     }
 
     /// Adds the value function `index` reads of one object.

@@ -110,7 +110,7 @@ struct AggregateAccumulator: Sendable {
                 sawDouble = true
             }
         }
-        // Anything else (null, NaN, a date, another kind) is read as before.
+        // Anything else (null, NaN, a date, another kind) is read from its encoded bytes.
         (matches & ~column.integers & ~column.doubles).forEach { add(encoded: column.value($0)) }
     }
 

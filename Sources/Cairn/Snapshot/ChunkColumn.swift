@@ -2,7 +2,8 @@
 /// (docs/FORMAT.md §9) copied one after the other, so that a scan comparing or adding that
 /// attribute reads its bytes alone instead of walking every row (the bytes of a column, not of
 /// rows ten times as wide). Made by the first scan that asks for it (``ObjectChunk/column(_:)``),
-/// kept with the chunk, and remade when the chunk's rows change.
+/// kept with the chunk, and dropped when a save changes the chunk's rows (the next scan makes it
+/// again).
 ///
 /// Numbers, dates and booleans are also kept decoded (``integerValues``, ``doubleValues``, masks),
 /// so that comparing or adding them is a loop over plain values.
