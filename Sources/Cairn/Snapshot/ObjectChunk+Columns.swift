@@ -1,13 +1,12 @@
 import CCairnSupport
 import CairnSupport
 
-/// The columns a chunk's scans made (``ChunkColumn``), true of its rows at one
-/// ``ObjectChunk/generation``.
+/// The columns a chunk's scans made (``ChunkColumn``), true of its rows: a change to them
+/// empties the cache (``ObjectChunk/dropColumns()``).
 struct ColumnCache {
-    var generation: UInt64 = 0
     /// By position: the column, or nil (none made yet).
     var byPosition: [ChunkColumn?] = []
-    /// Positions whose values take too much room for a column (at `generation`).
+    /// Positions whose values take too much room for a column.
     var refused: Set<Int> = []
 }
 
@@ -17,9 +16,7 @@ extension ObjectChunk {
     /// that two scans never make one twice.
     func column(_ position: Int) -> ChunkColumn? {
         guard position >= 0 else { return nil }
-        let generation = generation
         return columns.withLock { cache in
-            if cache.generation != generation { cache = ColumnCache(generation: generation) }
             if position < cache.byPosition.count, let made = cache.byPosition[position] { return made }
             guard !cache.refused.contains(position) else { return nil }
             let memo = RowMemo.allocate()
@@ -80,16 +77,14 @@ extension ObjectChunk {
     /// is made).
     func existingColumn(_ position: Int) -> ChunkColumn? {
         guard position >= 0 else { return nil }
-        let generation = generation
         return columns.withLock { cache in
-            cache.generation == generation && position < cache.byPosition.count ? cache.byPosition[position] : nil
+            position < cache.byPosition.count ? cache.byPosition[position] : nil
         }
     }
 
     /// The bytes the chunk's columns hold.
     var columnBytes: Int {
-        let generation = generation
-        return columns.withLock { cache in cache.generation == generation ? cache.byPosition.reduce(0) { $0 + ($1?.memoryBytes ?? 0) } : 0 }
+        columns.withLock { cache in cache.byPosition.reduce(0) { $0 + ($1?.memoryBytes ?? 0) } }
     }
 
     /// The slots holding an object of a wanted entity (by entity index) whose row a scan reads:
@@ -116,7 +111,7 @@ extension ObjectChunk {
     /// Forgets the chunk's columns (its rows are changing), when it has any.
     func dropColumns() {
         guard columnsMade.load(ordering: .relaxed) else { return }
-        columns.withLock { $0 = ColumnCache(generation: generation) }
+        columns.withLock { $0 = ColumnCache() }
         columnsMade.store(false, ordering: .relaxed)
     }
 

@@ -54,9 +54,6 @@ final class ObjectChunk: @unchecked Sendable {
     /// loaded from a base), or by the first scan that finds none; dropped when a row is
     /// replaced or removed (a row added later has no entry and is walked).
     private let valueStarts: Mutex<ValueStarts?>
-    /// Counts the changes to the chunk's rows (a row stored or removed): a column made at
-    /// another count is stale (``column(_:)``).
-    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
     /// The columns scans made of the chunk's rows, by position (``ChunkColumn``).
     let columns = Mutex(ColumnCache())
     /// Whether `columns` may hold a column: a change to the rows then drops them at once.
@@ -156,7 +153,6 @@ final class ObjectChunk: @unchecked Sendable {
     /// Puts a row's bytes in a slot: copied into the buffer, or (a long row) kept as it is.
     func store(_ row: BorrowedRow, version: LSN, entity: Int, slot: Int) {
         clear(slot)
-        generation &+= 1
         dropColumns()
         let length = row.bytes.bytes.count
         if Self.fitsBuffer(length: length, entity: entity, count: row.bytes.count) {
@@ -218,7 +214,6 @@ final class ObjectChunk: @unchecked Sendable {
     /// Removes a slot's record.
     func clear(_ slot: Int) {
         guard let old = entries[slot] else { return }
-        generation &+= 1
         dropColumns()
         valueStarts.withLock { $0 = nil }
         if old.start == .max { large[slot] = nil } else { garbage += Int(old.length) }
