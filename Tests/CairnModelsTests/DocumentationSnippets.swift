@@ -120,7 +120,7 @@ enum README_Queries {
 
 /// README.md, "XcodeModelsAndMigration"
 enum README_XcodeModelsAndMigration {
-    // README.md:357
+    // README.md:358
     static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let bundle = try XcodeModelBundle(at: "Models/Library.xcdatamodeld")   // every version, oldest first
@@ -136,7 +136,7 @@ enum README_XcodeModelsAndMigration {
 
 /// README.md, "JSONImportAndExport"
 enum README_JSONImportAndExport {
-    // README.md:390
+    // README.md:391
     static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let mapping = try Mapping(model: model, keyStyle: .snakeCase) {
@@ -155,7 +155,7 @@ enum README_JSONImportAndExport {
     }
     }
 
-    // README.md:421
+    // README.md:422
     static func block2(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     MappingTransformers.register(
@@ -178,7 +178,7 @@ enum README_JSONImportAndExport {
 
 /// README.md, "TheLogAsALibrary"
 enum README_TheLogAsALibrary {
-    // README.md:442
+    // README.md:443
     static func block1(store: Store, model: Model, context: ObjectContext, path: String, data: Data, url: URL) async throws {
     do {
     let log = try Log.open(at: "/var/lib/myapp/store")           // recovers, takes the writer lock

@@ -71,18 +71,38 @@ import Testing
     }
 
     @Test func anOrderedIndexChecksItsOrder() throws {
-        var index = OrderedIndex()
+        var index = OrderedIndex(kind: .integer)
         for key in 1...(3 * Tuning.orderedChunkLimit) { index.insert(.integer(Int64(key % 97)), ObjectID(entity: 0, key: UInt64(key))) }
         index.remove(.integer(5), ObjectID(entity: 0, key: 5))
         #expect(throws: Never.self) { try index.checkInvariants() }
         #expect(index.contains(.integer(6), ObjectID(entity: 0, key: 6)))
         #expect(!index.contains(.integer(5), ObjectID(entity: 0, key: 5)))
+        #expect(!index.contains(.integer(7), ObjectID(entity: 0, key: 6)))  // the key, under another value
 
-        index.chunks[1].entries.swapAt(0, 1)
+        guard case .packed(_, let runs) = index.storage else {
+            Issue.record("an integer index is not packed")
+            return
+        }
+        runs.runs[1].entries.swapAt(0, 1)
         #expect(throws: InvariantViolation.self) { try index.checkInvariants() }
-        index.chunks[1].entries.swapAt(0, 1)
-        index.chunks[1].entries.append(index.chunks[0].entries[0])
+        runs.runs[1].entries.swapAt(0, 1)
+        runs.runs[1].entries.append(runs.runs[0].entries[0])
         #expect(throws: InvariantViolation.self) { try index.checkInvariants() }  // out of order, and the count disagrees
+    }
+
+    @Test func anOrderedIndexOfValuesChecksItsOrderAndItsNils() throws {
+        var index = OrderedIndex()
+        for key in 1...(3 * Tuning.orderedChunkLimit) { index.insert(.string("v\(key % 97)"), ObjectID(entity: 0, key: UInt64(key))) }
+        #expect(throws: Never.self) { try index.checkInvariants() }
+        guard case .values(let runs) = index.storage else {
+            Issue.record("a text index is packed")
+            return
+        }
+        runs.runs[2].entries.swapAt(3, 4)
+        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }
+        runs.runs[2].entries.swapAt(3, 4)
+        runs.runs[2].entries[0].value = .null
+        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }
     }
 
     @Test func insertedObjectsCheckTheirSlots() throws {

@@ -16,7 +16,7 @@ import Testing
                 Attribute("score", .double, indexed: indexed)
                 Attribute("city", .string)
                 Attribute("born", .date, indexed: indexed)
-                Attribute("active", .boolean)
+                Attribute("active", .boolean, indexed: indexed)
                 Relationship("friend", to: "Person")
                 Relationship("pets", to: "Pet", inverse: "owner", .toMany(ordered: false), deleteRule: .cascade)
             }
@@ -31,7 +31,7 @@ import Testing
     static let names: [Value] = ["ada", "Ada", "ÉMILE", "émile", "Emile", "Zoë", "zoe", "bob", "Bob", "", "x*y", "ab?c", nil]
     static let cities: [Value] = ["Lyon", "lyon", "Paris", "Zürich", "zurich", nil]
     static let kinds: [Value] = ["cat", "Cat", "dog", "ÉMU", "emu", nil]
-    static let scores: [Value] = [0.0, 0.5, 1.5, -2.0, 3.0, nil]
+    static let scores: [Value] = [0.0, -0.0, 0.5, 1.5, -2.0, 3.0, nil]
     static let dates: [Value] = [
         .date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: 86_400)),
         .date(Date(timeIntervalSinceReferenceDate: -86_400)), nil

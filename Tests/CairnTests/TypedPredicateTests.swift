@@ -61,7 +61,7 @@ import Testing
     @Test func theSameEngineAndIndexesAnswer() async throws {
         let context = try await Self.context()
         let request = FetchRequest("Person", predicate: try FetchPredicate(#Predicate<Person> { $0.age == 30 }))
-        #expect(try context.explain(request).contains("hash index"))
+        #expect(try context.explain(request).contains("ordered index"))
         #expect(
             try context.explain(FetchRequest("Person", predicate: try FetchPredicate(#Predicate<Person> { $0.name == "Ada" })))
                 .contains("uniqueness index"))

@@ -3,8 +3,7 @@ import Foundation
 /// The hash an index files a value under: equal values (by the rules of `==` in predicates)
 /// hash equally. Strings are hashed in NFC, so canonically equivalent strings collide on
 /// purpose; numbers by their numeric value; −0.0 as 0.0. Hash collisions of unequal values are
-/// harmless: the objects an index returns are checked against the whole predicate, except where
-/// ``isExact(_:for:)`` shows that no other value of the attribute shares the hash.
+/// harmless: the objects a hash index returns are checked against the whole predicate.
 enum IndexKey {
     static func hash(_ value: Value) -> UInt64 {
         var hasher = FNV64()
@@ -32,26 +31,6 @@ enum IndexKey {
             withUnsafeBytes(of: id.uuid) { for byte in $0 { hasher.mix(UInt64(byte)) } }
         }
         return hasher.finalized
-    }
-
-    /// Whether, among the values an attribute of `type` can hold (nil included), only those
-    /// equal to `value` under `==` hash as it does, so that an index's objects for `value` are
-    /// exactly its matches and need no check against their rows. True for integers within
-    /// ±2^53 (exact as doubles, and the hash of a double is a bijection of its bits), booleans
-    /// and dates that are numbers (not NaN); nil is never filed. False for text and binary
-    /// (hashes of different values can collide) and for the other number types (their `==`
-    /// mixes types and precisions).
-    static func isExact(_ value: Value, for type: AttributeType) -> Bool {
-        switch (type, value) {
-        case (.integer16, .integer(let number)), (.integer32, .integer(let number)), (.integer64, .integer(let number)):
-            number.magnitude < 1 << 53
-        case (.boolean, .boolean):
-            true
-        case (.date, .date(let date)):
-            !date.timeIntervalSinceReferenceDate.isNaN
-        default:
-            false
-        }
     }
 
     /// FNV-1a over 64-bit words, with a final avalanche: FNV only carries bits upward, so the

@@ -1,114 +1,85 @@
 import CairnSupport
-import Foundation
 
-/// Objects in the order of one attribute's value: answers ranges (`<`, `>=`, `BETWEEN`…) and
-/// sorted reads. Persistent: entries live in chunks of at most ``Tuning/orderedChunkLimit`` shared between
-/// snapshots and copied only when a save changes them. Nil values are not filed.
+/// Objects of one entity in the order of one attribute's value: answers ranges (`<`, `>=`,
+/// `BETWEEN`…), and `==` and `IN` for the attributes that have no hash index (numbers, dates,
+/// booleans). Persistent (``OrderedRuns``): snapshots share it. Nil values are not filed.
+///
+/// An attribute whose values pack into 64 bits in order (``PackedKind``) keeps 16 bytes an
+/// entry; any other keeps the value and the key. Should a value of another kind reach a packed
+/// index (a model's type never lets it), the index turns into one of values and stays right.
 struct OrderedIndex: Sendable {
-    struct Entry: Sendable {
-        var value: Value
-        var id: ObjectID
+    enum Storage: Sendable {
+        case packed(PackedKind, OrderedRuns<PackedEntry>)
+        case values(OrderedRuns<ValueEntry>)
     }
 
-    final class Chunk: @unchecked Sendable {
-        // Safety: a chunk is mutated only while uniquely referenced (checked before every
-        // change), so a published snapshot's chunks never change.
-        var entries: [Entry]
-        init(_ entries: [Entry]) { self.entries = entries }
+    /// The entries. Internal, not private, only so that the tests can damage it and see
+    /// ``checkInvariants()`` fail.
+    var storage: Storage
+
+    /// An empty index, packed when `kind` is given.
+    init(kind: PackedKind? = nil) {
+        storage = kind.map { .packed($0, OrderedRuns()) } ?? .values(OrderedRuns())
     }
 
-    /// The chunks, in entry order. Internal, not private, only so that the tests can damage it
-    /// and see ``checkInvariants()`` fail.
-    var chunks: [Chunk] = []
     /// How many entries.
-    private(set) var count = 0
-
-    /// An empty index.
-    init() {}
-
-    /// An index of `entries` (nil values left out), sorted here unless they already are, in
-    /// chunks three quarters full, so that later inserts split few of them. (``precedes(_:_:)``
-    /// is a strict order over the values one attribute can hold: one kind, never NaN.)
-    init(entries: [Entry]) {
-        var sorted = entries.filter { $0.value != .null }
-        if zip(sorted, sorted.dropFirst()).contains(where: { !Self.precedes($0, $1) }) { sorted.sort(by: Self.precedes) }
-        let size = Tuning.orderedChunkLimit * 3 / 4
-        chunks = stride(from: 0, to: sorted.count, by: size).map { Chunk(Array(sorted[$0..<min($0 + size, sorted.count)])) }
-        count = sorted.count
-        checkAfterMutation { () throws(InvariantViolation) in if count <= Tuning.wholeCheckLimit { try checkInvariants() } }
-    }
-
-    /// Entry order: by value, then by object ID.
-    static func precedes(_ a: Entry, _ b: Entry) -> Bool {
-        switch QueryValue.order(a.value, b.value) ?? .orderedSame {
-        case .orderedAscending: true
-        case .orderedDescending: false
-        case .orderedSame: a.id < b.id
+    var count: Int {
+        switch storage {
+        case .packed(_, let runs): runs.count
+        case .values(let runs): runs.count
         }
     }
 
-    /// The chunk an entry belongs in: the first whose last entry is not before it.
-    private func chunkIndex(for entry: Entry) -> Int {
-        var low = 0, high = chunks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if let last = chunks[middle].entries.last, Self.precedes(last, entry) { low = middle + 1 } else { high = middle }
-        }
-        return min(low, max(chunks.count - 1, 0))
-    }
-
-    private mutating func uniqueChunk(_ index: Int) -> Chunk {
-        if !isKnownUniquelyReferenced(&chunks[index]) { chunks[index] = Chunk(chunks[index].entries) }
-        return chunks[index]
+    /// Whether the index keeps packed entries.
+    var isPacked: Bool {
+        if case .packed = storage { return true }
+        return false
     }
 
     mutating func insert(_ value: Value, _ id: ObjectID) {
         guard value != .null else { return }
-        let entry = Entry(value: QueryValue.normalized(value), id: id)
-        count += 1
-        guard !chunks.isEmpty else { chunks = [Chunk([entry])]; return }
-        let index = chunkIndex(for: entry)
-        let chunk = uniqueChunk(index)
-        let position = Self.insertionPoint(chunk.entries, entry)
-        chunk.entries.insert(entry, at: position)
-        if chunk.entries.count > Tuning.orderedChunkLimit {
-            let half = chunk.entries.count / 2
-            let upper = Chunk(Array(chunk.entries[half...]))
-            chunk.entries.removeSubrange(half...)
-            chunks.insert(upper, at: index + 1)
+        switch storage {
+        case .packed(let kind, var runs):
+            guard let bits = kind.bits(value) else {
+                unpack()
+                return insert(value, id)
+            }
+            storage = .values(OrderedRuns())  // leave the runs uniquely referenced while they change
+            let position = runs.insert(PackedEntry(bits: bits, key: id.key))
+            storage = .packed(kind, runs)
+            checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: position) }
+        case .values(var runs):
+            storage = .values(OrderedRuns())
+            let position = runs.insert(ValueEntry(value: QueryValue.normalized(value), key: id.key))
+            storage = .values(runs)
+            checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: position) }
         }
-        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index, position: position) }
     }
 
     mutating func remove(_ value: Value, _ id: ObjectID) {
-        guard value != .null, !chunks.isEmpty else { return }
-        let entry = Entry(value: QueryValue.normalized(value), id: id)
-        let index = chunkIndex(for: entry)
-        let position = Self.insertionPoint(chunks[index].entries, entry)
-        guard position < chunks[index].entries.count, chunks[index].entries[position].id == id else { return }
-        let chunk = uniqueChunk(index)
-        chunk.entries.remove(at: position)
-        count -= 1
-        if chunk.entries.isEmpty { chunks.remove(at: index) }
-        checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: index, position: position) }
+        guard value != .null else { return }
+        var position: OrderedRuns<PackedEntry>.Position?
+        switch storage {
+        case .packed(let kind, var runs):
+            guard let bits = kind.bits(value) else { return }  // never filed
+            storage = .values(OrderedRuns())
+            position = runs.remove(PackedEntry(bits: bits, key: id.key))
+            storage = .packed(kind, runs)
+        case .values(var runs):
+            storage = .values(OrderedRuns())
+            position = runs.remove(ValueEntry(value: QueryValue.normalized(value), key: id.key))
+            storage = .values(runs)
+        }
+        if let position { checkAfterMutation { () throws(InvariantViolation) in try checkInvariants(around: position) } }
     }
 
     /// Whether `id` is filed under `value` (two binary searches; a nil value is never filed).
     func contains(_ value: Value, _ id: ObjectID) -> Bool {
-        guard value != .null, !chunks.isEmpty else { return false }
-        let entry = Entry(value: QueryValue.normalized(value), id: id)
-        let entries = chunks[chunkIndex(for: entry)].entries
-        let position = Self.insertionPoint(entries, entry)
-        return position < entries.count && entries[position].id == id && !Self.precedes(entry, entries[position])
-    }
-
-    private static func insertionPoint(_ entries: [Entry], _ entry: Entry) -> Int {
-        var low = 0, high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if precedes(entries[middle], entry) { low = middle + 1 } else { high = middle }
+        guard value != .null else { return false }
+        switch storage {
+        case .packed(let kind, let runs): return kind.bits(value).map { runs.contains(PackedEntry(bits: $0, key: id.key)) } ?? false
+        case .values(let runs): return runs.contains(ValueEntry(value: QueryValue.normalized(value), key: id.key))
         }
-        return low
     }
 
     /// A bound of a range.
@@ -117,67 +88,99 @@ struct OrderedIndex: Sendable {
         var inclusive: Bool
     }
 
-    /// The objects whose value lies between the bounds (nil: unbounded), in index order.
-    func objects(from lower: Bound?, to upper: Bound?) -> [ObjectID] {
-        let (start, end) = span(from: lower, to: upper)
-        var result: [ObjectID] = []
-        var (chunkIndex, position) = start
-        while (chunkIndex, position) < end, chunkIndex < chunks.count {
-            let entries = chunks[chunkIndex].entries
-            let stop = chunkIndex == end.0 ? min(end.1, entries.count) : entries.count
-            if position < stop { result += entries[position..<stop].lazy.map(\.id) }
-            chunkIndex += 1
-            position = 0
-        }
-        return result
+    /// The objects of `entity` whose value lies between the bounds (nil: unbounded), in index
+    /// order.
+    func objects(from lower: Bound?, to upper: Bound?, entity: Int) -> [ObjectID] {
+        let keys: [UInt64] =
+            switch storage {
+            case .packed(let kind, let runs):
+                runs.keys(from: start(runs, lower) { kind.value($0.bits) }, to: end(runs, upper) { kind.value($0.bits) })
+            case .values(let runs):
+                runs.keys(from: start(runs, lower, \.value), to: end(runs, upper, \.value))
+            }
+        return keys.map { ObjectID(entity: entity, key: $0) }
+    }
+
+    /// The objects of `entity` whose value equals `value` under `==`.
+    func objects(equalTo value: Value, entity: Int) -> [ObjectID] {
+        let bound = Bound(value: value, inclusive: true)
+        return objects(from: bound, to: bound, entity: entity)
     }
 
     /// How many objects have a value between the bounds (without listing them: a few binary
-    /// searches and a sum over the chunks in between).
+    /// searches and a sum over the runs in between).
     func count(from lower: Bound?, to upper: Bound?) -> Int {
-        let (start, end) = span(from: lower, to: upper)
-        guard (start.0, start.1) < (end.0, end.1) else { return 0 }
-        if start.0 == end.0 { return end.1 - start.1 }
-        var total = chunks[start.0].entries.count - start.1 + (end.0 < chunks.count ? end.1 : 0)
-        for index in (start.0 + 1)..<min(end.0, chunks.count) { total += chunks[index].entries.count }
-        return total
+        switch storage {
+        case .packed(let kind, let runs):
+            runs.count(from: start(runs, lower) { kind.value($0.bits) }, to: end(runs, upper) { kind.value($0.bits) })
+        case .values(let runs):
+            runs.count(from: start(runs, lower, \.value), to: end(runs, upper, \.value))
+        }
     }
 
-    /// The (chunk, position) of the first entry in the range and of the first entry past it.
-    private func span(from lower: Bound?, to upper: Bound?) -> (start: (Int, Int), end: (Int, Int)) {
-        let start =
-            lower.map { bound in
-                firstPosition { entry in
-                    let order = QueryValue.order(entry.value, bound.value) ?? .orderedAscending
-                    return order == .orderedDescending || (bound.inclusive && order == .orderedSame)
-                }
-            } ?? (0, 0)
-        // Past the range: beyond the upper bound, or a value that cannot be ordered against it
-        // (values of another kind, which never match).
-        let end =
-            upper.map { bound in
-                firstPosition { entry in
-                    guard let order = QueryValue.order(entry.value, bound.value) else { return true }
-                    return order == .orderedDescending || (!bound.inclusive && order == .orderedSame)
-                }
-            } ?? (chunks.count, 0)
-        return (start, end)
+    /// The position of the first entry in the range.
+    private func start<Entry>(_ runs: OrderedRuns<Entry>, _ lower: Bound?, _ value: (Entry) -> Value) -> OrderedRuns<Entry>.Position {
+        guard let lower else { return (0, 0) }
+        return runs.firstPosition { entry in
+            let order = QueryValue.order(value(entry), lower.value) ?? .orderedAscending
+            return order == .orderedDescending || (lower.inclusive && order == .orderedSame)
+        }
     }
 
-    /// The first (chunk, position) whose entry satisfies `isAtOrPast` (monotonic along the index).
-    private func firstPosition(_ isAtOrPast: (Entry) -> Bool) -> (Int, Int) {
-        var low = 0, high = chunks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if let last = chunks[middle].entries.last, !isAtOrPast(last) { low = middle + 1 } else { high = middle }
+    /// The position of the first entry past the range: beyond the upper bound, or a value that
+    /// cannot be ordered against it (values of another kind, which never match).
+    private func end<Entry>(_ runs: OrderedRuns<Entry>, _ upper: Bound?, _ value: (Entry) -> Value) -> OrderedRuns<Entry>.Position {
+        guard let upper else { return (runs.runs.count, 0) }
+        return runs.firstPosition { entry in
+            guard let order = QueryValue.order(value(entry), upper.value) else { return true }
+            return order == .orderedDescending || (!upper.inclusive && order == .orderedSame)
         }
-        guard low < chunks.count else { return (chunks.count, 0) }
-        let entries = chunks[low].entries
-        var first = 0, last = entries.count
-        while first < last {
-            let middle = (first + last) / 2
-            if isAtOrPast(entries[middle]) { last = middle } else { first = middle + 1 }
+    }
+
+    /// Turns a packed index into one of values (a value of another kind came).
+    private mutating func unpack() {
+        guard case .packed(let kind, let runs) = storage else { return }
+        var entries: [ValueEntry] = []
+        entries.reserveCapacity(runs.count)
+        for run in runs.runs {
+            for entry in run.entries { entries.append(ValueEntry(value: kind.value(entry.bits), key: entry.key)) }
         }
-        return (low, first)
+        storage = .values(OrderedRuns(entries: entries))
+    }
+}
+
+extension OrderedIndex {
+    /// Gathers an index's entries, then builds it at once: one sort rather than an insert each.
+    struct Builder {
+        private var kind: PackedKind?
+        private var packed: [PackedEntry] = []
+        private var values: [ValueEntry] = []
+
+        /// A builder of an index packed when `kind` is given.
+        init(kind: PackedKind?) { self.kind = kind }
+
+        /// Files `key` under `value` (nil is left out).
+        mutating func add(_ value: Value, key: UInt64) {
+            guard value != .null else { return }
+            if let kind {
+                if let bits = kind.bits(value) {
+                    packed.append(PackedEntry(bits: bits, key: key))
+                    return
+                }
+                // A value of another kind: every entry so far becomes a value entry.
+                values = packed.map { ValueEntry(value: kind.value($0.bits), key: $0.key) }
+                packed = []
+                self.kind = nil
+            }
+            values.append(ValueEntry(value: QueryValue.normalized(value), key: key))
+        }
+
+        /// The index.
+        func build() -> OrderedIndex {
+            var index = OrderedIndex(kind: kind)
+            index.storage = kind.map { .packed($0, OrderedRuns(entries: packed)) } ?? .values(OrderedRuns(entries: values))
+            checkAfterMutation { () throws(InvariantViolation) in if index.count <= Tuning.wholeCheckLimit { try index.checkInvariants() } }
+            return index
+        }
     }
 }

@@ -1,5 +1,5 @@
-/// How a fetch finds its candidates: through the uniqueness index, an attribute's hash index,
-/// an attribute's ordered index, or by scanning every object of the entity. Every candidate is
+/// How a fetch finds its candidates: through the uniqueness index, an attribute's index (its
+/// hash index, or its ordered index), or by scanning every object of the entity. Every candidate is
 /// then checked against the whole predicate (unless the index answers exactly:
 /// ``findsExactly(_:entity:)``), and the context's unsaved changes are added.
 enum QueryPlan {
@@ -8,8 +8,9 @@ enum QueryPlan {
     /// `==` on every attribute of a uniqueness constraint, or `IN` on the one attribute of a
     /// constraint: the keys (each the constraint's values, in its order) to look up.
     case unique(UniquenessConstraint, keys: [[Value]])
-    /// `==` or `IN` on an indexed attribute.
-    case hashed(attribute: String, position: Int, values: [Value])
+    /// `==` or `IN` on an indexed attribute: through its hash index when it has one
+    /// (`hashed`), else its ordered index.
+    case equal(attribute: String, position: Int, values: [Value], hashed: Bool)
     /// A range on an indexed attribute.
     case range(attribute: String, position: Int, lower: OrderedIndex.Bound?, upper: OrderedIndex.Bound?)
     /// `SELF == object` or `SELF IN {objects}`: the objects named.
@@ -30,9 +31,9 @@ enum QueryPlan {
                 ? "= " + keys[0].map(\.description).joined(separator: ", ")
                 : "IN {\(keys.map { $0.map(\.description).joined(separator: ", ") }.joined(separator: ", "))}"
             return "look up \(entity)(\(names)) \(what) in the uniqueness index" + check
-        case .hashed(let attribute, _, let values):
+        case .equal(let attribute, _, let values, let hashed):
             let what = values.count == 1 ? "= \(values[0])" : "IN {\(values.map(\.description).joined(separator: ", "))}"
-            return "look up \(entity).\(attribute) \(what) in its hash index" + check
+            return "look up \(entity).\(attribute) \(what) in its \(hashed ? "hash" : "ordered") index" + check
         case .range(let attribute, _, let lower, let upper):
             let low = lower.map { ($0.inclusive ? "≥ " : "> ") + $0.value.description }
             let high = upper.map { ($0.inclusive ? "≤ " : "< ") + $0.value.description }
@@ -96,7 +97,8 @@ enum QueryPlan {
             family.allSatisfy { model.indexLayout.slot(entity: $0, position: position) != nil || model.descriptions[$0].isAbstract }
         }
         if let (position, values) = equalities.sorted(by: { $0.value.count < $1.value.count }).first(where: { indexed($0.key) }) {
-            return .hashed(attribute: entity.attributes[position].name, position: position, values: values)
+            let attribute = entity.attributes[position]
+            return .equal(attribute: attribute.name, position: position, values: values, hashed: PackedKind(attribute.type) == nil)
         }
         if let position = Set(lowers.keys).union(uppers.keys).sorted().first(where: indexed) {
             return .range(attribute: entity.attributes[position].name, position: position, lower: lowers[position], upper: uppers[position])
@@ -110,7 +112,7 @@ enum QueryPlan {
         switch self {
         case .scan: true
         case .range(_, let position, let lower, let upper): Self.rangeIsWide(snapshot, family, position, lower, upper)
-        case .unique, .hashed, .objects: false
+        case .unique, .equal, .objects: false
         }
     }
 
@@ -124,15 +126,16 @@ enum QueryPlan {
     }
 
     /// Whether the plan's candidates are exactly the objects that match `predicate`, with no
-    /// row to read: the predicate is one `==` or `IN` on the hash-indexed attribute, and each
-    /// value is one its index files without collision (``IndexKey/isExact(_:for:)``).
+    /// row to read: the predicate is one `==` or `IN` on the indexed attribute, answered by its
+    /// ordered index, which finds the values that order the same as the constant: by the rules
+    /// of `==` (``QueryValue/order(_:_:)``), exactly its matches. (A hash index's candidates
+    /// are only those that share a hash.)
     func findsExactly(_ predicate: CompiledPredicate?, entity: EntityDescription) -> Bool {
-        guard case .hashed(_, let position, let values) = self, case .comparison(let comparison)? = predicate,
+        guard case .equal(_, let position, _, let hashed) = self, !hashed, case .comparison(let comparison)? = predicate,
             comparison.modifier == .direct, comparison.options.isEmpty, [.equal, .in].contains(comparison.op),
             case .keyPath(let path) = comparison.lhs, path.directAttribute == position
         else { return false }
-        let type = entity.attributes[position].type
-        return values.allSatisfy { IndexKey.isExact($0, for: type) }
+        return true
     }
 
     /// The committed objects the plan finds in `snapshot` (nil for a scan), in no set order.
@@ -147,19 +150,19 @@ enum QueryPlan {
                 snapshot.holder(of: UniqueKey(owner: constraint.owner, number: constraint.number, values: values))
             }
             return Array(Set(holders.filter { family.contains($0.entity) }))
-        case .hashed(_, let position, let values):
+        case .equal(_, let position, let values, _):
             // In the objects' order when there is one value (each entity's list is in key order).
             var ids: [ObjectID] = []
             for entity in family.sorted() {
                 guard let slot = snapshot.model.indexLayout.slot(entity: entity, position: position) else { continue }
-                for value in values { snapshot.indexes[slot].hashed.appendObjects(hash: IndexKey.hash(value), entity: entity, to: &ids) }
+                for value in values { snapshot.indexes[slot].appendObjects(equalTo: value, entity: entity, to: &ids) }
             }
             return values.count > 1 ? Array(Set(ids)) : ids
         case .range(_, let position, let lower, let upper):
             // A wide range reads faster by a scan (in the table's order) than object by object.
             if Self.rangeIsWide(snapshot, family, position, lower, upper) { return nil }
             let slots = family.sorted().compactMap { snapshot.model.indexLayout.slot(entity: $0, position: position) }
-            return slots.flatMap { snapshot.indexes[$0].ordered.objects(from: lower, to: upper) }
+            return slots.flatMap { snapshot.indexes[$0].ordered.objects(from: lower, to: upper, entity: snapshot.model.indexLayout.slots[$0].entity) }
         }
     }
 

@@ -77,7 +77,7 @@ struct StoreSnapshot: Sendable {
     init(model: Model) {
         storage = Storage(
             model: model, lsn: .zero, objects: ObjectTable(entityCount: model.descriptions.count), unique: UniqueIndex(),
-            nextKey: 1, indexes: Array(repeating: AttributeIndex(), count: model.indexLayout.slots.count))
+            nextKey: 1, indexes: model.indexLayout.emptyIndexes())
     }
 
     /// An object's committed record.
@@ -406,25 +406,22 @@ struct StoreSnapshot: Sendable {
     /// hash index).
     static func attributeIndexes(of objects: ObjectTable, model: Model) -> [AttributeIndex] {
         let layout = model.indexLayout
-        var indexes = Array(repeating: AttributeIndex(), count: layout.slots.count)
-        guard !layout.slots.isEmpty else { return indexes }
-        var entries = Array(repeating: [OrderedIndex.Entry](), count: layout.slots.count)
+        guard !layout.slots.isEmpty else { return [] }
+        var ordered = layout.kinds.map { OrderedIndex.Builder(kind: $0) }
         var filings = Array(repeating: [(hash: UInt64, key: UInt64)](), count: layout.slots.count)
         // One pass over the objects of every entity with indexed attributes, in ID order.
         for id in objects.ids(Set(layout.byEntity.indices.filter { !layout.byEntity[$0].isEmpty })) {
             objects.withBorrowedRow(id) { row in
                 for (position, slot) in layout.byEntity[id.entity] {
                     guard case .attribute(let value) = ValueEncoding.decodeProperty(row.bytes.value(position)), value != .null else { continue }
-                    filings[slot].append((IndexKey.hash(value), id.key))
-                    entries[slot].append(OrderedIndex.Entry(value: QueryValue.normalized(value), id: id))
+                    if layout.kinds[slot] == nil { filings[slot].append((IndexKey.hash(value), id.key)) }
+                    ordered[slot].add(value, key: id.key)
                 }
             }
         }
-        for slot in indexes.indices {
-            indexes[slot].hashed = HashIndex(filings: filings[slot])
-            indexes[slot].ordered = OrderedIndex(entries: entries[slot])
+        return layout.slots.indices.map { slot in
+            AttributeIndex(hashed: layout.kinds[slot] == nil ? HashIndex(filings: filings[slot]) : nil, ordered: ordered[slot].build())
         }
-        return indexes
     }
 
     /// Makes sure keys below `key` are never handed out again.
