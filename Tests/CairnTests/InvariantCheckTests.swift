@@ -101,7 +101,7 @@ import Testing
         runs.runs[2].entries.swapAt(3, 4)
         #expect(throws: InvariantViolation.self) { try index.checkInvariants() }
         runs.runs[2].entries.swapAt(3, 4)
-        runs.runs[2].entries[0].value = .null
+        runs.runs[0].entries[0].value = .null  // first: in order, so only the nil check sees it
         #expect(throws: InvariantViolation.self) { try index.checkInvariants() }
     }
 

@@ -198,10 +198,11 @@ import Testing
 }
 
 @Suite struct ExactIndexTests {
-    /// `==` and `IN` on an indexed integer or date answered from the ordered index alone agree
-    /// with the same comparison on an attribute without index, at the edges: integers that
-    /// round to the same double (compared with integers and with doubles), −0.0 and 0.0, and a
-    /// date whose hash is nil's.
+    /// `==` and `IN` on an indexed integer, float or date answered from the ordered index alone
+    /// agree with the same comparison on an attribute without index, at the edges: integers
+    /// that round to the same double (compared with integers, doubles and both in one list),
+    /// floats against the doubles they are not (0.1), −0.0 and 0.0, and a date whose bits
+    /// once hashed as nil's.
     @Test func indexedEqualityFromTheIndexAloneAgreesWithAScan() async throws {
         let model = try Model {
             Entity("Item") {
@@ -209,21 +210,26 @@ import Testing
                 Attribute("m", .integer64)
                 Attribute("d", .date, indexed: true)
                 Attribute("e", .date)
+                Attribute("f", .float, indexed: true)
+                Attribute("g", .float)
             }
         }
         let store = Store(inMemory: model)
         let writer = store.newBackgroundContext()
         let big: Int64 = 1 << 53
         let numbers: [Int64?] = [0, 1, -1, big - 1, big, big + 1, -big, -big - 1, .max, .min, nil, 7, 7]
-        // The one double whose hash as a date equals nil's (the hash is a bijection of its bits).
+        // The one double whose hash as a date equals nil's.
         let nilLike = Date(timeIntervalSinceReferenceDate: Double(bitPattern: 0x6491_24a8_0223_8c45))
         #expect(IndexKey.hash(.date(nilLike)) == IndexKey.hash(.null))
         let dates: [Date?] = [
             Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: -0.0), nil, Date(timeIntervalSinceReferenceDate: 1.5)
         ]
+        let floats: [Value] = [.float(0.1), .float(-0.0), .float(0), .float(1.5), .null, .float(-2), .float(16_777_218)]
         for (index, number) in numbers.enumerated() {
             let date = dates[index % dates.count].map(Value.date) ?? .null
-            try writer.make("Item", ["n": number.map(Value.integer) ?? .null, "m": number.map(Value.integer) ?? .null, "d": date, "e": date])
+            let float = floats[index % floats.count]
+            try writer.make(
+                "Item", ["n": number.map(Value.integer) ?? .null, "m": number.map(Value.integer) ?? .null, "d": date, "e": date, "f": float, "g": float])
         }
         try await writer.save()
         let view = store.viewContext
@@ -240,7 +246,13 @@ import Testing
         }
         for constant in [Double(big), Double(big) + 2, -Double(big), 0.5, -1, 0, -0.0, 9.2e18, -9.3e18] {
             try same(.equal("n", .double(constant)), .equal("m", .double(constant)), "n == \(constant) as a double")
+            #expect(try PreparedQuery(FetchRequest("Item", predicate: .equal("n", .double(constant))), model: model).candidatesMatch)
         }
+        for constant in [Value.double(0.1), .double(Double(Float(0.1))), .double(-0.0), .integer(0), .integer(-2), .double(1.5), .integer(16_777_216)] {
+            try same(.equal("f", constant), .equal("g", constant), "f == \(constant)")
+        }
+        let mixed: [Value] = [.double(Double(big)), .integer(big + 1), .double(0.5), .integer(-1)]
+        try same(try FetchPredicate(format: "n IN %@", mixed), try FetchPredicate(format: "m IN %@", mixed), "IN, integers and doubles")
         #expect(try PreparedQuery(FetchRequest("Item", predicate: .equal("d", .date(Date()))), model: model).candidatesMatch)
         #expect(try !PreparedQuery(FetchRequest("Item", predicate: try FetchPredicate(format: "n == 7 AND m == 7")), model: model).candidatesMatch)
         let list: [Value] = [.integer(big), .integer(7), .integer(-1), .integer(.min)]

@@ -26,7 +26,7 @@ extension ObjectContext {
             if let found = uniqueLookup(request, in: snapshot) { return found.count }
             let query = try PreparedQuery(request, model: model)
             let unsaved = hasPendingChangesInChain
-            if query.candidatesMatch, !unsaved, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
+            if !unsaved, query.matchesExactly(in: snapshot), let candidates = query.plan.candidates(in: snapshot, family: query.family) {
                 return candidates.count  // the index's objects are exactly the matches
             }
             if !unsaved, query.plan.scans(snapshot, family: query.family) {
@@ -170,7 +170,7 @@ extension ObjectContext {
         if !sorted, !hasPendingChangesInChain, let candidates = query.plan.candidates(in: snapshot, family: query.family) {
             // Nothing unsaved, no order but the IDs': the index's candidates, checked on their
             // borrowed rows (no view made) unless they are exactly the matches.
-            if query.candidatesMatch { return query.page(ObjectID.ordered(candidates)) }
+            if query.matchesExactly(in: snapshot) { return query.page(ObjectID.ordered(candidates)) }
             let committed = ObjectReader.committed(snapshot)
             let filter = query.predicate.map(RowFilter.init)
             let objects = snapshot.objects

@@ -24,7 +24,11 @@ extension OrderedIndex {
         if count <= Tuning.wholeCheckLimit { return try checkInvariants() }
         switch storage {
         case .packed(_, let runs): try runs.checkRuns(max(0, position.run - 1)..<min(runs.runs.count, position.run + 2), near: position.entry)
-        case .values(let runs): try runs.checkRuns(max(0, position.run - 1)..<min(runs.runs.count, position.run + 2), near: position.entry)
+        case .values(let runs):
+            try runs.checkRuns(max(0, position.run - 1)..<min(runs.runs.count, position.run + 2), near: position.entry)
+            for run in runs.runs[max(0, position.run - 1)..<min(runs.runs.count, position.run + 2)] {
+                for entry in run.entries { try require(entry.value != .null, "OrderedIndex", "object \(entry.key) is filed under nil") }
+            }
         }
     }
 }

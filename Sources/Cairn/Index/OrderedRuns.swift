@@ -49,6 +49,7 @@ struct OrderedRuns<Entry: OrderedEntry>: Sendable {
             let upper = Run(Array(run.entries[half...]))
             run.entries.removeSubrange(half...)
             runs.insert(upper, at: index + 1)
+            if position >= half { return (index + 1, position - half) }
         }
         return (index, position)
     }

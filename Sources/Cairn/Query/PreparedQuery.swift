@@ -10,7 +10,8 @@ struct PreparedQuery: Sendable {
     let predicate: CompiledPredicate?
     let sortPaths: [CompiledKeyPath]
     let plan: QueryPlan
-    /// Whether the plan's committed candidates are exactly the matches (no row to check).
+    /// Whether the plan's committed candidates are exactly the matches (no row to check), as
+    /// long as the indexes it reads are packed (``matchesExactly(in:)``).
     let candidatesMatch: Bool
 
     init(_ request: FetchRequest, model: Model) throws {
@@ -31,7 +32,16 @@ struct PreparedQuery: Sendable {
             return path
         }
         plan = QueryPlan.choose(predicate, entity: entity, family: family, model: model)
-        candidatesMatch = plan.findsExactly(predicate, entity: entity)
+        candidatesMatch = plan.findsExactly(predicate)
+    }
+
+    /// Whether the plan's committed candidates in `snapshot` are exactly the matches: the plan
+    /// says so, and every index it reads still packs its values (an index that met a value of
+    /// another kind keeps values, whose order across kinds is not exact; no model lets one in).
+    func matchesExactly(in snapshot: StoreSnapshot) -> Bool {
+        guard candidatesMatch, case .equal(_, let position, _, _) = plan else { return false }
+        let layout = snapshot.model.indexLayout
+        return family.allSatisfy { entity in layout.slot(entity: entity, position: position).map { snapshot.indexes[$0].ordered.isPacked } ?? true }
     }
 
     /// The predicate compiled again and flattened for row scans: a filter that shares no object

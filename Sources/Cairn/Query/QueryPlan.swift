@@ -1,7 +1,7 @@
 /// How a fetch finds its candidates: through the uniqueness index, an attribute's index (its
 /// hash index, or its ordered index), or by scanning every object of the entity. Every candidate is
 /// then checked against the whole predicate (unless the index answers exactly:
-/// ``findsExactly(_:entity:)``), and the context's unsaved changes are added.
+/// ``findsExactly(_:)``), and the context's unsaved changes are added.
 enum QueryPlan {
     /// Every object of the entities.
     case scan
@@ -130,7 +130,7 @@ enum QueryPlan {
     /// ordered index, which finds the values that order the same as the constant: by the rules
     /// of `==` (``QueryValue/order(_:_:)``), exactly its matches. (A hash index's candidates
     /// are only those that share a hash.)
-    func findsExactly(_ predicate: CompiledPredicate?, entity: EntityDescription) -> Bool {
+    func findsExactly(_ predicate: CompiledPredicate?) -> Bool {
         guard case .equal(_, let position, _, let hashed) = self, !hashed, case .comparison(let comparison)? = predicate,
             comparison.modifier == .direct, comparison.options.isEmpty, [.equal, .in].contains(comparison.op),
             case .keyPath(let path) = comparison.lhs, path.directAttribute == position

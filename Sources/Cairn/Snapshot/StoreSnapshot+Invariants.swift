@@ -7,7 +7,8 @@ import CairnSupport
 extension StoreSnapshot {
     /// Checks every rule of the snapshot: the object table's; each object's (see
     /// ``checkObject(_:)``); outside a bulk build, that each ordered index holds exactly the
-    /// objects' values and, at the newest LSN, that the uniqueness index holds exactly their keys.
+    /// objects' values, and a slot has a hash index exactly when its values do not pack; at
+    /// the newest LSN, that the uniqueness index holds exactly their keys.
     func checkInvariants() throws(InvariantViolation) {
         try objects.checkInvariants()
         var keys = 0
@@ -24,6 +25,9 @@ extension StoreSnapshot {
             }
         }
         for (slot, index) in indexes.enumerated() where !attributeIndexesDeferred {
+            try require(
+                (index.hashed == nil) == (model.indexLayout.kinds[slot] != nil), "StoreSnapshot",
+                "index slot \(slot) has \(index.hashed == nil ? "no" : "a") hash index")
             try require(
                 index.ordered.count == values[slot], "StoreSnapshot", "index slot \(slot) files \(index.ordered.count) values; the objects hold \(values[slot])"
             )
