@@ -22,6 +22,8 @@ struct OrderedIndex: Sendable {
         storage = kind.map { .packed($0, OrderedRuns()) } ?? .values(OrderedRuns())
     }
 
+    private init(storage: Storage) { self.storage = storage }
+
     /// How many entries.
     var count: Int {
         switch storage {
@@ -177,8 +179,7 @@ extension OrderedIndex {
 
         /// The index.
         func build() -> OrderedIndex {
-            var index = OrderedIndex(kind: kind)
-            index.storage = kind.map { .packed($0, OrderedRuns(entries: packed)) } ?? .values(OrderedRuns(entries: values))
+            let index = OrderedIndex(storage: kind.map { .packed($0, OrderedRuns(entries: packed)) } ?? .values(OrderedRuns(entries: values)))
             checkAfterMutation { () throws(InvariantViolation) in if index.count <= Tuning.wholeCheckLimit { try index.checkInvariants() } }
             return index
         }
