@@ -34,25 +34,8 @@ enum BaseContents {
         var rows = ByteWriter(capacity: Tuning.baseEntryCapacity)
         for (number, chunk) in snapshot.objects.chunks.all {
             try beforeChunk(objects)
-            entry.removeAll()
-            rows.removeAll()
-            entry.writeByte(objectsKind)
-            entry.writeByte(version)
-            entry.write(number)
-            entry.write(UInt16(0))  // the count, patched below
-            var count = 0
-            chunk.forEachRow { slot, version, entity, row in
-                entry.writeByte(UInt8(slot))
-                entry.write(UInt32(entity))
-                entry.write(UInt32(row.count))
-                entry.write(UInt32(row.bytes.count))
-                entry.write(version.rawValue)
-                rows.write(bytes: row.bytes)
-                count += 1
-            }
+            let count = encodeObjects(number, chunk, into: &entry, rows: &rows)
             guard count > 0 else { continue }
-            entry.patch(UInt16(count), at: 10)
-            entry.write(bytes: rows.bytes)
             try writer.append(entry.bytes)
             objects += count
         }
@@ -63,6 +46,32 @@ enum BaseContents {
         summary.write(UInt64(objects))
         try writer.append(summary.bytes)
         return objects
+    }
+
+    /// Encodes the objects entry of chunk `number` into `entry` (emptied first), its rows
+    /// gathered in `rows` on the way (a buffer kept between calls); returns the chunk's count of
+    /// objects (0: an empty chunk, which has no entry).
+    static func encodeObjects(_ number: UInt64, _ chunk: ObjectChunk, into entry: inout ByteWriter, rows: inout ByteWriter) -> Int {
+        entry.removeAll()
+        rows.removeAll()
+        entry.writeByte(objectsKind)
+        entry.writeByte(version)
+        entry.write(number)
+        entry.write(UInt16(0))  // the count, patched below
+        var count = 0
+        chunk.forEachRow { slot, version, entity, row in
+            entry.writeByte(UInt8(slot))
+            entry.write(UInt32(entity))
+            entry.write(UInt32(row.count))
+            entry.write(UInt32(row.bytes.count))
+            entry.write(version.rawValue)
+            rows.write(bytes: row.bytes)
+            count += 1
+        }
+        guard count > 0 else { return 0 }
+        entry.patch(UInt16(count), at: 10)
+        entry.write(bytes: rows.bytes)
+        return count
     }
 
     /// Reads a base's entries back: the models, then objects handed to `load` one entry's
@@ -87,6 +96,19 @@ enum BaseContents {
             self.lastLSN = lastLSN
         }
 
+        /// A reader of objects entries that follow `model` (a paged base's blocks, which hold
+        /// no model entry).
+        init(lastLSN: LSN, model: Model) {
+            self.lastLSN = lastLSN
+            adopt(model)
+        }
+
+        /// Takes `model` as the one objects follow from now on.
+        private mutating func adopt(_ model: Model) {
+            models.append(model)
+            valueCounts = model.descriptions.map { $0.isAbstract ? nil : $0.propertyCount }
+        }
+
         /// Reads one entry. `load` receives the chunk of an objects entry, and the model its
         /// objects follow.
         mutating func read(_ entry: UnsafeRawBufferPointer, at location: BaseReader.Location, load: (LoadedChunk, Model) throws -> Void) throws {
@@ -108,8 +130,7 @@ enum BaseContents {
                     guard objects == 0 else { throw damaged("a model after objects") }
                     do {
                         let model = try Model(jsonData: Data(UnsafeRawBufferPointer(rebasing: entry[2...])))
-                        models.append(model)
-                        valueCounts = model.descriptions.map { $0.isAbstract ? nil : $0.propertyCount }
+                        adopt(model)
                     } catch {
                         throw damaged("a stored model does not load: \(error)")
                     }

@@ -303,7 +303,7 @@ enum UniqueLookup {
 }
 
 /// Counts the objects that pass a filter (a count answered by a scan).
-private struct CountingVisitor: RowVisitor {
+struct CountingVisitor: RowVisitor {
     let filter: ScanFilter?
     private var count = 0
 

@@ -16,7 +16,7 @@ package enum BaseFile {
     package static let formatVersion: UInt16 = 1
     static let magic: [UInt8] = Array("CAIRNBAS".utf8)
     static let headerSize = 64
-    static let blockHeaderSize = 16
+    package static let blockHeaderSize = 16
     static let indexEntrySize = 16
     static let trailerSize = 32
     /// A block's codec byte: stored as is.
@@ -28,7 +28,7 @@ package enum BaseFile {
     /// has much of it to write at once while saves wait for their own syncs).
     static let writebackInterval = 1 << 20
     /// The largest raw block: a longer entry is split into pieces across blocks.
-    static let maximumRawBlock = 256 << 10
+    package static let maximumRawBlock = 256 << 10
     /// The top bit of a piece's length: the entry continues in the next block.
     static let continues: UInt32 = 1 << 31
 }
@@ -90,13 +90,6 @@ struct BaseHeader: Equatable {
         self.number = number
         self.lastLSN = lastLSN
     }
-}
-
-/// Where a block is, as the index lists it.
-struct BaseBlock: Equatable {
-    var offset: UInt64
-    var storedLength: UInt32
-    var rawLength: UInt32
 }
 
 /// The last 32 bytes of a base file: where the index starts, how many blocks and entries there

@@ -31,6 +31,11 @@ public struct BaseReader: Sendable {
 
     /// Where an entry is: the offset of its block in the file, for error messages.
     public struct Location: Sendable {
+        package init(path: String, blockOffset: UInt64) {
+            self.path = path
+            self.blockOffset = blockOffset
+        }
+
         /// The base file.
         public let path: String
         /// The offset of the entry's block.
@@ -68,7 +73,7 @@ public struct BaseReader: Sendable {
             let total = BaseFile.blockHeaderSize + Int(block.storedLength)
             try stored.withUnsafeMutableBytes { try io.readExactly(file, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<total]), at: block.offset) }
             crc = stored.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<total]), extending: crc) }
-            let rawCount = try decodeBlock(block, stored: &stored, into: &raw)
+            let rawCount = try stored.withUnsafeBytes { bytes in try raw.withUnsafeMutableBytes { try block.decode(bytes, into: $0, path: path) } }
             try raw.withUnsafeBytes { all in
                 var position = 0
                 let bytes = UnsafeRawBufferPointer(rebasing: all[0..<rawCount])
@@ -186,42 +191,5 @@ public struct BaseReader: Sendable {
             throw LogError.corruption("base blocks end at \(expected), not where the index starts (\(indexOffset))", path: path, offset: expected)
         }
         return (blocks, tail, entryCount)
-    }
-
-    /// Checks a block read into `stored` (header and bytes) against the index, and decodes it
-    /// into `raw`; returns its raw length.
-    private func decodeBlock(_ block: BaseBlock, stored: inout [UInt8], into raw: inout [UInt8]) throws -> Int {
-        let storedLength = Int(block.storedLength), rawLength = Int(block.rawLength)
-        return try stored.withUnsafeBytes { bytes throws -> Int in
-            let recordedStored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
-            let recordedRaw = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-            let codec = bytes[8]
-            let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-            var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<12]))
-            let payload = UnsafeRawBufferPointer(rebasing: bytes[BaseFile.blockHeaderSize..<(BaseFile.blockHeaderSize + storedLength)])
-            crc = CRC32C.checksum(payload, extending: crc)
-            guard CRC32C.mask(crc) == checksum else { throw LogError.corruption("base block checksum mismatch", path: path, offset: block.offset) }
-            guard recordedStored == block.storedLength, recordedRaw == block.rawLength, bytes[9] == 0, bytes[10] == 0, bytes[11] == 0 else {
-                throw LogError.corruption("base block header disagrees with the index", path: path, offset: block.offset)
-            }
-            switch codec {
-            case BaseFile.rawCodec:
-                guard storedLength == rawLength else { throw LogError.corruption("stored base block has two lengths", path: path, offset: block.offset) }
-                raw.withUnsafeMutableBytes { UnsafeMutableRawBufferPointer(rebasing: $0[0..<rawLength]).copyMemory(from: payload) }
-            case BaseFile.lz4Codec:
-                let decoded = raw.withUnsafeMutableBytes { target -> Int32 in
-                    guard let source = payload.baseAddress, let destination = target.baseAddress else { return -1 }
-                    return LZ4_decompress_safe(
-                        source.assumingMemoryBound(to: CChar.self), destination.assumingMemoryBound(to: CChar.self), Int32(storedLength),
-                        Int32(rawLength))
-                }
-                guard Int(decoded) == rawLength else {
-                    throw LogError.corruption("base block does not decompress to its recorded \(rawLength) bytes", path: path, offset: block.offset)
-                }
-            default:
-                throw LogError.corruption("base block has unknown codec \(codec)", path: path, offset: block.offset)
-            }
-            return rawLength
-        }
     }
 }

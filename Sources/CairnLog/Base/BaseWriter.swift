@@ -1,4 +1,3 @@
-import CLZ4
 import CairnSupport
 
 /// How hard compaction compresses a base's blocks: LZ4 (fast), or LZ4-HC (smaller, slower to
@@ -159,35 +158,7 @@ public final class BaseWriter {
 
     private func flushBlock() throws {
         guard !block.isEmpty else { return }
-        let bound = Int(LZ4_compressBound(Int32(block.count)))
-        if compressed.count < BaseFile.blockHeaderSize + bound { compressed = [UInt8](repeating: 0, count: BaseFile.blockHeaderSize + bound) }
-        let size = block.withUnsafeBytes { source in
-            compressed.withUnsafeMutableBytes { target -> Int in
-                guard let start = target.baseAddress, let input = source.baseAddress?.assumingMemoryBound(to: CChar.self) else { return 0 }
-                let destination = start.advanced(by: BaseFile.blockHeaderSize).assumingMemoryBound(to: CChar.self)
-                switch level {
-                case .fast: return Int(LZ4_compress_default(input, destination, Int32(source.count), Int32(bound)))
-                case .high: return Int(LZ4_compress_HC(input, destination, Int32(source.count), Int32(bound), LZ4HC_CLEVEL_DEFAULT))
-                }
-            }
-        }
-        // Stored as is unless LZ4 saves something.
-        let codec = size > 0 && size < block.count ? BaseFile.lz4Codec : BaseFile.rawCodec
-        let stored = codec == BaseFile.lz4Codec ? size : block.count
-        if codec == BaseFile.rawCodec {
-            compressed.withUnsafeMutableBytes { target in
-                block.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: target[BaseFile.blockHeaderSize...]).copyMemory(from: $0) }
-            }
-        }
-        compressed.withUnsafeMutableBytes { target in
-            target.storeBytes(of: UInt32(stored).littleEndian, toByteOffset: 0, as: UInt32.self)
-            target.storeBytes(of: UInt32(block.count).littleEndian, toByteOffset: 4, as: UInt32.self)
-            target.storeBytes(of: codec, toByteOffset: 8, as: UInt8.self)
-            for index in 9..<12 { target[index] = 0 }
-            var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: target[0..<12]))
-            crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: target[BaseFile.blockHeaderSize..<(BaseFile.blockHeaderSize + stored)]), extending: crc)
-            target.storeBytes(of: CRC32C.mask(crc).littleEndian, toByteOffset: 12, as: UInt32.self)
-        }
+        let stored = block.withUnsafeBytes { BaseBlock.encode($0, level: level, into: &compressed) }
         blocks.append(BaseBlock(offset: offset, storedLength: UInt32(stored), rawLength: UInt32(block.count)))
         try compressed.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[0..<(BaseFile.blockHeaderSize + stored)])) }
         block.removeAll(keepingCapacity: true)

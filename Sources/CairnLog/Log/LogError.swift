@@ -114,7 +114,7 @@ public struct LogError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Corruption found at a place in a file.
-    static func corruption(_ message: String, path: String, offset: UInt64? = nil, lsn: LSN? = nil) -> LogError {
+    package static func corruption(_ message: String, path: String, offset: UInt64? = nil, lsn: LSN? = nil) -> LogError {
         LogError(.corruption, message, path: path, offset: offset, lsn: lsn)
     }
 }

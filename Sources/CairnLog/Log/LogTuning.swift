@@ -5,7 +5,7 @@ import Glibc
 /// and write it: ``FrameHeader``, ``SegmentHeader``, ``Manifest``, ``CompressionDictionary``);
 /// changing one changes performance, never what a store holds. docs/PERFORMANCE.md says why
 /// each has its value. The dictionary training defaults are in ``DictionaryTrainingPolicy``.
-enum LogTuning {
+package enum LogTuning {
     /// Bytes a reader reads at a time (recovery, inspection, salvage).
     static let readBufferSize = 1 << 20
     /// Bytes the search for a valid frame after damage reads at a time.
@@ -60,5 +60,5 @@ enum LogTuning {
     /// The uncompressed size a base file's blocks aim for: large enough that LZ4 finds the
     /// repeats between rows, small enough that a reader's buffers stay small (at most
     /// ``BaseFile/maximumRawBlock``).
-    static let baseBlockSize = 128 << 10
+    package static let baseBlockSize = 128 << 10
 }

@@ -1,0 +1,280 @@
+import CairnLog
+import CairnSupport
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A store's state opened over a mapped paged base (``PagedBaseLayout``): the measured
+/// prototype of docs/SCALE.md's design for stores larger than memory. An open maps the file
+/// and reads only its trailer, model, block directory and key fences; a lookup by unique key
+/// searches the mapped keys and decodes the one block that holds the object; a scan decodes
+/// block after block. Decoded blocks stay in a cache of a bounded size, least recently used
+/// out. It reads the state as of the base's LSN only (no log tail over it), on one thread.
+@_spi(PagedBasePrototype)
+public final class PagedBase {
+    /// The file.
+    public let path: String
+    /// The model the objects follow.
+    public let model: Model
+    /// The objects it holds.
+    public var objectCount: Int { Int(layout.objectCount) }
+    /// The bytes of decoded blocks the cache holds now.
+    public private(set) var cachedBytes = 0
+    /// Blocks decoded so far (each miss of the cache).
+    public private(set) var blocksDecoded = 0
+
+    private let layout: PagedBaseLayout
+    private let mapped: UnsafeRawBufferPointer
+    private let blocks: [(block: BaseBlock, firstChunk: UInt64)]
+    private let fences: [UInt64]
+    private let constraint: UniquenessConstraint
+    private let cacheLimit: Int
+    private var cache: [Int: CachedBlock] = [:]
+    private var clock: UInt64 = 0
+    private var raw: [UInt8] = []
+
+    /// A decoded block: its chunks in order, its size, when it was last used.
+    private struct CachedBlock {
+        var chunks: [(number: UInt64, chunk: ObjectChunk)]
+        var bytes: Int
+        var used: UInt64
+    }
+
+    /// Maps the paged base at `path` and reads its directories, keeping at most `cacheBytes`
+    /// of decoded blocks.
+    ///
+    /// - Throws: ``StoreError/Code/corruptRecord`` naming the file and offset of what does not
+    ///   check; I/O errors.
+    public init(path: String, cacheBytes: Int) throws {
+        self.path = path
+        cacheLimit = max(cacheBytes, 0)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw LogError.system("open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw LogError.system("fstat", path: path, errno: errno) }
+        let size = UInt64(max(status.st_size, 0))
+        guard size >= UInt64(PagedBaseLayout.trailerSize), let length = Int(exactly: size) else {
+            throw StoreError(.corruptRecord, "paged base \(path) is too short (\(size) bytes)", file: path, offset: 0)
+        }
+        guard let address = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), address != MAP_FAILED else {
+            throw LogError.system("mmap", path: path, errno: errno)
+        }
+        let mapped = UnsafeRawBufferPointer(start: address, count: length)
+        do {
+            let layout = try PagedBaseLayout(trailer: UnsafeRawBufferPointer(rebasing: mapped[(length - PagedBaseLayout.trailerSize)...]), fileSize: size, path: path)
+            let region = { (offset: UInt64, length: UInt64) in UnsafeRawBufferPointer(rebasing: mapped[Int(offset)..<Int(offset + length)]) }
+            let modelBytes = region(layout.modelOffset, layout.modelLength)
+            let directory = region(layout.directoryOffset, layout.blockCount * UInt64(PagedBaseLayout.directoryEntrySize))
+            let fenceBytes = region(layout.fencesOffset, layout.fenceCount * 8)
+            var crc = CRC32C.checksum(modelBytes)
+            crc = CRC32C.checksum(directory, extending: crc)
+            crc = CRC32C.checksum(fenceBytes, extending: crc)
+            crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: mapped[(length - PagedBaseLayout.trailerSize)..<(length - 16)]), extending: crc)
+            let recorded = mapped.loadUnaligned(fromByteOffset: length - 16, as: UInt32.self)
+            guard CRC32C.mask(crc) == UInt32(littleEndian: recorded) else {
+                throw StoreError(.corruptRecord, "paged base \(path): its directories do not match their checksum", file: path, offset: layout.modelOffset)
+            }
+            model = try Model(jsonData: Data(modelBytes))
+            guard Int(layout.owner) < model.descriptions.count,
+                let constraint = model.descriptions[Int(layout.owner)].uniqueness.first(where: { $0.owner == Int(layout.owner) && $0.number == Int(layout.number) }),
+                constraint.positions.count == 1
+            else {
+                throw StoreError(.corruptRecord, "paged base \(path): its keys name no constraint of one attribute of its model", file: path)
+            }
+            self.constraint = constraint
+            blocks = try Self.readDirectory(directory, blocksEnd: layout.modelOffset, path: path)
+            fences = (0..<Int(layout.fenceCount)).map { UInt64(littleEndian: fenceBytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+            self.layout = layout
+            self.mapped = mapped
+        } catch {
+            munmap(address, length)
+            throw error
+        }
+    }
+
+    deinit {
+        if let address = mapped.baseAddress { munmap(UnsafeMutableRawPointer(mutating: address), mapped.count) }
+    }
+
+    /// The block directory, each block within the blocks' region and after the one before, its
+    /// first chunk after the one before's.
+    private static func readDirectory(_ bytes: UnsafeRawBufferPointer, blocksEnd: UInt64, path: String) throws -> [(block: BaseBlock, firstChunk: UInt64)] {
+        var reader = ByteReader(bytes)
+        var blocks: [(block: BaseBlock, firstChunk: UInt64)] = []
+        blocks.reserveCapacity(bytes.count / PagedBaseLayout.directoryEntrySize)
+        var end: UInt64 = 0
+        do {
+            while !reader.isAtEnd {
+                let block = BaseBlock(offset: try reader.read(), storedLength: try reader.read(), rawLength: try reader.read())
+                let first: UInt64 = try reader.read()
+                let total = UInt64(BaseFile.blockHeaderSize) + UInt64(block.storedLength)
+                guard block.offset == end, total <= blocksEnd - end, Int(block.rawLength) <= BaseFile.maximumRawBlock,
+                    blocks.last.map({ first > $0.firstChunk }) ?? true
+                else {
+                    throw StoreError(.corruptRecord, "paged base \(path): block \(blocks.count) of its directory is out of place", file: path, offset: block.offset)
+                }
+                end += total
+                blocks.append((block, first))
+            }
+        } catch is ByteReader.Overrun {
+            throw StoreError(.corruptRecord, "paged base \(path): its directory is truncated", file: path)
+        }
+        guard end == blocksEnd else { throw StoreError(.corruptRecord, "paged base \(path): its blocks end at \(end), not \(blocksEnd)", file: path, offset: end) }
+        return blocks
+    }
+
+    /// The object of the key's entity family whose unique key is `value`, or nil.
+    ///
+    /// - Throws: ``StoreError/Code/corruptRecord`` when a block it reads does not check.
+    public func object(withKey value: Value) throws -> ObjectID? {
+        let position = constraint.positions[0]
+        return try ValueEncoding.withEncoded(value) { encoded -> Result<ObjectID?, any Error> in
+            var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
+            hasher.combine(encoded)
+            let hash = hasher.value
+            do {
+                for key in candidates(hash) {
+                    guard let record = try record(key), model.descriptions[record.entity].uniqueness.contains(constraint) else { continue }
+                    if record.row.withValueBytes(position, { RowBytes.same($0, encoded) }) { return .success(ObjectID(entity: record.entity, key: key)) }
+                }
+                return .success(nil)
+            } catch {
+                return .failure(error)
+            }
+        }.get()
+    }
+
+    /// The values of object `id`, by attribute name (relationships left out), or nil when it
+    /// holds no such object.
+    public func values(of id: ObjectID) throws -> [String: Value]? {
+        guard let record = try record(id.key), record.entity == id.entity else { return nil }
+        var values: [String: Value] = [:]
+        for (position, name) in model.descriptions[record.entity].propertyNames.enumerated() {
+            if case .attribute(let value) = record.value(position) { values[name] = value }
+        }
+        return values
+    }
+
+    /// The objects that match `request`'s predicate (its sort keys are not read), counted by
+    /// decoding every block that is not in the cache and scanning its chunks' columns as a
+    /// resident store does.
+    public func count(_ request: FetchRequest) throws -> Int {
+        let query = try PreparedQuery(request, model: model)
+        let filter = query.rowFilter().map { ScanFilter(rows: $0, reader: ObjectReader { _ in nil }) }
+        let wanted = model.descriptions.indices.map(query.family.contains)
+        var visitor = CountingVisitor(filter: filter)
+        let memo = RowMemo.allocate()
+        defer { memo.deallocate() }
+        for index in blocks.indices {
+            for (number, chunk) in try chunks(ofBlock: index) {
+                chunk.visit(number << Tuning.objectChunkShift, wanted, memo, &visitor)
+            }
+        }
+        return visitor.takeResult()
+    }
+
+    /// The object keys filed under `hash`, read in place from the mapped keys: a binary search
+    /// of the fences, then of the 256 keys between two of them.
+    private func candidates(_ hash: UInt64) -> [UInt64] {
+        let count = Int(layout.keyCount)
+        guard count > 0 else { return [] }
+        // The first fence at or above the hash: the first key at or above it is after the
+        // fence before that one, and at most at this fence.
+        var low = 0, high = fences.count
+        while low < high {
+            let middle = (low + high) / 2
+            if fences[middle] < hash { low = middle + 1 } else { high = middle }
+        }
+        var first = max(low - 1, 0) * PagedBaseLayout.keysPerFence
+        var last = min(low * PagedBaseLayout.keysPerFence, count)
+        while first < last {
+            let middle = (first + last) / 2
+            if keyHash(at: middle) < hash { first = middle + 1 } else { last = middle }
+        }
+        var keys: [UInt64] = []
+        while first < count, keyHash(at: first) == hash {
+            keys.append(UInt64(littleEndian: mapped.loadUnaligned(fromByteOffset: keyOffset(first) + 8, as: UInt64.self)))
+            first += 1
+        }
+        return keys
+    }
+
+    private func keyOffset(_ index: Int) -> Int { Int(layout.keysOffset) + index * PagedBaseLayout.keyEntrySize }
+
+    private func keyHash(at index: Int) -> UInt64 { UInt64(littleEndian: mapped.loadUnaligned(fromByteOffset: keyOffset(index), as: UInt64.self)) }
+
+    /// The record of object `key`, from its block (decoded if not cached); nil when none.
+    private func record(_ key: UInt64) throws -> ObjectRecord? {
+        let number = key >> Tuning.objectChunkShift
+        // The last block whose first chunk is at or below the number.
+        var low = 0, high = blocks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if blocks[middle].firstChunk <= number { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let chunks = try chunks(ofBlock: low - 1)
+        guard let found = chunks.first(where: { $0.number == number }) else { return nil }
+        return found.chunk.record(Int(key & UInt64(Tuning.objectChunkSize - 1)))
+    }
+
+    /// Block `index`'s chunks, decoded (and kept in the cache) when not cached.
+    private func chunks(ofBlock index: Int) throws -> [(number: UInt64, chunk: ObjectChunk)] {
+        clock += 1
+        if cache[index] != nil {
+            cache[index]?.used = clock
+            return cache[index]?.chunks ?? []
+        }
+        let decoded = try decode(index)
+        blocksDecoded += 1
+        let bytes = Int(blocks[index].block.rawLength) * 2
+        while cachedBytes + bytes > cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used }) {
+            cachedBytes -= oldest.value.bytes
+            cache[oldest.key] = nil
+        }
+        if bytes <= cacheLimit {
+            cache[index] = CachedBlock(chunks: decoded, bytes: bytes, used: clock)
+            cachedBytes += bytes
+        }
+        return decoded
+    }
+
+    /// Decodes block `index`: checks it, decompresses it and makes a chunk of each objects
+    /// entry, its rows checked against the model.
+    private func decode(_ index: Int) throws -> [(number: UInt64, chunk: ObjectChunk)] {
+        let block = blocks[index].block
+        let start = Int(block.offset)
+        let bytes = UnsafeRawBufferPointer(rebasing: mapped[start..<(start + BaseFile.blockHeaderSize + Int(block.storedLength))])
+        if raw.count < Int(block.rawLength) { raw = [UInt8](repeating: 0, count: BaseFile.maximumRawBlock) }
+        let rawLength = try raw.withUnsafeMutableBytes { try block.decode(bytes, into: $0, path: path) }
+        let location = BaseReader.Location(path: path, blockOffset: block.offset)
+        var reader = BaseContents.Reader(lastLSN: LSN(layout.lastLSN), model: model)
+        var chunks: [(number: UInt64, chunk: ObjectChunk)] = []
+        try raw.withUnsafeBytes { all in
+            var position = 0
+            while position < rawLength {
+                guard rawLength - position >= 4 else { throw StoreError(.corruptRecord, "paged base \(path): a block ends inside a length", file: path, offset: block.offset) }
+                let length = Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+                guard length <= rawLength - position - 4 else {
+                    throw StoreError(.corruptRecord, "paged base \(path): an entry runs past its block", file: path, offset: block.offset)
+                }
+                try reader.read(UnsafeRawBufferPointer(rebasing: all[(position + 4)..<(position + 4 + length)]), at: location) { loaded, model in
+                    do {
+                        try loaded.chunk.checkLoadedRows(model: model)
+                    } catch let problem as EncodingProblem {
+                        throw StoreError(.corruptRecord, "paged base \(path), chunk \(loaded.number): \(problem.message)", file: path, offset: block.offset)
+                    }
+                    chunks.append((loaded.number, loaded.chunk))
+                }
+                position += 4 + length
+            }
+        }
+        guard chunks.first?.number == blocks[index].firstChunk else {
+            throw StoreError(.corruptRecord, "paged base \(path): block \(index) does not start with its directory's chunk", file: path, offset: block.offset)
+        }
+        return chunks
+    }
+}
