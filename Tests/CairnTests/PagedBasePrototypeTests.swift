@@ -22,7 +22,12 @@ import Testing
             let object =
                 index % 5 == 0
                 ? try context.make("Magazine", ["code": .string(code), "issue": .integer(Int64(index))])
-                : try context.make("Book", ["code": .string(code), "title": .string("Title \(index) " + String(repeating: "é", count: index % 9)), "year": .integer(Int64(1900 + index % 120))])
+                : try context.make(
+                    "Book",
+                    [
+                        "code": .string(code), "title": .string("Title \(index) " + String(repeating: "é", count: index % 9)),
+                        "year": .integer(Int64(1900 + index % 120))
+                    ])
             made.append((code, object))
         }
         _ = try context.make("Author", ["name": .string("item-5"), "born": .integer(1900)])
@@ -66,10 +71,11 @@ import Testing
         #expect(try paged.object(withKey: .integer(5)) == nil)
     }
 
-    @Test(arguments: [
-        ("Item", nil), ("Book", "title CONTAINS[c] 'É'"), ("Book", "year > 1950 AND year <= 1990"), ("Magazine", "issue < 6000"),
-        ("Item", "code BEGINSWITH 'item-1'"), ("Author", nil)
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("Item", nil), ("Book", "title CONTAINS[c] 'É'"), ("Book", "year > 1950 AND year <= 1990"), ("Magazine", "issue < 6000"),
+            ("Item", "code BEGINSWITH 'item-1'"), ("Author", nil)
+        ] as [(String, String?)])
     func aScanCountsWhatTheStoreCounts(entity: String, format: String?) async throws {
         let directory = TemporaryDirectory("paged-base")
         let (store, _) = try await Self.library()

@@ -232,7 +232,7 @@ private func scaleRound(
 }
 
 /// A Person's attribute bytes on average (``Person/dataSize`` of the first 10,000).
-private let dataBytesPerPerson = (0..<10_000).reduce(0) { $0 + Person(number: $1).dataSize } / 10_000
+let dataBytesPerPerson = (0..<10_000).reduce(0) { $0 + Person(number: $1).dataSize } / 10_000
 
 /// Bytes a second `memcpy` moves between two buffers of `bytes` (best of five): the bound a scan
 /// of a column that size cannot beat by much.

@@ -4,7 +4,7 @@ import Glibc
 
 // Cairn benchmarks. Usage (from the repository root):
 //
-//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|observe|history|scale|all]... [--quick] [--dir PATH] [--chart PATH] [--scale-chart PATH]
+//     swift run -c release --package-path Benchmarks cairn-benchmarks [log|graph|typed|query|import|values|relations|import-memory|compaction|observe|history|scale|paged|all]... [--quick] [--dir PATH] [--chart PATH] [--scale-chart PATH]
 //
 // Runs each suite named (the log's when none is), in the order above. Prints markdown tables:
 // figures, and each target as met or NOT MET. A run that compared Cairn with a peer writes the
@@ -23,6 +23,11 @@ if let style = PeopleStyle(grdbCommand: arguments.first), arguments.count == 3 {
 if arguments.first == "grdb-load", arguments.count == 2 {
     exit(try PersonJSON.grdbLoad(arguments[arguments.startIndex + 1]) > 0 ? 0 : 1)
 }
+// The child of the paged base benchmark: `cairn-benchmarks paged-probe FILE COUNT OUTPUT`.
+if arguments.first == "paged-probe", arguments.count == 4, let count = Int(arguments[arguments.startIndex + 2]) {
+    try pagedProbe(arguments[arguments.startIndex + 1], count: count, output: arguments[arguments.startIndex + 3])
+    exit(0)
+}
 let quick = arguments.contains("--quick")
 /// The value given after `option`, if any.
 func optionValue(_ option: String) -> String? {
@@ -39,7 +44,7 @@ defer { if ProcessInfo.processInfo.environment["CAIRN_BENCH_KEEP"] == nil { try?
 var report = Report()
 print("Cairn benchmarks — \(ProcessInfo.processInfo.activeProcessorCount) cores, data in \(root)\(quick ? " (quick run)" : "")\n")
 
-let suites = ["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "observe", "history", "scale", "all"]
+let suites = ["log", "graph", "typed", "query", "import", "values", "relations", "import-memory", "compaction", "observe", "history", "scale", "paged", "all"]
 let named = Set(suites.filter { arguments.contains($0) })
 /// Whether the run includes `suite`.
 func runs(_ suite: String) -> Bool { named.contains(suite) || named.contains("all") || (named.isEmpty && suite == "log") }
@@ -66,6 +71,8 @@ if runs("scale") {
     try chart.write(toFile: path, atomically: true, encoding: .utf8)
     print("\nThe scale suite's rates as a chart: \(path)")
 }
+
+if runs("paged") { report = try await pagedBaseBenchmarks(report, root: root, quick: quick) }
 
 print(report.markdown)
 

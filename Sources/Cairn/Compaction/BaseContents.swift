@@ -34,7 +34,7 @@ enum BaseContents {
         var rows = ByteWriter(capacity: Tuning.baseEntryCapacity)
         for (number, chunk) in snapshot.objects.chunks.all {
             try beforeChunk(objects)
-            let count = encodeObjects(number, chunk, into: &entry, rows: &rows)
+            let count = try encodeObjects(number, chunk, into: &entry, rows: &rows)
             guard count > 0 else { continue }
             try writer.append(entry.bytes)
             objects += count
@@ -51,7 +51,10 @@ enum BaseContents {
     /// Encodes the objects entry of chunk `number` into `entry` (emptied first), its rows
     /// gathered in `rows` on the way (a buffer kept between calls); returns the chunk's count of
     /// objects (0: an empty chunk, which has no entry).
-    static func encodeObjects(_ number: UInt64, _ chunk: ObjectChunk, into entry: inout ByteWriter, rows: inout ByteWriter) -> Int {
+    ///
+    /// - Throws: ``StoreError/Code/invalidObject`` for a row of 4 GiB or more, which the
+    ///   entry's 32-bit length cannot hold (the compaction stops; the log keeps the object).
+    static func encodeObjects(_ number: UInt64, _ chunk: ObjectChunk, into entry: inout ByteWriter, rows: inout ByteWriter) throws -> Int {
         entry.removeAll()
         rows.removeAll()
         entry.writeByte(objectsKind)
@@ -59,11 +62,16 @@ enum BaseContents {
         entry.write(number)
         entry.write(UInt16(0))  // the count, patched below
         var count = 0
-        chunk.forEachRow { slot, version, entity, row in
+        try chunk.forEachRow { slot, version, entity, row in
+            guard let length = UInt32(exactly: row.bytes.count) else {
+                throw StoreError(
+                    .invalidObject, "object \(number << Tuning.objectChunkShift | UInt64(slot)) takes \(row.bytes.count) bytes: a base holds rows under 4 GiB",
+                    objects: [ObjectID(entity: entity, key: number << Tuning.objectChunkShift | UInt64(slot))])
+            }
             entry.writeByte(UInt8(slot))
             entry.write(UInt32(entity))
             entry.write(UInt32(row.count))
-            entry.write(UInt32(row.bytes.count))
+            entry.write(length)
             entry.write(version.rawValue)
             rows.write(bytes: row.bytes)
             count += 1

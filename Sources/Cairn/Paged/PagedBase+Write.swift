@@ -62,7 +62,7 @@ extension Store {
         var entry = ByteWriter(capacity: Tuning.objectChunkSize * BaseContents.objectHeaderSize + Tuning.baseEntryCapacity)
         var rows = ByteWriter(capacity: Tuning.baseEntryCapacity)
         for (number, chunk) in snapshot.objects.chunks.all {
-            let count = BaseContents.encodeObjects(number, chunk, into: &entry, rows: &rows)
+            let count = try BaseContents.encodeObjects(number, chunk, into: &entry, rows: &rows)
             guard count > 0 else { continue }
             guard entry.bytes.count + 4 <= BaseFile.maximumRawBlock else {
                 throw StoreError(.invalidArgument, "chunk \(number) takes \(entry.bytes.count) bytes, more than a block of a paged base")

@@ -10,7 +10,7 @@ import Foundation
 /// prototype of docs/SCALE.md's design for stores larger than memory. An open maps the file
 /// and reads only its trailer, model, block directory and key fences; a lookup by unique key
 /// searches the mapped keys and decodes the one block that holds the object; a scan decodes
-/// block after block. Decoded blocks stay in a cache of a bounded size, least recently used
+/// block after block. Decoded chunks stay in a cache of a bounded size, least recently used
 /// out. It reads the state as of the base's LSN only (no log tail over it), on one thread.
 @_spi(PagedBasePrototype)
 public final class PagedBase {
@@ -20,9 +20,9 @@ public final class PagedBase {
     public let model: Model
     /// The objects it holds.
     public var objectCount: Int { Int(layout.objectCount) }
-    /// The bytes of decoded blocks the cache holds now.
+    /// The bytes of decoded chunks the cache holds now.
     public private(set) var cachedBytes = 0
-    /// Blocks decoded so far (each miss of the cache).
+    /// Blocks decompressed so far (each miss of the cache).
     public private(set) var blocksDecoded = 0
 
     private let layout: PagedBaseLayout
@@ -31,19 +31,21 @@ public final class PagedBase {
     private let fences: [UInt64]
     private let constraint: UniquenessConstraint
     private let cacheLimit: Int
-    private var cache: [Int: CachedBlock] = [:]
+    private var cache: [UInt64: CachedChunk] = [:]
+    /// The chunk numbers of each block decoded so far (empty until it is).
+    private var blockChunks: [[UInt64]]
     private var clock: UInt64 = 0
     private var raw: [UInt8] = []
 
-    /// A decoded block: its chunks in order, its size, when it was last used.
-    private struct CachedBlock {
-        var chunks: [(number: UInt64, chunk: ObjectChunk)]
+    /// A decoded chunk: its size, when it was last used.
+    private struct CachedChunk {
+        var chunk: ObjectChunk
         var bytes: Int
         var used: UInt64
     }
 
     /// Maps the paged base at `path` and reads its directories, keeping at most `cacheBytes`
-    /// of decoded blocks.
+    /// of decoded chunks.
     ///
     /// - Throws: ``StoreError/Code/corruptRecord`` naming the file and offset of what does not
     ///   check; I/O errors.
@@ -64,7 +66,8 @@ public final class PagedBase {
         }
         let mapped = UnsafeRawBufferPointer(start: address, count: length)
         do {
-            let layout = try PagedBaseLayout(trailer: UnsafeRawBufferPointer(rebasing: mapped[(length - PagedBaseLayout.trailerSize)...]), fileSize: size, path: path)
+            let layout = try PagedBaseLayout(
+                trailer: UnsafeRawBufferPointer(rebasing: mapped[(length - PagedBaseLayout.trailerSize)...]), fileSize: size, path: path)
             let region = { (offset: UInt64, length: UInt64) in UnsafeRawBufferPointer(rebasing: mapped[Int(offset)..<Int(offset + length)]) }
             let modelBytes = region(layout.modelOffset, layout.modelLength)
             let directory = region(layout.directoryOffset, layout.blockCount * UInt64(PagedBaseLayout.directoryEntrySize))
@@ -79,13 +82,16 @@ public final class PagedBase {
             }
             model = try Model(jsonData: Data(modelBytes))
             guard Int(layout.owner) < model.descriptions.count,
-                let constraint = model.descriptions[Int(layout.owner)].uniqueness.first(where: { $0.owner == Int(layout.owner) && $0.number == Int(layout.number) }),
+                let constraint = model.descriptions[Int(layout.owner)].uniqueness.first(where: {
+                    $0.owner == Int(layout.owner) && $0.number == Int(layout.number)
+                }),
                 constraint.positions.count == 1
             else {
                 throw StoreError(.corruptRecord, "paged base \(path): its keys name no constraint of one attribute of its model", file: path)
             }
             self.constraint = constraint
             blocks = try Self.readDirectory(directory, blocksEnd: layout.modelOffset, path: path)
+            blockChunks = Array(repeating: [], count: blocks.count)
             fences = (0..<Int(layout.fenceCount)).map { UInt64(littleEndian: fenceBytes.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
             self.layout = layout
             self.mapped = mapped
@@ -114,7 +120,8 @@ public final class PagedBase {
                 guard block.offset == end, total <= blocksEnd - end, Int(block.rawLength) <= BaseFile.maximumRawBlock,
                     blocks.last.map({ first > $0.firstChunk }) ?? true
                 else {
-                    throw StoreError(.corruptRecord, "paged base \(path): block \(blocks.count) of its directory is out of place", file: path, offset: block.offset)
+                    throw StoreError(
+                        .corruptRecord, "paged base \(path): block \(blocks.count) of its directory is out of place", file: path, offset: block.offset)
                 }
                 end += total
                 blocks.append((block, first))
@@ -122,7 +129,9 @@ public final class PagedBase {
         } catch is ByteReader.Overrun {
             throw StoreError(.corruptRecord, "paged base \(path): its directory is truncated", file: path)
         }
-        guard end == blocksEnd else { throw StoreError(.corruptRecord, "paged base \(path): its blocks end at \(end), not \(blocksEnd)", file: path, offset: end) }
+        guard end == blocksEnd else {
+            throw StoreError(.corruptRecord, "paged base \(path): its blocks end at \(end), not \(blocksEnd)", file: path, offset: end)
+        }
         return blocks
     }
 
@@ -206,7 +215,7 @@ public final class PagedBase {
 
     private func keyHash(at index: Int) -> UInt64 { UInt64(littleEndian: mapped.loadUnaligned(fromByteOffset: keyOffset(index), as: UInt64.self)) }
 
-    /// The record of object `key`, from its block (decoded if not cached); nil when none.
+    /// The record of object `key`, from its chunk (decoded if not cached); nil when none.
     private func record(_ key: UInt64) throws -> ObjectRecord? {
         let number = key >> Tuning.objectChunkShift
         // The last block whose first chunk is at or below the number.
@@ -216,65 +225,92 @@ public final class PagedBase {
             if blocks[middle].firstChunk <= number { low = middle + 1 } else { high = middle }
         }
         guard low > 0 else { return nil }
-        let chunks = try chunks(ofBlock: low - 1)
-        guard let found = chunks.first(where: { $0.number == number }) else { return nil }
-        return found.chunk.record(Int(key & UInt64(Tuning.objectChunkSize - 1)))
+        clock += 1
+        if cache[number] != nil {
+            cache[number]?.used = clock
+        } else {
+            try decode(low - 1, only: number)
+        }
+        return cache[number]?.chunk.record(Int(key & UInt64(Tuning.objectChunkSize - 1)))
     }
 
-    /// Block `index`'s chunks, decoded (and kept in the cache) when not cached.
+    /// Block `index`'s chunks, those not cached decoded (and cached, as room allows).
     private func chunks(ofBlock index: Int) throws -> [(number: UInt64, chunk: ObjectChunk)] {
         clock += 1
-        if cache[index] != nil {
-            cache[index]?.used = clock
-            return cache[index]?.chunks ?? []
+        let cached = blockChunks[index].compactMap { number in cache[number].map { (number, $0.chunk) } }
+        if cached.count == blockChunks[index].count && !cached.isEmpty {
+            for (number, _) in cached { cache[number]?.used = clock }
+            return cached
         }
-        let decoded = try decode(index)
-        blocksDecoded += 1
-        let bytes = Int(blocks[index].block.rawLength) * 2
-        while cachedBytes + bytes > cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used }) {
-            cachedBytes -= oldest.value.bytes
-            cache[oldest.key] = nil
-        }
-        if bytes <= cacheLimit {
-            cache[index] = CachedBlock(chunks: decoded, bytes: bytes, used: clock)
-            cachedBytes += bytes
-        }
-        return decoded
+        return try decode(index, only: nil)
     }
 
-    /// Decodes block `index`: checks it, decompresses it and makes a chunk of each objects
-    /// entry, its rows checked against the model.
-    private func decode(_ index: Int) throws -> [(number: UInt64, chunk: ObjectChunk)] {
+    /// Decodes block `index` (checked, decompressed) and makes a chunk of each of its objects
+    /// entries (or only of chunk `only`), its rows checked against the model; caches them.
+    @discardableResult
+    private func decode(_ index: Int, only: UInt64?) throws -> [(number: UInt64, chunk: ObjectChunk)] {
         let block = blocks[index].block
         let start = Int(block.offset)
         let bytes = UnsafeRawBufferPointer(rebasing: mapped[start..<(start + BaseFile.blockHeaderSize + Int(block.storedLength))])
         if raw.count < Int(block.rawLength) { raw = [UInt8](repeating: 0, count: BaseFile.maximumRawBlock) }
         let rawLength = try raw.withUnsafeMutableBytes { try block.decode(bytes, into: $0, path: path) }
+        blocksDecoded += 1
         let location = BaseReader.Location(path: path, blockOffset: block.offset)
         var reader = BaseContents.Reader(lastLSN: LSN(layout.lastLSN), model: model)
         var chunks: [(number: UInt64, chunk: ObjectChunk)] = []
+        var numbers: [UInt64] = []
+        func damaged(_ message: String) -> StoreError {
+            StoreError(.corruptRecord, "paged base \(path), block \(index): \(message)", file: path, offset: block.offset)
+        }
         try raw.withUnsafeBytes { all in
             var position = 0
             while position < rawLength {
-                guard rawLength - position >= 4 else { throw StoreError(.corruptRecord, "paged base \(path): a block ends inside a length", file: path, offset: block.offset) }
+                guard rawLength - position >= 4 else { throw damaged("it ends inside a length") }
                 let length = Int(UInt32(littleEndian: all.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
-                guard length <= rawLength - position - 4 else {
-                    throw StoreError(.corruptRecord, "paged base \(path): an entry runs past its block", file: path, offset: block.offset)
+                guard length <= rawLength - position - 4, length >= 10 else { throw damaged("an entry of \(length) bytes runs past it") }
+                let entry = UnsafeRawBufferPointer(rebasing: all[(position + 4)..<(position + 4 + length)])
+                position += 4 + length
+                let number = UInt64(littleEndian: entry.loadUnaligned(fromByteOffset: 2, as: UInt64.self))
+                guard numbers.last.map({ number > $0 }) ?? (number == blocks[index].firstChunk) else {
+                    throw damaged("chunk \(number) is out of order")
                 }
-                try reader.read(UnsafeRawBufferPointer(rebasing: all[(position + 4)..<(position + 4 + length)]), at: location) { loaded, model in
+                numbers.append(number)
+                if let only, number != only { continue }
+                try reader.read(entry, at: location) { loaded, model in
+                    guard loaded.number == number else { throw damaged("an entry names two chunks") }
                     do {
                         try loaded.chunk.checkLoadedRows(model: model)
                     } catch let problem as EncodingProblem {
-                        throw StoreError(.corruptRecord, "paged base \(path), chunk \(loaded.number): \(problem.message)", file: path, offset: block.offset)
+                        throw damaged("chunk \(number): \(problem.message)")
                     }
-                    chunks.append((loaded.number, loaded.chunk))
+                    chunks.append((number, loaded.chunk))
                 }
-                position += 4 + length
             }
         }
-        guard chunks.first?.number == blocks[index].firstChunk else {
-            throw StoreError(.corruptRecord, "paged base \(path): block \(index) does not start with its directory's chunk", file: path, offset: block.offset)
-        }
+        guard !numbers.isEmpty else { throw damaged("it holds no chunk") }
+        blockChunks[index] = numbers
+        for (number, chunk) in chunks { remember(chunk, number: number) }
         return chunks
     }
+
+    /// Caches a decoded chunk; when the cache passes its limit, the least recently used quarter
+    /// of it goes (a sort now and then rather than a list kept in order at every read).
+    private func remember(_ chunk: ObjectChunk, number: UInt64) {
+        let bytes = chunk.rowBytes + Tuning.objectChunkSize * 24
+        guard bytes <= cacheLimit, cache[number] == nil else { return }
+        if cachedBytes + bytes > cacheLimit {
+            var kept = cacheLimit * 3 / 4
+            for (number, cached) in cache.sorted(by: { $0.value.used > $1.value.used }) {
+                if kept >= cached.bytes {
+                    kept -= cached.bytes
+                } else {
+                    cache[number] = nil
+                    cachedBytes -= cached.bytes
+                }
+            }
+        }
+        cache[number] = CachedChunk(chunk: chunk, bytes: bytes, used: clock)
+        cachedBytes += bytes
+    }
+
 }
