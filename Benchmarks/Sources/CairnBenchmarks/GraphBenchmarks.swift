@@ -308,6 +308,12 @@ func randomReadLatency(bytes: Int) -> Double {
 func heapInUse() -> Int {
     typealias Trim = @convention(c) (Int) -> Int32
     if let symbol = dlsym(nil, "malloc_trim") { _ = unsafeBitCast(symbol, to: Trim.self)(0) }
+    return residentBytes()
+}
+
+/// The process's resident bytes now (`/proc/self/statm`: its heap and the mapped pages it
+/// touched).
+func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
         let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
     else { return 0 }

@@ -13,22 +13,38 @@ import Glibc
 /// resident store's lookups and scan of the same keys and predicate.
 func pagedBaseBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
     var report = initial
-    guard let (cairn, _) = try releasedCommandLine(root: root, &report, measuring: "paged") else { return report }
-    let modelFile = root + "/person-indexed.json"
-    try Person.model(indexed: true).jsonData().write(to: URL(fileURLWithPath: modelFile))
-    let sizes =
-        ProcessInfo.processInfo.environment["CAIRN_BENCH_PAGED_SIZES"].map { $0.split(separator: ",").compactMap { Int($0) } }
-        ?? (quick ? [100_000] : [1_000_000])
+    guard
+        let (cairn, modelFile, sizes) = try scaleSetup(
+            root: root, &report, measuring: "paged", sizes: "CAIRN_BENCH_PAGED_SIZES", quick ? [100_000] : [1_000_000])
+    else { return report }
+    // What an open adds to the probe whatever the size (the runtime's own growth, the model
+    // decoded): the open of a paged base of one object, taken off the others' growth.
+    let tinyStore = freshStore(root, "paged-one")
+    _ = try PersonJSON.write(count: 1, to: root + "/paged-one.json")
+    _ = try runProcess(cairn, ["import", tinyStore, "--entity", "Person", root + "/paged-one.json", "--model", modelFile])
+    let tiny = try Store(at: tinyStore, model: try Person.model(indexed: true))
+    _ = try tiny.writePagedBasePrototype(to: root + "/paged-one.pbase", entity: "Person")
+    try await tiny.close()
+    let baseline = try probe(root + "/paged-one.pbase", count: 1, root: root).residentAfterOpen
+    report.row("resident growth of the open of a paged base of one object", "\(baseline >> 10) KiB", note: "taken off the opens' growth below")
     for count in sizes {
-        report = try await pagedRound(report, count: count, root: root, cairn: cairn, modelFile: modelFile)
+        report = try await pagedRound(report, count: count, root: root, cairn: cairn, modelFile: modelFile, baseline: baseline)
     }
     return report
+}
+
+/// Runs the probe process on `file` and reads its figures.
+private func probe(_ file: String, count: Int, root: String) throws -> PagedProbeFigures {
+    let output = root + "/paged-probe.json"
+    let run = try runProcess(CommandLine.arguments[0], ["paged-probe", file, String(count), output])
+    guard run.status == 0 else { throw BenchmarkFailure("the paged probe of \(file) exited with \(run.status)") }
+    return try JSONDecoder().decode(PagedProbeFigures.self, from: Data(contentsOf: URL(fileURLWithPath: output)))
 }
 
 /// The lookups of the probe and of the resident store: keys spread over the store.
 private let pagedLookups = 2_000
 
-private func pagedRound(_ initial: Report, count: Int, root: String, cairn: String, modelFile: String) async throws -> Report {
+private func pagedRound(_ initial: Report, count: Int, root: String, cairn: String, modelFile: String, baseline: Int) async throws -> Report {
     var report = initial
     let size = grouped(count)
     let json = root + "/paged-\(count).json"
@@ -64,10 +80,7 @@ private func pagedRound(_ initial: Report, count: Int, root: String, cairn: Stri
     var probes: [PagedProbeFigures] = []
     for _ in 0..<3 {
         opens.append(try runProcess(cairn, ["query", store, "--entity", "Person", "--count"]))
-        let output = root + "/paged-probe.json"
-        let run = try runProcess(CommandLine.arguments[0], ["paged-probe", pagedFile, String(count), output])
-        guard run.status == 0 else { throw BenchmarkFailure("the paged probe of \(count) exited with \(run.status)") }
-        probes.append(try JSONDecoder().decode(PagedProbeFigures.self, from: Data(contentsOf: URL(fileURLWithPath: output))))
+        probes.append(try probe(pagedFile, count: count, root: root))
     }
     let data = Double(count * dataBytesPerPerson)
     func spread(_ values: [Double], scale: Double = 1, digits: Int = 2) -> String {
@@ -75,7 +88,7 @@ private func pagedRound(_ initial: Report, count: Int, root: String, cairn: Stri
         return "\(fixed(median(sorted) * scale, digits)) (\(fixed(sorted[0] * scale, digits))–\(fixed(sorted[sorted.count - 1] * scale, digits)))"
     }
     let openSeconds = probes.map(\.openSeconds)
-    let openResident = probes.map { Double($0.residentAfterOpen) / data }
+    let openResident = probes.map { Double(max($0.residentAfterOpen - baseline, 0)) / data }
     report.row(
         "paged base of \(size): written from the open store", "\(fixed(writeSeconds, 1)) s, \(written.bytes >> 20) MiB",
         note:
@@ -88,7 +101,7 @@ private func pagedRound(_ initial: Report, count: Int, root: String, cairn: Stri
     report.row(
         "resident after the open, \(size): paged / today",
         "\(spread(openResident, digits: 4))× / \(fixed(median(opens.map { Double($0.peakResidentBytes) / data }), 2))× the attribute data",
-        note: "paged: the process's resident growth over the open (VmRSS); today: the process's peak, runtime included")
+        note: "paged: the process's resident growth over the open (VmRSS), less the one-object open's; today: the process's peak, runtime included")
     report.row(
         "lookup by unique key, \(size): paged cold from the disk / cold from the page cache / warm",
         "\(spread(probes.map(\.diskLookup), scale: 1e6, digits: 0)) / \(spread(probes.map(\.pageCacheLookup), scale: 1e6, digits: 0)) / \(spread(probes.map(\.warmLookup), scale: 1e6, digits: 2)) µs",
@@ -138,12 +151,12 @@ struct PagedProbeFigures: Codable {
 /// then the same keys warm; scans cold and warm (a new open, the file dropped again); writes the
 /// figures to `output` as JSON.
 func pagedProbe(_ file: String, count: Int, output: String) throws {
-    let before = residentNow()
+    let before = residentBytes()
     dropFromPageCache(file)
     var start = ContinuousClock.now
     var paged = try PagedBase(path: file, cacheBytes: 16 << 30)
     let openSeconds = seconds(ContinuousClock.now - start)
-    let residentAfterOpen = residentNow() - before
+    let residentAfterOpen = residentBytes() - before
     let keys = (0..<pagedLookups).map { Value.string(PersonQueries.lookupKey($0, count: count)) }
     func lookUp(_ range: Range<Int>) throws -> Double {
         let start = ContinuousClock.now
@@ -161,7 +174,7 @@ func pagedProbe(_ file: String, count: Int, output: String) throws {
     paged = try PagedBase(path: file, cacheBytes: 16 << 30)
     let pageCacheLookup = try lookUp(half..<pagedLookups)
     let warmLookup = try lookUp(half..<pagedLookups)
-    let residentAfterLookups = residentNow() - before
+    let residentAfterLookups = residentBytes() - before
 
     dropFromPageCache(file)
     paged = try PagedBase(path: file, cacheBytes: 16 << 30)
@@ -179,16 +192,8 @@ func pagedProbe(_ file: String, count: Int, output: String) throws {
     let figures = PagedProbeFigures(
         openSeconds: openSeconds, residentAfterOpen: residentAfterOpen, diskLookup: diskLookup, pageCacheLookup: pageCacheLookup,
         warmLookup: warmLookup, residentAfterLookups: residentAfterLookups, coldScan: coldScan, warmScan: median(warm),
-        residentAfterScan: residentNow() - before)
+        residentAfterScan: residentBytes() - before)
     try JSONEncoder().encode(figures).write(to: URL(fileURLWithPath: output))
-}
-
-/// The process's resident bytes now (VmRSS: its heap and the mapped pages it touched).
-private func residentNow() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-        let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-    else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
 /// Asks the kernel to drop the file's pages from the page cache (they are clean: the writer

@@ -13,12 +13,10 @@ import GRDB
 /// an update of 1% saved, and the longest save while an online compaction runs.
 func scaleBenchmarks(_ initial: Report, root: String, quick: Bool) async throws -> Report {
     var report = initial
-    guard let (cairn, _) = try releasedCommandLine(root: root, &report, measuring: "scale") else { return report }
-    let modelFile = root + "/person-indexed.json"
-    try Person.model(indexed: true).jsonData().write(to: URL(fileURLWithPath: modelFile))
-    let sizes =
-        ProcessInfo.processInfo.environment["CAIRN_BENCH_SCALE_SIZES"].map { $0.split(separator: ",").compactMap { Int($0) } }
-        ?? (quick ? [100_000, 300_000] : [1_000_000, 3_000_000])
+    guard
+        let (cairn, modelFile, sizes) = try scaleSetup(
+            root: root, &report, measuring: "scale", sizes: "CAIRN_BENCH_SCALE_SIZES", quick ? [100_000, 300_000] : [1_000_000, 3_000_000])
+    else { return report }
     let bandwidth = copyBandwidth(bytes: 256 << 20)
     report.row("memory copy bandwidth", "\(fixed(bandwidth / 1e9, 1)) GB/s", note: "memcpy of 256 MiB, best of 5")
     // What a process that opens a store of one object holds: taken off each reopen's peak, so
@@ -55,6 +53,19 @@ func scaleBenchmarks(_ initial: Report, root: String, quick: Bool) async throws 
     let importRatio = last["import in one save, whole process"] ?? 0
     report.target("scale: import ≥ 5× GRDB at \(grouped(largest))", met: importRatio >= 5, figure: "\(fixed(importRatio, 2))×")
     return report
+}
+
+/// What the scale and paged suites start from: the release CLI, the indexed people model
+/// written to a file, and the sizes the environment variable `variable` lists (`defaults`
+/// without it); nil (a row says why) without the CLI.
+func scaleSetup(
+    root: String, _ report: inout Report, measuring what: String, sizes variable: String, _ defaults: [Int]
+) throws -> (cli: String, modelFile: String, sizes: [Int])? {
+    guard let (cairn, _) = try releasedCommandLine(root: root, &report, measuring: what) else { return nil }
+    let modelFile = root + "/person-indexed.json"
+    try Person.model(indexed: true).jsonData().write(to: URL(fileURLWithPath: modelFile))
+    let sizes = ProcessInfo.processInfo.environment[variable].map { $0.split(separator: ",").compactMap { Int($0) } } ?? defaults
+    return (cairn, modelFile, sizes)
 }
 
 /// The scale suite's operations at one size; also the seconds of the reopen from the base and
