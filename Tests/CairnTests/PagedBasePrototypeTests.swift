@@ -58,17 +58,27 @@ import Testing
             #expect(try paged.object(withKey: .string(code)) == id, "\(code)")
             let expected = try #require(view.object(with: id))
             let values = try #require(try paged.values(of: id))
-            for name in ["code", "title", "year", "issue"] where values[name] != nil {
-                #expect(values[name] == expected[name], "\(code).\(name)")
+            let entity = try #require(store.model.descriptions.first { $0.index == id.entity })
+            #expect(Set(values.keys) == Set(entity.attributes.map(\.name)), "\(code)")
+            for (name, value) in values {
+                #expect(value == (expected[name] ?? .null), "\(code).\(name)")
             }
         }
         #expect(paged.cachedBytes <= 600 << 10)
-        #expect(paged.blocksDecoded > summary.blocks, "blocks were evicted and decoded again")
+        // The same lookups through a cache that holds everything decode each block's chunks
+        // once; the small cache decoded blocks again after evicting them.
+        let roomy = try PagedBase(path: path, cacheBytes: 64 << 20)
+        for (code, _) in codes { _ = try roomy.object(withKey: .string(code)) }
+        #expect(paged.blocksDecoded > roomy.blocksDecoded, "blocks were evicted and decoded again")
         // Deleted keys, keys never used, and an author's name (another constraint) are not found.
         #expect(try paged.object(withKey: .string("item-0")) == nil)
         #expect(try paged.object(withKey: .string("item-5")) == nil)
         #expect(try paged.object(withKey: .string("nothing")) == nil)
         #expect(try paged.object(withKey: .integer(5)) == nil)
+        // Without a cache, every lookup decodes its chunk and still finds it.
+        let uncached = try PagedBase(path: path, cacheBytes: 0)
+        for (code, id) in codes.prefix(300) { #expect(try uncached.object(withKey: .string(code)) == id, "\(code), no cache") }
+        #expect(uncached.cachedBytes == 0)
     }
 
     @Test(
@@ -94,6 +104,20 @@ import Testing
         let directory = TemporaryDirectory("paged-base")
         let (store, _) = try await Self.library()
         #expect(throws: StoreError.self) { try store.writePagedBasePrototype(to: directory.path + "/loans.pbase", entity: "Loan") }
+    }
+
+    /// The prototype reads no object but the one a predicate tests: a predicate across a
+    /// relationship is refused, not answered as if the related objects were missing.
+    @Test(arguments: ["author.name == 'x'", "ANY loans.due == nil", "loans.@count > 0", "SUBQUERY(loans, $l, $l.due == nil).@count > 0"])
+    func predicatesAcrossRelationshipsAreRefused(format: String) async throws {
+        let directory = TemporaryDirectory("paged-base")
+        let (store, _) = try await Self.library()
+        let path = directory.path + "/items.pbase"
+        _ = try store.writePagedBasePrototype(to: path, entity: "Item")
+        let paged = try PagedBase(path: path, cacheBytes: 1 << 20)
+        let request = FetchRequest("Book", predicate: try FetchPredicate(format: format))
+        #expect { try paged.count(request) } throws: { ($0 as? StoreError)?.code == .invalidPredicate }
+        #expect(try paged.count(FetchRequest("Book", predicate: try FetchPredicate(format: "year > 1950 OR title == 'x'"))) > 0)
     }
 
     /// About 500 bytes spread over the file changed in turn (and every byte of the trailer), and
@@ -130,5 +154,81 @@ import Testing
             try tryDamaged(original.prefix(length))
         }
         #expect(refused > 0 && read > 0, "\(refused) refused, \(read) read")
+    }
+
+    /// Files whose checksums are right but whose fields lie (written with the layout's own
+    /// trailer): a block larger than a block can be, chunk numbers that run into the next
+    /// block, keys that all share one hash, a count of objects past `Int`. Each is refused at
+    /// open or answers with an error or a miss, in bounded time.
+    @Test func liesBehindAGoodChecksumAreCaught() async throws {
+        let directory = TemporaryDirectory("paged-base")
+        let (store, codes) = try await Self.library()
+        let path = directory.path + "/items.pbase"
+        _ = try store.writePagedBasePrototype(to: path, entity: "Item")
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let trailerStart = original.count - PagedBaseLayout.trailerSize
+        let layout = try original.withUnsafeBytes {
+            try PagedBaseLayout(trailer: UnsafeRawBufferPointer(rebasing: $0[trailerStart...]), fileSize: UInt64(original.count), path: path)
+        }
+        /// The file with `change` applied to its bytes and layout, and the trailer written again.
+        func rewritten(_ change: (inout [UInt8], inout PagedBaseLayout) -> Void) throws -> String {
+            var bytes = original
+            var changed = layout
+            change(&bytes, &changed)
+            let covered = [
+                (changed.modelOffset, changed.modelLength), (changed.directoryOffset, changed.blockCount * 24), (changed.fencesOffset, changed.fenceCount * 8)
+            ]
+            let crc = bytes.withUnsafeBytes { all in
+                covered.reduce(UInt32(0)) { crc, region in
+                    CRC32C.checksum(UnsafeRawBufferPointer(rebasing: all[Int(region.0)..<Int(region.0 + region.1)]), extending: crc)
+                }
+            }
+            bytes.replaceSubrange(trailerStart..., with: changed.trailer(extending: crc))
+            let damaged = directory.path + "/lying.pbase"
+            try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+            return damaged
+        }
+        func directoryField(_ block: Int, _ field: Int) -> Int { Int(layout.directoryOffset) + block * 24 + field }
+        func store64(_ value: UInt64, at offset: Int, in bytes: inout [UInt8]) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<(offset + 8), with: $0) }
+        }
+        let sample = Array(codes.prefix(200))
+
+        // A stored length past LZ4's bound for a block (the blocks after it moved to match).
+        #expect(throws: StoreError.self) {
+            try PagedBase(
+                path: rewritten { bytes, _ in
+                    withUnsafeBytes(of: UInt32.max.littleEndian) { bytes.replaceSubrange(directoryField(0, 8)..<directoryField(0, 12), with: $0) }
+                }, cacheBytes: 1 << 20)
+        }
+        // The second block says it starts at the first block's chunk: out of order at open.
+        #expect(throws: StoreError.self) {
+            try PagedBase(
+                path: rewritten { bytes, _ in store64(UInt64(bytes[directoryField(0, 16)]), at: directoryField(1, 16), in: &bytes) },
+                cacheBytes: 1 << 20)
+        }
+        // The second block's first chunk moved up to the first block's last: the first block's
+        // chunks then run into the next block's, and decoding it fails.
+        let overlapping = try rewritten { bytes, _ in
+            let second = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: directoryField(1, 16), as: UInt64.self) }
+            store64(UInt64(littleEndian: second) - 1, at: directoryField(1, 16), in: &bytes)
+        }
+        let paged = try PagedBase(path: overlapping, cacheBytes: 1 << 20)
+        #expect(throws: (any Error).self) { try paged.count(FetchRequest("Item")) }
+        // Every key (and fence) under the hash of one code: its lookup stops at the limit with
+        // an error; the others miss.
+        let (target, _) = sample[0]
+        var hasher = KeyHasher(owner: Int(layout.owner), number: Int(layout.number))
+        ValueEncoding.withEncoded(.string(target)) { hasher.combine($0) }
+        let oneHash = try rewritten { bytes, _ in
+            for index in 0..<Int(layout.keyCount) { store64(hasher.value, at: Int(layout.keysOffset) + index * 16, in: &bytes) }
+            for index in 0..<Int(layout.fenceCount) { store64(hasher.value, at: Int(layout.fencesOffset) + index * 8, in: &bytes) }
+        }
+        let flat = try PagedBase(path: oneHash, cacheBytes: 1 << 20)
+        #expect(throws: StoreError.self) { try flat.object(withKey: .string(target)) }
+        for (code, _) in sample.dropFirst() { #expect(try flat.object(withKey: .string(code)) == nil) }
+        // A count of objects no Int holds.
+        let huge = try PagedBase(path: try rewritten { _, layout in layout.objectCount = .max }, cacheBytes: 0)
+        #expect(huge.objectCount == Int.max)
     }
 }

@@ -257,6 +257,15 @@ import Testing
         #expect(try !PreparedQuery(FetchRequest("Item", predicate: try FetchPredicate(format: "n == 7 AND m == 7")), model: model).candidatesMatch)
         let list: [Value] = [.integer(big), .integer(7), .integer(-1), .integer(.min)]
         try same(try FetchPredicate(format: "n IN %@", list), try FetchPredicate(format: "m IN %@", list), "IN")
+        // Values that order alike find the same objects, counted once (a count reads the index's
+        // counts for a short list, and lists the objects of a long one).
+        let alike: [Value] = [.integer(7), .double(7), .integer(7), .double(Double(big)), .integer(big), .double(-0.0), .integer(0)]
+        try same(try FetchPredicate(format: "n IN %@", alike), try FetchPredicate(format: "m IN %@", alike), "IN, values alike")
+        let long = (0..<(Tuning.countedInValues + 10)).map { Value.integer(Int64($0 % 9) - 1) } + [.double(7)]
+        try same(try FetchPredicate(format: "n IN %@", long), try FetchPredicate(format: "m IN %@", long), "IN, a long list")
+        try same(
+            try FetchPredicate(format: "f IN %@", [Value.float(0), .double(-0.0), .integer(0)]),
+            try FetchPredicate(format: "g IN %@", [Value.float(0), .double(-0.0), .integer(0)]), "IN, zeros")
         for date in [nilLike, Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 1.5)] {
             try same(.equal("d", .date(date)), .equal("e", .date(date)), "d == \(date.timeIntervalSinceReferenceDate)")
         }

@@ -184,8 +184,11 @@ func replayThroughput(directory: String, onDiskTarget: Int) async throws -> Repl
 
 enum LogInspectionSize {
     /// Bytes in segment files, without reading them.
-    static func segmentBytes(_ path: String) throws -> Int {
-        try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".seg") }.reduce(0) { total, name in
+    static func segmentBytes(_ path: String) throws -> Int { try fileBytes(path, suffix: ".seg") }
+
+    /// Bytes in the files of folder `path` whose names end in `suffix`, without reading them.
+    static func fileBytes(_ path: String, suffix: String) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(suffix) }.reduce(0) { total, name in
             total + ((try? FileManager.default.attributesOfItem(atPath: path + "/" + name)[.size] as? Int) ?? 0)
         }
     }

@@ -43,6 +43,12 @@ func spread(_ values: [Double], _ digits: Int) -> String {
     return "\(fixed(sorted.first ?? 0, digits))–\(fixed(sorted.last ?? 0, digits))"
 }
 
+/// "median (low–high)" of `values` times `scale`, with `digits` decimals.
+func medianAndSpread(_ values: [Double], scale: Double = 1, digits: Int = 2) -> String {
+    let scaled = values.map { $0 * scale }
+    return "\(fixed(median(scaled), digits)) (\(spread(scaled, digits)))"
+}
+
 /// 200,000 flat person records (the import benchmark's JSON) in each store, and the size of
 /// its files afterwards.
 private func compactedSize(_ initial: Report, root: String, quick: Bool) async throws -> Report {

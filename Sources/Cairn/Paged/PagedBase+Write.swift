@@ -2,6 +2,10 @@ import CairnLog
 import CairnSupport
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What ``Store/writePagedBasePrototype(to:entity:level:)`` wrote.
 @_spi(PagedBasePrototype)
 public struct PagedBaseSummary: Sendable {
@@ -33,10 +37,17 @@ extension Store {
         guard let constraint = entity.uniqueness.first(where: { $0.positions.count == 1 }) else {
             throw StoreError(.invalidArgument, "\(entity.name) has no uniqueness constraint of one attribute to index", entity: entity.name)
         }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
-            throw StoreError(.invalidLocation, "cannot create \(path)", file: path)
+        // Written under a temporary name and renamed: a reader mapping an older file at `path`
+        // keeps it whole.
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil), let file = FileHandle(forWritingAtPath: temporary) else {
+            throw StoreError(.invalidLocation, "cannot create \(temporary)", file: temporary)
         }
-        defer { try? file.close() }
+        var renamed = false
+        defer {
+            try? file.close()
+            if !renamed { try? FileManager.default.removeItem(atPath: temporary) }
+        }
         var output = PagedBaseOutput(file: file)
         var layout = PagedBaseLayout()
         var directory = ByteWriter(capacity: 1 << 16)
@@ -113,6 +124,8 @@ extension Store {
         layout.number = UInt32(constraint.number)
         try layout.trailer(extending: checksum).withUnsafeBytes { try output.write($0) }
         try output.finish()
+        guard rename(temporary, path) == 0 else { throw LogError.system("rename", path: temporary, errno: errno) }
+        renamed = true
         return PagedBaseSummary(bytes: output.offset, rawObjectBytes: rawObjectBytes, blocks: Int(layout.blockCount), objects: objects, keys: keys.count)
     }
 }

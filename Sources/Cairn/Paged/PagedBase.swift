@@ -19,11 +19,14 @@ public final class PagedBase {
     /// The model the objects follow.
     public let model: Model
     /// The objects it holds.
-    public var objectCount: Int { Int(layout.objectCount) }
+    public var objectCount: Int { Int(clamping: layout.objectCount) }
     /// The bytes of decoded chunks the cache holds now.
     public private(set) var cachedBytes = 0
     /// Blocks decompressed so far (each miss of the cache).
     public private(set) var blocksDecoded = 0
+
+    /// The most objects a lookup reads under one key hash before it calls the file damaged.
+    public static let candidateLimit = 64
 
     private let layout: PagedBaseLayout
     private let mapped: UnsafeRawBufferPointer
@@ -48,7 +51,7 @@ public final class PagedBase {
     /// of decoded chunks.
     ///
     /// - Throws: ``StoreError/Code/corruptRecord`` naming the file and offset of what does not
-    ///   check; I/O errors.
+    ///   check; I/O errors (``LogError``).
     public init(path: String, cacheBytes: Int) throws {
         self.path = path
         cacheLimit = max(cacheBytes, 0)
@@ -80,14 +83,20 @@ public final class PagedBase {
             guard CRC32C.mask(crc) == UInt32(littleEndian: recorded) else {
                 throw StoreError(.corruptRecord, "paged base \(path): its directories do not match their checksum", file: path, offset: layout.modelOffset)
             }
-            model = try Model(jsonData: Data(modelBytes))
+            do {
+                model = try Model(jsonData: Data(modelBytes))
+            } catch {
+                throw StoreError(.corruptRecord, "paged base \(path): its model does not load: \(error)", file: path, offset: layout.modelOffset)
+            }
             guard Int(layout.owner) < model.descriptions.count,
                 let constraint = model.descriptions[Int(layout.owner)].uniqueness.first(where: {
                     $0.owner == Int(layout.owner) && $0.number == Int(layout.number)
                 }),
                 constraint.positions.count == 1
             else {
-                throw StoreError(.corruptRecord, "paged base \(path): its keys name no constraint of one attribute of its model", file: path)
+                throw StoreError(
+                    .corruptRecord, "paged base \(path): its keys name no constraint of one attribute of its model", file: path,
+                    offset: size - UInt64(PagedBaseLayout.trailerSize) + 88)
             }
             self.constraint = constraint
             blocks = try Self.readDirectory(directory, blocksEnd: layout.modelOffset, path: path)
@@ -118,6 +127,7 @@ public final class PagedBase {
                 let first: UInt64 = try reader.read()
                 let total = UInt64(BaseFile.blockHeaderSize) + UInt64(block.storedLength)
                 guard block.offset == end, total <= blocksEnd - end, Int(block.rawLength) <= BaseFile.maximumRawBlock,
+                    Int(block.storedLength) <= BaseFile.maximumStoredBlock,
                     blocks.last.map({ first > $0.firstChunk }) ?? true
                 else {
                     throw StoreError(
@@ -137,7 +147,9 @@ public final class PagedBase {
 
     /// The object of the key's entity family whose unique key is `value`, or nil.
     ///
-    /// - Throws: ``StoreError/Code/corruptRecord`` when a block it reads does not check.
+    /// - Throws: ``StoreError/Code/corruptRecord`` when a chunk it reads does not check, or
+    ///   more objects than ``candidateLimit`` share the key's hash;
+    ///   ``LogError/Code/corruption`` when a block's checksum or header does not.
     public func object(withKey value: Value) throws -> ObjectID? {
         let position = constraint.positions[0]
         return try ValueEncoding.withEncoded(value) { encoded -> Result<ObjectID?, any Error> in
@@ -145,7 +157,7 @@ public final class PagedBase {
             hasher.combine(encoded)
             let hash = hasher.value
             do {
-                for key in candidates(hash) {
+                for key in try candidates(hash) {
                     guard let record = try record(key), model.descriptions[record.entity].uniqueness.contains(constraint) else { continue }
                     if record.row.withValueBytes(position, { RowBytes.same($0, encoded) }) { return .success(ObjectID(entity: record.entity, key: key)) }
                 }
@@ -170,8 +182,16 @@ public final class PagedBase {
     /// The objects that match `request`'s predicate (its sort keys are not read), counted by
     /// decoding every block that is not in the cache and scanning its chunks' columns as a
     /// resident store does.
+    ///
+    /// - Throws: ``StoreError/Code/invalidPredicate`` for a predicate that follows a
+    ///   relationship (the prototype reads no object but the one tested); what a chunk's
+    ///   decoding throws.
     public func count(_ request: FetchRequest) throws -> Int {
         let query = try PreparedQuery(request, model: model)
+        if let predicate = query.predicate, predicate.readsOtherObjects {
+            throw StoreError(
+                .invalidPredicate, "a paged base counts with predicates on the objects' own attributes only", entity: query.entity.name)
+        }
         let filter = query.rowFilter().map { ScanFilter(rows: $0, reader: ObjectReader { _ in nil }) }
         let wanted = model.descriptions.indices.map(query.family.contains)
         var visitor = CountingVisitor(filter: filter)
@@ -187,7 +207,7 @@ public final class PagedBase {
 
     /// The object keys filed under `hash`, read in place from the mapped keys: a binary search
     /// of the fences, then of the 256 keys between two of them.
-    private func candidates(_ hash: UInt64) -> [UInt64] {
+    private func candidates(_ hash: UInt64) throws -> [UInt64] {
         let count = Int(layout.keyCount)
         guard count > 0 else { return [] }
         // The first fence at or above the hash: the first key at or above it is after the
@@ -205,6 +225,11 @@ public final class PagedBase {
         }
         var keys: [UInt64] = []
         while first < count, keyHash(at: first) == hash {
+            // A 64-bit hash shared by so many keys is damage, not chance.
+            guard keys.count < Self.candidateLimit else {
+                throw StoreError(
+                    .corruptRecord, "paged base \(path): more than \(Self.candidateLimit) keys share one hash", file: path, offset: UInt64(keyOffset(first)))
+            }
             keys.append(UInt64(littleEndian: mapped.loadUnaligned(fromByteOffset: keyOffset(first) + 8, as: UInt64.self)))
             first += 1
         }
@@ -226,12 +251,15 @@ public final class PagedBase {
         }
         guard low > 0 else { return nil }
         clock += 1
-        if cache[number] != nil {
+        let chunk: ObjectChunk?
+        if let cached = cache[number] {
             cache[number]?.used = clock
+            chunk = cached.chunk
         } else {
-            try decode(low - 1, only: number)
+            // Decoded whether or not the cache keeps it (a cache smaller than a chunk keeps none).
+            chunk = try decode(low - 1, only: number).first?.chunk
         }
-        return cache[number]?.chunk.record(Int(key & UInt64(Tuning.objectChunkSize - 1)))
+        return chunk?.record(Int(key & UInt64(Tuning.objectChunkSize - 1)))
     }
 
     /// Block `index`'s chunks, those not cached decoded (and cached, as room allows).
@@ -247,7 +275,6 @@ public final class PagedBase {
 
     /// Decodes block `index` (checked, decompressed) and makes a chunk of each of its objects
     /// entries (or only of chunk `only`), its rows checked against the model; caches them.
-    @discardableResult
     private func decode(_ index: Int, only: UInt64?) throws -> [(number: UInt64, chunk: ObjectChunk)] {
         let block = blocks[index].block
         let start = Int(block.offset)
@@ -259,6 +286,7 @@ public final class PagedBase {
         var reader = BaseContents.Reader(lastLSN: LSN(layout.lastLSN), model: model)
         var chunks: [(number: UInt64, chunk: ObjectChunk)] = []
         var numbers: [UInt64] = []
+        let nextBlockChunk = index + 1 < blocks.count ? blocks[index + 1].firstChunk : UInt64.max
         func damaged(_ message: String) -> StoreError {
             StoreError(.corruptRecord, "paged base \(path), block \(index): \(message)", file: path, offset: block.offset)
         }
@@ -270,16 +298,17 @@ public final class PagedBase {
                 guard length <= rawLength - position - 4, length >= 10 else { throw damaged("an entry of \(length) bytes runs past it") }
                 let entry = UnsafeRawBufferPointer(rebasing: all[(position + 4)..<(position + 4 + length)])
                 position += 4 + length
+                guard entry[0] == BaseContents.objectsKind else { throw damaged("an entry of kind \(entry[0]), not objects") }
                 let number = UInt64(littleEndian: entry.loadUnaligned(fromByteOffset: 2, as: UInt64.self))
-                guard numbers.last.map({ number > $0 }) ?? (number == blocks[index].firstChunk) else {
+                guard numbers.last.map({ number > $0 }) ?? (number == blocks[index].firstChunk), number < nextBlockChunk else {
                     throw damaged("chunk \(number) is out of order")
                 }
                 numbers.append(number)
                 if let only, number != only { continue }
-                try reader.read(entry, at: location) { loaded, model in
+                try reader.read(entry, at: location) { loaded, _ in
                     guard loaded.number == number else { throw damaged("an entry names two chunks") }
                     do {
-                        try loaded.chunk.checkLoadedRows(model: model)
+                        try loaded.chunk.checkLoadedRows(model: self.model)
                     } catch let problem as EncodingProblem {
                         throw damaged("chunk \(number): \(problem.message)")
                     }
@@ -293,13 +322,15 @@ public final class PagedBase {
         return chunks
     }
 
-    /// Caches a decoded chunk; when the cache passes its limit, the least recently used quarter
-    /// of it goes (a sort now and then rather than a list kept in order at every read).
+    /// Caches a decoded chunk; when the cache would pass its limit, the least recently used
+    /// quarter of it goes (a sort now and then rather than a list kept in order at every read).
+    /// A chunk counts its rows and slot entries: the columns a scan adds to a cached chunk are
+    /// not counted (they grow it by about the scanned attribute's bytes).
     private func remember(_ chunk: ObjectChunk, number: UInt64) {
         let bytes = chunk.rowBytes + Tuning.objectChunkSize * 24
         guard bytes <= cacheLimit, cache[number] == nil else { return }
         if cachedBytes + bytes > cacheLimit {
-            var kept = cacheLimit * 3 / 4
+            var kept = min(cacheLimit - cacheLimit / 4, cacheLimit - bytes)
             for (number, cached) in cache.sorted(by: { $0.value.used > $1.value.used }) {
                 if kept >= cached.bytes {
                     kept -= cached.bytes
@@ -313,4 +344,29 @@ public final class PagedBase {
         cachedBytes += bytes
     }
 
+}
+
+extension CompiledPredicate {
+    /// Whether testing an object reads another one: a key path across a relationship, a
+    /// collection, a `SUBQUERY` or `ANY`.
+    fileprivate var readsOtherObjects: Bool {
+        switch self {
+        case .comparison(let comparison): comparison.lhs.readsOtherObjects || comparison.rhs.readsOtherObjects
+        case .and(let parts), .or(let parts): parts.contains(where: \.readsOtherObjects)
+        case .not(let part): part.readsOtherObjects
+        case .constant: false
+        case .someMatch: true
+        }
+    }
+}
+
+extension CompiledExpression {
+    /// Whether its value is read from another object than the one tested.
+    fileprivate var readsOtherObjects: Bool {
+        switch self {
+        case .keyPath(let path): if case .attribute = path.terminal { !path.steps.isEmpty } else { true }
+        case .collection: true
+        case .constant, .list, .evaluatedObject, .object, .objects: false
+        }
+    }
 }

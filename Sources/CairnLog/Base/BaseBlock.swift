@@ -57,6 +57,9 @@ package struct BaseBlock: Equatable, Sendable {
     /// - Throws: ``LogError/Code/corruption`` naming `path` and the block's offset.
     package func decode(_ bytes: UnsafeRawBufferPointer, into raw: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
         let storedLength = Int(storedLength), rawLength = Int(rawLength)
+        guard storedLength <= BaseFile.maximumStoredBlock, rawLength <= BaseFile.maximumRawBlock else {
+            throw LogError.corruption("base block of \(storedLength) bytes stored, \(rawLength) raw is larger than a block can be", path: path, offset: offset)
+        }
         guard bytes.count >= BaseFile.blockHeaderSize + storedLength, raw.count >= rawLength else {
             throw LogError.corruption("base block runs past the bytes read for it", path: path, offset: offset)
         }

@@ -29,6 +29,8 @@ package enum BaseFile {
     static let writebackInterval = 1 << 20
     /// The largest raw block: a longer entry is split into pieces across blocks.
     package static let maximumRawBlock = 256 << 10
+    /// The most bytes a block of ``maximumRawBlock`` bytes can store: LZ4's bound for it.
+    package static let maximumStoredBlock = maximumRawBlock + maximumRawBlock / 255 + 16
     /// The top bit of a piece's length: the entry continues in the next block.
     static let continues: UInt32 = 1 << 31
 }
