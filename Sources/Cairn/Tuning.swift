@@ -77,10 +77,6 @@ enum Tuning {
     static let orderedChunkLimit = 512
     /// Keys per run of a posting list.
     static let postingRunLimit = 512
-    /// The longest `IN` list a count answers from its ordered index value by value (values that
-    /// order alike are found by comparing each with those before it); a longer one is counted
-    /// by listing its objects.
-    static let countedInValues = 64
 
     // MARK: Contexts (Context/)
 

@@ -194,7 +194,7 @@ import Testing
         }
         let sample = Array(codes.prefix(200))
 
-        // A stored length past LZ4's bound for a block (the blocks after it moved to match).
+        // A stored length past LZ4's bound for a block: it runs past the blocks' region.
         #expect(throws: StoreError.self) {
             try PagedBase(
                 path: rewritten { bytes, _ in
@@ -230,5 +230,20 @@ import Testing
         // A count of objects no Int holds.
         let huge = try PagedBase(path: try rewritten { _, layout in layout.objectCount = .max }, cacheBytes: 0)
         #expect(huge.objectCount == Int.max)
+    }
+
+    /// The shared block codec refuses lengths no block can have before it reads or decodes
+    /// anything: a stored length past LZ4's bound for 256 KiB, a raw length past 256 KiB.
+    @Test func theBlockCodecRefusesLengthsNoBlockCanHave() {
+        let bytes = [UInt8](repeating: 0, count: 64)
+        var raw = [UInt8](repeating: 0, count: 64)
+        for block in [
+            BaseBlock(offset: 0, storedLength: .max, rawLength: 16), BaseBlock(offset: 0, storedLength: UInt32(BaseFile.maximumStoredBlock + 1), rawLength: 16),
+            BaseBlock(offset: 0, storedLength: 16, rawLength: UInt32(BaseFile.maximumRawBlock + 1)), BaseBlock(offset: 0, storedLength: 48, rawLength: 16)
+        ] {
+            #expect(throws: LogError.self) {
+                try bytes.withUnsafeBytes { source in try raw.withUnsafeMutableBytes { try block.decode(source, into: $0, path: "test") } }
+            }
+        }
     }
 }

@@ -257,12 +257,20 @@ import Testing
         #expect(try !PreparedQuery(FetchRequest("Item", predicate: try FetchPredicate(format: "n == 7 AND m == 7")), model: model).candidatesMatch)
         let list: [Value] = [.integer(big), .integer(7), .integer(-1), .integer(.min)]
         try same(try FetchPredicate(format: "n IN %@", list), try FetchPredicate(format: "m IN %@", list), "IN")
-        // Values that order alike find the same objects, counted once (a count reads the index's
-        // counts for a short list, and lists the objects of a long one).
-        let alike: [Value] = [.integer(7), .double(7), .integer(7), .double(Double(big)), .integer(big), .double(-0.0), .integer(0)]
-        try same(try FetchPredicate(format: "n IN %@", alike), try FetchPredicate(format: "m IN %@", alike), "IN, values alike")
-        let long = (0..<(Tuning.countedInValues + 10)).map { Value.integer(Int64($0 % 9) - 1) } + [.double(7)]
-        try same(try FetchPredicate(format: "n IN %@", long), try FetchPredicate(format: "m IN %@", long), "IN, a long list")
+        // Values whose matches overlap count each object once, in any order: a double finds
+        // every integer that rounds to it (2^53 and 2^53 + 1), an integer only itself.
+        let overlapping: [[Value]] = [
+            [.integer(7), .double(7), .integer(7), .double(-0.0), .integer(0)], [.integer(big), .double(Double(big))],
+            [.double(Double(big)), .integer(big)], [.integer(big + 1), .double(Double(big))], [.double(Double(big)), .integer(big + 1), .integer(big)],
+            [.decimal(Decimal(string: "9007199254740993")!), .double(Double(big))],
+            (0..<80).map { Value.integer(Int64($0 % 9) - 1) } + [.double(7), .double(Double(big))]
+        ]
+        for list in overlapping {
+            try same(try FetchPredicate(format: "n IN %@", list), try FetchPredicate(format: "m IN %@", list), "IN \(list)")
+        }
+        // Two decimals that round to one double, against a float: each object once.
+        let decimals: [Value] = [.decimal(Decimal(string: "1.5")!), .decimal(Decimal(string: "1.50000000000000000001")!), .double(1.5)]
+        try same(try FetchPredicate(format: "f IN %@", decimals), try FetchPredicate(format: "g IN %@", decimals), "IN, decimals alike")
         try same(
             try FetchPredicate(format: "f IN %@", [Value.float(0), .double(-0.0), .integer(0)]),
             try FetchPredicate(format: "g IN %@", [Value.float(0), .double(-0.0), .integer(0)]), "IN, zeros")

@@ -27,9 +27,8 @@ extension ObjectContext {
             let query = try PreparedQuery(request, model: model)
             let unsaved = hasPendingChangesInChain
             if !unsaved, query.matchesExactly(in: snapshot) {
-                // The index's objects are exactly the matches: counted there, or listed.
+                // The index's objects are exactly the matches: counted there.
                 if let count = query.plan.count(in: snapshot, family: query.family) { return count }
-                if let candidates = query.plan.candidates(in: snapshot, family: query.family) { return candidates.count }
             }
             if !unsaved, query.plan.scans(snapshot, family: query.family) {
                 // Nothing unsaved and no index to use: each thread counts its share of the rows,

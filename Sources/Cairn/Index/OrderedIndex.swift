@@ -120,6 +120,39 @@ struct OrderedIndex: Sendable {
         }
     }
 
+    /// How many objects have a value equal under `==` to any of `values`, each counted once:
+    /// each value's matches are one stretch of the index (the entries that order the same as
+    /// it), so the stretches are merged where they overlap and the merged ones counted (a
+    /// double constant's stretch on integers can hold several values, and take in another
+    /// constant's).
+    func count(equalToAny values: [Value]) -> Int {
+        switch storage {
+        case .packed(let kind, let runs): countUnion(runs, values) { kind.value($0.bits) }
+        case .values(let runs): countUnion(runs, values, \.value)
+        }
+    }
+
+    private func countUnion<Entry>(_ runs: OrderedRuns<Entry>, _ values: [Value], _ value: (Entry) -> Value) -> Int {
+        typealias Position = OrderedRuns<Entry>.Position
+        let stretches = values.map { constant -> (start: Position, end: Position) in
+            let bound = Bound(value: constant, inclusive: true)
+            return (start(runs, bound, value), end(runs, bound, value))
+        }
+        .filter { $0.start < $0.end }.sorted { $0.start < $1.start }
+        var total = 0
+        var current: (start: Position, end: Position)?
+        for stretch in stretches {
+            if let open = current, !(open.end < stretch.start) {
+                current = (open.start, open.end < stretch.end ? stretch.end : open.end)
+            } else {
+                if let open = current { total += runs.count(from: open.start, to: open.end) }
+                current = stretch
+            }
+        }
+        if let open = current { total += runs.count(from: open.start, to: open.end) }
+        return total
+    }
+
     /// The position of the first entry in the range.
     private func start<Entry>(_ runs: OrderedRuns<Entry>, _ lower: Bound?, _ value: (Entry) -> Value) -> OrderedRuns<Entry>.Position {
         guard let lower else { return (0, 0) }

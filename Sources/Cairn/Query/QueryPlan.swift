@@ -167,22 +167,15 @@ enum QueryPlan {
     }
 
     /// How many committed objects an `==` or `IN` plan on ordered indexes finds in `snapshot`,
-    /// counted by the indexes without listing them (a few binary searches a value); nil for
-    /// another plan, or an `IN` list longer than ``Tuning/countedInValues`` (listed instead).
-    /// Values that order alike (`1` and `1.0`) find the same objects: each is counted once.
-    /// Exactly the matches when ``findsExactly(_:)`` holds.
+    /// counted by the indexes without listing them (binary searches, and a sum of the sizes of
+    /// the runs in between), each object once (``OrderedIndex/count(equalToAny:)``); nil for
+    /// another plan. Exactly the matches when ``findsExactly(_:)`` holds.
     func count(in snapshot: StoreSnapshot, family: Set<Int>) -> Int? {
-        guard case .equal(_, let position, let values, false) = self, values.count <= Tuning.countedInValues else { return nil }
-        var distinct: [Value] = []
-        for value in values where !distinct.contains(where: { QueryValue.order($0, value) == .orderedSame }) { distinct.append(value) }
+        guard case .equal(_, let position, let values, false) = self else { return nil }
         let layout = snapshot.model.indexLayout
         return family.reduce(0) { total, entity in
             guard let slot = layout.slot(entity: entity, position: position) else { return total }
-            let index = snapshot.indexes[slot].ordered
-            return distinct.reduce(total) { sum, value in
-                let bound = OrderedIndex.Bound(value: value, inclusive: true)
-                return sum + index.count(from: bound, to: bound)
-            }
+            return total + snapshot.indexes[slot].ordered.count(equalToAny: values)
         }
     }
 
