@@ -175,14 +175,7 @@ import Testing
             var bytes = original
             var changed = layout
             change(&bytes, &changed)
-            let covered = [
-                (changed.modelOffset, changed.modelLength), (changed.directoryOffset, changed.blockCount * 24), (changed.fencesOffset, changed.fenceCount * 8)
-            ]
-            let crc = bytes.withUnsafeBytes { all in
-                covered.reduce(UInt32(0)) { crc, region in
-                    CRC32C.checksum(UnsafeRawBufferPointer(rebasing: all[Int(region.0)..<Int(region.0 + region.1)]), extending: crc)
-                }
-            }
+            let crc = bytes.withUnsafeBytes { changed.regionsChecksum($0) }
             bytes.replaceSubrange(trailerStart..., with: changed.trailer(extending: crc))
             let damaged = directory.path + "/lying.pbase"
             try Data(bytes).write(to: URL(fileURLWithPath: damaged))

@@ -65,7 +65,7 @@ extension Store {
             directory.write(UInt32(stored))
             directory.write(UInt32(block.bytes.count))
             directory.write(firstChunk)
-            try output.write(UnsafeRawBufferPointer(start: encoded.withUnsafeBytes { $0.baseAddress }, count: BaseFile.blockHeaderSize + stored))
+            try encoded.withUnsafeBytes { try output.write(UnsafeRawBufferPointer(rebasing: $0[0..<(BaseFile.blockHeaderSize + stored)])) }
             layout.blockCount += 1
             block.removeAll()
         }

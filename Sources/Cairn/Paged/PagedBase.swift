@@ -71,14 +71,12 @@ public final class PagedBase {
         do {
             let layout = try PagedBaseLayout(
                 trailer: UnsafeRawBufferPointer(rebasing: mapped[(length - PagedBaseLayout.trailerSize)...]), fileSize: size, path: path)
-            let region = { (offset: UInt64, length: UInt64) in UnsafeRawBufferPointer(rebasing: mapped[Int(offset)..<Int(offset + length)]) }
-            let modelBytes = region(layout.modelOffset, layout.modelLength)
-            let directory = region(layout.directoryOffset, layout.blockCount * UInt64(PagedBaseLayout.directoryEntrySize))
-            let fenceBytes = region(layout.fencesOffset, layout.fenceCount * 8)
-            var crc = CRC32C.checksum(modelBytes)
-            crc = CRC32C.checksum(directory, extending: crc)
-            crc = CRC32C.checksum(fenceBytes, extending: crc)
-            crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: mapped[(length - PagedBaseLayout.trailerSize)..<(length - 16)]), extending: crc)
+            let regions = layout.coveredRegions
+            let modelBytes = UnsafeRawBufferPointer(rebasing: mapped[regions[0]])
+            let directory = UnsafeRawBufferPointer(rebasing: mapped[regions[1]])
+            let fenceBytes = UnsafeRawBufferPointer(rebasing: mapped[regions[2]])
+            let crc = CRC32C.checksum(
+                UnsafeRawBufferPointer(rebasing: mapped[(length - PagedBaseLayout.trailerSize)..<(length - 16)]), extending: layout.regionsChecksum(mapped))
             let recorded = mapped.loadUnaligned(fromByteOffset: length - 16, as: UInt32.self)
             guard CRC32C.mask(crc) == UInt32(littleEndian: recorded) else {
                 throw StoreError(.corruptRecord, "paged base \(path): its directories do not match their checksum", file: path, offset: layout.modelOffset)

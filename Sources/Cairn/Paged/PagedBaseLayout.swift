@@ -43,6 +43,19 @@ struct PagedBaseLayout: Equatable {
     var owner: UInt32 = 0
     var number: UInt32 = 0
 
+    /// Where the model, the directory and the fences are in the file, in that order (bounded by
+    /// the file once ``init(trailer:fileSize:path:)`` has checked them).
+    var coveredRegions: [Range<Int>] {
+        [(modelOffset, modelLength), (directoryOffset, blockCount * UInt64(Self.directoryEntrySize)), (fencesOffset, fenceCount * 8)].map {
+            Int($0.0)..<Int($0.0 + $0.1)
+        }
+    }
+
+    /// The unmasked CRC32C of ``coveredRegions`` in `file`: what the trailer's checksum extends.
+    func regionsChecksum(_ file: UnsafeRawBufferPointer) -> UInt32 {
+        coveredRegions.reduce(0) { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: file[$1]), extending: $0) }
+    }
+
     /// The trailer's bytes; `checksum` is the unmasked CRC32C of the model, the directory and
     /// the fences, which the trailer's first 112 bytes extend.
     func trailer(extending checksum: UInt32) -> [UInt8] {
