@@ -36,6 +36,24 @@ import Testing
         #expect(PackedKind.double.bits(.double(-0.0)) == PackedKind.double.bits(.double(0)))
     }
 
+    /// A value's bits read in place from its encoding are its decoded value's bits; values
+    /// the kind cannot pack (nil, NaN, another kind) are left to the decoder.
+    @Test func bitsReadInPlaceAreTheDecodedValuesBits() {
+        let others: [Value] = [.null, .double(.nan), .date(Date(timeIntervalSinceReferenceDate: .nan)), .string("7"), .integer(1), .double(1), .boolean(true)]
+        for (kind, values) in Self.samples {
+            for value in values + others {
+                let bytes = ValueEncoding.encoded(value)
+                let inPlace = bytes.withUnsafeBytes { kind.bits(encoded: $0) }
+                if let inPlace { #expect(inPlace == kind.bits(value), "\(kind) \(value)") }
+                // The kind's own values are read in place (a float may take the decoder's way).
+                if case .float = value {} else if kind.bits(value) != nil { #expect(inPlace != nil, "\(kind) \(value)") }
+            }
+            for value in others where kind.bits(value) == nil {
+                #expect(ValueEncoding.encoded(value).withUnsafeBytes { kind.bits(encoded: $0) } == nil, "\(kind) \(value)")
+            }
+        }
+    }
+
     /// Values a kind cannot pack: NaN, nil, and values of other kinds.
     @Test func valuesOfAnotherKindDoNotPack() {
         #expect(PackedKind.double.bits(.double(.nan)) == nil)

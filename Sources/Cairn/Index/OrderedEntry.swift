@@ -39,6 +39,20 @@ enum PackedKind: Sendable, Equatable {
         }
     }
 
+    /// The bits of a value in the change-record encoding (FORMAT.md §9), read in place: what
+    /// ``bits(_:)`` gives for the value decoded, for the encodings of the kind's own type (an
+    /// integer, a double, a date, a boolean); nil for any other (nil, NaN, or a value of
+    /// another kind, which the caller then decodes).
+    @inline(__always)
+    func bits(encoded value: UnsafeRawBufferPointer) -> UInt64? {
+        switch self {
+        case .integer: ValueEncoding.integer(value).map { UInt64(bitPattern: $0) ^ Self.signBit }
+        case .double: ValueEncoding.double(value).flatMap(Self.orderedBits)
+        case .date: ValueEncoding.dateSeconds(value).flatMap(Self.orderedBits)
+        case .boolean: ValueEncoding.boolean(value).map { $0 ? 1 : 0 }
+        }
+    }
+
     /// The value of bits made by ``bits(_:)`` (−0.0 comes back as 0.0).
     func value(_ bits: UInt64) -> Value {
         switch self {

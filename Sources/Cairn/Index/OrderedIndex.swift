@@ -210,6 +210,50 @@ extension OrderedIndex {
             values.append(ValueEntry(value: QueryValue.normalized(value), key: key))
         }
 
+        /// Makes room for `count` entries.
+        mutating func reserveCapacity(_ count: Int) {
+            if kind != nil { packed.reserveCapacity(count) } else { values.reserveCapacity(count) }
+        }
+
+        /// Files `key` under a value of `kind` packed as `bits` (``PackedKind/bits(encoded:)``),
+        /// as ``add(_:key:)`` files the value.
+        @inline(__always)
+        mutating func add(bits: UInt64, of kind: PackedKind, key: UInt64) {
+            guard self.kind == kind else { return add(kind.value(bits), key: key) }
+            packed.append(PackedEntry(bits: bits, key: key))
+        }
+
+        /// Sorts the entries gathered so far (each thread of a bulk build sorts its own, so
+        /// that joining them is a merge: ``joined(_:_:)``).
+        mutating func sort() {
+            packed.sort(by: PackedEntry.precedes)
+            values.sort(by: ValueEntry.precedes)
+        }
+
+        /// The index of the entries of several builders of it, each sorted: their lists merged
+        /// into the index's runs in one pass (or, when some met a value of another kind and
+        /// keep values, all gathered as values and sorted again).
+        static func build(joining parts: [Builder]) -> OrderedIndex {
+            guard let first = parts.first else { return OrderedIndex(kind: nil) }
+            let storage: Storage
+            if let kind = first.kind, parts.allSatisfy({ $0.kind == kind }) {
+                storage = .packed(kind, OrderedRuns(mergingSorted: parts.map(\.packed)))
+            } else if parts.allSatisfy({ $0.kind == nil }) {
+                storage = .values(OrderedRuns(mergingSorted: parts.map(\.values)))
+            } else {
+                storage = .values(OrderedRuns(entries: parts.flatMap(\.valueEntries)))
+            }
+            let index = OrderedIndex(storage: storage)
+            checkAfterMutation { () throws(InvariantViolation) in if index.count <= Tuning.wholeCheckLimit { try index.checkInvariants() } }
+            return index
+        }
+
+        /// The entries as value entries.
+        private var valueEntries: [ValueEntry] {
+            guard let kind else { return values }
+            return packed.map { ValueEntry(value: kind.value($0.bits), key: $0.key) }
+        }
+
         /// The index.
         func build() -> OrderedIndex {
             let index = OrderedIndex(storage: kind.map { .packed($0, OrderedRuns(entries: packed)) } ?? .values(OrderedRuns(entries: values)))

@@ -29,6 +29,37 @@ struct OrderedRuns<Entry: OrderedEntry>: Sendable {
         count = sorted.count
     }
 
+    /// The entries of two lists, each sorted, merged into runs three quarters full as
+    /// ``init(entries:)`` makes them, without a list of them all first (more lists are
+    /// gathered and sorted by ``init(entries:)``).
+    init(mergingSorted lists: [[Entry]]) {
+        guard lists.count == 2 else {
+            self.init(entries: lists.flatMap { $0 })
+            return
+        }
+        self.init()
+        let (first, second) = (lists[0], lists[1])
+        let size = Tuning.orderedChunkLimit * 3 / 4
+        var run: [Entry] = []
+        run.reserveCapacity(size)
+        var (i, j) = (0, 0)
+        while i < first.count || j < second.count {
+            if j == second.count || (i < first.count && !Entry.precedes(second[j], first[i])) {
+                run.append(first[i])
+                i += 1
+            } else {
+                run.append(second[j])
+                j += 1
+            }
+            if run.count == size {
+                runs.append(Run(run))
+                run.removeAll(keepingCapacity: true)
+            }
+        }
+        if !run.isEmpty { runs.append(Run(run)) }
+        count = first.count + second.count
+    }
+
     /// A position: a run and an entry in it.
     typealias Position = (run: Int, entry: Int)
 

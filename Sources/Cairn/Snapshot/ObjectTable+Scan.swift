@@ -39,8 +39,8 @@ private struct MatchCollector: RowVisitor {
     }
 }
 
-/// Per-thread results of a parallel scan.
-private final class ResultParts<Part: Sendable>: @unchecked Sendable {
+/// Per-thread results of parallel work, each set by one thread, read once they all have ended.
+final class ResultParts<Part: Sendable>: @unchecked Sendable {
     // Safety: every access holds `lock`.
     private let lock = NSLock()
     private var parts: [Part?]
@@ -91,6 +91,32 @@ extension ObjectTable {
                 }
                 results.set(batch, visitor.takeResult())
             }
+        }
+        return results.all()
+    }
+
+    /// Shows every object of `entities` to one visitor per stretch of the table's chunks (as
+    /// many stretches as ``Tuning/parallelScanWorkers``, or one when the objects are few), each
+    /// stretch on a thread of its own, and returns each visitor's result, taken once at its
+    /// end, in the table's order: for work whose per-thread results are joined at the end (a
+    /// bulk index build), where ``visit(_:_:)`` hands them back a batch at a time. `make` is
+    /// told the number of stretches.
+    func visitInStretches<Visitor: RowVisitor>(_ entities: Set<Int>, _ make: @Sendable (_ stretches: Int) -> Visitor) -> [Visitor.Result] {
+        let total = entities.reduce(0) { $0 + (counts.indices.contains($1) ? counts[$1] : 0) }
+        guard total > 0 else { return [] }
+        let parts = chunks.all
+        let wanted = counts.indices.map(entities.contains)
+        let stretches = total >= Tuning.parallelScanObjects ? Tuning.parallelScanWorkers : 1
+        let results = ResultParts<Visitor.Result>(count: stretches)
+        DispatchQueue.concurrentPerform(iterations: stretches) { stretch in
+            var visitor = make(stretches)
+            let memo = RowMemo.allocate()
+            defer { memo.deallocate() }
+            for index in (parts.count * stretch / stretches)..<(parts.count * (stretch + 1) / stretches) {
+                let (number, chunk) = parts[index]
+                chunk.visit(number << Tuning.objectChunkShift, wanted, memo, &visitor)
+            }
+            results.set(stretch, visitor.takeResult())
         }
         return results.all()
     }

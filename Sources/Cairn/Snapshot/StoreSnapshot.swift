@@ -396,32 +396,9 @@ struct StoreSnapshot: Sendable {
         storage.unique.finishBulkBuild()
         if storage.indexesDeferred {
             storage.indexesDeferred = false
-            storage.indexes = Self.attributeIndexes(of: storage.objects, model: storage.model)
+            storage.indexes = AttributeIndex.built(from: storage.objects, layout: storage.model.indexLayout)
         }
         checkAfterMutation { () throws(InvariantViolation) in if objects.counts.reduce(0, +) <= Tuning.wholeCheckLimit { try checkInvariants() } }
-    }
-
-    /// The attribute indexes of every object of `objects`, built whole: each index's entries
-    /// gathered in one pass, then sorted once (by value for the ordered index, by hash for the
-    /// hash index).
-    static func attributeIndexes(of objects: ObjectTable, model: Model) -> [AttributeIndex] {
-        let layout = model.indexLayout
-        guard !layout.slots.isEmpty else { return [] }
-        var ordered = layout.kinds.map { OrderedIndex.Builder(kind: $0) }
-        var filings = Array(repeating: [(hash: UInt64, key: UInt64)](), count: layout.slots.count)
-        // One pass over the objects of every entity with indexed attributes, in ID order.
-        for id in objects.ids(Set(layout.byEntity.indices.filter { !layout.byEntity[$0].isEmpty })) {
-            objects.withBorrowedRow(id) { row in
-                for (position, slot) in layout.byEntity[id.entity] {
-                    guard case .attribute(let value) = ValueEncoding.decodeProperty(row.bytes.value(position)), value != .null else { continue }
-                    if layout.kinds[slot] == nil { filings[slot].append((IndexKey.hash(value), id.key)) }
-                    ordered[slot].add(value, key: id.key)
-                }
-            }
-        }
-        return layout.slots.indices.map { slot in
-            AttributeIndex(hashed: layout.kinds[slot] == nil ? HashIndex(filings: filings[slot]) : nil, ordered: ordered[slot].build())
-        }
     }
 
     /// Makes sure keys below `key` are never handed out again.
