@@ -4,19 +4,23 @@ import Testing
 
 @testable import Cairn
 
-/// The attribute indexes a replay builds at its end, each half of the objects gathered and
-/// sorted on its own thread and the halves merged (``AttributeIndex/built(from:layout:)``): the
-/// same entries, in the same order, as the indexes the saves changed entry by entry.
+/// The attribute indexes built in bulk: at the end of a replay, each of two stretches of the
+/// objects gathered and sorted on its own thread and the two merged
+/// (``AttributeIndex/built(from:layout:)``); and a large save's inserts gathered, sorted and
+/// merged in. The same entries, in the same order, as the indexes filed entry by entry.
 @Suite struct BulkIndexBuildTests {
     static func model() throws -> Model {
         try Model {
             Entity("Reading", abstract: true) {
+                Attribute("serial", .integer64)
                 Attribute("rank", .integer64, indexed: true)
                 Attribute("label", .string, indexed: true)
                 Attribute("when", .date, indexed: true)
             }
             Entity("Sensor", parent: "Reading") {
                 Attribute("weight", .double, indexed: true)
+                // Stored with the float tag: a packed index whose values take the decoder's way.
+                Attribute("ratio", .float, indexed: true)
             }
             Entity("Probe", parent: "Reading") {
                 Attribute("active", .boolean, indexed: true)
@@ -41,18 +45,9 @@ import Testing
         let model = try Self.model()
         let store = try Store(at: path, model: model, options: options)
         let count = 30_000
-        #expect(count >= 3 * Tuning.parallelScanObjects / 2)
         try await store.performBackgroundTask { context in
             for n in 0..<count {
-                let reading = try context.insert(n % 3 == 0 ? "Probe" : "Sensor")
-                if n % 11 != 0 { try reading.setValue(.integer(Int64((n * 7_919) % 4_001) - 2_000), forKey: "rank") }
-                if n % 13 != 0 { try reading.setValue(.string("label \((n * 104_729) % 997)"), forKey: "label") }
-                if n % 17 != 0 { try reading.setValue(.date(Date(timeIntervalSince1970: Double((n * 31) % 50_000) - 25_000.5)), forKey: "when") }
-                if n % 3 == 0 {
-                    if n % 5 != 0 { try reading.setValue(.boolean(n % 2 == 0), forKey: "active") }
-                } else if n % 19 != 0 {
-                    try reading.setValue(.double(n % 23 == 0 ? -0.0 : Double((n * 37) % 1_000) / 8), forKey: "weight")
-                }
+                try Self.fill(try context.insert(n % 3 == 0 ? "Probe" : "Sensor"), n)
                 if n % 10_000 == 9_999 { try await context.save() }
             }
             try await context.save()
@@ -71,8 +66,10 @@ import Testing
         }
         let saved = store.snapshot
         let expected = Self.entries(saved)
-        // Four indexed attributes on each of the two concrete entities; none on the abstract one.
-        #expect(expected.filter { $0.count > count / 10 }.count == 8, "\(expected.map(\.count))")
+        // Five indexed attributes on one concrete entity, four on the other; none on the
+        // abstract one. More objects than one thread takes alone.
+        #expect(expected.filter { $0.count > count / 10 }.count == 9, "\(expected.map(\.count))")
+        try #require(saved.objects.counts.reduce(0, +) >= Tuning.parallelScanObjects)
         try await store.close()
 
         let replayed = try Store(at: path, model: model, options: options)
@@ -85,6 +82,96 @@ import Testing
         #expect(throws: Never.self) { try fromBase.snapshot.checkInvariants() }
         #expect(Self.entries(fromBase.snapshot) == expected)
         try await fromBase.close()
+    }
+
+    /// A large save's inserts are gathered, sorted and merged into the indexes (or filed one by
+    /// one, against a large index): the indexes then hold what a bulk build from the objects
+    /// holds, and what saves of a few objects each make.
+    @Test func aLargeSavesInsertsAreFiledTogether() async throws {
+        let model = try Self.model()
+        let gathered = Store(inMemory: model), oneByOne = Store(inMemory: model)
+        let batches = [Tuning.gatheredIndexInserts + 10, 50, Tuning.gatheredIndexInserts * 2]
+        #expect(batches[1] < Tuning.gatheredIndexInserts)
+        var first = 0
+        for batch in batches {
+            let range = first..<(first + batch)
+            first += batch
+            try await gathered.performBackgroundTask { context in
+                for n in range { try Self.fill(try context.insert(n % 3 == 0 ? "Probe" : "Sensor"), n) }
+                try await context.save()
+            }
+            for part in stride(from: range.lowerBound, to: range.upperBound, by: 1_000) {
+                try await oneByOne.performBackgroundTask { context in
+                    for n in part..<min(part + 1_000, range.upperBound) { try Self.fill(try context.insert(n % 3 == 0 ? "Probe" : "Sensor"), n) }
+                    try await context.save()
+                }
+            }
+            let snapshot = gathered.snapshot
+            #expect(throws: Never.self) { try snapshot.checkInvariants() }
+            let rebuilt = AttributeIndex.built(from: snapshot.objects, layout: snapshot.model.indexLayout)
+            let bulk = snapshot.model.indexLayout.slots.enumerated().map { slot, place in
+                rebuilt[slot].ordered.objects(from: nil, to: nil, entity: place.entity)
+            }
+            #expect(Self.entries(snapshot) == bulk)
+            #expect(Self.serials(snapshot) == Self.serials(oneByOne.snapshot))
+        }
+    }
+
+    /// Every slot's entries, in index order, as the objects' serial numbers (the same in two
+    /// stores given the same objects, whatever keys they handed out).
+    static func serials(_ snapshot: StoreSnapshot) -> [[Value?]] {
+        entries(snapshot).map { ids in
+            ids.map { id in
+                let position = snapshot.model.descriptions[id.entity].attributePosition("serial")
+                return snapshot.record(id).flatMap { record in
+                    position.flatMap { position in
+                        record.row.withBorrowed { row -> Value? in
+                            guard case .attribute(let value) = ValueEncoding.decodeProperty(row.bytes.value(position)) else { return nil }
+                            return value
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Values for reading `n`: repeated, some nil, -0.0 among the weights.
+    static func fill(_ reading: ManagedObject, _ n: Int) throws {
+        try reading.setValue(.integer(Int64(n)), forKey: "serial")
+        if n % 11 != 0 { try reading.setValue(.integer(Int64((n * 7_919) % 4_001) - 2_000), forKey: "rank") }
+        if n % 13 != 0 { try reading.setValue(.string("label \((n * 104_729) % 997)"), forKey: "label") }
+        if n % 17 != 0 { try reading.setValue(.date(Date(timeIntervalSince1970: Double((n * 31) % 50_000) - 25_000.5)), forKey: "when") }
+        if n % 3 == 0 {
+            if n % 5 != 0 { try reading.setValue(.boolean(n % 2 == 0), forKey: "active") }
+        } else if n % 19 != 0 {
+            try reading.setValue(.double(n % 23 == 0 ? -0.0 : Double((n * 37) % 1_000) / 8), forKey: "weight")
+            try reading.setValue(.float(Float((n * 13) % 200) / 4 - 25), forKey: "ratio")
+        }
+    }
+
+    /// An ordered index given a builder's sorted entries merges them when they are many
+    /// against it, files each when they are few, and files each when they are of another
+    /// kind: the same entries in the same order either way.
+    @Test(arguments: [10, 400, 3_000])
+    func anIndexTakesSortedEntriesAsOneBuildWould(added: Int) {
+        let value = { (key: Int) in Value.integer(Int64((key * 7_919) % 301)) }
+        var whole = OrderedIndex.Builder(kind: .integer), first = OrderedIndex.Builder(kind: .integer), more = OrderedIndex.Builder(kind: .integer)
+        for key in 0..<(10_000 + added) {
+            whole.add(value(key), key: UInt64(key))
+            if key < 10_000 { first.add(value(key), key: UInt64(key)) } else { more.add(value(key), key: UInt64(key)) }
+        }
+        var index = first.build()
+        more.sort()
+        index.insert(more, entity: 0)
+        #expect(index.count == 10_000 + added && index.isPacked)
+        #expect(throws: Never.self) { try index.checkInvariants() }
+        #expect(index.objects(from: nil, to: nil, entity: 0) == whole.build().objects(from: nil, to: nil, entity: 0))
+
+        var odd = OrderedIndex.Builder(kind: nil)
+        odd.add(.double(10.5), key: 99_999)
+        index.insert(odd, entity: 0)
+        #expect(index.count == 10_001 + added && !index.isPacked)
+        #expect(throws: Never.self) { try index.checkInvariants() }
     }
 
     /// Joining two builders' sorted halves gives what one builder of every entry gives,

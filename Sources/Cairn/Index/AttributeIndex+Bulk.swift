@@ -1,31 +1,34 @@
-import Foundation
+import CairnSupport
 
 extension AttributeIndex {
     /// The attribute indexes (one per slot of `layout`) of every object of `objects`, built
-    /// whole, as a replay ends: each of the two threads gathers the entries of one half of the
-    /// table and sorts them (``IndexEntryGatherer``), then each index joins its halves in one
-    /// merge, the indexes on both threads at once. One sort of an index's entries costs far
-    /// less than filing its objects one at a time.
+    /// whole, as a replay ends, on the calling thread and one more of ``WorkerThreads/replay``
+    /// (whose memory a reopened store reuses): each thread gathers the entries of one stretch
+    /// of the table and sorts them (``IndexEntryGatherer``); then each ordered index merges
+    /// the two lists straight into its runs, half of the indexes on each thread. One sort of
+    /// an index's entries costs far less than filing its objects one at a time.
     static func built(from objects: ObjectTable, layout: IndexLayout) -> [AttributeIndex] {
         guard !layout.slots.isEmpty else { return [] }
         let entities = Set(layout.byEntity.indices.filter { !layout.byEntity[$0].isEmpty })
-        let counts = objects.counts
-        let shares = objects.visitInStretches(entities) { stretches in
-            IndexEntryGatherer(layout: layout, expected: layout.slots.map { counts[$0.entity] / stretches })
-        }
-        let built = ResultParts<AttributeIndex>(count: layout.slots.count)
-        DispatchQueue.concurrentPerform(iterations: layout.slots.count) { slot in
+        let expected = layout.slots.map { objects.counts[$0.entity] / 2 }
+        let shares = objects.visitFromBothEnds(entities, on: .replay) { IndexEntryGatherer(layout: layout, expected: expected) }
+        let build = { @Sendable (slot: Int) -> AttributeIndex in
             let ordered = shares.isEmpty ? OrderedIndex(kind: layout.kinds[slot]) : OrderedIndex.Builder.build(joining: shares.map { $0.ordered[slot] })
             let hashed = layout.kinds[slot] == nil ? HashIndex(filings: shares.flatMap { $0.filings[slot] }) : nil
-            built.set(slot, AttributeIndex(hashed: hashed, ordered: ordered))
+            return AttributeIndex(hashed: hashed, ordered: ordered)
         }
-        return built.all()
+        let slots = layout.slots.indices
+        guard slots.count > 1 else { return slots.map(build) }
+        let odd = ConcurrentResult(on: .replay) { () throws(Never) in slots.filter { $0 % 2 == 1 }.map(build) }
+        let even = slots.filter { $0 % 2 == 0 }.map(build)
+        let oddBuilt = odd.value()
+        return slots.map { $0 % 2 == 0 ? even[$0 / 2] : oddBuilt[$0 / 2] }
     }
 }
 
-/// Gathers the attribute index entries of the objects a bulk build shows it, one gatherer per
-/// thread (``AttributeIndex/built(from:layout:)``); its result is its entries, each index's
-/// sorted on the gathering thread.
+/// Gathers the attribute index entries of the objects it is shown: one for each thread of a
+/// bulk build (``AttributeIndex/built(from:layout:)``), one for a large save's inserts. Its
+/// result is its entries, each index's sorted on the gathering thread.
 struct IndexEntryGatherer: RowVisitor {
     let layout: IndexLayout
     /// Per slot: the entries of its ordered index.
@@ -35,7 +38,7 @@ struct IndexEntryGatherer: RowVisitor {
     private(set) var filings: [[(hash: UInt64, key: UInt64)]]
 
     /// A gatherer of the entries of `layout`'s indexes, with room for about `expected` entries
-    /// in each (the objects of its entity in the gatherer's share of the table).
+    /// in each.
     init(layout: IndexLayout, expected: [Int]) {
         self.layout = layout
         ordered = layout.kinds.map { OrderedIndex.Builder(kind: $0) }
@@ -49,6 +52,8 @@ struct IndexEntryGatherer: RowVisitor {
     /// Every object is gathered.
     var filter: ScanFilter? { nil }
 
+    /// Files an object's values of its entity's indexed attributes: a number, date or boolean
+    /// read in place from the row (``PackedKind/bits(encoded:)``), any other value decoded.
     mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {
         for (position, slot) in layout.byEntity[id.entity] {
             let bytes = row.bytes.value(position)
@@ -62,11 +67,16 @@ struct IndexEntryGatherer: RowVisitor {
         }
     }
 
+    /// A chunk's rows, read without making its table of value starts (a few values of each
+    /// row, read once, do not repay it; the chunk would keep it).
+    mutating func visitMatches(_ matches: SlotMask, in chunk: ChunkScan) {
+        chunk.chunk.forEachRow(in: matches, firstKey: chunk.firstKey, memo: chunk.memo, makingStarts: false) { _, id, row in visit(id, row) }
+    }
+
     /// The entries gathered, each index's sorted; the gatherer starts again, empty.
     mutating func takeResult() -> IndexEntryGatherer {
-        var result = self
-        for slot in result.ordered.indices { result.ordered[slot].sort() }
-        self = IndexEntryGatherer(layout: layout, expected: Array(repeating: 0, count: layout.slots.count))
-        return result
+        for slot in ordered.indices { ordered[slot].sort() }
+        defer { self = IndexEntryGatherer(layout: layout, expected: Array(repeating: 0, count: layout.slots.count)) }
+        return self
     }
 }

@@ -73,6 +73,14 @@ struct AttributeIndex: Sendable {
         ordered.insert(value, id)
     }
 
+    /// Files the values of many new objects of `entity` at once (a large save's inserts):
+    /// `filings` in the hash index, `gathered` (sorted) in the ordered index
+    /// (``OrderedIndex/insert(_:entity:)``).
+    mutating func insert(gathered: OrderedIndex.Builder, filings: [(hash: UInt64, key: UInt64)], entity: Int) {
+        for filing in filings { hashed?.insert(ObjectID(entity: entity, key: filing.key), hash: filing.hash) }
+        ordered.insert(gathered, entity: entity)
+    }
+
     mutating func remove(_ value: Value, _ id: ObjectID) {
         guard value != .null else { return }
         hashed?.remove(id, hash: IndexKey.hash(value))

@@ -172,6 +172,28 @@ struct OrderedIndex: Sendable {
         }
     }
 
+    /// Files the entries a builder gathered, sorted (``Builder/sort()``), for objects of
+    /// `entity` the index does not hold yet (a large save's inserts). When they are many
+    /// against the index (one for every ``Tuning/mergedIndexShare`` entries it holds, or
+    /// more), they are merged with its own entries into new runs in one pass, where filing
+    /// each would move part of a run; otherwise, and for entries of another kind than the
+    /// index's, each is filed.
+    mutating func insert(_ builder: Builder, entity: Int) {
+        let fileEach = { (index: inout OrderedIndex) in
+            for entry in builder.valueEntries { index.insert(entry.value, ObjectID(entity: entity, key: entry.key)) }
+        }
+        guard builder.packed.count + builder.values.count >= count / Tuning.mergedIndexShare else { return fileEach(&self) }
+        switch (storage, builder.kind) {
+        case (.packed(let kind, let runs), let gathered?) where gathered == kind:
+            storage = .packed(kind, OrderedRuns(mergingSorted: [runs.runs.flatMap(\.entries), builder.packed]))
+        case (.values(let runs), nil):
+            storage = .values(OrderedRuns(mergingSorted: [runs.runs.flatMap(\.entries), builder.values]))
+        default:
+            return fileEach(&self)
+        }
+        checkAfterMutation { () throws(InvariantViolation) in if count <= Tuning.wholeCheckLimit { try checkInvariants() } }
+    }
+
     /// Turns a packed index into one of values (a value of another kind came).
     private mutating func unpack() {
         guard case .packed(let kind, let runs) = storage else { return }
@@ -187,9 +209,9 @@ struct OrderedIndex: Sendable {
 extension OrderedIndex {
     /// Gathers an index's entries, then builds it at once: one sort rather than an insert each.
     struct Builder {
-        private var kind: PackedKind?
-        private var packed: [PackedEntry] = []
-        private var values: [ValueEntry] = []
+        fileprivate var kind: PackedKind?
+        fileprivate var packed: [PackedEntry] = []
+        fileprivate var values: [ValueEntry] = []
 
         /// A builder of an index packed when `kind` is given.
         init(kind: PackedKind?) { self.kind = kind }
@@ -224,7 +246,7 @@ extension OrderedIndex {
         }
 
         /// Sorts the entries gathered so far (each thread of a bulk build sorts its own, so
-        /// that joining them is a merge: ``joined(_:_:)``).
+        /// that joining them is a merge: ``build(joining:)``).
         mutating func sort() {
             packed.sort(by: PackedEntry.precedes)
             values.sort(by: ValueEntry.precedes)
@@ -249,7 +271,7 @@ extension OrderedIndex {
         }
 
         /// The entries as value entries.
-        private var valueEntries: [ValueEntry] {
+        fileprivate var valueEntries: [ValueEntry] {
             guard let kind else { return values }
             return packed.map { ValueEntry(value: kind.value($0.bits), key: $0.key) }
         }

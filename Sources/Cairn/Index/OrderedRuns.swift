@@ -34,7 +34,7 @@ struct OrderedRuns<Entry: OrderedEntry>: Sendable {
     /// gathered and sorted by ``init(entries:)``).
     init(mergingSorted lists: [[Entry]]) {
         guard lists.count == 2 else {
-            self.init(entries: lists.flatMap { $0 })
+            self.init(entries: lists.count == 1 ? lists[0] : lists.flatMap { $0 })
             return
         }
         self.init()

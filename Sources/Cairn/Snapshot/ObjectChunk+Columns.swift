@@ -117,11 +117,13 @@ extension ObjectChunk {
 
     /// Calls `body` with each slot of `mask` that holds a row, its object's ID and its row
     /// (borrowed from the buffer for the call: no reference counting per object), in slot order.
-    func forEachRow(in mask: SlotMask, firstKey: UInt64, memo: RowMemo, _ body: (Int, ObjectID, BorrowedRow) -> Void) {
+    /// The chunk's table of value starts is made first if it has none, unless `makingStarts`
+    /// is false (a walk that reads a few values of each row once: ``IndexEntryGatherer``).
+    func forEachRow(in mask: SlotMask, firstKey: UInt64, memo: RowMemo, makingStarts: Bool = true, _ body: (Int, ObjectID, BorrowedRow) -> Void) {
         let entries = entries
         let buffer = buffer
         let spill = overflow
-        let starts = scanStarts()
+        let starts = makingStarts ? scanStarts() : existingValueStarts()
         buffer.withBytes { all in
             let ahead = Tuning.prefetchDistance
             mask.forEach { slot in
@@ -139,11 +141,11 @@ extension ObjectChunk {
                 case .buffer(let start):
                     let end = start + Int(entry.length)
                     guard end <= all.count else { return }
-                    let rowStarts = starts.entries(slot)
+                    let rowStarts = starts?.entries(slot)
                     if rowStarts == nil { memo.reset() }
                     let bytes = RowBytes(
                         bytes: UnsafeRawBufferPointer(rebasing: all[start..<end]), count: Int(entry.count),
-                        memo: rowStarts == nil ? memo : nil, starts: rowStarts, wideStarts: starts.wide)
+                        memo: rowStarts == nil ? memo : nil, starts: rowStarts, wideStarts: starts?.wide ?? false)
                     body(slot, id, BorrowedRow(bytes: bytes, storage: buffer, start: start))
                 case .overflow(let at):
                     // A row replaced since the buffer was shared: walked from its start.

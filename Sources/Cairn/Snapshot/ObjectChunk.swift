@@ -169,6 +169,11 @@ final class ObjectChunk: @unchecked Sendable {
         entries[slot] = Self.largeEntry(length: length, version: version, entity: entity)
     }
 
+    /// The chunk's table of value starts if it has one (none is made).
+    func existingValueStarts() -> ValueStarts? {
+        valueStarts.withLock { $0 }
+    }
+
     /// The chunk's table of value starts, made now if it has none.
     @discardableResult
     func scanStarts() -> ValueStarts {

@@ -1,3 +1,4 @@
+import CairnSupport
 import Foundation
 import Synchronization
 
@@ -36,6 +37,16 @@ private struct MatchCollector: RowVisitor {
     mutating func takeResult() -> [(ObjectID, Row)] {
         defer { result = [] }
         return result
+    }
+}
+
+/// A count of the chunks two threads have claimed between them.
+private final class ClaimCounter: Sendable {
+    private let claimed = Atomic<Int>(0)
+
+    /// Claims one more; false once `limit` are claimed.
+    func claim(below limit: Int) -> Bool {
+        claimed.wrappingAdd(1, ordering: .relaxed).oldValue < limit
     }
 }
 
@@ -95,30 +106,38 @@ extension ObjectTable {
         return results.all()
     }
 
-    /// Shows every object of `entities` to one visitor per stretch of the table's chunks (as
-    /// many stretches as ``Tuning/parallelScanWorkers``, or one when the objects are few), each
-    /// stretch on a thread of its own, and returns each visitor's result, taken once at its
-    /// end, in the table's order: for work whose per-thread results are joined at the end (a
-    /// bulk index build), where ``visit(_:_:)`` hands them back a batch at a time. `make` is
-    /// told the number of stretches.
-    func visitInStretches<Visitor: RowVisitor>(_ entities: Set<Int>, _ make: @Sendable (_ stretches: Int) -> Visitor) -> [Visitor.Result] {
+    /// Shows every object of `entities` to two visitors, the calling thread's and one on
+    /// another of `threads` (one alone when the objects are few), and returns each one's
+    /// result, taken once at its end: the first's, then the second's. The first takes chunks
+    /// from the table's start and the second from its end until they meet, so each sees one
+    /// stretch of keys and neither waits for the other. For work whose per-thread results are
+    /// joined at the end (a bulk index build), where ``visit(_:_:)`` hands results back a
+    /// batch at a time.
+    func visitFromBothEnds<Visitor: RowVisitor>(
+        _ entities: Set<Int>, on threads: WorkerThreads, _ make: @escaping @Sendable () -> Visitor
+    ) -> [Visitor.Result] {
         let total = entities.reduce(0) { $0 + (counts.indices.contains($1) ? counts[$1] : 0) }
         guard total > 0 else { return [] }
         let parts = chunks.all
         let wanted = counts.indices.map(entities.contains)
-        let stretches = total >= Tuning.parallelScanObjects ? Tuning.parallelScanWorkers : 1
-        let results = ResultParts<Visitor.Result>(count: stretches)
-        DispatchQueue.concurrentPerform(iterations: stretches) { stretch in
-            var visitor = make(stretches)
+        // Each chunk is claimed once, by whichever end counts it first.
+        let claimed = ClaimCounter()
+        let visitStretch = { @Sendable (fromStart: Bool) -> Visitor.Result in
+            var visitor = make()
             let memo = RowMemo.allocate()
             defer { memo.deallocate() }
-            for index in (parts.count * stretch / stretches)..<(parts.count * (stretch + 1) / stretches) {
-                let (number, chunk) = parts[index]
+            var taken = 0
+            while claimed.claim(below: parts.count) {
+                let (number, chunk) = parts[fromStart ? taken : parts.count - 1 - taken]
                 chunk.visit(number << Tuning.objectChunkShift, wanted, memo, &visitor)
+                taken += 1
             }
-            results.set(stretch, visitor.takeResult())
+            return visitor.takeResult()
         }
-        return results.all()
+        guard total >= Tuning.parallelScanObjects else { return [visitStretch(true)] }
+        let second = ConcurrentResult(on: threads) { () throws(Never) in visitStretch(false) }
+        let first = visitStretch(true)
+        return [first, second.value()]
     }
 
     /// The objects of `entities` (with their rows) that pass the filter `makeFilter` makes (one

@@ -259,11 +259,15 @@ struct StoreSnapshot: Sendable {
         if filing == nil { clashing += unique.add(newKeys, at: lsn) }
         do {
             if let taken = storage.objects.insert(changes, version: lsn) { throw damaged("insert of existing object \(taken)") }
-            for insert in changes.inserts {
-                let id = insert.id
-                changes.withRow(insert) { row in indexValues(of: id, row: row.bytes, positions: nil, adding: true) }
-                storage.nextKey = max(storage.nextKey, id.key + 1)
+            if changes.inserts.count >= Tuning.gatheredIndexInserts && !storage.indexesDeferred {
+                fileInserted(changes, in: storage)
+            } else {
+                for insert in changes.inserts {
+                    let id = insert.id
+                    changes.withRow(insert) { row in indexValues(of: id, row: row.bytes, positions: nil, adding: true) }
+                }
             }
+            storage.nextKey = changes.inserts.reduce(storage.nextKey) { max($0, $1.id.key + 1) }
         } catch {
             _ = filing?.value()
             throw error
@@ -358,6 +362,19 @@ struct StoreSnapshot: Sendable {
         for (position, slot) in storage.model.indexLayout.byEntity[id.entity] where positions?.contains(position) ?? true {
             guard case .attribute(let value) = ValueEncoding.decodeProperty(row.value(position)) else { continue }
             if adding { storage.indexes[slot].insert(value, id) } else { storage.indexes[slot].remove(value, id) }
+        }
+    }
+
+    /// Files the attribute values of a large save's inserted objects: each index's entries
+    /// gathered and sorted, then filed together (``AttributeIndex/insert(gathered:filings:entity:)``).
+    private func fileInserted(_ changes: RowChangeSet, in storage: Storage) {
+        let layout = storage.model.indexLayout
+        guard !layout.slots.isEmpty else { return }
+        var gatherer = IndexEntryGatherer(layout: layout, expected: Array(repeating: 0, count: layout.slots.count))
+        for insert in changes.inserts { changes.withRow(insert) { gatherer.visit(insert.id, $0) } }
+        let gathered = gatherer.takeResult()
+        for slot in layout.slots.indices {
+            storage.indexes[slot].insert(gathered: gathered.ordered[slot], filings: gathered.filings[slot], entity: layout.slots[slot].entity)
         }
     }
 

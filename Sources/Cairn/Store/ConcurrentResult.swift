@@ -15,9 +15,9 @@ package final class ConcurrentResult<Value: Sendable, Failure: Error>: @unchecke
     private let condition = NSCondition()
     private var result: Result<Value, Failure>?
 
-    /// Starts `work` on another thread.
-    package init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
-        WorkerThreads.shared.run { [self] in
+    /// Starts `work` on another thread, one of `threads`.
+    package init(on threads: WorkerThreads = .shared, _ work: @escaping @Sendable () throws(Failure) -> Value) {
+        threads.run { [self] in
             let outcome: Result<Value, Failure>
             do throws(Failure) {
                 outcome = .success(try work())
