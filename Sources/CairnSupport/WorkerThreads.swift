@@ -25,6 +25,11 @@ package final class WorkerThreads: @unchecked Sendable {
     /// in the memory that one freed, not by a thread that last encoded a save.
     package static let replay = WorkerThreads()
 
+    /// The second thread of the work that ends a replay (half of its index build), apart from
+    /// ``replay``: a thread of its own, so that the next replay is built by the thread that
+    /// built the last one, not by this one, whose arena holds less.
+    package static let replayHelper = WorkerThreads()
+
     /// How long an idle thread waits for a job before it ends.
     package static let idleLifetime: TimeInterval = 60
 

@@ -66,6 +66,14 @@ import Testing
         }
         let saved = store.snapshot
         let expected = Self.entries(saved)
+        // Two threads taking chunks from both ends see each chunk once, whichever gets how many.
+        let chunks = Set(saved.objects.ids(Set(saved.model.descriptions.indices)).map { $0.key >> Tuning.objectChunkShift })
+        for _ in 0..<50 {
+            let seen = saved.objects.visitFromBothEnds(Set(saved.model.descriptions.indices), on: .replayHelper) { ChunkLister() }
+            #expect(seen.count == 2)
+            let all = seen.flatMap { $0 }
+            #expect(all.count == chunks.count && Set(all) == chunks)
+        }
         // Five indexed attributes on one concrete entity, four on the other; none on the
         // abstract one. More objects than one thread takes alone.
         #expect(expected.filter { $0.count > count / 10 }.count == 9, "\(expected.map(\.count))")
@@ -93,6 +101,7 @@ import Testing
         let batches = [Tuning.gatheredIndexInserts + 10, 50, Tuning.gatheredIndexInserts * 2]
         #expect(batches[1] < Tuning.gatheredIndexInserts)
         var first = 0
+        var held: (snapshot: StoreSnapshot, entries: [[ObjectID]])?
         for batch in batches {
             let range = first..<(first + batch)
             first += batch
@@ -114,6 +123,9 @@ import Testing
             }
             #expect(Self.entries(snapshot) == bulk)
             #expect(Self.serials(snapshot) == Self.serials(oneByOne.snapshot))
+            // A snapshot held across the next save keeps its entries.
+            if let held { #expect(Self.entries(held.snapshot) == held.entries) }
+            held = (snapshot, Self.entries(snapshot))
         }
     }
 
@@ -167,10 +179,26 @@ import Testing
         #expect(throws: Never.self) { try index.checkInvariants() }
         #expect(index.objects(from: nil, to: nil, entity: 0) == whole.build().objects(from: nil, to: nil, entity: 0))
 
+        // Entries above every value filed fall among the last run alone: the other runs stay,
+        // shared with the index as it was.
+        let kept = index
+        var above = OrderedIndex.Builder(kind: .integer)
+        for key in 0..<200 { above.add(.integer(1_000 + Int64(key)), key: UInt64(50_000 + key)) }
+        above.sort()
+        index.insert(above, entity: 0)
+        #expect(index.count == 10_200 + added)
+        #expect(throws: Never.self) { try index.checkInvariants() }
+        if case .packed(_, let before) = kept.storage, case .packed(_, let after) = index.storage {
+            #expect(zip(before.runs.dropLast(), after.runs).allSatisfy { $0 === $1 })
+            #expect(after.runs.count > before.runs.count - 1)
+        } else {
+            Issue.record("the index is not packed")
+        }
+
         var odd = OrderedIndex.Builder(kind: nil)
         odd.add(.double(10.5), key: 99_999)
         index.insert(odd, entity: 0)
-        #expect(index.count == 10_001 + added && !index.isPacked)
+        #expect(index.count == 10_201 + added && !index.isPacked)
         #expect(throws: Never.self) { try index.checkInvariants() }
     }
 
@@ -193,5 +221,17 @@ import Testing
         #expect(joined.isPacked == (oddHalf == nil))
         #expect(throws: Never.self) { try joined.checkInvariants() }
         #expect(joined.objects(from: nil, to: nil, entity: 0) == reference.objects(from: nil, to: nil, entity: 0))
+    }
+}
+
+/// Lists the chunks a visit shows it (their first keys' chunk numbers).
+private struct ChunkLister: RowVisitor {
+    private var chunks: [UInt64] = []
+    var filter: ScanFilter? { nil }
+    mutating func visit(_ id: ObjectID, _ row: BorrowedRow) {}
+    mutating func visitMatches(_ matches: SlotMask, in chunk: ChunkScan) { chunks.append(chunk.firstKey >> Tuning.objectChunkShift) }
+    mutating func takeResult() -> [UInt64] {
+        defer { chunks = [] }
+        return chunks
     }
 }

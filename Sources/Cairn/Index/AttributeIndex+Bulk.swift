@@ -2,8 +2,8 @@ import CairnSupport
 
 extension AttributeIndex {
     /// The attribute indexes (one per slot of `layout`) of every object of `objects`, built
-    /// whole, as a replay ends, on the calling thread and one more of ``WorkerThreads/replay``
-    /// (whose memory a reopened store reuses): each thread gathers the entries of one stretch
+    /// whole, as a replay ends, on the calling thread and one of ``WorkerThreads/replayHelper``
+    /// (kept, so that its memory is reused by the next open): each thread gathers the entries of one stretch
     /// of the table and sorts them (``IndexEntryGatherer``); then each ordered index merges
     /// the two lists straight into its runs, half of the indexes on each thread. One sort of
     /// an index's entries costs far less than filing its objects one at a time.
@@ -11,7 +11,7 @@ extension AttributeIndex {
         guard !layout.slots.isEmpty else { return [] }
         let entities = Set(layout.byEntity.indices.filter { !layout.byEntity[$0].isEmpty })
         let expected = layout.slots.map { objects.counts[$0.entity] / 2 }
-        let shares = objects.visitFromBothEnds(entities, on: .replay) { IndexEntryGatherer(layout: layout, expected: expected) }
+        let shares = objects.visitFromBothEnds(entities, on: .replayHelper) { IndexEntryGatherer(layout: layout, expected: expected) }
         let build = { @Sendable (slot: Int) -> AttributeIndex in
             let ordered = shares.isEmpty ? OrderedIndex(kind: layout.kinds[slot]) : OrderedIndex.Builder.build(joining: shares.map { $0.ordered[slot] })
             let hashed = layout.kinds[slot] == nil ? HashIndex(filings: shares.flatMap { $0.filings[slot] }) : nil
@@ -19,7 +19,7 @@ extension AttributeIndex {
         }
         let slots = layout.slots.indices
         guard slots.count > 1 else { return slots.map(build) }
-        let odd = ConcurrentResult(on: .replay) { () throws(Never) in slots.filter { $0 % 2 == 1 }.map(build) }
+        let odd = ConcurrentResult(on: .replayHelper) { () throws(Never) in slots.filter { $0 % 2 == 1 }.map(build) }
         let even = slots.filter { $0 % 2 == 0 }.map(build)
         let oddBuilt = odd.value()
         return slots.map { $0 % 2 == 0 ? even[$0 / 2] : oddBuilt[$0 / 2] }

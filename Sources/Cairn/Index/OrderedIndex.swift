@@ -174,24 +174,32 @@ struct OrderedIndex: Sendable {
 
     /// Files the entries a builder gathered, sorted (``Builder/sort()``), for objects of
     /// `entity` the index does not hold yet (a large save's inserts). When they are many
-    /// against the index (one for every ``Tuning/mergedIndexShare`` entries it holds, or
-    /// more), they are merged with its own entries into new runs in one pass, where filing
-    /// each would move part of a run; otherwise, and for entries of another kind than the
-    /// index's, each is filed.
+    /// against the entries of the runs they fall among (one for every
+    /// ``Tuning/mergedIndexShare`` of those, or more), they are merged with those into new
+    /// runs in one pass (``OrderedRuns/merge(sorted:)``), where filing each would move part of
+    /// a run; otherwise, and for entries of another kind than the index's, each is filed.
     mutating func insert(_ builder: Builder, entity: Int) {
-        let fileEach = { (index: inout OrderedIndex) in
-            for entry in builder.valueEntries { index.insert(entry.value, ObjectID(entity: entity, key: entry.key)) }
-        }
-        guard builder.packed.count + builder.values.count >= count / Tuning.mergedIndexShare else { return fileEach(&self) }
+        guard builder.packed.count + builder.values.count > 0 else { return }
+        let before = count
         switch (storage, builder.kind) {
-        case (.packed(let kind, let runs), let gathered?) where gathered == kind:
-            storage = .packed(kind, OrderedRuns(mergingSorted: [runs.runs.flatMap(\.entries), builder.packed]))
-        case (.values(let runs), nil):
-            storage = .values(OrderedRuns(mergingSorted: [runs.runs.flatMap(\.entries), builder.values]))
+        case (.packed(let kind, var runs), let gathered?) where gathered == kind && runs.mergeRepays(builder.packed):
+            storage = .values(OrderedRuns())  // leave the runs uniquely referenced while they change
+            runs.merge(sorted: builder.packed)
+            storage = .packed(kind, runs)
+        case (.values(var runs), nil) where runs.mergeRepays(builder.values):
+            storage = .values(OrderedRuns())
+            runs.merge(sorted: builder.values)
+            storage = .values(runs)
         default:
-            return fileEach(&self)
+            for entry in builder.valueEntries { insert(entry.value, ObjectID(entity: entity, key: entry.key)) }
+            return
         }
-        checkAfterMutation { () throws(InvariantViolation) in if count <= Tuning.wholeCheckLimit { try checkInvariants() } }
+        checkAfterMutation { () throws(InvariantViolation) in
+            try require(
+                count == before + builder.packed.count + builder.values.count, "OrderedIndex",
+                "a merge filed \(count - before) entries of \(builder.packed.count + builder.values.count)")
+            try checkInvariants()
+        }
     }
 
     /// Turns a packed index into one of values (a value of another kind came).

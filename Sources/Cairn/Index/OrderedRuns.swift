@@ -60,6 +60,37 @@ struct OrderedRuns<Entry: OrderedEntry>: Sendable {
         count = first.count + second.count
     }
 
+    /// The runs that entries from `first` to `last` fall among (a sorted list of entries not
+    /// filed yet): every run with an entry between them, and the runs either would be filed in.
+    private func span(from first: Entry, to last: Entry) -> ClosedRange<Int> {
+        runIndex(for: first)...runIndex(for: last)
+    }
+
+    /// Whether merging `entries` (sorted, none filed yet) costs less than filing each: they
+    /// number at least 1/``Tuning/mergedIndexShare`` of the entries of the runs they fall
+    /// among (filing one moves half a run; merging copies each entry of those runs once).
+    func mergeRepays(_ entries: [Entry]) -> Bool {
+        guard let first = entries.first, let last = entries.last else { return false }
+        guard !runs.isEmpty else { return true }
+        let spanned = runs[span(from: first, to: last)].reduce(0) { $0 + $1.entries.count }
+        return entries.count >= spanned / Tuning.mergedIndexShare
+    }
+
+    /// Files `entries` (sorted, none filed yet): merged with the entries of the runs they fall
+    /// among into new runs three quarters full, which replace those; the runs before and after
+    /// stay as they are (shared with the snapshots that hold them).
+    mutating func merge(sorted entries: [Entry]) {
+        guard let first = entries.first, let last = entries.last else { return }
+        guard !runs.isEmpty else {
+            self = OrderedRuns(mergingSorted: [[], entries])
+            return
+        }
+        let spanned = span(from: first, to: last)
+        let merged = OrderedRuns(mergingSorted: [runs[spanned].flatMap(\.entries), entries])
+        runs.replaceSubrange(spanned, with: merged.runs)
+        count += entries.count
+    }
+
     /// A position: a run and an entry in it.
     typealias Position = (run: Int, entry: Int)
 
