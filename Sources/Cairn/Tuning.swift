@@ -52,9 +52,9 @@ enum Tuning {
     /// Inserted objects from which a save gathers their attribute index entries and sorts
     /// them before filing them (``AttributeIndex/insert(gathered:filings:entity:)``).
     static let gatheredIndexInserts = 4096
-    /// An ordered index merges a save's sorted entries into new runs, rather than filing each,
-    /// when they number at least its count over this (filing one moves half a run, about 3 KiB;
-    /// merging copies every entry once: measured even at about one in 40).
+    /// An ordered index merges a save's sorted entries with the runs they fall among, rather
+    /// than filing each, when they number at least the entries of those runs over this (filing
+    /// one moves half a run, about 3 KiB; merging copies each entry of those runs once).
     static let mergedIndexShare = 32
     /// Bytes of a change record from which a save compresses it on another core while it
     /// applies the changes.

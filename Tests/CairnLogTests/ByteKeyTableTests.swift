@@ -2,8 +2,8 @@ import CairnSupport
 import Testing
 
 /// The table of byte keys a batch upsert and the mapper's key tree look keys up in: every key
-/// filed is found with its number, keys not filed (the same hash's high bits or not) are not,
-/// across growth.
+/// filed is found with its number across many growths from a small table (the empty key,
+/// keys that are prefixes of others among them), and keys not filed are not.
 @Suite struct ByteKeyTableTests {
     @Test func keysAreFoundAcrossGrowthAndOthersAreNot() {
         var table = ByteKeyTable(capacity: 4)

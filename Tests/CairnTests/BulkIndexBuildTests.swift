@@ -179,27 +179,51 @@ import Testing
         #expect(throws: Never.self) { try index.checkInvariants() }
         #expect(index.objects(from: nil, to: nil, entity: 0) == whole.build().objects(from: nil, to: nil, entity: 0))
 
-        // Entries above every value filed fall among the last run alone: the other runs stay,
-        // shared with the index as it was.
-        let kept = index
-        var above = OrderedIndex.Builder(kind: .integer)
-        for key in 0..<200 { above.add(.integer(1_000 + Int64(key)), key: UInt64(50_000 + key)) }
-        above.sort()
-        index.insert(above, entity: 0)
-        #expect(index.count == 10_200 + added)
-        #expect(throws: Never.self) { try index.checkInvariants() }
-        if case .packed(_, let before) = kept.storage, case .packed(_, let after) = index.storage {
-            #expect(zip(before.runs.dropLast(), after.runs).allSatisfy { $0 === $1 })
-            #expect(after.runs.count > before.runs.count - 1)
-        } else {
-            Issue.record("the index is not packed")
-        }
-
         var odd = OrderedIndex.Builder(kind: nil)
         odd.add(.double(10.5), key: 99_999)
         index.insert(odd, entity: 0)
-        #expect(index.count == 10_201 + added && !index.isPacked)
+        #expect(index.count == 10_001 + added && !index.isPacked)
         #expect(throws: Never.self) { try index.checkInvariants() }
+    }
+
+    /// A merge replaces only the runs its entries fall among, with runs three quarters full:
+    /// the runs before and after stay the very runs an older copy of the index holds, and that
+    /// copy keeps its entries. Entries below every value, among equal values in the middle,
+    /// and above every value.
+    @Test(arguments: [-1_000, 500, 2_000] as [Int64])
+    func aMergeReplacesOnlyTheRunsItsEntriesFallAmong(near value: Int64) throws {
+        var first = OrderedIndex.Builder(kind: .integer), whole = OrderedIndex.Builder(kind: .integer)
+        for key in 0..<20_000 {
+            let filed = Value.integer(Int64((key * 7_919) % 1_000))
+            first.add(filed, key: UInt64(key))
+            whole.add(filed, key: UInt64(key))
+        }
+        var more = OrderedIndex.Builder(kind: .integer)
+        for key in 20_000..<21_000 {
+            let added = Value.integer(value + Int64(key % 2))
+            more.add(added, key: UInt64(key))
+            whole.add(added, key: UInt64(key))
+        }
+        more.sort()
+        let kept = first.build()
+        let listed = kept.objects(from: nil, to: nil, entity: 0)
+        var index = kept
+        index.insert(more, entity: 0)
+        #expect(index.objects(from: nil, to: nil, entity: 0) == whole.build().objects(from: nil, to: nil, entity: 0))
+        #expect(kept.objects(from: nil, to: nil, entity: 0) == listed && kept.count == 20_000)
+        #expect(throws: Never.self) { try index.checkInvariants() }
+        guard case .packed(_, let before) = kept.storage, case .packed(_, let after) = index.storage else {
+            Issue.record("the index is not packed")
+            return
+        }
+        let shared = zip(before.runs, after.runs).prefix { $0 === $1 }.count
+        let sharedAfter = zip(before.runs.reversed(), after.runs.reversed()).prefix { $0 === $1 }.count
+        #expect(shared + sharedAfter >= before.runs.count - 2, "\(shared) and \(sharedAfter) of \(before.runs.count) runs kept")
+        let new = after.runs[shared..<(after.runs.count - sharedAfter)]
+        #expect(new.count >= 3 && new.dropLast().allSatisfy { $0.entries.count == Tuning.orderedChunkLimit * 3 / 4 })
+        if value < 0 { #expect(shared == 0) }
+        if value > 1_000 { #expect(sharedAfter == 0) }
+        if value == 500 { #expect(shared > 0 && sharedAfter > 0) }
     }
 
     /// Joining two builders' sorted halves gives what one builder of every entry gives,

@@ -18,6 +18,22 @@ extension OrderedIndex {
         }
     }
 
+    /// Checks the index after a change that replaced the runs at `replaced`: the count; those
+    /// runs whole, and their boundaries with the runs on either side (the whole index while it
+    /// is small).
+    func checkInvariants(runs replaced: Range<Int>) throws(InvariantViolation) {
+        if count <= Tuning.wholeCheckLimit { return try checkInvariants() }
+        switch storage {
+        case .packed(_, let runs): try runs.checkRuns(max(0, replaced.lowerBound - 1)..<min(runs.runs.count, replaced.upperBound))
+        case .values(let runs):
+            let around = max(0, replaced.lowerBound - 1)..<min(runs.runs.count, replaced.upperBound)
+            try runs.checkRuns(around)
+            for run in runs.runs[around] {
+                for entry in run.entries { try require(entry.value != .null, "OrderedIndex", "object \(entry.key) is filed under nil") }
+            }
+        }
+    }
+
     /// Checks the index after a change at `position`: the count; the sizes and boundaries of
     /// the runs around it; the order of the entries near it (the whole index while it is small).
     func checkInvariants(around position: (run: Int, entry: Int)) throws(InvariantViolation) {

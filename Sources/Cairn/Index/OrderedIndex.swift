@@ -181,14 +181,15 @@ struct OrderedIndex: Sendable {
     mutating func insert(_ builder: Builder, entity: Int) {
         guard builder.packed.count + builder.values.count > 0 else { return }
         let before = count
+        let merged: Range<Int>
         switch (storage, builder.kind) {
         case (.packed(let kind, var runs), let gathered?) where gathered == kind && runs.mergeRepays(builder.packed):
             storage = .values(OrderedRuns())  // leave the runs uniquely referenced while they change
-            runs.merge(sorted: builder.packed)
+            merged = runs.merge(sorted: builder.packed)
             storage = .packed(kind, runs)
         case (.values(var runs), nil) where runs.mergeRepays(builder.values):
             storage = .values(OrderedRuns())
-            runs.merge(sorted: builder.values)
+            merged = runs.merge(sorted: builder.values)
             storage = .values(runs)
         default:
             for entry in builder.valueEntries { insert(entry.value, ObjectID(entity: entity, key: entry.key)) }
@@ -198,7 +199,7 @@ struct OrderedIndex: Sendable {
             try require(
                 count == before + builder.packed.count + builder.values.count, "OrderedIndex",
                 "a merge filed \(count - before) entries of \(builder.packed.count + builder.values.count)")
-            try checkInvariants()
+            try checkInvariants(runs: merged)
         }
     }
 

@@ -78,17 +78,20 @@ struct OrderedRuns<Entry: OrderedEntry>: Sendable {
 
     /// Files `entries` (sorted, none filed yet): merged with the entries of the runs they fall
     /// among into new runs three quarters full, which replace those; the runs before and after
-    /// stay as they are (shared with the snapshots that hold them).
-    mutating func merge(sorted entries: [Entry]) {
-        guard let first = entries.first, let last = entries.last else { return }
+    /// stay as they are (shared with the snapshots that hold them). Returns the new runs'
+    /// positions.
+    @discardableResult
+    mutating func merge(sorted entries: [Entry]) -> Range<Int> {
+        guard let first = entries.first, let last = entries.last else { return 0..<0 }
         guard !runs.isEmpty else {
             self = OrderedRuns(mergingSorted: [[], entries])
-            return
+            return runs.indices
         }
         let spanned = span(from: first, to: last)
         let merged = OrderedRuns(mergingSorted: [runs[spanned].flatMap(\.entries), entries])
         runs.replaceSubrange(spanned, with: merged.runs)
         count += entries.count
+        return spanned.lowerBound..<(spanned.lowerBound + merged.runs.count)
     }
 
     /// A position: a run and an entry in it.
