@@ -37,15 +37,15 @@ struct IndexEntryGatherer: RowVisitor {
     /// have none).
     private(set) var filings: [[(hash: UInt64, key: UInt64)]]
 
-    /// A gatherer of the entries of `layout`'s indexes, with room for about `expected` entries
-    /// in each.
-    init(layout: IndexLayout, expected: [Int]) {
+    /// A gatherer of the entries of `layout`'s indexes, with room for about `expected[slot]`
+    /// entries in each slot's (none reserved for slots past its end).
+    init(layout: IndexLayout, expected: [Int] = []) {
         self.layout = layout
         ordered = layout.kinds.map { OrderedIndex.Builder(kind: $0) }
         filings = Array(repeating: [], count: layout.slots.count)
-        for slot in layout.slots.indices {
-            ordered[slot].reserveCapacity(expected[slot])
-            if layout.kinds[slot] == nil { filings[slot].reserveCapacity(expected[slot]) }
+        for (slot, count) in zip(layout.slots.indices, expected) {
+            ordered[slot].reserveCapacity(count)
+            if layout.kinds[slot] == nil { filings[slot].reserveCapacity(count) }
         }
     }
 
@@ -76,7 +76,7 @@ struct IndexEntryGatherer: RowVisitor {
     /// The entries gathered, each index's sorted; the gatherer starts again, empty.
     mutating func takeResult() -> IndexEntryGatherer {
         for slot in ordered.indices { ordered[slot].sort() }
-        defer { self = IndexEntryGatherer(layout: layout, expected: Array(repeating: 0, count: layout.slots.count)) }
+        defer { self = IndexEntryGatherer(layout: layout) }
         return self
     }
 }

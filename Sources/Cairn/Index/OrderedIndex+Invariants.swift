@@ -8,14 +8,7 @@ extension OrderedIndex {
     /// entries in strictly ascending order (``OrderedEntry/precedes(_:_:)``) within and across
     /// runs; no nil value filed; `count` is the number of entries.
     func checkInvariants() throws(InvariantViolation) {
-        switch storage {
-        case .packed(_, let runs): try runs.checkRuns(runs.runs.indices)
-        case .values(let runs):
-            try runs.checkRuns(runs.runs.indices)
-            for run in runs.runs {
-                for entry in run.entries { try require(entry.value != .null, "OrderedIndex", "object \(entry.key) is filed under nil") }
-            }
-        }
+        try checkRuns { 0..<$0 }
     }
 
     /// Checks the index after a change that replaced the runs at `replaced`: the count; those
@@ -23,26 +16,25 @@ extension OrderedIndex {
     /// is small).
     func checkInvariants(runs replaced: Range<Int>) throws(InvariantViolation) {
         if count <= Tuning.wholeCheckLimit { return try checkInvariants() }
-        switch storage {
-        case .packed(_, let runs): try runs.checkRuns(max(0, replaced.lowerBound - 1)..<min(runs.runs.count, replaced.upperBound))
-        case .values(let runs):
-            let around = max(0, replaced.lowerBound - 1)..<min(runs.runs.count, replaced.upperBound)
-            try runs.checkRuns(around)
-            for run in runs.runs[around] {
-                for entry in run.entries { try require(entry.value != .null, "OrderedIndex", "object \(entry.key) is filed under nil") }
-            }
-        }
+        try checkRuns { max(0, replaced.lowerBound - 1)..<min($0, replaced.upperBound) }
     }
 
     /// Checks the index after a change at `position`: the count; the sizes and boundaries of
     /// the runs around it; the order of the entries near it (the whole index while it is small).
     func checkInvariants(around position: (run: Int, entry: Int)) throws(InvariantViolation) {
         if count <= Tuning.wholeCheckLimit { return try checkInvariants() }
+        try checkRuns(near: position.entry) { max(0, position.run - 1)..<min($0, position.run + 2) }
+    }
+
+    /// Checks the count, and the runs `picked` chooses from the number of runs (the order of
+    /// the entries near `entry` in each when given, else all of them; no nil value filed).
+    private func checkRuns(near entry: Int? = nil, _ picked: (Int) -> Range<Int>) throws(InvariantViolation) {
         switch storage {
-        case .packed(_, let runs): try runs.checkRuns(max(0, position.run - 1)..<min(runs.runs.count, position.run + 2), near: position.entry)
+        case .packed(_, let runs): try runs.checkRuns(picked(runs.runs.count), near: entry)
         case .values(let runs):
-            try runs.checkRuns(max(0, position.run - 1)..<min(runs.runs.count, position.run + 2), near: position.entry)
-            for run in runs.runs[max(0, position.run - 1)..<min(runs.runs.count, position.run + 2)] {
+            let range = picked(runs.runs.count)
+            try runs.checkRuns(range, near: entry)
+            for run in runs.runs[range] {
                 for entry in run.entries { try require(entry.value != .null, "OrderedIndex", "object \(entry.key) is filed under nil") }
             }
         }

@@ -19,12 +19,16 @@ struct OrderedRuns<Entry: OrderedEntry>: Sendable {
     /// No entries.
     init() {}
 
+    /// The entries of each run a build or a merge makes: three quarters of
+    /// ``Tuning/orderedChunkLimit``, so that later inserts split few of them.
+    static var builtRunSize: Int { Tuning.orderedChunkLimit * 3 / 4 }
+
     /// These entries, sorted here unless they already are, in runs three quarters full, so
     /// that later inserts split few of them.
     init(entries: [Entry]) {
         var sorted = entries
         if zip(sorted, sorted.dropFirst()).contains(where: { !Entry.precedes($0, $1) }) { sorted.sort(by: Entry.precedes) }
-        let size = Tuning.orderedChunkLimit * 3 / 4
+        let size = Self.builtRunSize
         runs = stride(from: 0, to: sorted.count, by: size).map { Run(Array(sorted[$0..<min($0 + size, sorted.count)])) }
         count = sorted.count
     }
@@ -39,7 +43,7 @@ struct OrderedRuns<Entry: OrderedEntry>: Sendable {
         }
         self.init()
         let (first, second) = (lists[0], lists[1])
-        let size = Tuning.orderedChunkLimit * 3 / 4
+        let size = Self.builtRunSize
         var run: [Entry] = []
         run.reserveCapacity(size)
         var (i, j) = (0, 0)
@@ -80,7 +84,6 @@ struct OrderedRuns<Entry: OrderedEntry>: Sendable {
     /// among into new runs three quarters full, which replace those; the runs before and after
     /// stay as they are (shared with the snapshots that hold them). Returns the new runs'
     /// positions.
-    @discardableResult
     mutating func merge(sorted entries: [Entry]) -> Range<Int> {
         guard let first = entries.first, let last = entries.last else { return 0..<0 }
         guard !runs.isEmpty else {

@@ -50,8 +50,8 @@ private final class ClaimCounter: Sendable {
     }
 }
 
-/// Per-thread results of parallel work, each set by one thread, read once they all have ended.
-final class ResultParts<Part: Sendable>: @unchecked Sendable {
+/// Per-thread results of a parallel scan.
+private final class ResultParts<Part: Sendable>: @unchecked Sendable {
     // Safety: every access holds `lock`.
     private let lock = NSLock()
     private var parts: [Part?]

@@ -370,7 +370,7 @@ struct StoreSnapshot: Sendable {
     private func fileInserted(_ changes: RowChangeSet, in storage: Storage) {
         let layout = storage.model.indexLayout
         guard !layout.slots.isEmpty else { return }
-        var gatherer = IndexEntryGatherer(layout: layout, expected: Array(repeating: 0, count: layout.slots.count))
+        var gatherer = IndexEntryGatherer(layout: layout)
         for insert in changes.inserts { changes.withRow(insert) { gatherer.visit(insert.id, $0) } }
         let gathered = gatherer.takeResult()
         for slot in layout.slots.indices {
