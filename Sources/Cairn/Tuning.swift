@@ -66,13 +66,22 @@ enum Tuning {
 
     // MARK: Indexes (Index/)
 
-    /// The number of bits of a key hash (its mixed top bits) that choose its bucket in the
-    /// uniqueness index, and so the number of buckets. 16 bits: about 15 keys a bucket at a
-    /// million keys. (18 bits made lookups no faster, inserts 5% slower, and took 10 more bytes
-    /// per object.)
-    static let uniqueBucketBits = 16
-    /// The number of buckets of the uniqueness index.
-    static let uniqueBuckets = 1 << uniqueBucketBits
+    /// The bits of a key's probe that choose its bucket in a new uniqueness index: 4,096
+    /// buckets, 32 KiB for a store of a few objects.
+    static let uniqueMinimumBucketBits = 12
+    /// The most bits a uniqueness index's buckets grow to (2^28 buckets: four billion keys at
+    /// ``uniqueEntriesPerBucket``).
+    static let uniqueMaximumBucketBits = 28
+    /// The entries a uniqueness index holds a bucket before its buckets grow, four times as
+    /// many at a time: so between 4 and 16 a bucket. A lookup scans its key's bucket (32 bytes
+    /// an entry), so a fixed 65,536 buckets made a lookup among 10M keys scan 150 entries; at 1M
+    /// keys, 4 and 15 a bucket looked up at the same speed. A bucket costs 8 bytes, and a
+    /// non-empty one an allocation.
+    static let uniqueEntriesPerBucket = 16
+    /// The keys a batch lookup by unique key takes through each of its stages together
+    /// (``StoreSnapshot/holders(of:for:)``): enough for their cache misses to overlap, few
+    /// enough for what each stage reads to stay in the first-level cache.
+    static let batchLookupGroup = 16
     /// Removed uniqueness entries from which a save looks for those no snapshot reads; the
     /// pass runs again once this many more (or an eighth of the index) were removed.
     static let uniqueDropMinimum = 4096

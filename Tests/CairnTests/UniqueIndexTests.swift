@@ -227,4 +227,52 @@ import Testing
             #expect(Set(bulk.holders(key.hash, at: last)) == Set(direct.holders(key.hash, at: last)), "hash \(key.hash)")
         }
     }
+    /// The buckets grow with the index, four times as many at a time: during a save, during
+    /// a save then refused, and at the end of a bulk build. Every LSN still sees its keys, and
+    /// the invariant check finds each entry in the bucket its probe chooses.
+    @Test func theBucketsGrowWithTheIndex() throws {
+        var generator = TestSeed.generator()
+        let keys = (0..<300_000).map { key in
+            UniqueIndex.Key(hash: UInt64.random(in: 0...UInt64.max, using: &generator), id: ObjectID(entity: key % 2, key: UInt64(key)))
+        }
+        let firstTable = 1 << Tuning.uniqueMinimumBucketBits * Tuning.uniqueEntriesPerBucket
+        #expect(firstTable == 65_536, "the sizes below cross the first table's limit, then the second's")
+        let index = UniqueIndex()
+        let first = index.bucketBits
+        index.register(LSN(1))
+        index.begin(LSN(1))
+        _ = index.add(Array(keys[..<40_000]), at: LSN(1))
+        #expect(index.bucketBits == first)
+        // Save 2 removes 10,000 keys (kept for the snapshot at 1) and files 40,000 more.
+        index.register(LSN(2))
+        index.begin(LSN(2))
+        for key in keys[..<10_000] { index.remove(key.hash, key.id, at: LSN(2)) }
+        _ = index.add(Array(keys[40_000..<80_000]), at: LSN(2))
+        #expect(index.bucketBits == first + 2, "grown during the save")
+        try index.checkInvariants()
+        // Save 3 files the rest, one key at a time, and grows the buckets again; then it is refused.
+        index.begin(LSN(3))
+        for key in keys[80_000...] { index.add(key.hash, key.id, at: LSN(3)) }
+        #expect(index.bucketBits == first + 4)
+        index.rollback(LSN(3))
+        try index.checkInvariants()
+        #expect(index.count == 70_000)
+        for (offset, key) in keys.enumerated() {
+            let holders = (index.holders(key.hash, at: LSN(1)), index.holders(key.hash, at: LSN(2)), index.holders(key.hash, at: LSN(3)))
+            #expect(holders.0 == (offset < 40_000 ? [key.id] : []), "as of 1: key \(offset)")
+            #expect(holders.1 == (10_000..<80_000 ~= offset ? [key.id] : []), "as of 2: key \(offset)")
+            #expect(holders.2 == holders.1, "the refused save left nothing: key \(offset)")
+        }
+        // A bulk build sizes the buckets for its entries before filing them.
+        let bulk = UniqueIndex()
+        bulk.startBulkBuild()
+        _ = bulk.add(Array(keys[..<100_000]), at: LSN(1))
+        for key in keys[..<100_000] where key.id.key % 4 == 0 { bulk.remove(key.hash, key.id, at: LSN(2)) }
+        #expect(bulk.bucketBits == first)
+        bulk.finishBulkBuild()
+        #expect(bulk.bucketBits == first + 2)
+        try bulk.checkInvariants()
+        #expect(bulk.count == 75_000)
+        for key in keys[..<100_000] { #expect(bulk.holders(key.hash, at: LSN(2)) == (key.id.key % 4 == 0 ? [] : [key.id])) }
+    }
 }

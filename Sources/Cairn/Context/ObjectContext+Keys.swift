@@ -46,10 +46,12 @@ extension ObjectContext {
         // The values the uniqueness index cannot answer for (a text that is not in its one
         // stored form, a zero, a decimal: `Value.isByteCanonical`), by their places.
         var unindexed: [Int] = []
-        // With nothing unsaved in the chain, the committed holder is the answer: each value is
-        // one lookup in the index, with nothing made per value (what `uniqueLookup` does then).
+        // With nothing unsaved in the chain, the committed holder is the answer: those values
+        // are looked up in the index together (`StoreSnapshot.holders(of:for:)`), with
+        // nothing made per value (what `uniqueLookup` does then), after this loop.
         let committedOnly = !hasPendingChangesInChain
         let type = entity.attributes[position].type
+        var committedPlaces: [Int] = []
         for (place, value) in values.enumerated() {
             // Null is no key: objects without one are not unique, and none is the key's.
             if value == .null {
@@ -57,7 +59,8 @@ extension ObjectContext {
                 continue
             }
             if committedOnly, value.isByteCanonical, value.fits(type) {
-                ids.append(snapshot.holder(of: value, for: constraint).flatMap { entity.family.contains($0.entity) ? $0 : nil })
+                ids.append(nil)
+                committedPlaces.append(place)
                 continue
             }
             let request = FetchRequest(entityName, predicate: .equal(key, value), fetchLimit: 1)
@@ -67,6 +70,10 @@ extension ObjectContext {
                 ids.append(nil)
                 unindexed.append(place)
             }
+        }
+        if !committedPlaces.isEmpty {
+            let holders = snapshot.holders(of: committedPlaces.count == values.count ? values : committedPlaces.map { values[$0] }, for: constraint)
+            for (place, holder) in zip(committedPlaces, holders) { ids[place] = holder.flatMap { entity.family.contains($0.entity) ? $0 : nil } }
         }
         guard !unindexed.isEmpty else { return ids }
         // One fetch of the objects holding any of them (one scan, not one per value), then each

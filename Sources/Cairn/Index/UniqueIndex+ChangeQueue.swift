@@ -5,20 +5,24 @@ extension UniqueIndex {
     struct Queued {
         var hash: UInt64
         var key: UInt64
-        var entity: Int32
-        /// The bucket, worked out once, when the change is queued (see ``Tuning/uniqueBucketBits``).
-        var bucket: UInt16
+        /// The probe's top bits, worked out once, when the change is queued: its bucket at
+        /// whatever number of buckets the build ends with.
+        var high: UInt32
+        var entity: UInt16
         var adding: Bool
 
         init(hash: UInt64, id: ObjectID, adding: Bool) {
             self.hash = hash
             key = id.key
-            entity = Int32(truncatingIfNeeded: id.entity)
-            bucket = UInt16(truncatingIfNeeded: UniqueIndex.bucket(hash))
+            high = Probe(hash).high
+            entity = UInt16(truncatingIfNeeded: id.entity)
             self.adding = adding
         }
 
         var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
+        var probe: Probe { Probe(hash) }
+        /// The group of buckets (``ChangeQueue/groupBits``).
+        var group: Int { Int(high >> (32 - ChangeQueue.groupBits)) }
     }
 
     /// The changes queued during a bulk build, in order, already sorted into groups of
@@ -32,8 +36,7 @@ extension UniqueIndex {
         /// in the cache and the hardware's prefetch (measured at 1M keys, opening a base: 256
         /// groups cost the filing thread 20 ms more, 64 groups 10 ms more; 16 and 8 the same),
         /// and a group's 4,096 buckets are sorted within the cache.
-        static let groupBits = min(4, Tuning.uniqueBucketBits)
-        private static let groupShift = Tuning.uniqueBucketBits - groupBits
+        static let groupBits = 4
 
         /// The changes of each group, in the order they were queued.
         private(set) var groups: [[Queued]] = []
@@ -49,7 +52,7 @@ extension UniqueIndex {
         /// Queues a change after the others.
         mutating func append(_ change: Queued) {
             if groups.isEmpty { groups = Array(repeating: [], count: 1 << Self.groupBits) }
-            groups[Int(change.bucket) >> Self.groupShift].append(change)
+            groups[change.group].append(change)
             count += 1
             if change.adding { adds += 1 }
         }
@@ -57,21 +60,20 @@ extension UniqueIndex {
         /// The changes queued for `hash`, in order.
         func changes(for hash: UInt64) -> [Queued] {
             guard !isEmpty else { return [] }
-            let bucket = UniqueIndex.bucket(hash)
-            return groups[bucket >> Self.groupShift].filter { $0.hash == hash }
+            return groups[Int(Probe(hash).high >> (32 - Self.groupBits))].filter { $0.hash == hash }
         }
 
         /// Applies every change to `buckets` (``UniqueIndex/applyAtOnce(_:to:)``), each bucket's
         /// in the order queued; returns the change in the number of entries. The groups are
         /// disjoint ranges of buckets, so half of them go to another core when there are many:
         /// the build ends a replay, while the thread that read the log only waits.
-        func apply(to buckets: UnsafeMutableBufferPointer<[Entry]>) -> Int {
+        func apply(to buckets: UnsafeMutableBufferPointer<[Entry]>, bits: Int) -> Int {
             let half = groups.count / 2
-            guard count >= Tuning.concurrentKeys, half > 0 else { return Self.apply(groups[...], to: buckets) }
+            guard count >= Tuning.concurrentKeys, half > 0 else { return Self.apply(groups[...], to: buckets, bits: bits) }
             let shared = SharedBuckets(buckets: buckets)
             let groups = groups
-            let upper = ConcurrentResult { () throws(Never) in Self.apply(groups[half...], to: shared.buckets) }
-            let lower = Self.apply(groups[..<half], to: buckets)
+            let upper = ConcurrentResult { () throws(Never) in Self.apply(groups[half...], to: shared.buckets, bits: bits) }
+            let lower = Self.apply(groups[..<half], to: buckets, bits: bits)
             return lower + upper.value()
         }
 
@@ -85,32 +87,33 @@ extension UniqueIndex {
         /// Applies the changes of `groups` to their buckets: each group sorted by bucket (a
         /// counting sort by the bucket's low bits, stable, within the cache), then each bucket
         /// changed once.
-        private static func apply(_ groups: ArraySlice<[Queued]>, to buckets: UnsafeMutableBufferPointer<[Entry]>) -> Int {
-            let groupBuckets = 1 << groupShift
+        private static func apply(_ groups: ArraySlice<[Queued]>, to buckets: UnsafeMutableBufferPointer<[Entry]>, bits: Int) -> Int {
+            let groupBuckets = 1 << (bits - groupBits)
             let mask = groupBuckets - 1
+            func bucket(_ change: Queued) -> Int { Int(change.high >> (32 - bits)) }
             var starts = [Int](repeating: 0, count: groupBuckets + 1)
             var next = starts
             var sorted: [Queued] = []
             var added = 0
             for changes in groups where !changes.isEmpty {
                 for index in starts.indices { starts[index] = 0 }
-                for change in changes { starts[(Int(change.bucket) & mask) + 1] += 1 }
+                for change in changes { starts[(bucket(change) & mask) + 1] += 1 }
                 for bucket in 0..<groupBuckets { starts[bucket + 1] += starts[bucket] }
                 next = starts
                 sorted.removeAll(keepingCapacity: true)
                 sorted.append(contentsOf: changes)
                 for change in changes {
-                    let bucket = Int(change.bucket) & mask
-                    sorted[next[bucket]] = change
-                    next[bucket] += 1
+                    let place = bucket(change) & mask
+                    sorted[next[place]] = change
+                    next[place] += 1
                 }
-                let first = Int(changes[0].bucket) & ~mask
-                for bucket in 0..<groupBuckets where starts[bucket] < starts[bucket + 1] {
-                    var entries = buckets[first | bucket]
-                    buckets[first | bucket] = []
-                    entries.reserveCapacity(entries.count + starts[bucket + 1] - starts[bucket])
-                    for change in sorted[starts[bucket]..<starts[bucket + 1]] { added += UniqueIndex.applyAtOnce(change, to: &entries) }
-                    buckets[first | bucket] = entries
+                let first = bucket(changes[0]) & ~mask
+                for place in 0..<groupBuckets where starts[place] < starts[place + 1] {
+                    var entries = buckets[first | place]
+                    buckets[first | place] = []
+                    entries.reserveCapacity(entries.count + starts[place + 1] - starts[place])
+                    for change in sorted[starts[place]..<starts[place + 1]] { added += UniqueIndex.applyAtOnce(change, to: &entries) }
+                    buckets[first | place] = entries
                 }
             }
             return added

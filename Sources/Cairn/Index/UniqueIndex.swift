@@ -23,8 +23,9 @@ import Synchronization
 ///   the index (and at least 4,096 more than after the last such pass), those no registered
 ///   snapshot can see are dropped.
 ///
-/// 65,536 buckets, chosen by the hash's mixed top bits: at a million keys a bucket holds about
-/// fifteen entries, so finding a key is one array read and a short scan. Reads and changes take
+/// Buckets chosen by the top bits of the mixed hash, their number a power of two that grows
+/// with the index (``Tuning/uniqueEntriesPerBucket``): a bucket holds a few entries at any
+/// size, so finding a key is one array read and a short scan. Reads and changes take
 /// a lock, one key or one batch of a few hundred keys at a time, and a thread filing batches lets
 /// waiting readers in between them, so a reader waits at most for one batch, never for a whole
 /// save. The committing thread reads without the lock (``firstHolderWhileCommitting(_:at:where:)``).
@@ -35,27 +36,55 @@ final class UniqueIndex: @unchecked Sendable {
     // core), never while it reads them; a replay builds the index before any other thread sees
     // it. `readers`, which any snapshot changes, is always read under `lock`.
 
-    /// 32 bytes. Only the low half of the key hash is kept (the bucket comes from the high
-    /// bits): two keys that agree on it and share a bucket both count as holders, and readers
-    /// compare holders' rows anyway.
+    /// What an entry keeps of a key hash: the top 48 bits of the mixed hash (``avalanche(_:)``).
+    /// The top 32 (`high`) choose the bucket at any number of buckets up to 2^32, so the
+    /// index grows without the hashes. Two keys that agree on all 48 bits both count as
+    /// holders, and readers compare holders' rows anyway.
+    struct Probe: Equatable {
+        var high: UInt32
+        var low: UInt16
+
+        init(_ hash: UInt64) {
+            let mixed = avalanche(hash)
+            high = UInt32(truncatingIfNeeded: mixed >> 32)
+            low = UInt16(truncatingIfNeeded: mixed >> 16)
+        }
+
+        /// The bucket among `1 << bits`.
+        func bucket(bits: Int) -> Int { Int(high >> (32 - bits)) }
+    }
+
+    /// 32 bytes. The entity fits 16 bits: a model has at most ``Model/maximumEntityCount``.
     struct Entry {
-        var check: UInt32
-        var entity: Int32
+        var high: UInt32
+        var low: UInt16
+        var entity: UInt16
         var key: UInt64
         var added: UInt64
         var removed: UInt64
 
-        init(hash: UInt64, id: ObjectID, added: UInt64, removed: UInt64 = UniqueIndex.live) {
-            check = UInt32(truncatingIfNeeded: hash)
-            entity = Int32(truncatingIfNeeded: id.entity)
+        init(_ probe: Probe, id: ObjectID, added: UInt64, removed: UInt64 = UniqueIndex.live) {
+            high = probe.high
+            low = probe.low
+            entity = UInt16(truncatingIfNeeded: id.entity)
             key = id.key
             self.added = added
             self.removed = removed
         }
 
-        var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
+        init(hash: UInt64, id: ObjectID, added: UInt64, removed: UInt64 = UniqueIndex.live) {
+            self.init(Probe(hash), id: id, added: added, removed: removed)
+        }
 
-        func matches(_ hash: UInt64) -> Bool { check == UInt32(truncatingIfNeeded: hash) }
+        var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
+        var probe: Probe {
+            var probe = Probe(0)
+            probe.high = high
+            probe.low = low
+            return probe
+        }
+
+        func matches(_ probe: Probe) -> Bool { high == probe.high && low == probe.low }
         func holds(_ id: ObjectID) -> Bool { key == id.key && Int(entity) == id.entity }
         func isVisible(at lsn: UInt64) -> Bool { added <= lsn && lsn < removed }
     }
@@ -67,11 +96,16 @@ final class UniqueIndex: @unchecked Sendable {
     /// The entries by bucket. Internal, not private, only so that the tests can damage it and
     /// see ``checkInvariants()`` fail.
     @exclusivity(unchecked) var buckets: [[Entry]]
+    /// The bits of a probe that choose its bucket: `buckets.count == 1 << bucketBits`.
+    @exclusivity(unchecked) private(set) var bucketBits: Int
     /// The newest LSN applied: the one snapshot that may change the index in place is there.
     @exclusivity(unchecked) var newest: UInt64 = 0
     /// While a save is applied: the LSN before it, and the buckets it changed (for a rollback).
     @exclusivity(unchecked) private var before: UInt64 = 0
     @exclusivity(unchecked) private var touched: [Int] = []
+    /// Whether the buckets grew while a save was applied: `touched` then names buckets of the
+    /// smaller table, and a rollback goes through them all.
+    @exclusivity(unchecked) private var grewDuringSave = false
     /// Entries live at the newest LSN, and entries removed but kept for older snapshots.
     @exclusivity(unchecked) var liveCount = 0
     @exclusivity(unchecked) var removedCount = 0
@@ -89,19 +123,19 @@ final class UniqueIndex: @unchecked Sendable {
 
     /// An empty index.
     init() {
-        buckets = Array(repeating: [], count: Tuning.uniqueBuckets)
+        bucketBits = Tuning.uniqueMinimumBucketBits
+        buckets = Array(repeating: [], count: 1 << bucketBits)
     }
 
-    private init(buckets: [[Entry]], newest: UInt64, liveCount: Int) {
+    private init(buckets: [[Entry]], bits: Int, newest: UInt64, liveCount: Int) {
         self.buckets = buckets
+        bucketBits = bits
         self.newest = newest
         self.liveCount = liveCount
     }
 
-    /// The bucket of a key hash.
-    static func bucket(_ hash: UInt64) -> Int {
-        Int(truncatingIfNeeded: avalanche(hash) >> (64 - Tuning.uniqueBucketBits))
-    }
+    /// The bucket of a probe (lock held, or the commit lock).
+    func bucket(_ probe: Probe) -> Int { probe.bucket(bits: bucketBits) }
 
     /// Whether the index is being built in bulk (replay): changes are then only queued.
     var isBuildingInBulk: Bool { lock.withLock { _ in bulk } }
@@ -117,8 +151,9 @@ final class UniqueIndex: @unchecked Sendable {
         lock.withLock { _ in holdersLocked(hash, at: lsn.rawValue) }
     }
 
-    private func holdersLocked(_ hash: UInt64, at lsn: UInt64) -> [ObjectID] {
-        var entries = buckets[Self.bucket(hash)].filter { $0.matches(hash) && $0.isVisible(at: lsn) }
+    func holdersLocked(_ hash: UInt64, at lsn: UInt64) -> [ObjectID] {
+        let probe = Probe(hash)
+        var entries = buckets[bucket(probe)].filter { $0.matches(probe) && $0.isVisible(at: lsn) }
         // Read during a bulk build (nothing does; the answer is the state of every change so far).
         for change in queued.changes(for: hash) {
             _ = Self.applyAtOnce(change, to: &entries)
@@ -146,8 +181,9 @@ final class UniqueIndex: @unchecked Sendable {
     /// The lookup of ``firstHolder(_:at:where:)``, for a caller that holds the lock or needs none.
     private func lookUpFirstHolder(_ hash: UInt64, at lsn: LSN, where test: (ObjectID) -> Bool) -> ObjectID? {
         guard queued.isEmpty else { return holdersLocked(hash, at: lsn.rawValue).first(where: test) }
-        return buckets[Self.bucket(hash)].withUnsafeBufferPointer { entries in
-            for entry in entries where entry.matches(hash) && entry.isVisible(at: lsn.rawValue) && test(entry.id) { return entry.id }
+        let probe = Probe(hash)
+        return buckets[bucket(probe)].withUnsafeBufferPointer { entries in
+            for entry in entries where entry.matches(probe) && entry.isVisible(at: lsn.rawValue) && test(entry.id) { return entry.id }
             return nil
         }
     }
@@ -187,8 +223,10 @@ final class UniqueIndex: @unchecked Sendable {
                 }
             }
             var live = copied.reduce(0) { $0 + $1.count }
-            queued.forEach { change in live += Self.applyAtOnce(change, to: &copied[Int(change.bucket)]) }
-            return UniqueIndex(buckets: copied, newest: lsn.rawValue, liveCount: live)
+            queued.forEach { change in live += Self.applyAtOnce(change, to: &copied[change.probe.bucket(bits: bucketBits)]) }
+            let copy = UniqueIndex(buckets: copied, bits: bucketBits, newest: lsn.rawValue, liveCount: live)
+            copy.growIfCrowded()
+            return copy
         }
     }
 
@@ -202,6 +240,7 @@ final class UniqueIndex: @unchecked Sendable {
             before = newest
             newest = max(newest, lsn.rawValue)
             touched.removeAll(keepingCapacity: true)
+            grewDuringSave = false
             if removedCount > dropAt && removedCount * 8 > liveCount {
                 dropUnreadEntries()
                 dropAt = removedCount + max(Tuning.uniqueDropMinimum, liveCount / 8)
@@ -215,7 +254,8 @@ final class UniqueIndex: @unchecked Sendable {
     func rollback(_ lsn: LSN) {
         lock.withLock { _ in
             guard newest == lsn.rawValue else { return }
-            for bucket in Set(touched) {
+            let changed = grewDuringSave ? Set(buckets.indices) : Set(touched)
+            for bucket in changed {
                 var entries = buckets[bucket]
                 entries.removeAll { entry in
                     guard entry.added == lsn.rawValue else { return false }
@@ -229,8 +269,8 @@ final class UniqueIndex: @unchecked Sendable {
                 }
                 buckets[bucket] = entries
             }
-            let changed = Set(touched)
             touched.removeAll()
+            grewDuringSave = false
             newest = before
             checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: changed) }
         }
@@ -251,7 +291,10 @@ final class UniqueIndex: @unchecked Sendable {
             guard !queued.isEmpty else { return }
             let changes = queued
             queued = ChangeQueue()
-            liveCount += buckets.withUnsafeMutableBufferPointer { changes.apply(to: $0) }
+            // The table for the entries there will be, before they are filed.
+            grow(forEntries: liveCount + removedCount + changes.adds)
+            let bits = bucketBits
+            liveCount += buckets.withUnsafeMutableBufferPointer { changes.apply(to: $0, bits: bits) }
             checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: buckets.indices, whole: true) }
         }
     }
@@ -275,9 +318,9 @@ final class UniqueIndex: @unchecked Sendable {
         }
         if queuedAll { return [] }
         var shared: [ObjectID] = []
-        // A counting sort of the keys by the top 8 bits of their bucket: 256 groups of
-        // neighbouring buckets.
-        let groups = keys.map { Self.bucket($0.hash) >> max(0, Tuning.uniqueBucketBits - 8) }
+        // A counting sort of the keys by the top 8 bits of their probe: 256 groups of
+        // neighbouring buckets, at any number of buckets.
+        let groups = keys.map { Int(Probe($0.hash).high >> 24) }
         var starts = [Int](repeating: 0, count: 257)
         for group in groups { starts[group + 1] += 1 }
         for group in 0..<256 { starts[group + 1] += starts[group] }
@@ -314,11 +357,12 @@ final class UniqueIndex: @unchecked Sendable {
             newest = max(newest, lsn)
             return false
         }
-        let bucket = Self.bucket(hash)
+        let probe = Probe(hash)
+        let bucket = bucket(probe)
         var shared = false
         var found: Int?
         var revive: Int?
-        for (index, entry) in buckets[bucket].enumerated() where entry.matches(hash) {
+        for (index, entry) in buckets[bucket].enumerated() where entry.matches(probe) {
             if entry.holds(id) {
                 if entry.removed == Self.live { found = index } else if entry.removed == lsn { revive = index }
             } else if entry.removed == Self.live {
@@ -332,10 +376,11 @@ final class UniqueIndex: @unchecked Sendable {
             buckets[bucket][revive].removed = Self.live
             removedCount -= 1
         } else {
-            buckets[bucket].append(Entry(hash: hash, id: id, added: lsn))
+            buckets[bucket].append(Entry(probe, id: id, added: lsn))
         }
         liveCount += 1
         checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: CollectionOfOne(bucket)) }
+        if growIfCrowded() { grewDuringSave = true }
         return shared
     }
 
@@ -347,8 +392,9 @@ final class UniqueIndex: @unchecked Sendable {
                 newest = max(newest, lsn.rawValue)
                 return
             }
-            let bucket = Self.bucket(hash)
-            guard let index = buckets[bucket].firstIndex(where: { $0.matches(hash) && $0.holds(id) && $0.removed == Self.live })
+            let probe = Probe(hash)
+            let bucket = bucket(probe)
+            guard let index = buckets[bucket].firstIndex(where: { $0.matches(probe) && $0.holds(id) && $0.removed == Self.live })
             else { return }
             touched.append(bucket)
             liveCount -= 1
@@ -366,10 +412,10 @@ final class UniqueIndex: @unchecked Sendable {
     /// Applies one queued change to a bucket outright (no snapshot reads the old state);
     /// returns the change in the number of entries.
     static func applyAtOnce(_ change: Queued, to entries: inout [Entry]) -> Int {
-        let index = entries.firstIndex { $0.matches(change.hash) && $0.holds(change.id) }
+        let index = entries.firstIndex { $0.matches(change.probe) && $0.holds(change.id) }
         switch (index, change.adding) {
         case (nil, true):
-            entries.append(Entry(hash: change.hash, id: change.id, added: 0))
+            entries.append(Entry(change.probe, id: change.id, added: 0))
             return 1
         case (let index?, false):
             entries.swapAt(index, entries.count - 1)
@@ -378,6 +424,41 @@ final class UniqueIndex: @unchecked Sendable {
         default:
             return 0
         }
+    }
+
+    /// Grows the buckets when the entries outnumber ``Tuning/uniqueEntriesPerBucket`` a bucket
+    /// (lock held, or before any other thread sees the index). Returns whether they grew.
+    @discardableResult
+    func growIfCrowded() -> Bool {
+        guard liveCount + removedCount > buckets.count * Tuning.uniqueEntriesPerBucket else { return false }
+        grow(forEntries: liveCount + removedCount)
+        return true
+    }
+
+    /// Makes the buckets enough for `entries` at ``Tuning/uniqueEntriesPerBucket`` a bucket,
+    /// each step four times as many (lock held). Each bucket splits into the four that follow
+    /// from its probes' next two bits, in order: entries keep their order within a bucket, and
+    /// the pass reads and writes memory in order.
+    private func grow(forEntries entries: Int) {
+        var bits = bucketBits
+        while bits + 2 <= Tuning.uniqueMaximumBucketBits, entries > (1 << bits) * Tuning.uniqueEntriesPerBucket { bits += 2 }
+        guard bits > bucketBits else { return }
+        let split = 1 << (bits - bucketBits)
+        var grown = [[Entry]]()
+        grown.reserveCapacity(1 << bits)
+        var parts = Array(repeating: [Entry](), count: split)
+        for old in buckets.indices {
+            let entries = buckets[old]
+            buckets[old] = []
+            for entry in entries { parts[entry.probe.bucket(bits: bits) - old * split].append(entry) }
+            for part in parts.indices {
+                grown.append(parts[part])
+                parts[part] = []
+            }
+        }
+        buckets = grown
+        bucketBits = bits
+        checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: buckets.indices, whole: true) }
     }
 
     /// Drops the removed entries that no registered snapshot sees (lock held).

@@ -25,7 +25,7 @@ struct ObjectTable: Sendable {
     /// The bytes of the columns scans made (``ChunkColumn``).
     var columnBytes: Int { chunks.all.reduce(0) { $0 + $1.chunk.columnBytes } }
 
-    private static func place(_ key: UInt64) -> (chunk: UInt64, slot: Int) {
+    static func place(_ key: UInt64) -> (chunk: UInt64, slot: Int) {
         (key >> Tuning.objectChunkShift, Int(key & UInt64(Tuning.objectChunkSize - 1)))
     }
 
