@@ -37,7 +37,7 @@ import Testing
     /// then every LSN's holdings of every hash, in groups, against its holders.
     @Test func holdingsAreTheHoldersOfEachHashAsOfEachLSN() {
         var generator = TestSeed.generator()
-        let hashes = (0..<40).map { _ in UInt64.random(in: 0...UInt64.max, using: &generator) } + [12345]
+        let hashes = (0..<40).map { _ in UInt64.random(in: 0...UInt64.max, using: &generator) }
         let index = UniqueIndex()
         var filed: [UInt64: Set<ObjectID>] = [:]
         for number in 1...120 {
@@ -75,21 +75,23 @@ import Testing
 
     /// A store of parts, tools and notes, some renamed and deleted; every key (and keys no
     /// object has, and null) asked at once, in the newest snapshot and in one held from
-    /// before the changes.
-    @Test func eachKeyFindsWhatALookupOfItAloneFinds() async throws {
+    /// before the changes. With 60,000 items, the uniqueness index's buckets grow during the
+    /// second save (past 65,536 entries), while the first save's snapshot is held.
+    @Test(arguments: [1_000, 60_000]) func eachKeyFindsWhatALookupOfItAloneFinds(count: Int) async throws {
         let store = Store(inMemory: try Self.model())
-        let count = 1_000
         try await store.performBackgroundTask { context in
             for n in 0..<count {
                 let item = try context.insert(n % 3 == 0 ? "Tool" : "Part")
                 try item.setValue(.string(Self.code(n)), forKey: "code")
                 try item.setValue(.integer(Int64(n)), forKey: "rank")
                 // Notes share some codes: another constraint, another family.
-                if n % 5 == 0 { try context.insert("Note").setValue(.string(Self.code(n)), forKey: "code") }
+                if n % 5 == 0 && n < 1_000 { try context.insert("Note").setValue(.string(Self.code(n)), forKey: "code") }
             }
             try await context.save()
         }
         let before = store.snapshot
+        let bitsBefore = before.uniqueIndex.lock.withLock { _ in before.uniqueIndex.bucketBits }
+        #expect(bitsBefore == Tuning.uniqueMinimumBucketBits)
         try await store.performBackgroundTask { context in
             for item in try context.fetch(FetchRequest("Item")) {
                 let rank = try item.value(forKey: "rank", as: Int64.self)
@@ -99,9 +101,13 @@ import Testing
                     try item.setValue(.string(Self.code(Int(rank) + count)), forKey: "code")
                 }
             }
+            // New items past the old ones' keys: enough, at 60,000, to grow the buckets.
+            for n in (3 * count)..<(3 * count + count / 2) { try context.insert("Part").setValue(.string(Self.code(n)), forKey: "code") }
             try await context.save()
         }
-        let asked: [Value] = (0..<(2 * count + 20)).map { .string(Self.code($0)) } + [.string(""), .string("C-")]
+        let bits = store.snapshot.uniqueIndex.lock.withLock { _ in store.snapshot.uniqueIndex.bucketBits }
+        #expect(bits == (count > 10_000 ? Tuning.uniqueMinimumBucketBits + 2 : Tuning.uniqueMinimumBucketBits))
+        let asked: [Value] = (0..<(4 * count)).map { .string(Self.code($0)) } + [.string(""), .string("C-")]
         let constraint = try #require(store.model.entity(named: "Item")?.uniqueness(ofAttribute: 0))
         for snapshot in [before, store.snapshot] {
             let batch = snapshot.holders(of: asked, for: constraint)
@@ -109,9 +115,10 @@ import Testing
             #expect(batch == alone)
             #expect(batch.compactMap { $0 }.count > count / 2)
         }
-        // Through the context, with a null among them, in both families.
+        // Through the context, with a null among them, in both families (a sample of the
+        // keys: each is a fetch of its own too).
         let context = store.viewContext
-        let values = asked + [.null]
+        let values = asked.enumerated().filter { $0.offset % max(1, count / 500) == 0 }.map(\.element) + [.null]
         for entity in ["Item", "Part", "Tool", "Note"] {
             let found = try context.fetch(entity, key: "code", in: values).map { $0?.objectID }
             let alone = try values.map { value in

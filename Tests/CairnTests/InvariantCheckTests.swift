@@ -68,6 +68,16 @@ import Testing
         index.buckets[bucket][0].added = 1
         index.liveCount += 1
         #expect(throws: InvariantViolation.self) { try index.checkInvariants() }  // the count disagrees
+        index.liveCount -= 1
+        #expect(throws: Never.self) { try index.checkInvariants() }
+        let moved = index.buckets[bucket].removeLast()
+        index.buckets[(bucket + 1) % index.buckets.count].append(moved)
+        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }  // an entry in another bucket than its probe's
+        index.buckets[(bucket + 1) % index.buckets.count].removeLast()
+        index.buckets[bucket].append(moved)
+        #expect(throws: Never.self) { try index.checkInvariants() }
+        index.buckets.append([])
+        #expect(throws: InvariantViolation.self) { try index.checkInvariants() }  // not the number of buckets its bits choose
     }
 
     @Test func anOrderedIndexChecksItsOrder() throws {

@@ -250,10 +250,17 @@ import Testing
         _ = index.add(Array(keys[40_000..<80_000]), at: LSN(2))
         #expect(index.bucketBits == first + 2, "grown during the save")
         try index.checkInvariants()
-        // Save 3 files the rest, one key at a time, and grows the buckets again; then it is refused.
+        // A branch off the state at 1, copied from the grown table.
+        let branch = index.copy(asOf: LSN(1))
+        #expect(branch.count == 40_000)
+        try branch.checkInvariants()
+        // Save 3 removes 5,000 keys, files the rest one key at a time and grows the buckets
+        // again; then it is refused.
         index.begin(LSN(3))
+        for key in keys[10_000..<15_000] { index.remove(key.hash, key.id, at: LSN(3)) }
         for key in keys[80_000...] { index.add(key.hash, key.id, at: LSN(3)) }
         #expect(index.bucketBits == first + 4)
+        #expect(index.holders(keys[10_000].hash, at: LSN(3)).isEmpty)
         index.rollback(LSN(3))
         try index.checkInvariants()
         #expect(index.count == 70_000)
@@ -262,6 +269,7 @@ import Testing
             #expect(holders.0 == (offset < 40_000 ? [key.id] : []), "as of 1: key \(offset)")
             #expect(holders.1 == (10_000..<80_000 ~= offset ? [key.id] : []), "as of 2: key \(offset)")
             #expect(holders.2 == holders.1, "the refused save left nothing: key \(offset)")
+            if offset < 80_000 { #expect(branch.holders(key.hash, at: LSN(1)) == holders.0, "the branch: key \(offset)") }
         }
         // A bulk build sizes the buckets for its entries before filing them.
         let bulk = UniqueIndex()

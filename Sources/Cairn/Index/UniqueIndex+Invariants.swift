@@ -14,16 +14,16 @@ extension UniqueIndex {
     }
 
     /// Checks the index's rules (lock held) in `changed` buckets, or in every bucket when
-    /// `whole` (a pass over 65,536 buckets: after a bulk build, a pass that drops entries, or a
-    /// copy):
+    /// `whole` (a pass over the whole index: after a bulk build, a pass that drops entries, the
+    /// table's growth, or a copy):
     /// - there are `1 << bucketBits` buckets, between the least and the most allowed, no more
-    ///   crowded than ``Tuning/uniqueEntriesPerBucket`` once a build has ended (checked over the
-    ///   whole index), and changes are queued only in a bulk build;
+    ///   crowded on average than ``Tuning/uniqueEntriesPerBucket`` a bucket once a build has
+    ///   ended (checked over the whole index), and changes are queued only in a bulk build;
     /// - each entry is in the bucket its probe chooses;
     /// - an entry's save is at or before the newest applied, and a removed entry was removed by a
     ///   later save than the one that added it, at or before the newest (the visibility rule
     ///   `added <= lsn < removed` then shows each snapshot the keys as of its LSN);
-    /// - an object is filed live at most once under the same hash check in a bucket;
+    /// - an object is filed live at most once under the same probe in a bucket;
     /// - the live and removed counts are those of the entries (checked over the whole index).
     func checkLocked(buckets changed: some Sequence<Int>, whole: Bool = false) throws(InvariantViolation) {
         try require(

@@ -28,7 +28,9 @@ import Synchronization
 /// size, so finding a key is one array read and a short scan. Reads and changes take
 /// a lock, one key or one batch of a few hundred keys at a time, and a thread filing batches lets
 /// waiting readers in between them, so a reader waits at most for one batch, never for a whole
-/// save. The committing thread reads without the lock (``firstHolderWhileCommitting(_:at:where:)``).
+/// save. A larger table is built without the lock and put in place under it: readers wait for
+/// the swap, not for the pass. The committing thread reads without the lock
+/// (``firstHolderWhileCommitting(_:at:where:)``).
 final class UniqueIndex: @unchecked Sendable {
     // Safety: every mutable property is written with `lock` held, and read with it held except
     // by the thread that holds the store's commit lock. The entries change only while that lock
@@ -48,6 +50,11 @@ final class UniqueIndex: @unchecked Sendable {
             let mixed = avalanche(hash)
             high = UInt32(truncatingIfNeeded: mixed >> 32)
             low = UInt16(truncatingIfNeeded: mixed >> 16)
+        }
+
+        init(high: UInt32, low: UInt16) {
+            self.high = high
+            self.low = low
         }
 
         /// The bucket among `1 << bits`.
@@ -77,12 +84,7 @@ final class UniqueIndex: @unchecked Sendable {
         }
 
         var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
-        var probe: Probe {
-            var probe = Probe(0)
-            probe.high = high
-            probe.low = low
-            return probe
-        }
+        var probe: Probe { Probe(high: high, low: low) }
 
         func matches(_ probe: Probe) -> Bool { high == probe.high && low == probe.low }
         func holds(_ id: ObjectID) -> Bool { key == id.key && Int(entity) == id.entity }
@@ -224,9 +226,7 @@ final class UniqueIndex: @unchecked Sendable {
             }
             var live = copied.reduce(0) { $0 + $1.count }
             queued.forEach { change in live += Self.applyAtOnce(change, to: &copied[change.probe.bucket(bits: bucketBits)]) }
-            let copy = UniqueIndex(buckets: copied, bits: bucketBits, newest: lsn.rawValue, liveCount: live)
-            copy.growIfCrowded()
-            return copy
+            return UniqueIndex(buckets: copied, bits: bucketBits, newest: lsn.rawValue, liveCount: live)
         }
     }
 
@@ -254,7 +254,8 @@ final class UniqueIndex: @unchecked Sendable {
     func rollback(_ lsn: LSN) {
         lock.withLock { _ in
             guard newest == lsn.rawValue else { return }
-            let changed = grewDuringSave ? Set(buckets.indices) : Set(touched)
+            // After the table grew, `touched` names buckets of the smaller one: every bucket.
+            let changed = grewDuringSave ? AnySequence(buckets.indices) : AnySequence(Set(touched))
             for bucket in changed {
                 var entries = buckets[bucket]
                 entries.removeAll { entry in
@@ -291,10 +292,12 @@ final class UniqueIndex: @unchecked Sendable {
             guard !queued.isEmpty else { return }
             let changes = queued
             queued = ChangeQueue()
-            // The table for the entries there will be, before they are filed.
-            grow(forEntries: liveCount + removedCount + changes.adds)
+            // The table for the entries there will be, before they are filed (no snapshot reads
+            // the index during a bulk build: it grows in place).
+            if let grown = grownTable(forEntries: liveCount + removedCount + max(0, changes.netAdds)) { install(grown) }
             let bits = bucketBits
             liveCount += buckets.withUnsafeMutableBufferPointer { changes.apply(to: $0, bits: bits) }
+            if let grown = grownTable(forEntries: liveCount + removedCount) { install(grown) }
             checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: buckets.indices, whole: true) }
         }
     }
@@ -317,6 +320,7 @@ final class UniqueIndex: @unchecked Sendable {
             return true
         }
         if queuedAll { return [] }
+        growIfCrowded(adding: keys.count)
         var shared: [ObjectID] = []
         // A counting sort of the keys by the top 8 bits of their probe: 256 groups of
         // neighbouring buckets, at any number of buckets.
@@ -348,7 +352,8 @@ final class UniqueIndex: @unchecked Sendable {
     /// is filed under the same hash (a possible clash, for the caller to check against rows).
     @discardableResult
     func add(_ hash: UInt64, _ id: ObjectID, at lsn: LSN) -> Bool {
-        lock.withLock { _ in addLocked(hash, id, at: lsn.rawValue) }
+        growIfCrowded(adding: 1)
+        return lock.withLock { _ in addLocked(hash, id, at: lsn.rawValue) }
     }
 
     private func addLocked(_ hash: UInt64, _ id: ObjectID, at lsn: UInt64) -> Bool {
@@ -380,7 +385,6 @@ final class UniqueIndex: @unchecked Sendable {
         }
         liveCount += 1
         checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: CollectionOfOne(bucket)) }
-        if growIfCrowded() { grewDuringSave = true }
         return shared
     }
 
@@ -412,10 +416,11 @@ final class UniqueIndex: @unchecked Sendable {
     /// Applies one queued change to a bucket outright (no snapshot reads the old state);
     /// returns the change in the number of entries.
     static func applyAtOnce(_ change: Queued, to entries: inout [Entry]) -> Int {
-        let index = entries.firstIndex { $0.matches(change.probe) && $0.holds(change.id) }
+        let probe = change.probe
+        let index = entries.firstIndex { $0.matches(probe) && $0.holds(change.id) }
         switch (index, change.adding) {
         case (nil, true):
-            entries.append(Entry(change.probe, id: change.id, added: 0))
+            entries.append(Entry(probe, id: change.id, added: 0))
             return 1
         case (let index?, false):
             entries.swapAt(index, entries.count - 1)
@@ -426,38 +431,46 @@ final class UniqueIndex: @unchecked Sendable {
         }
     }
 
-    /// Grows the buckets when the entries outnumber ``Tuning/uniqueEntriesPerBucket`` a bucket
-    /// (lock held, or before any other thread sees the index). Returns whether they grew.
-    @discardableResult
-    func growIfCrowded() -> Bool {
-        guard liveCount + removedCount > buckets.count * Tuning.uniqueEntriesPerBucket else { return false }
-        grow(forEntries: liveCount + removedCount)
-        return true
+    /// Before `more` keys are filed outside a bulk build: grows the buckets when the entries
+    /// would outnumber ``Tuning/uniqueEntriesPerBucket`` a bucket. Called by the thread filing
+    /// keys, the index's one writer (see the type's rules), without the lock: it reads the
+    /// index as the committing thread does, builds the larger table, and takes the lock only to
+    /// put it in place. A save's rollback then goes through every bucket.
+    private func growIfCrowded(adding more: Int) {
+        guard !bulk, let grown = grownTable(forEntries: liveCount + removedCount + more) else { return }
+        lock.withLock { _ in
+            install(grown)
+            grewDuringSave = true
+        }
     }
 
-    /// Makes the buckets enough for `entries` at ``Tuning/uniqueEntriesPerBucket`` a bucket,
-    /// each step four times as many (lock held). Each bucket splits into the four that follow
-    /// from its probes' next two bits, in order: entries keep their order within a bucket, and
-    /// the pass reads and writes memory in order.
-    private func grow(forEntries entries: Int) {
+    /// The buckets enough for `entries` at ``Tuning/uniqueEntriesPerBucket`` a bucket, each
+    /// step four times as many, with every entry of these buckets; nil when these are enough
+    /// (or the most allowed). Reads the index only. Each bucket splits into those its probes'
+    /// next bits choose, in order: entries keep their order within a bucket, and the pass reads
+    /// and writes memory in order.
+    private func grownTable(forEntries entries: Int) -> (buckets: [[Entry]], bits: Int)? {
         var bits = bucketBits
         while bits + 2 <= Tuning.uniqueMaximumBucketBits, entries > (1 << bits) * Tuning.uniqueEntriesPerBucket { bits += 2 }
-        guard bits > bucketBits else { return }
+        guard bits > bucketBits else { return nil }
         let split = 1 << (bits - bucketBits)
         var grown = [[Entry]]()
         grown.reserveCapacity(1 << bits)
         var parts = Array(repeating: [Entry](), count: split)
-        for old in buckets.indices {
-            let entries = buckets[old]
-            buckets[old] = []
+        for (old, entries) in buckets.enumerated() {
             for entry in entries { parts[entry.probe.bucket(bits: bits) - old * split].append(entry) }
             for part in parts.indices {
                 grown.append(parts[part])
                 parts[part] = []
             }
         }
-        buckets = grown
-        bucketBits = bits
+        return (grown, bits)
+    }
+
+    /// Puts a table from ``grownTable(forEntries:)`` in place (lock held).
+    private func install(_ grown: (buckets: [[Entry]], bits: Int)) {
+        buckets = grown.buckets
+        bucketBits = grown.bits
         checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: buckets.indices, whole: true) }
     }
 
