@@ -158,5 +158,10 @@ import Testing
         let holdings = asked.map(hash).withUnsafeBufferPointer { index.holdings($0, at: snapshot.lsn) }
         #expect(holdings == [.several, .one(other), .one(other)])
         #expect(snapshot.holders(of: asked, for: constraint) == [holder, nil, other])
+        // The same keys in the second group of a batch, after twenty others.
+        let others = (20..<40).map { Value.string(Self.code($0)) }
+        let expected = others.map { snapshot.holder(of: $0, for: constraint) } + [holder, nil, other]
+        #expect(expected.prefix(20).allSatisfy { $0 != nil })
+        #expect(snapshot.holders(of: others + asked, for: constraint) == expected)
     }
 }

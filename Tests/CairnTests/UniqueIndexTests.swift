@@ -1,5 +1,6 @@
 import CairnTestSupport
 import CairnLog
+import Synchronization
 import Testing
 @testable import Cairn
 
@@ -271,16 +272,63 @@ import Testing
             #expect(holders.2 == holders.1, "the refused save left nothing: key \(offset)")
             if offset < 80_000 { #expect(branch.holders(key.hash, at: LSN(1)) == holders.0, "the branch: key \(offset)") }
         }
-        // A bulk build sizes the buckets for its entries before filing them.
+        // A bulk build sizes the buckets for the entries it ends with before filing them:
+        // 300,000 adds and 100,000 removes fit the second table (up to 262,144 entries).
         let bulk = UniqueIndex()
         bulk.startBulkBuild()
-        _ = bulk.add(Array(keys[..<100_000]), at: LSN(1))
-        for key in keys[..<100_000] where key.id.key % 4 == 0 { bulk.remove(key.hash, key.id, at: LSN(2)) }
+        _ = bulk.add(keys, at: LSN(1))
+        for key in keys where key.id.key % 3 == 0 { bulk.remove(key.hash, key.id, at: LSN(2)) }
         #expect(bulk.bucketBits == first)
         bulk.finishBulkBuild()
         #expect(bulk.bucketBits == first + 2)
         try bulk.checkInvariants()
-        #expect(bulk.count == 75_000)
-        for key in keys[..<100_000] { #expect(bulk.holders(key.hash, at: LSN(2)) == (key.id.key % 4 == 0 ? [] : [key.id])) }
+        #expect(bulk.count == 200_000)
+        for key in keys { #expect(bulk.holders(key.hash, at: LSN(2)) == (key.id.key % 3 == 0 ? [] : [key.id])) }
     }
+
+    /// Readers on other threads while a save's keys grow the buckets (a larger table built
+    /// without the lock, put in place under it): every key filed before the save is found as
+    /// of its LSN throughout, and none of the save's keys is seen as of that LSN.
+    @Test func readersSeeTheirStateWhileTheBucketsGrow() async throws {
+        var generator = TestSeed.generator()
+        let keys = (0..<140_000).map { key in
+            UniqueIndex.Key(hash: UInt64.random(in: 0...UInt64.max, using: &generator), id: ObjectID(entity: 0, key: UInt64(key)))
+        }
+        let index = UniqueIndex()
+        index.register(LSN(1))
+        index.begin(LSN(1))
+        _ = index.add(Array(keys[..<60_000]), at: LSN(1))
+        let first = index.bucketBits
+        let stop = StopFlag()
+        let readers = (0..<2).map { reader in
+            Task.detached { () -> Int in
+                var misses = 0
+                var round = 0
+                repeat {
+                    for key in keys[(reader * 30_000)..<(reader * 30_000 + 30_000)] where key.id.key % 97 == UInt64(round % 97) {
+                        if index.holders(key.hash, at: LSN(1)) != [key.id] { misses += 1 }
+                        if index.firstHolder(key.hash, at: LSN(1), where: { _ in true }) != key.id { misses += 1 }
+                    }
+                    let later = Array(keys[(60_000 + round % 80_000)...].prefix(16).map(\.hash))
+                    let holdings = later.withUnsafeBufferPointer { index.holdings($0, at: LSN(1)) }
+                    misses += holdings.filter { $0 != .none }.count
+                    round += 1
+                } while !stop.value.load(ordering: .relaxed)
+                return misses
+            }
+        }
+        index.begin(LSN(2))
+        _ = index.add(Array(keys[60_000...]), at: LSN(2))
+        stop.value.store(true, ordering: .relaxed)
+        var misses = 0
+        for reader in readers { misses += await reader.value }
+        #expect(index.bucketBits == first + 2, "grown while the readers read")
+        #expect(misses == 0)
+        try index.checkInvariants()
+    }
+}
+
+/// A flag one thread sets and others read.
+private final class StopFlag: Sendable {
+    let value = Atomic(false)
 }

@@ -3,9 +3,9 @@ extension ObjectContext {
     /// order of `values`: nil where no object does. What an import does before it upserts a
     /// batch (Core Data's fetch of `key IN %@`, made a dictionary): each value is one lookup in
     /// the attribute's uniqueness index, all of them in one snapshot of the store, and the
-    /// objects found are registered together. The lookups go sixteen at a time, their memory
-    /// reads overlapped: in a store of a million objects, about twice the rate of
-    /// ``fetchFirst(_:)`` by key in a loop. (A value the index does not hold in its one
+    /// objects found are registered together. In a context with nothing unsaved (nor in its
+    /// parents), the lookups go sixteen at a time, their memory reads overlapped: in a store
+    /// of a million objects, about twice the rate of ``fetchFirst(_:)`` by key in a loop. (A value the index does not hold in its one
     /// stored form, such as a text that is not in Unicode's composed form, a zero or a decimal,
     /// is found by a fetch instead: the values of one call that need one share it.) Unsaved
     /// changes count, as in any fetch: an inserted object with the key is found, a deleted one

@@ -32,11 +32,13 @@ import Synchronization
 /// the swap, not for the pass. The committing thread reads without the lock
 /// (``firstHolderWhileCommitting(_:at:where:)``).
 final class UniqueIndex: @unchecked Sendable {
-    // Safety: every mutable property is written with `lock` held, and read with it held except
-    // by the thread that holds the store's commit lock. The entries change only while that lock
-    // is held, by its holder or by work it waits for (a large save's keys, filed on another
-    // core), never while it reads them; a replay builds the index before any other thread sees
-    // it. `readers`, which any snapshot changes, is always read under `lock`.
+    // Safety: every mutable property is written with `lock` held. One thread at a time
+    // changes the index, and it alone reads it without the lock: the thread that holds the
+    // store's commit lock, or work it waits for (a large save's keys, filed on another core,
+    // which also builds a larger table without the lock before putting it in place under it),
+    // or a replay or migration building an index no other thread sees yet. Other threads read
+    // it with the lock held. `readers`, which any snapshot changes, is always read under
+    // `lock`.
 
     /// What an entry keeps of a key hash: the top 48 bits of the mixed hash (``avalanche(_:)``).
     /// The top 32 (`high`) choose the bucket at any number of buckets up to 2^32, so the
@@ -102,12 +104,11 @@ final class UniqueIndex: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var bucketBits: Int
     /// The newest LSN applied: the one snapshot that may change the index in place is there.
     @exclusivity(unchecked) var newest: UInt64 = 0
-    /// While a save is applied: the LSN before it, and the buckets it changed (for a rollback).
+    /// While a save is applied: the LSN before it, and what it changed (for a rollback).
     @exclusivity(unchecked) private var before: UInt64 = 0
-    @exclusivity(unchecked) private var touched: [Int] = []
-    /// Whether the buckets grew while a save was applied: `touched` then names buckets of the
-    /// smaller table, and a rollback goes through them all.
-    @exclusivity(unchecked) private var grewDuringSave = false
+    /// The top bits of the probes of the entries a save changed (their buckets at whatever
+    /// number of buckets the table has when the save is rolled back: it may grow meanwhile).
+    @exclusivity(unchecked) private var touched: [UInt32] = []
     /// Entries live at the newest LSN, and entries removed but kept for older snapshots.
     @exclusivity(unchecked) var liveCount = 0
     @exclusivity(unchecked) var removedCount = 0
@@ -240,7 +241,6 @@ final class UniqueIndex: @unchecked Sendable {
             before = newest
             newest = max(newest, lsn.rawValue)
             touched.removeAll(keepingCapacity: true)
-            grewDuringSave = false
             if removedCount > dropAt && removedCount * 8 > liveCount {
                 dropUnreadEntries()
                 dropAt = removedCount + max(Tuning.uniqueDropMinimum, liveCount / 8)
@@ -254,8 +254,7 @@ final class UniqueIndex: @unchecked Sendable {
     func rollback(_ lsn: LSN) {
         lock.withLock { _ in
             guard newest == lsn.rawValue else { return }
-            // After the table grew, `touched` names buckets of the smaller one: every bucket.
-            let changed = grewDuringSave ? AnySequence(buckets.indices) : AnySequence(Set(touched))
+            let changed = Set(touched.map { Probe(high: $0, low: 0).bucket(bits: bucketBits) })
             for bucket in changed {
                 var entries = buckets[bucket]
                 entries.removeAll { entry in
@@ -271,7 +270,6 @@ final class UniqueIndex: @unchecked Sendable {
                 buckets[bucket] = entries
             }
             touched.removeAll()
-            grewDuringSave = false
             newest = before
             checkAfterMutation { () throws(InvariantViolation) in try checkLocked(buckets: changed) }
         }
@@ -375,7 +373,7 @@ final class UniqueIndex: @unchecked Sendable {
             }
         }
         if found != nil { return shared }
-        touched.append(bucket)
+        touched.append(probe.high)
         if let revive {
             // Removed and filed again by the same save: as if never removed.
             buckets[bucket][revive].removed = Self.live
@@ -400,7 +398,7 @@ final class UniqueIndex: @unchecked Sendable {
             let bucket = bucket(probe)
             guard let index = buckets[bucket].firstIndex(where: { $0.matches(probe) && $0.holds(id) && $0.removed == Self.live })
             else { return }
-            touched.append(bucket)
+            touched.append(probe.high)
             liveCount -= 1
             if buckets[bucket][index].added == lsn.rawValue {
                 // Filed by this same save: no snapshot has seen it.
@@ -435,12 +433,19 @@ final class UniqueIndex: @unchecked Sendable {
     /// would outnumber ``Tuning/uniqueEntriesPerBucket`` a bucket. Called by the thread filing
     /// keys, the index's one writer (see the type's rules), without the lock: it reads the
     /// index as the committing thread does, builds the larger table, and takes the lock only to
-    /// put it in place. A save's rollback then goes through every bucket.
+    /// put it in place.
     private func growIfCrowded(adding more: Int) {
-        guard !bulk, let grown = grownTable(forEntries: liveCount + removedCount + more) else { return }
+        let (bits, entries) = (bucketBits, liveCount + removedCount)
+        guard !bulk, let grown = grownTable(forEntries: entries + more) else { return }
         lock.withLock { _ in
+            // No other thread changed the index while the table was built (see the type's rules).
+            checkAfterMutation { () throws(InvariantViolation) in
+                try require(
+                    bucketBits == bits && liveCount + removedCount == entries, "UniqueIndex",
+                    "the index changed while a larger table was built from it: \(bits) bits and \(entries) entries, now \(bucketBits) and \(liveCount + removedCount)"
+                )
+            }
             install(grown)
-            grewDuringSave = true
         }
     }
 
