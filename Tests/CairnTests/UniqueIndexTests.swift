@@ -265,7 +265,7 @@ import Testing
         index.rollback(LSN(3))
         try index.checkInvariants()
         #expect(index.count == 70_000)
-        for (offset, key) in keys.enumerated() {
+        for (offset, key) in keys.enumerated() where offset % 3 == 0 || offset % 10_000 < 10 {
             let holders = (index.holders(key.hash, at: LSN(1)), index.holders(key.hash, at: LSN(2)), index.holders(key.hash, at: LSN(3)))
             #expect(holders.0 == (offset < 40_000 ? [key.id] : []), "as of 1: key \(offset)")
             #expect(holders.1 == (10_000..<80_000 ~= offset ? [key.id] : []), "as of 2: key \(offset)")
@@ -283,7 +283,7 @@ import Testing
         #expect(bulk.bucketBits == first + 2)
         try bulk.checkInvariants()
         #expect(bulk.count == 200_000)
-        for key in keys { #expect(bulk.holders(key.hash, at: LSN(2)) == (key.id.key % 3 == 0 ? [] : [key.id])) }
+        for key in keys where key.id.key % 5 < 2 { #expect(bulk.holders(key.hash, at: LSN(2)) == (key.id.key % 3 == 0 ? [] : [key.id])) }
     }
 
     /// Readers on other threads while a save's keys grow the buckets (a larger table built

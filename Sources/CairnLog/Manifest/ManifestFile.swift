@@ -50,21 +50,38 @@ package struct ManifestFile: Sendable {
     ///   than its last holds frames (`segmentsWithFrames`), so that nothing acknowledged since is
     ///   dropped.
     /// - otherwise the error of `MANIFEST` is thrown (naming the file and offset).
+    ///
+    /// A reader in another process may look while a writer replaces the manifest: `MANIFEST`
+    /// can be renamed away after it was seen, and `MANIFEST.tmp` renamed to `MANIFEST` after
+    /// `MANIFEST` was found missing. Each is a replacement that went on, not damage: the read
+    /// starts again (up to ``replacementRetries`` times) rather than take `MANIFEST.prev`, a
+    /// generation older than one the reader may have seen already.
     package func read(segmentsWithFrames: Set<UInt64>, repair: Bool) throws -> Outcome {
         var primaryError: LogError?
-        if io.exists(layout.manifest) {
-            do {
-                return .found(try load(layout.manifest), note: nil)
-            } catch let error as LogError {
-                if error.code == .unsupportedFormat { throw error }
-                primaryError = error
+        var attempt = 0
+        reading: while true {
+            attempt += 1
+            let retries = attempt <= Self.replacementRetries
+            if io.exists(layout.manifest) {
+                do {
+                    return .found(try load(layout.manifest), note: nil)
+                } catch let error as LogError {
+                    if error.code == .unsupportedFormat { throw error }
+                    // Renamed away while it was read: a replacement under way.
+                    if retries && !io.exists(layout.manifest) { continue reading }
+                    primaryError = error
+                }
+            } else if io.exists(temporary), let manifest = try? load(temporary) {
+                if repair {
+                    try io.rename(temporary, to: layout.manifest)
+                    try io.syncDirectory(layout.directory)
+                }
+                return .found(manifest, note: "MANIFEST was missing; used the complete MANIFEST.tmp of an interrupted replacement")
+            } else if retries && io.exists(layout.manifest) {
+                // `MANIFEST.tmp` became `MANIFEST` between the two looks.
+                continue reading
             }
-        } else if io.exists(temporary), let manifest = try? load(temporary) {
-            if repair {
-                try io.rename(temporary, to: layout.manifest)
-                try io.syncDirectory(layout.directory)
-            }
-            return .found(manifest, note: "MANIFEST was missing; used the complete MANIFEST.tmp of an interrupted replacement")
+            break
         }
         if io.exists(layout.previousManifest), let previous = try? load(layout.previousManifest) {
             let newest = previous.segments.last?.number ?? 0
@@ -76,6 +93,9 @@ package struct ManifestFile: Sendable {
         if let primaryError { throw primaryError }
         return .missing
     }
+
+    /// How many times a read starts again when a replacement of the manifest went on under it.
+    static let replacementRetries = 8
 
     /// The numbers of the segment files among `names` that are longer than a segment header
     /// (or cannot be opened to tell): those that may hold frames.
