@@ -151,8 +151,8 @@ import Testing
         // Filed by hand where the index's own saves would file a colliding key.
         let index = snapshot.uniqueIndex
         index.lock.withLock { _ in
-            index.buckets[index.bucket(UniqueIndex.Probe(hash(shared)))].insert(UniqueIndex.Entry(hash: hash(shared), id: other, added: 0), at: 0)
-            index.buckets[index.bucket(UniqueIndex.Probe(hash(missing)))].append(UniqueIndex.Entry(hash: hash(missing), id: other, added: 0))
+            index.buckets[index.bucket(UniqueIndex.Probe(hash(shared)))].insert(UniqueIndex.Entry(UniqueIndex.Probe(hash(shared)), id: other, added: 0), at: 0)
+            index.buckets[index.bucket(UniqueIndex.Probe(hash(missing)))].append(UniqueIndex.Entry(UniqueIndex.Probe(hash(missing)), id: other, added: 0))
         }
         let asked = [shared, missing, .string(Self.code(4))]
         let holdings = asked.map(hash).withUnsafeBufferPointer { index.holdings($0, at: snapshot.lsn) }

@@ -22,7 +22,7 @@ extension UniqueIndex {
         var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
         var probe: Probe { Probe(hash) }
         /// The group of buckets (``ChangeQueue/groupBits``).
-        var group: Int { Int(high >> (32 - ChangeQueue.groupBits)) }
+        var group: Int { Probe.bucket(high: high, bits: ChangeQueue.groupBits) }
     }
 
     /// The changes queued during a bulk build, in order, already sorted into groups of
@@ -62,7 +62,7 @@ extension UniqueIndex {
         /// The changes queued for `hash`, in order.
         func changes(for hash: UInt64) -> [Queued] {
             guard !isEmpty else { return [] }
-            return groups[Int(Probe(hash).high >> (32 - Self.groupBits))].filter { $0.hash == hash }
+            return groups[Probe(hash).bucket(bits: Self.groupBits)].filter { $0.hash == hash }
         }
 
         /// Applies every change to `buckets` (``UniqueIndex/applyAtOnce(_:to:)``), each bucket's
@@ -92,7 +92,7 @@ extension UniqueIndex {
         private static func apply(_ groups: ArraySlice<[Queued]>, to buckets: UnsafeMutableBufferPointer<[Entry]>, bits: Int) -> Int {
             let groupBuckets = 1 << (bits - groupBits)
             let mask = groupBuckets - 1
-            func bucket(_ change: Queued) -> Int { Int(change.high >> (32 - bits)) }
+            func bucket(_ change: Queued) -> Int { Probe.bucket(high: change.high, bits: bits) }
             var starts = [Int](repeating: 0, count: groupBuckets + 1)
             var next = starts
             var sorted: [Queued] = []

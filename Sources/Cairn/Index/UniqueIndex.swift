@@ -60,7 +60,10 @@ final class UniqueIndex: @unchecked Sendable {
         }
 
         /// The bucket among `1 << bits`.
-        func bucket(bits: Int) -> Int { Int(high >> (32 - bits)) }
+        func bucket(bits: Int) -> Int { Self.bucket(high: high, bits: bits) }
+
+        /// The bucket among `1 << bits` of a probe whose top bits are `high`.
+        static func bucket(high: UInt32, bits: Int) -> Int { Int(high >> (32 - bits)) }
     }
 
     /// 32 bytes. The entity fits 16 bits: a model has at most ``Model/maximumEntityCount``.
@@ -79,10 +82,6 @@ final class UniqueIndex: @unchecked Sendable {
             key = id.key
             self.added = added
             self.removed = removed
-        }
-
-        init(hash: UInt64, id: ObjectID, added: UInt64, removed: UInt64 = UniqueIndex.live) {
-            self.init(Probe(hash), id: id, added: added, removed: removed)
         }
 
         var id: ObjectID { ObjectID(entity: Int(entity), key: key) }
@@ -254,7 +253,7 @@ final class UniqueIndex: @unchecked Sendable {
     func rollback(_ lsn: LSN) {
         lock.withLock { _ in
             guard newest == lsn.rawValue else { return }
-            let changed = Set(touched.map { Probe(high: $0, low: 0).bucket(bits: bucketBits) })
+            let changed = Set(touched.map { Probe.bucket(high: $0, bits: bucketBits) })
             for bucket in changed {
                 var entries = buckets[bucket]
                 entries.removeAll { entry in

@@ -151,9 +151,7 @@ public final class PagedBase {
     public func object(withKey value: Value) throws -> ObjectID? {
         let position = constraint.positions[0]
         return try ValueEncoding.withEncoded(value) { encoded -> Result<ObjectID?, any Error> in
-            var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
-            hasher.combine(encoded)
-            let hash = hasher.value
+            let hash = KeyHasher.hash(of: encoded, for: constraint)
             do {
                 for key in try candidates(hash) {
                     guard let record = try record(key), model.descriptions[record.entity].uniqueness.contains(constraint) else { continue }

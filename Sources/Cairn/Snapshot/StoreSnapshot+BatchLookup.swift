@@ -25,9 +25,7 @@ extension StoreSnapshot {
             hashes.removeAll(keepingCapacity: true)
             for value in group {
                 keys.append(value)
-                var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
-                keys.withKey(keys.count - 1) { hasher.combine($0) }
-                hashes.append(hasher.value)
+                hashes.append(keys.withKey(keys.count - 1) { KeyHasher.hash(of: $0, for: constraint) })
             }
             let holdings = hashes.withUnsafeBufferPointer { index.holdings($0, at: lsn) }
             objects.touchRows(holdings.compactMap { if case .one(let id) = $0 { id } else { nil } })

@@ -123,9 +123,7 @@ struct StoreSnapshot: Sendable {
         guard constraint.positions.count == 1 else { return nil }
         let position = constraint.positions[0]
         return ValueEncoding.withEncoded(value) { bytes in
-            var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
-            hasher.combine(bytes)
-            return firstHolder(hasher.value, for: constraint) { RowBytes.same($0.value(position), bytes) }
+            return firstHolder(KeyHasher.hash(of: bytes, for: constraint), for: constraint) { RowBytes.same($0.value(position), bytes) }
         }
     }
 
@@ -135,9 +133,7 @@ struct StoreSnapshot: Sendable {
     func holder(encodedValue value: UnsafeRawBufferPointer, for constraint: UniquenessConstraint) -> ObjectID? {
         guard constraint.positions.count == 1 else { return nil }
         let position = constraint.positions[0]
-        var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
-        hasher.combine(value)
-        return firstHolder(hasher.value, for: constraint, committing: true) { RowBytes.same($0.value(position), value) }
+        return firstHolder(KeyHasher.hash(of: value, for: constraint), for: constraint, committing: true) { RowBytes.same($0.value(position), value) }
     }
 
     /// The object holding these values of a constraint, given as their stored bytes in the
@@ -463,6 +459,13 @@ struct KeyHasher {
 
     init(owner: Int, number: Int) {
         mix(UInt64(owner) &* 31 &+ UInt64(number))
+    }
+
+    /// The key hash of one value's bytes for a constraint of one attribute.
+    static func hash(of bytes: UnsafeRawBufferPointer, for constraint: UniquenessConstraint) -> UInt64 {
+        var hasher = KeyHasher(owner: constraint.owner, number: constraint.number)
+        hasher.combine(bytes)
+        return hasher.value
     }
 
     mutating func combine(_ bytes: UnsafeRawBufferPointer) {
